@@ -1,0 +1,19 @@
+"""Entry point: page set-up and navigation only; every page lives in ``pages/``.
+
+Only pages that work are listed. To add one, add a single ``st.Page`` line to its section.
+"""
+
+import streamlit as st
+
+st.set_page_config(page_title="Privacy/utility explorer", page_icon="🔒", layout="wide")
+
+PAGES = {
+    "Start": [
+        st.Page("pages/home.py", title="Home", icon="🏠", default=True),
+    ],
+    "Publishing with a public set": [
+        st.Page("pages/importance.py", title="Importance weighting", icon="⚖️"),
+    ],
+}
+
+st.navigation(PAGES).run()

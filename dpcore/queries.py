@@ -1,0 +1,146 @@
+"""A safe query builder: comparisons on columns, combined by AND or OR, or the mean of a column.
+
+Queries are data, never evaluated text. A query maps each record to a value ``b(x)``; its answer on
+a dataset is the mean of ``b`` (for an indicator, the fraction of records that satisfy it), the
+quantity Ji & Elkan estimate as ``(1/N_E) sum_E b(x) w(x)`` ([JE13]_ eq. 1).
+
+References
+----------
+.. [JE13] Ji & Elkan (2013), *Differential privacy based on importance weighting*, Mach. Learn. 93.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from dpcore.validation import DataError
+
+__all__ = ["Condition", "Query", "indicator", "column_mean", "OPERATORS"]
+
+OPERATORS = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+
+@dataclass(frozen=True)
+class Condition:
+    """``column op value``, for example ``Condition("income=>50K", "==", 1)``."""
+
+    column: str
+    op: str
+    value: float
+
+    def __post_init__(self) -> None:
+        if self.op not in OPERATORS:
+            raise ValueError(f"op == {self.op!r}; choose one of {sorted(OPERATORS)}.")
+        object.__setattr__(self, "value", float(self.value))
+
+    def __str__(self) -> str:
+        return f"{self.column} {self.op} {self.value:g}"
+
+
+@dataclass(frozen=True)
+class Query:
+    """A query ``b(x)``: an indicator of conditions joined by ``combine``, or a column's mean.
+
+    Build one with :func:`indicator` or :func:`column_mean`.
+    """
+
+    conditions: tuple[Condition, ...] = ()
+    combine: str = "and"
+    mean_of: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.combine not in ("and", "or"):
+            raise ValueError(f"combine == {self.combine!r}; choose 'and' or 'or'.")
+        if (self.mean_of is None) == (len(self.conditions) == 0):
+            raise ValueError("A query needs either conditions or a column to average, not both.")
+
+    @property
+    def columns(self) -> list[str]:
+        """Columns the query reads."""
+        if self.mean_of is not None:
+            return [self.mean_of]
+        return list(dict.fromkeys(c.column for c in self.conditions))
+
+    def __str__(self) -> str:
+        if self.mean_of is not None:
+            return f"mean of {self.mean_of}"
+        joiner = f" {self.combine.upper()} "
+        return "I(" + joiner.join(str(c) for c in self.conditions) + ")"
+
+    def _column(self, frame: pd.DataFrame | Mapping[str, np.ndarray], name: str) -> np.ndarray:
+        names = list(frame.columns if isinstance(frame, pd.DataFrame) else frame.keys())
+        if name not in names:
+            raise DataError(
+                f"The query uses column {name!r}, which the data does not have. Pick one of: "
+                f"{', '.join(map(str, names[:10]))}{' ...' if len(names) > 10 else ''}."
+            )
+        return np.asarray(frame[name], dtype=float)
+
+    def evaluate(self, frame: pd.DataFrame) -> np.ndarray:
+        """The value ``b(x)`` for every row of ``frame``, as floats."""
+        if self.mean_of is not None:
+            return self._column(frame, self.mean_of)
+        masks = [OPERATORS[c.op](self._column(frame, c.column), c.value) for c in self.conditions]
+        combined = np.logical_and.reduce(masks) if self.combine == "and" else np.logical_or.reduce(
+            masks
+        )
+        return combined.astype(float)
+
+    def is_linear(self, binary: Sequence[str]) -> bool:
+        """Whether ``b`` is the identity or complement of one 0/1 column, or a column's mean."""
+        if self.mean_of is not None:
+            return True
+        return (
+            len(self.conditions) == 1
+            and self.conditions[0].column in binary
+            and self.conditions[0].op in ("==", "!=")
+            and self.conditions[0].value in (0.0, 1.0)
+        )
+
+    def relaxed(self, frame: pd.DataFrame | Mapping[str, np.ndarray],
+                binary: Sequence[str]) -> np.ndarray:
+        """The multilinear extension of ``b`` on possibly noisy records.
+
+        On a 0/1 column, ``I(x == 1)`` is ``x`` and ``I(x == 0)`` is ``1 - x``; AND multiplies and
+        OR is ``1 - prod(1 - .)``; other comparisons are applied as they are. On exact 0/1 data this
+        equals :meth:`evaluate`; on records with independent zero-mean noise it is unbiased for
+        AND of distinct binary columns, which is how a user would answer the query from records
+        released by Laplace perturbation ([JE13]_ Sect. 5.1). ``frame`` may map column names to
+        arrays of any (common) shape, for example one row of noisy records per replicate.
+        """
+        if self.mean_of is not None:
+            return self._column(frame, self.mean_of)
+        parts = []
+        for c in self.conditions:
+            x = self._column(frame, c.column)
+            if c.column in binary and c.op in ("==", "!=") and c.value in (0.0, 1.0):
+                hit = x if (c.value == 1.0) == (c.op == "==") else 1.0 - x
+            else:
+                hit = OPERATORS[c.op](x, c.value).astype(float)
+            parts.append(hit)
+        if self.combine == "and":
+            return np.prod(parts, axis=0)
+        return 1.0 - np.prod([1.0 - p for p in parts], axis=0)
+
+
+def indicator(*conditions: Condition | tuple[str, str, float], combine: str = "and") -> Query:
+    """An indicator query, for example ``indicator(("income=>50K", "==", 1))``."""
+    conds = tuple(c if isinstance(c, Condition) else Condition(*c) for c in conditions)
+    return Query(conditions=conds, combine=combine)
+
+
+def column_mean(column: str) -> Query:
+    """The query ``b(x) = x[column]``, whose answer is the column's mean."""
+    return Query(mean_of=column)

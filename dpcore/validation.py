@@ -1,0 +1,132 @@
+"""Input checks shared by every mechanism and model.
+
+Each helper converts and returns its argument, or raises an error whose message says what was
+expected, what was given and how to fix it (the voice of scikit-learn's ``check_array`` and
+``check_scalar``). Bad *data* raises :class:`DataError`; a bad *parameter* raises ``TypeError`` or
+``ValueError``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "DataError",
+    "PrivacyLeakWarning",
+    "check_random_state",
+    "check_scalar",
+    "check_epsilon",
+    "check_array",
+    "check_unit_box",
+]
+
+
+class DataError(ValueError):
+    """Data that a mechanism or page cannot use; the message says what to do about it."""
+
+
+class PrivacyLeakWarning(RuntimeWarning):
+    """A bound or parameter was read off the private data, which leaks information about it."""
+
+
+RandomState = None | int | np.integer | np.random.Generator | np.random.SeedSequence
+
+
+def check_random_state(rng: Any = None) -> np.random.Generator:
+    """Turn ``None``, an int seed, a ``SeedSequence`` or a ``Generator`` into a ``Generator``.
+
+    The one place where randomness is resolved: public entry points call it once and pass the
+    Generator down. ``None`` draws fresh OS entropy; there is no global random state.
+
+    >>> check_random_state(0).integers(10) == check_random_state(0).integers(10)
+    True
+    """
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or isinstance(rng, (numbers.Integral, np.random.SeedSequence)):
+        if isinstance(rng, numbers.Integral) and int(rng) < 0:
+            raise ValueError(f"rng == {rng}, a seed must be >= 0.")
+        return np.random.default_rng(rng)
+    raise TypeError(
+        f"rng must be None, an int seed or a numpy.random.Generator, got {type(rng).__name__}. "
+        "Pass e.g. rng=0 or rng=numpy.random.default_rng(0)."
+    )
+
+
+def check_scalar(
+    value: Any,
+    name: str,
+    *,
+    min_val: float | None = None,
+    max_val: float | None = None,
+    include_min: bool = False,
+    include_max: bool = True,
+) -> float:
+    """Check that ``value`` is a finite real number in the given range and return it as float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} ({value!r}).")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} == {value}, must be finite.")
+    if min_val is not None and (value < min_val or (value == min_val and not include_min)):
+        op = ">=" if include_min else ">"
+        raise ValueError(f"{name} == {value:g}, must be {op} {min_val:g}.")
+    if max_val is not None and (value > max_val or (value == max_val and not include_max)):
+        op = "<=" if include_max else "<"
+        raise ValueError(f"{name} == {value:g}, must be {op} {max_val:g}.")
+    return value
+
+
+def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:
+    """A privacy budget: a finite number > 0."""
+    return check_scalar(epsilon, name, min_val=0.0)
+
+
+def check_array(X: Any, name: str = "X", *, ndim: int = 2, min_rows: int = 1) -> np.ndarray:
+    """Convert to a finite float array with ``ndim`` dimensions and at least ``min_rows`` rows."""
+    if hasattr(X, "to_numpy"):
+        X = X.to_numpy()
+    try:
+        arr = np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise DataError(
+            f"{name} must be numeric; it holds values that are not numbers ({exc}). "
+            "Encode categorical columns first (dpcore.datasets does this)."
+        ) from None
+    if arr.ndim != ndim:
+        hint = " Reshape your data with X.reshape(-1, 1) for one feature." if arr.ndim == 1 else ""
+        raise DataError(f"Expected {ndim}D array for {name}, got {arr.ndim}D array instead.{hint}")
+    if arr.shape[0] < min_rows:
+        raise DataError(f"{name} has {arr.shape[0]} rows; at least {min_rows} are needed.")
+    if not np.all(np.isfinite(arr)):
+        raise DataError(
+            f"{name} contains NaN or infinite values. Drop or impute missing values before use."
+        )
+    return arr
+
+
+def check_unit_box(X: Any, name: str = "X", *, clip: bool = False) -> np.ndarray:
+    """Check that every record lies in ``[0, 1]^d``, the domain the privacy proofs assume.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    name : str, default="X"
+        How the array is called in messages.
+    clip : bool, default=False
+        Clip out-of-range values to [0, 1] instead of refusing them. Clipping is data-independent
+        (the bound is the domain's, not read off the data), so it costs no privacy.
+    """
+    arr = check_array(X, name)
+    if arr.min(initial=0.0) < 0.0 or arr.max(initial=0.0) > 1.0:
+        if clip:
+            return np.clip(arr, 0.0, 1.0)
+        raise DataError(
+            f"{name} has values outside [0, 1] (min {arr.min():.3g}, max {arr.max():.3g}); the "
+            "privacy guarantee assumes every component in [0, 1]. Encode the data with "
+            "dpcore.datasets (one-hot and min-max by the public range) or pass clip=True."
+        )
+    return arr

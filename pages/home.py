@@ -1,0 +1,86 @@
+"""Home: what the explorer is for, and a look at the chosen scenario's public and private sets."""
+
+import streamlit as st
+
+from ui.errors import show_errors
+from ui.figures import feature_means, mean_difference_figure, summary_table
+from ui.sidebar import current_upload_report, scenario_sidebar
+
+TOP_FEATURES = 20
+PREVIEW_ROWS = 50
+
+scenario = scenario_sidebar()
+
+st.title("Privacy/utility explorer")
+st.markdown(
+    """
+Publishing data about people with **differential privacy** means adding random noise, so that no
+one can tell whether any single person's record was used. The noise has a price: counts,
+averages and models computed from the release are less accurate. This explorer shows that
+trade-off on real data, and how much a **public** dataset (people who agreed to share, or an
+older survey) can win back.
+
+* **Analysts**: upload your own data in the sidebar and see what privacy costs before you publish.
+* **Teachers**: switch scenarios live; every table and chart follows.
+* **Stakeholders**: see what a privacy budget buys before you pick one.
+
+In every scenario, **D** is the private set that must be protected and **E** is a public set that
+needs no protection but may come from a different population.
+"""
+)
+
+with show_errors():
+    if scenario is None:
+        st.info("Choose a built-in scenario or upload data in the sidebar to begin.")
+        st.stop()
+
+    st.header(scenario.title)
+    lead, _, details = scenario.description.partition("\n\n")
+    st.markdown(lead)
+    if details:
+        with st.expander("How D and E were made: split, encoding, source and licence"):
+            st.markdown(details)
+    report = current_upload_report()
+    if report is not None:
+        with st.expander("How your files were read", expanded=bool(report.notes)):
+            st.markdown("\n".join(f"- {note}" for note in report.notes) or "Nothing was dropped.")
+            st.dataframe(report.columns, hide_index=True)
+
+    st.subheader("Summary")
+    st.dataframe(
+        summary_table(scenario),
+        width="content",
+        column_config={
+            "records": st.column_config.NumberColumn(format="localized"),
+            "target rate": st.column_config.NumberColumn(format="percent"),
+        },
+    )
+    target = f" and how often the target `{scenario.target}` is 1" if scenario.target else ""
+    st.caption(
+        f"How many records each set has, how many encoded features{target}. D's numbers are "
+        "shown for comparison only; they are not a private release."
+    )
+
+    st.subheader("How the two sets differ")
+    means = feature_means(scenario)
+    shown = min(TOP_FEATURES, len(means))
+    st.plotly_chart(
+        mean_difference_figure(means, top=TOP_FEATURES),
+        alt=f"Bar chart of the averages of the {shown} features that differ most between E and D.",
+    )
+    st.caption(
+        f"The {shown} of {len(means)} features (the target aside) whose averages differ most "
+        "between E and D. The longer the gap, the worse E stands in for D without correction."
+    )
+    with st.expander("All feature averages"):
+        st.dataframe(means)
+
+    st.subheader("Preview")
+    tab_public, tab_private = st.tabs(["Public E", "Private D (non-private reference)"])
+    with tab_public:
+        st.dataframe(scenario.public.head(PREVIEW_ROWS))
+    with tab_private:
+        st.dataframe(scenario.private.head(PREVIEW_ROWS))
+    st.caption(
+        f"The first {PREVIEW_ROWS} encoded records of each set; every feature is scaled to [0, 1]."
+    )

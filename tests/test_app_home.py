@@ -1,0 +1,209 @@
+"""AppTest: every page runs, and the home page with each built-in scenario and with uploads.
+
+Widgets are found by key. Uploads go through ``FileUploader.set_value`` (Streamlit >= 1.50 can
+simulate ``st.file_uploader`` in AppTest); the bad-input corpus is ``tests/data/``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpcore import DataError
+from dpcore.datasets import list_scenarios, read_csv_upload, scenario_title
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data"
+PAGES = sorted((ROOT / "pages").glob("*.py"))
+TIMEOUT = 60  # seconds per script run: generous, CI machines have 2 cores
+SMALL = "wine"  # a fast built-in scenario to start upload tests from
+
+# Files that read_csv_upload refuses, whatever the other file is.
+UNREADABLE = [
+    "binary.csv",
+    "blank_header.csv",
+    "blank_lines.csv",
+    "duplicate_headers.csv",
+    "empty.csv",
+    "excel_disguised.csv",
+    "header_only.csv",
+    "latin1.csv",
+    "no_header.csv",
+    "ragged_rows.csv",
+    "semicolon.csv",
+    "tab_separated.csv",
+    "text_in_numeric.csv",
+    "unclosed_quote.csv",
+    "utf16.csv",
+]
+
+
+def start(**state: object) -> AppTest:
+    """Run the app once, with ``state`` put in ``st.session_state`` first."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [exc.value for exc in at.exception]
+    assert not at.error, [err.value for err in at.error]
+
+
+def upload(at: AppTest, key: str, name: str, content: bytes | None = None) -> None:
+    data = (DATA / name).read_bytes() if content is None else content
+    at.file_uploader(key=key).set_value((name, data, "text/csv"))
+
+
+def upload_pair(private: str, public: str = "valid_public.csv", **state: object) -> AppTest:
+    """Start on a built-in scenario, switch to two-file upload and upload both files."""
+    at = start(builtin_name=SMALL, **state)
+    at.radio(key="source").set_value("Upload").run()
+    upload(at, "upload_public", public)
+    upload(at, "upload_private", private)
+    return at.run()
+
+
+def summary(at: AppTest) -> dict[str, list]:
+    """The home page's summary table (records, features d, target rate of E and D)."""
+    table = next(df.value for df in at.main.dataframe if "records" in df.value.columns)
+    return table.to_dict(orient="list")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda path: path.name)
+def test_every_page_runs(page: Path):
+    at = start()
+    try:
+        at.switch_page(str(page.relative_to(ROOT)))
+    except ValueError:
+        pytest.fail(f"{page.name} is not listed in app.py: add one st.Page line for it")
+    at.run()
+    assert not at.exception, [exc.value for exc in at.exception]
+
+
+def test_home_starts_on_adult():
+    at = start()
+    assert_clean(at)
+    assert at.title[0].value == "Privacy/utility explorer"
+    assert at.header[0].value == scenario_title("adult")
+    assert sum(summary(at)["records"]) == 32_561  # Adult's training part, split into E and D
+
+
+@pytest.mark.parametrize("name", list_scenarios())
+def test_home_shows_each_builtin_scenario(name: str):
+    at = start(builtin_name=SMALL)
+    at.selectbox(key="builtin_name").set_value(name).run()
+    assert_clean(at)
+    assert at.header[0].value == scenario_title(name)
+    table = summary(at)
+    assert all(n > 0 for n in table["records"])
+    assert len(set(table["features d"])) == 1
+    assert at.session_state["scenario"].name == name
+    captions = " ".join(caption.value for caption in at.caption)
+    assert "differ most between E and D" in captions  # the chart's caption
+
+
+def test_builtin_options_change_the_scenario():
+    at = start(builtin_name="mvn-shift")
+    at.number_input(key="builtin_p").set_value(5).run()
+    assert_clean(at)
+    assert summary(at)["features d"] == [6, 6]  # x1..x5 and the target y
+    at.selectbox(key="builtin_public").set_value("identical").run()
+    assert_clean(at)
+    first_id = at.session_state["scenario_id"]
+    table = summary(at)
+    assert table["records"][0] == table["records"][1]
+    at.number_input(key="seed").set_value(7).run()
+    assert_clean(at)
+    assert at.session_state["scenario_id"] != first_id
+
+
+def test_adult_compact_encoding():
+    at = start()
+    d_onehot = summary(at)["features d"][0]
+    at.radio(key="builtin_encoding").set_value("compact").run()
+    assert_clean(at)
+    assert summary(at)["features d"][0] < d_onehot
+
+
+def test_valid_upload_of_two_files():
+    at = upload_pair("valid_private.csv")
+    at.selectbox(key="upload_target").set_value("income").run()
+    assert_clean(at)
+    assert at.header[0].value == "Uploaded data: valid_public.csv + valid_private.csv"
+    assert summary(at)["records"] == [40, 40]
+    scenario = at.session_state["scenario"]
+    assert scenario.target is not None and scenario.target.startswith("income")
+    notes = " ".join(md.value for md in at.markdown)
+    assert "record_id" in notes  # the column only the private file has is reported as dropped
+
+
+def test_valid_upload_of_one_file_split_by_a_rule():
+    at = start(builtin_name=SMALL, source="Upload", upload_mode="One file, split by a rule")
+    upload(at, "upload_single", "valid_single.csv")
+    at.run()
+    at.selectbox(key="split_column").set_value("sex").run()
+    at.selectbox(key="split_value").set_value("Male").run()
+    assert_clean(at)
+    assert at.header[0].value == "Uploaded data: valid_single.csv"
+    assert "sex" not in at.session_state["scenario"].raw_public.columns
+    assert sum(summary(at)["records"]) == 80
+    at.radio(key="split_rule").set_value("At random").run()
+    assert_clean(at)
+    assert summary(at)["records"] == [40, 40]
+
+
+@pytest.mark.parametrize("name", UNREADABLE)
+def test_unreadable_file_shows_its_message_and_keeps_the_scenario(name: str):
+    with pytest.raises(DataError) as expected:
+        read_csv_upload((DATA / name).read_bytes(), name)
+    at = upload_pair(name)
+    assert not at.exception
+    assert [err.value for err in at.error] == [str(expected.value)]
+    assert at.header[0].value == scenario_title(SMALL)  # nothing lost
+
+
+@pytest.mark.parametrize(
+    "private, public, target, fragment",
+    [
+        ("no_shared_columns.csv", "valid_public.csv", None, "share no column"),
+        ("type_mismatch.csv", "valid_public.csv", None, "Column types differ"),
+        ("single_class_private.csv", "valid_public.csv", "income", "single class"),
+        ("missing_values.csv", "valid_public.csv", None, "Missing values"),
+        ("too_many_columns.csv", "too_many_columns.csv", None, "over the limit"),
+    ],
+)
+def test_unusable_pair_shows_a_message(private: str, public: str, target: str, fragment: str):
+    at = upload_pair(private, public, upload_target=target)
+    assert not at.exception
+    assert len(at.error) == 1 and fragment in at.error[0].value
+    assert at.header[0].value == scenario_title(SMALL)
+
+
+def test_dropping_missing_rows_fixes_the_upload():
+    at = upload_pair("missing_values.csv")
+    assert at.error
+    at.checkbox(key="upload_drop_missing").check().run()
+    assert_clean(at)
+    assert summary(at)["records"][1] < 40
+
+
+def test_two_problems_are_shown_at_once():
+    at = upload_pair("latin1.csv", public="empty.csv")
+    assert not at.exception
+    assert len(at.error) == 2
+
+
+def test_sidebar_choice_survives_page_switches():
+    at = start(builtin_name=SMALL)
+    at.selectbox(key="builtin_public").set_value("bootstrap").run()
+    chosen = at.session_state["scenario_id"]
+    for page in [*PAGES, ROOT / "pages" / "home.py"]:
+        at.switch_page(str(page.relative_to(ROOT))).run()
+        assert not at.exception, (page.name, [exc.value for exc in at.exception])
+        assert at.selectbox(key="builtin_public").value == "bootstrap"
+        assert at.session_state["scenario_id"] == chosen
+    assert at.header[0].value == scenario_title(SMALL)

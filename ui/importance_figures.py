@@ -1,0 +1,123 @@
+"""Plotly figures of the importance-weighting page ([JE13] Figs 1-4 and the variance bound).
+
+Reference numbers computed from the private data without noise (the truth, beta_0's bound and
+prediction) are labelled "non-private" in every legend.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+TRUTH = "truth (non-private)"
+PUBLIC_MEAN = "unweighted public mean"
+ESTIMATE_COLOR, CHOSEN_COLOR = "#1f77b4", "#d62728"
+TRUTH_COLOR, PUBLIC_COLOR = "#2ca02c", "#7f7f7f"
+
+
+def _fmt(value: float) -> str:
+    return f"{value:g}"
+
+
+def _reference_lines(fig: go.Figure, truth: float, public_mean: float) -> None:
+    for y, name, color in ((truth, TRUTH, TRUTH_COLOR), (public_mean, PUBLIC_MEAN, PUBLIC_COLOR)):
+        fig.add_hline(y=y, line_dash="dash", line_color=color, annotation_text=name,
+                      annotation_position="top left")
+
+
+def _layout(fig: go.Figure, xtitle: str, ytitle: str, height: int = 420) -> go.Figure:
+    fig.update_layout(
+        height=height, margin={"l": 10, "r": 10, "t": 30, "b": 10}, showlegend=True,
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0},
+        xaxis_title=xtitle, yaxis_title=ytitle,
+    )
+    return fig
+
+
+def estimate_boxes(results: pd.DataFrame, by: str, chosen: float, truth: float,
+                   public_mean: float, label: str) -> go.Figure:
+    """Box plots of the DP estimates over replicates, one box per value of ``by`` (Figs 1-2)."""
+    fig = go.Figure()
+    for value, group in results.groupby(by, sort=True):
+        is_chosen = np.isclose(value, chosen)
+        fig.add_box(y=group["estimate"], name=_fmt(value), boxpoints="outliers",
+                    marker_color=CHOSEN_COLOR if is_chosen else ESTIMATE_COLOR,
+                    legendgroup="dp", showlegend=False,
+                    hovertemplate=f"{label} = {_fmt(value)}<br>estimate %{{y:.4f}}<extra></extra>")
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="DP estimates",
+                             marker={"color": ESTIMATE_COLOR, "symbol": "square"}))
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="at the chosen value",
+                             marker={"color": CHOSEN_COLOR, "symbol": "square"}))
+    _reference_lines(fig, truth, public_mean)
+    fig.update_xaxes(type="category")
+    return _layout(fig, label, "estimate of the query")
+
+
+def bias_sd_figure(summary: pd.DataFrame, chosen_lam: float) -> go.Figure:
+    """Bias against standard deviation across lambda (Fig. 4)."""
+    colors = [CHOSEN_COLOR if np.isclose(v, chosen_lam) else ESTIMATE_COLOR
+              for v in summary["lam"]]
+    fig = go.Figure(go.Scatter(
+        x=summary["bias"].abs(), y=summary["sd"], mode="lines+markers+text",
+        text=[f"λ={_fmt(v)}" for v in summary["lam"]], textposition="top right",
+        marker={"color": colors, "size": 10}, line={"color": "#c7c7c7"}, name="DP estimates",
+        hovertemplate="|bias| %{x:.4f}<br>SD %{y:.4f}<extra></extra>",
+    ))
+    return _layout(fig, "|bias| = |mean estimate − truth (non-private)|",
+                   "standard deviation over replicates", height=380)
+
+
+def variance_figure(measured: pd.DataFrame, theory: pd.DataFrame, by: str,
+                    label: str) -> go.Figure:
+    """Measured variance next to Theorem 2's bound (both forms) and the plug-in, log axes."""
+    fig = go.Figure()
+    th = theory.sort_values(by)
+    fig.add_trace(go.Scatter(x=th[by], y=th["bound_printed"], mode="lines",
+                             name="Theorem 2 bound, as printed (non-private β₀)",
+                             line={"dash": "dot", "color": "#9467bd"}))
+    fig.add_trace(go.Scatter(x=th[by], y=th["bound_delta"], mode="lines",
+                             name="Theorem 2 bound, delta method (non-private β₀)",
+                             line={"color": "#9467bd"}))
+    fig.add_trace(go.Scatter(x=th[by], y=th["plugin"], mode="lines",
+                             name="plug-in prediction (non-private)",
+                             line={"dash": "dash", "color": "#ff7f0e"}))
+    ms = measured.sort_values(by)
+    fig.add_trace(go.Scatter(x=ms[by], y=ms["variance"], mode="markers",
+                             name="measured variance of DP estimates",
+                             marker={"color": ESTIMATE_COLOR, "size": 10}))
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log", exponentformat="power")
+    return _layout(fig, label, "variance of the estimate")
+
+
+def weights_histogram(weights: np.ndarray) -> go.Figure:
+    """Histogram of one release's weights (log10), with the unweighted value 1 marked."""
+    fig = go.Figure(go.Histogram(x=np.log10(np.maximum(weights, 1e-300)), nbinsx=60,
+                                 marker_color=ESTIMATE_COLOR, name="public records"))
+    fig.add_vline(x=0.0, line_dash="dash", line_color=PUBLIC_COLOR,
+                  annotation_text="weight 1 (unweighted)")
+    return _layout(fig, "log10 of the weight", "number of public records", height=340)
+
+
+def baselines_figure(frame: pd.DataFrame, truth: float, public_mean: float) -> go.Figure:
+    """Box plots of each method's estimates over the same replicates, at one epsilon."""
+    fig = go.Figure()
+    for method, group in frame.groupby("method", sort=False):
+        fig.add_box(y=group["estimate"], name=method, boxpoints=False, showlegend=False)
+    _reference_lines(fig, truth, public_mean)
+    lo, hi = min(truth, public_mean), max(truth, public_mean)
+    pad = max(0.25, hi - lo)
+    fig.update_yaxes(range=[lo - pad, hi + pad])
+    return _layout(fig, "", "estimate of the query", height=440)
+
+
+def distance_boxes(frame: pd.DataFrame, model: str) -> go.Figure:
+    """Distance of a model trained on weighted E from the one trained on D (Fig. 3)."""
+    fig = go.Figure()
+    sub = frame[frame["model"] == model]
+    for (method, eps), group in sub.groupby(["method", "epsilon"], dropna=False, sort=False):
+        name = method if pd.isna(eps) else f"{method}, ε={_fmt(eps)}"
+        fig.add_box(y=group["distance"], name=name, boxpoints=False, showlegend=False)
+    fig.update_yaxes(type="log")
+    return _layout(fig, "", "‖β(weighted E) − β(D, non-private)‖", height=420)

@@ -1,0 +1,38 @@
+"""Sidebar widgets that build a :class:`~dpcore.queries.Query` (no free text is ever evaluated)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dpcore.datasets import Scenario
+from dpcore.queries import OPERATORS, Condition, Query, column_mean
+
+INDICATOR, MEAN = "Fraction of records where…", "Mean of a column"
+MAX_CONDITIONS = 3
+
+
+def query_sidebar(scenario: Scenario, key: str = "q") -> Query:
+    """Draw the query builder; the default asks how often the target is 1."""
+    columns = scenario.features
+    default_column = scenario.target if scenario.target in columns else columns[0]
+    st.subheader("Query")
+    kind = st.radio("Question", (INDICATOR, MEAN), key=f"{key}_kind")
+    if kind == MEAN:
+        column = st.selectbox("Column", columns, index=columns.index(default_column),
+                              key=f"{key}_mean_column")
+        return column_mean(column)
+    n_terms = st.number_input("Conditions", 1, MAX_CONDITIONS, 1, key=f"{key}_n")
+    combine = "and"
+    if n_terms > 1:
+        combine = st.radio("Combine with", ("and", "or"), key=f"{key}_combine", horizontal=True,
+                           format_func=str.upper)
+    conditions = []
+    for i in range(int(n_terms)):
+        left, mid, right = st.columns([3, 1.3, 1.5])
+        column = left.selectbox(f"Column {i + 1}", columns, key=f"{key}_col_{i}",
+                                index=columns.index(default_column))
+        op = mid.selectbox("Op", list(OPERATORS), key=f"{key}_op_{i}")
+        value = right.number_input("Value", value=1.0, step=0.1, key=f"{key}_value_{i}",
+                                   format="%g")
+        conditions.append(Condition(column, op, value))
+    return Query(conditions=tuple(conditions), combine=combine)
