@@ -5,14 +5,16 @@ Only pages that work are listed. To add one, add a single ``st.Page`` line to it
 
 import streamlit as st
 
-st.set_page_config(page_title="Privacy/utility explorer", page_icon="🔒", layout="wide")
+st.set_page_config(
+    page_title="Privacy/utility explorer", page_icon=":material/lock:", layout="wide"
+)
 
 PAGES = {
     "Start": [
-        st.Page("pages/home.py", title="Home", icon="🏠", default=True),
+        st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
     ],
     "Publishing with a public set": [
-        st.Page("pages/importance.py", title="Importance weighting", icon="⚖️"),
+        st.Page("pages/importance.py", title="Importance weighting", icon=":material/balance:"),
     ],
 }
 

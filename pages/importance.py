@@ -21,6 +21,7 @@ from ui.importance_figures import (
 )
 from ui.query import query_sidebar
 from ui.sidebar import scenario_sidebar
+from ui.state import keep_widget_state
 
 EPSILONS = (0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
 LAMBDAS = (0.001, 0.002, 0.003, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0,
@@ -31,16 +32,19 @@ REPLICATES = (20, 50, 100, 200)
 MODEL_EPSILONS = (0.1, 1.0, 10.0)
 PAPER_D = 63
 
+DEFAULTS = {"iw_epsilon": 0.1, "iw_lambda": 0.1, "iw_reps": 100, "iw_seed": 0,
+            "iw_model_reps": 10, "iw_models": False, "iw_release_seed": 0}
+
 scenario = scenario_sidebar()
+keep_widget_state(DEFAULTS)
 with st.sidebar:
     st.header("Importance weighting")
-    epsilon = st.select_slider("Privacy budget ε", EPSILONS, value=0.1, key="iw_epsilon",
+    epsilon = st.select_slider("Privacy budget ε", EPSILONS, key="iw_epsilon",
                                help="Smaller ε: stronger privacy, more noise.")
-    lam = st.select_slider("Regularisation λ", LAMBDAS, value=0.1, key="iw_lambda",
+    lam = st.select_slider("Regularisation λ", LAMBDAS, key="iw_lambda",
                            help="Larger λ: less noise, weights closer to 1 (more bias).")
-    n_reps = st.select_slider("Replicates (bootstrap resamples of D)", REPLICATES, value=100,
-                              key="iw_reps")
-    sim_seed = int(st.number_input("Simulation seed", 0, 2**31 - 1, 0, key="iw_seed"))
+    n_reps = st.select_slider("Replicates (bootstrap resamples of D)", REPLICATES, key="iw_reps")
+    sim_seed = int(st.number_input("Simulation seed", 0, 2**31 - 1, key="iw_seed"))
     query = query_sidebar(scenario, key="iw_q") if scenario is not None else None
 
 st.title("Importance weighting: publish weights, not data")
@@ -110,15 +114,15 @@ with show_errors():
         st.caption("A larger budget ε shrinks the spread; the centre barely moves, so privacy "
                    "costs variance, not bias (Fig. 2).")
     summary_lam = summarise(by_lam)
+    terms = {lv: study.variance_terms(scenario, scenario_id, query, n_reps, sim_seed, lv)
+             for lv in lam_axis}
+    theory_eps = pd.DataFrame([terms[lam].at(ev) for ev in eps_axis])
+    theory_lam = pd.DataFrame([terms[lv].at(epsilon) for lv in lam_axis])
     with tabs[2]:
-        st.plotly_chart(bias_sd_figure(summary_lam, lam), key="fig_bias_sd")
+        st.plotly_chart(bias_sd_figure(summary_lam, theory_lam, lam), key="fig_bias_sd")
         st.caption("Raising λ trades standard deviation for bias; the best λ sits at the knee "
-                   "(Fig. 4).")
+                   "(Fig. 4). The dashed curve predicts both without simulation.")
     with tabs[3]:
-        terms = {lv: study.variance_terms(scenario, scenario_id, query, n_reps, sim_seed, lv)
-                 for lv in lam_axis}
-        theory_eps = pd.DataFrame([terms[lam].at(ev) for ev in eps_axis])
-        theory_lam = pd.DataFrame([terms[lv].at(epsilon) for lv in lam_axis])
         left, right = st.columns(2)
         left.plotly_chart(variance_figure(summarise(by_eps), theory_eps, "epsilon", "ε"),
                           key="fig_var_eps")
@@ -148,7 +152,7 @@ with show_errors():
             group = next((cols for cols in scenario.groups.values() if scenario.target in cols),
                          [scenario.target])
             model_reps = st.select_slider("Replicates for the model comparison", (5, 10, 20, 50),
-                                          value=10, key="iw_model_reps")
+                                          key="iw_model_reps")
             if st.toggle("Train the models (takes a few seconds)", key="iw_models"):
                 bar = st.progress(0.0, text="Training SVMs and logistic regressions…")
                 dist = model_distances(D, E, scenario.target, lam, MODEL_EPSILONS, model_reps,
@@ -170,7 +174,7 @@ with show_errors():
             f"One release at ε = {epsilon:g} and λ = {lam:g}: the only output that leaves the "
             "data owner. Everything else on this page is a simulation of the mechanism."
         )
-        release_seed = int(st.number_input("Release seed", 0, 2**31 - 1, 0, key="iw_release_seed"))
+        release_seed = int(st.number_input("Release seed", 0, 2**31 - 1, key="iw_release_seed"))
         iw = study.release(scenario, scenario_id, epsilon, lam, release_seed)
         st.metric("DP estimate of the query from this release", f"{iw.estimate(b_E):.4f}")
         st.plotly_chart(weights_histogram(iw.weights_), key="fig_weights")

@@ -100,3 +100,16 @@ def test_model_training_and_publish_once():
     at.number_input(key="iw_release_seed").set_value(3)
     rerun(at)
     assert metrics(at)["DP estimate of the query from this release"] != before
+
+
+def test_sliders_and_query_survive_a_page_switch():
+    at = open_page(builtin_name="wine")
+    at.select_slider(key="iw_epsilon").set_value(2.0)
+    at.radio(key="iw_q_kind").set_value("Mean of a column")
+    rerun(at)
+    at.switch_page("pages/home.py")
+    rerun(at)
+    at.switch_page(PAGE)
+    rerun(at)
+    assert at.select_slider(key="iw_epsilon").value == 2.0
+    assert at.radio(key="iw_q_kind").value == "Mean of a column"

@@ -23,7 +23,7 @@ from dpcore.datasets import Scenario, load_scenario
 T = TypeVar("T")
 
 _MEMO_KEY = "_upload_memo"
-_MEMO_SIZE = 8  # a few files and scenarios per session; the oldest entry is dropped first
+_MEMO_SIZE = 32  # files, scenarios and study results of one session; oldest dropped first
 
 
 @st.cache_data(show_spinner="Loading the scenario…", max_entries=16)

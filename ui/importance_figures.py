@@ -54,14 +54,24 @@ def estimate_boxes(results: pd.DataFrame, by: str, chosen: float, truth: float,
     return _layout(fig, label, "estimate of the query")
 
 
-def bias_sd_figure(summary: pd.DataFrame, chosen_lam: float) -> go.Figure:
-    """Bias against standard deviation across lambda (Fig. 4)."""
+def bias_sd_figure(summary: pd.DataFrame, theory: pd.DataFrame, chosen_lam: float) -> go.Figure:
+    """Bias against standard deviation across lambda (Fig. 4), measured and predicted.
+
+    The prediction pairs Theorem 3's asymptotic bias with the plug-in SD at each lambda.
+    """
     colors = [CHOSEN_COLOR if np.isclose(v, chosen_lam) else ESTIMATE_COLOR
               for v in summary["lam"]]
     fig = go.Figure(go.Scatter(
         x=summary["bias"].abs(), y=summary["sd"], mode="lines+markers+text",
         text=[f"λ={_fmt(v)}" for v in summary["lam"]], textposition="top right",
         marker={"color": colors, "size": 10}, line={"color": "#c7c7c7"}, name="DP estimates",
+        hovertemplate="|bias| %{x:.4f}<br>SD %{y:.4f}<extra></extra>",
+    ))
+    th = theory.sort_values("lam")
+    fig.add_trace(go.Scatter(
+        x=th["bias"].abs(), y=np.sqrt(th["plugin"]), mode="lines+markers",
+        marker={"symbol": "x", "color": "#ff7f0e"}, line={"dash": "dash", "color": "#ff7f0e"},
+        name="predicted: Theorem 3 bias, plug-in SD (non-private)",
         hovertemplate="|bias| %{x:.4f}<br>SD %{y:.4f}<extra></extra>",
     ))
     return _layout(fig, "|bias| = |mean estimate − truth (non-private)|",

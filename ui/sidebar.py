@@ -13,7 +13,7 @@ None before one is loaded). The choice lives in ``st.session_state`` so every pa
     The :class:`~dpcore.datasets.UploadReport` of an uploaded scenario, else None.
 
 The widgets (all keyed, see ``_DEFAULTS``) are drawn by each page, so Streamlit would reset them
-on a page switch; :func:`_keep_widget_state` re-assigns their values first, which is Streamlit's
+on a page switch; :func:`ui.state.keep_widget_state` re-assigns their values first, Streamlit's
 documented way to keep widget state across pages. File uploaders cannot be re-assigned: after a
 page switch they are empty and the uploaded scenario stays current until a new file is chosen.
 """
@@ -42,6 +42,7 @@ from dpcore.datasets import (
     split_random,
 )
 from ui.cache import content_key, load_builtin, session_memo
+from ui.state import choose, keep_widget_state
 
 SCENARIO_KEY = "scenario"
 SCENARIO_ID_KEY = "scenario_id"
@@ -94,7 +95,7 @@ _DEFAULTS: dict[str, Any] = {
 
 def scenario_sidebar() -> Scenario | None:
     """Draw the scenario chooser in the sidebar and return the current scenario."""
-    _keep_widget_state()
+    keep_widget_state(_DEFAULTS)
     with st.sidebar:
         st.header("Scenario")
         source = st.radio("Data", (BUILTIN, UPLOAD), key="source", horizontal=True)
@@ -113,18 +114,6 @@ def current_scenario() -> Scenario | None:
 def current_upload_report() -> UploadReport | None:
     """How the current scenario's uploaded files were read and encoded (None for a built-in)."""
     return st.session_state.get(REPORT_KEY)
-
-
-def _keep_widget_state() -> None:
-    for key, default in _DEFAULTS.items():
-        st.session_state[key] = st.session_state.get(key, default)
-
-
-def _choose(label: str, options: list[Any], key: str, **kwargs: Any) -> Any:
-    """A select box whose remembered value falls back to the first option when it disappears."""
-    if st.session_state.get(key) not in options:
-        st.session_state[key] = options[0]
-    return st.selectbox(label, options, key=key, **kwargs)
 
 
 def _set_current(scenario: Scenario, scenario_id: str, report: UploadReport | None) -> None:
@@ -153,7 +142,7 @@ def _seed_input() -> int | None:
 
 
 def _builtin_panel() -> None:
-    name = _choose("Scenario", list_scenarios(), "builtin_name", format_func=scenario_title)
+    name = choose("Scenario", list_scenarios(), "builtin_name", format_func=scenario_title)
     public = st.selectbox(
         "Public set E", PUBLIC_OPTIONS, key="builtin_public", format_func=_PUBLIC_LABELS.get
     )
@@ -243,7 +232,7 @@ def _build_from_frames(
         return
     with st.expander("Column types"):
         st.dataframe(infer_column_types(shared), hide_index=True)
-    target = _choose(
+    target = choose(
         "Target (column to predict)",
         [None, *shared.columns],
         "upload_target",
@@ -270,11 +259,11 @@ def _split_panel(
     """Widgets for the split rule; returns (public, private, the rule's settings)."""
     rule = st.radio("Split rule", (BY_VALUE, AT_RANDOM), key="split_rule")
     if rule == BY_VALUE:
-        column = _choose("Column", list(frame.columns), "split_column")
+        column = choose("Column", list(frame.columns), "split_column")
         values = list(frame[column].value_counts().index[:MAX_SPLIT_VALUES])
         if not values:
             raise DataError(f"Column {column!r} has no values to split by; choose another.")
-        value = _choose("Value", values, "split_value")
+        value = choose("Value", values, "split_value")
         p = st.slider("Share of those rows made private", 0.5, 1.0, step=0.05, key="split_p")
         st.caption(
             f"{p:.0%} of the rows with {column} = {value} and {1 - p:.0%} of the others go to "

@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 DATA = ROOT / "tests" / "data"
 SCREENSHOT = ROOT / "docs" / "screenshots" / "home.png"
-RENDER_TIMEOUT = 60_000  # ms: the first run loads Adult on a 2-core machine
+# Every expect() waits up to a minute: the first run loads Adult, and CI has 2 busy cores.
+expect.set_options(timeout=60_000)
 
 
 def assert_no_exception(page: Page) -> None:
@@ -36,8 +37,8 @@ def assert_no_exception(page: Page) -> None:
 def wait_for_header(page: Page, text: str) -> None:
     """Wait until the page's scenario header reads ``text`` and the app is idle."""
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_role("heading", name=text, exact=True)).to_be_visible(timeout=RENDER_TIMEOUT)
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=RENDER_TIMEOUT)
+    expect(main.get_by_role("heading", name=text, exact=True)).to_be_visible()
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
     assert_no_exception(page)
 
 
@@ -68,20 +69,18 @@ def test_home_scenarios_and_uploads(page: Page):
     sidebar = page.get_by_test_id("stSidebar")
     sidebar.get_by_text("Upload", exact=True).click()
     inputs = sidebar.locator('input[type="file"]')
-    expect(inputs).to_have_count(2, timeout=RENDER_TIMEOUT)
+    expect(inputs).to_have_count(2)
     inputs.nth(0).set_input_files(DATA / "valid_public.csv")
     inputs.nth(1).set_input_files(DATA / "valid_private.csv")
     wait_for_header(page, "Uploaded data: valid_public.csv + valid_private.csv")
     expect(page.get_by_text("Dropped 'record_id'")).to_be_visible()
     choose(page, "Target (column to predict)", "income")
-    expect(page.get_by_text("how often the target")).to_contain_text(
-        "income=>50K", timeout=RENDER_TIMEOUT
-    )
+    expect(page.get_by_text("how often the target")).to_contain_text("income=>50K")
     assert_no_exception(page)
     screenshot(page, "home-upload")
 
     inputs.nth(1).set_input_files(DATA / "empty.csv")
     alert = sidebar.get_by_test_id("stAlert")
-    expect(alert).to_contain_text("'empty.csv' is empty.", timeout=RENDER_TIMEOUT)
+    expect(alert).to_contain_text("'empty.csv' is empty.")
     wait_for_header(page, "Uploaded data: valid_public.csv + valid_private.csv")  # kept
     screenshot(page, "home-upload-error")
