@@ -33,10 +33,9 @@ def query_sidebar(scenario: Scenario, key: str = "q") -> Query:
                            format_func=str.upper)
     conditions = []
     for i in range(int(n_terms)):
-        left, mid, right = st.columns([3, 1.3, 1.5])
-        with left:
-            column = choose(f"Column {i + 1}", columns, f"{key}_col_{i}", default_column)
-        op = mid.selectbox("Op", list(OPERATORS), key=f"{key}_op_{i}")
+        column = choose(f"Column {i + 1}", columns, f"{key}_col_{i}", default_column)
+        left, right = st.columns(2)
+        op = left.selectbox("Comparison", list(OPERATORS), key=f"{key}_op_{i}")
         value = right.number_input("Value", step=0.1, key=f"{key}_value_{i}", format="%g")
         conditions.append(Condition(column, op, value))
     return Query(conditions=tuple(conditions), combine=combine)

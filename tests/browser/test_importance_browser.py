@@ -25,12 +25,14 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 SCREENSHOT = ROOT / "docs" / "screenshots" / "importance.png"
-# The first run fits 9 lambdas x 100 bootstrap replicates of Adult: allow 90 s on 2 busy cores.
+# The first run fits 8 lambdas x 100 bootstrap replicates of Adult: allow 90 s on 2 busy cores.
 FIRST_RUN_TIMEOUT = 90_000
 expect.set_options(timeout=60_000)
 
-TABS = ("Estimates vs λ", "Estimates vs ε", "Bias vs SD", "Variance: theory", "Baselines",
-        "Model training", "Publish once")
+LAMBDA_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)  # boxes of "Estimates vs λ"
+EPSILON_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)  # boxes of "Estimates vs ε"
+# CSS selectors of drawn Plotly traces: box plots, scatter markers, histogram bars.
+BOXES, DOTS, BARS = ".boxlayer path", ".scatterlayer .points path", ".barlayer .bars path"
 
 
 def assert_no_exception(page: Page) -> None:
@@ -66,69 +68,85 @@ def open_tab(page: Page, name: str) -> Locator:
     return panel
 
 
-def expect_plots(panel: Locator, count: int) -> None:
-    """``count`` Plotly charts are drawn in ``panel``, each with its plotting area."""
+def expect_plots(panel: Locator, count: int, marks: str) -> None:
+    """``count`` Plotly charts are drawn in ``panel``, each showing data (``marks``: a CSS
+    selector of the drawn traces, e.g. ``.boxlayer path`` for box plots)."""
     charts = panel.get_by_test_id("stPlotlyChart")
     expect(charts).to_have_count(count)
     for i in range(count):
-        expect(charts.nth(i).locator(".js-plotly-plot .plot").first).to_be_visible()
+        expect(charts.nth(i).locator(marks).first).to_be_visible()
 
 
-def test_importance_page_epsilon_and_tabs(page: Page):
+def test_importance_page_epsilon_and_tabs(page: Page, app_url: str):
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Importance weighting").click()
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_role("heading", name="Importance weighting: publish weights, not data")
-           ).to_be_visible()
+    # A progress bar shows while the first run fits the bootstrap replicates.
     expect(metric_value(page, "Median DP estimate")).to_be_visible(timeout=FIRST_RUN_TIMEOUT)
     wait_idle(page, timeout=FIRST_RUN_TIMEOUT)
-    assert "/importance" in page.url
-    panel = open_tab(page, TABS[0])
-    expect_plots(panel, 1)
+    assert page.url.rstrip("/").endswith("/importance")
+    expect(main.get_by_role("heading", name="Importance weighting: publish weights, not data")
+           ).to_be_visible()
+    expect(main.get_by_text("ε = 0.1, λ = 0.1, 100 bootstrap resamples")).to_be_visible()
+    panel = open_tab(page, "Estimates vs λ")
+    expect_plots(panel, 1, BOXES)
+    expect(panel.locator(".boxlayer .trace")).to_have_count(len(LAMBDA_GRID))
     screenshot(page, "importance-default")
 
     # Move the ε slider two steps up (0.1 → 0.3): the fits are reused, the estimates redrawn.
     sd = metric_value(page, "SD over replicates")
     sd_before = sd.inner_text()
-    slider = page.get_by_test_id("stSidebar").get_by_test_id("stSlider").filter(
-        has_text="Privacy budget ε")
-    thumb = slider.get_by_role("slider")
+    thumb = page.get_by_test_id("stSidebar").get_by_test_id("stSlider").filter(
+        has_text="Privacy budget ε").get_by_role("slider")
     expect(thumb).to_have_attribute("aria-valuetext", "0.1")
     thumb.focus()
     thumb.press("ArrowRight")
     thumb.press("ArrowRight")
     expect(thumb).to_have_attribute("aria-valuetext", "0.3")
+    # The caption names the new ε only once the rerun for 0.3 (not an earlier one for 0.2) drew.
+    expect(main.get_by_text("ε = 0.3, λ = 0.1, 100 bootstrap resamples")).to_be_visible()
     expect(sd).not_to_have_text(sd_before)
     wait_idle(page)
-    expect(main.get_by_text("ε = 0.3, λ = 0.1")).to_be_visible()
-    expect_plots(open_tab(page, TABS[0]), 1)
+    panel = open_tab(page, "Estimates vs λ")
+    expect_plots(panel, 1, BOXES)
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(screenshot(page, "importance-epsilon"), SCREENSHOT)
 
-    expect_plots(open_tab(page, "Estimates vs ε"), 1)
+    panel = open_tab(page, "Estimates vs ε")
+    expect_plots(panel, 1, BOXES)
+    expect(panel.locator(".boxlayer .trace")).to_have_count(len(EPSILON_GRID))  # 0.3 is in it
     screenshot(page, "importance-tab-epsilon")
-    expect_plots(open_tab(page, "Bias vs SD"), 1)
+    expect_plots(open_tab(page, "Bias vs SD"), 1, DOTS)
     screenshot(page, "importance-tab-bias-sd")
-    expect_plots(open_tab(page, "Variance: theory"), 2)
+    panel = open_tab(page, "Variance: theory")
+    expect_plots(panel, 2, DOTS)
     screenshot(page, "importance-tab-variance")
+    panel.get_by_test_id("stExpander").get_by_text("Numbers", exact=True).click()
+    expect(panel.get_by_test_id("stDataFrame")).to_be_visible()
+    assert_no_exception(page)
     panel = open_tab(page, "Baselines")
-    expect_plots(panel, 1)
+    expect_plots(panel, 1, BOXES)
     expect(panel.get_by_test_id("stDataFrame")).to_be_visible()
     screenshot(page, "importance-tab-baselines")
 
     panel = open_tab(page, "Model training")
-    toggle = panel.get_by_test_id("stCheckbox").filter(
-        has_text="Train the models (takes a few seconds)")
-    toggle.click()
-    expect(toggle.get_by_role("checkbox")).to_be_checked()
-    expect_plots(panel, 2)
+    label = "Train the models (takes a few seconds)"
+    panel.get_by_text(label, exact=True).click()
+    expect(panel.get_by_role("switch", name=label)).to_be_checked()
+    expect_plots(panel, 2, BOXES)
     wait_idle(page)
-    expect_plots(open_tab(page, "Model training"), 2)
+    expect_plots(open_tab(page, "Model training"), 2, BOXES)
     screenshot(page, "importance-tab-models")
 
     panel = open_tab(page, "Publish once")
     expect(panel.get_by_test_id("stDownloadButton")).to_contain_text(
         "Download the release (public rows + weights, CSV)")
-    expect_plots(panel, 1)
+    expect_plots(panel, 1, BARS)
     expect(panel.get_by_test_id("stDataFrame")).to_be_visible()
     assert_no_exception(page)
     screenshot(page, "importance-tab-publish")
+
+    # The page's own URL works too: a new session starts at the default ε, from cached fits.
+    page.goto(f"{app_url}/importance")
+    expect(main.get_by_text("ε = 0.1, λ = 0.1, 100 bootstrap resamples")).to_be_visible()
+    wait_idle(page)
+    expect_plots(open_tab(page, "Estimates vs λ"), 1, BOXES)
