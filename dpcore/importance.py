@@ -152,8 +152,10 @@ def _fit_balanced(X_D: np.ndarray, X_E: np.ndarray, lam: float) -> np.ndarray:
 
 def _weighted_means(X_E: np.ndarray, B: np.ndarray, b_E: np.ndarray) -> np.ndarray:
     """``(1/N_E) sum_E b(x) w(x)`` for each row of ``B`` (shape (R, d)), stable in exp."""
-    W = softmax(X_E @ B.T, axis=0)
-    return b_E @ W
+    Z = X_E @ B.T
+    Z -= Z.max(axis=0)
+    np.exp(Z, out=Z)
+    return (b_E @ Z) / Z.sum(axis=0)
 
 
 # --------------------------------------------------------------------------------------------

@@ -175,14 +175,18 @@ def logistic_gradient(coef, X, y, sample_weight=None, *, lam: float, linear=None
     return _gradient(design, np.asarray(coef, dtype=float), y, s, lam, linear)
 
 
-def _newton(design, y, s, lam, linear, w, tol, max_iter) -> LogisticFit:
+def _newton(design, y, s, lam, linear, w, tol,
+            max_iter) -> tuple[LogisticFit, np.ndarray | None]:
+    """Newton's method with Armijo backtracking; also returns the last Hessian it formed."""
     f = _objective(design, w, y, s, lam, linear)
+    H = None
     for it in range(1, max_iter + 1):
         g = _gradient(design, w, y, s, lam, linear)
         gap = float(_gap_bound(g, lam))
         if gap <= tol:
-            return LogisticFit(w, it - 1, gap)
-        step = scipy.linalg.solve(design.hessian(w, s, lam), g, assume_a="pos")
+            return LogisticFit(w, it - 1, gap), H
+        H = design.hessian(w, s, lam)
+        step = scipy.linalg.solve(H, g, assume_a="pos")
         t, slope = 1.0, float(g @ step)
         while True:  # Armijo backtracking; J is strongly convex, so this terminates.
             w_new = w - t * step
@@ -191,7 +195,8 @@ def _newton(design, y, s, lam, linear, w, tol, max_iter) -> LogisticFit:
                 break
             t *= 0.5
         w, f = w_new, f_new
-    return LogisticFit(w, max_iter, float(_gap_bound(_gradient(design, w, y, s, lam, linear), lam)))
+    gap = float(_gap_bound(_gradient(design, w, y, s, lam, linear), lam))
+    return LogisticFit(w, max_iter, gap), H
 
 
 def fit_logistic(X, y, sample_weight=None, *, lam: float, linear=None, coef_init=None,
@@ -220,7 +225,7 @@ def fit_logistic(X, y, sample_weight=None, *, lam: float, linear=None, coef_init
     y, s, lam, linear = _check_problem(design, y, sample_weight, lam, linear)
     X_m, y, S = _merge_duplicates(design.X, y, s[:, None])
     w = np.zeros(design.d) if coef_init is None else np.array(coef_init, dtype=float)
-    return _newton(_Design(X_m), y, S[:, 0], lam, linear, w, tol, max_iter)
+    return _newton(_Design(X_m), y, S[:, 0], lam, linear, w, tol, max_iter)[0]
 
 
 class BatchedProblem:
@@ -265,24 +270,27 @@ class BatchedProblem:
         """Minimisers of every replicate's objective, shape (n_reps, n_features).
 
         Each step updates every unconverged replicate ``r`` by ``w_r -= H^{-1} g_r`` with one
-        shared Hessian ``H``, the exact Hessian at the fit on the mean weights (``coef_init`` if
-        given). Bootstrap replicates lie close to that fit, so the iteration contracts quickly; a
-        replicate whose certified gap stops shrinking is finished by exact Newton. Every returned
-        fit has a certified gap ``||grad||^2 / (2 lam) <= tol``.
+        shared Hessian ``H``, the Hessian near the fit on the mean weights (at ``coef_init`` if
+        given, else Newton's last one). Bootstrap replicates lie close to that fit, so the
+        iteration contracts quickly; a replicate whose certified gap stops shrinking is finished
+        by exact Newton. Every returned fit has a certified gap ``||grad||^2 / (2 lam) <= tol``.
         """
         design, y = self.design, self.y
         _, _, lam, linear = _check_problem(design, y, self.s_mean, lam, linear)
+        H = None
         if coef_init is None:  # the shared Hessian needs w0 only roughly
-            w0 = _newton(design, y, self.s_mean, lam, linear, np.zeros(design.d), W0_TOL,
-                         100).coef
+            fit, H = _newton(design, y, self.s_mean, lam, linear, np.zeros(design.d), W0_TOL,
+                             100)
+            w0 = fit.coef
         else:
             w0 = np.asarray(coef_init, dtype=float)
-        h_inv = scipy.linalg.cho_solve(
-            scipy.linalg.cho_factor(design.hessian(w0, self.s_mean, lam)), np.eye(design.d)
-        )
+        if H is None:
+            H = design.hessian(w0, self.s_mean, lam)
+        h_inv = np.linalg.inv(H)  # H >= lam I: well conditioned, and d is small
         # First step: every replicate starts at w0, so one sigmoid over n values serves all.
-        residual = (expit(design.dot(w0)) - y)[:, None] * self.S
-        W = w0[:, None] - h_inv @ (design.tdot(residual) + (lam * w0 + linear)[:, None])
+        residual = (expit(design.dot(w0)) - y).astype(np.float32)[:, None] * self.S32
+        step = (design.X32.T @ residual).astype(float) + (lam * w0 + linear)[:, None]
+        W = w0[:, None] - h_inv @ step
         # Bulk of the steps in float32, then float64 steps until every gap is certified <= tol.
         self._iterate(W, lam, linear, h_inv, tol, max_iter, single=True)
         self._iterate(W, lam, linear, h_inv, tol, max_iter, single=False)
@@ -310,7 +318,7 @@ class BatchedProblem:
             if not single:
                 for j in active[unfinished & stalled]:
                     W[:, j] = _newton(design, self.y, self.S[:, j], lam, linear, W[:, j], tol,
-                                      100).coef
+                                      100)[0].coef
             last[active] = gap
             keep = unfinished & ~stalled
             active, G = active[keep], G[:, keep]
@@ -320,7 +328,7 @@ class BatchedProblem:
         if not single:
             for j in active:
                 W[:, j] = _newton(design, self.y, self.S[:, j], lam, linear, W[:, j], tol,
-                                  100).coef
+                                  100)[0].coef
 
 
 def fit_logistic_batched(X, y, sample_weights, *, lam: float, linear=None, coef_init=None,
