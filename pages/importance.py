@@ -140,9 +140,10 @@ with show_errors():
         frame = pd.concat([ours[["method", "estimate"]], base[["method", "estimate"]]])
         st.plotly_chart(baselines_figure(frame, truth, public_mean), key="fig_baselines")
         st.caption("Every method on the same resamples at this ε. Laplace perturbation of the "
-                   "records is either hopelessly noisy (raw; most of it lies off this chart) or "
-                   "biased towards ½ (trimmed); the Laplace mechanism answers this one query "
-                   "well but spends budget on every question asked.")
+                   f"records (L1 sensitivity {scenario.record_l1_sensitivity:g} per record) is "
+                   "either hopelessly noisy (raw; most of it lies off this chart) or biased "
+                   "towards ½ (trimmed); the Laplace mechanism answers this one query well but "
+                   "spends budget on every question asked.")
         st.dataframe(frame.groupby("method", sort=False).estimate
                      .agg(median="median", sd="std").reset_index(), hide_index=True)
     with tabs[5]:

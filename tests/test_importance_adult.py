@@ -93,3 +93,9 @@ def test_compact_encoding_matches_the_papers_63_components():
     sc = load_scenario("adult", encoding="compact")
     assert sc.d + 1 == 63  # 62 items plus the intercept
     assert load_scenario("adult").d + 1 == 114
+
+
+def test_laplace_perturbation_sensitivity_matches_sect_5_1():
+    # "The L1 sensitivity of the private dataset is at least 24": 12 one-hot groups, two items
+    # each move when one record replaces another.
+    assert load_scenario("adult").record_l1_sensitivity == 24

@@ -1,4 +1,4 @@
-"""Project layout rules: ``dpcore`` is pure Python and never imports Streamlit."""
+"""Project layout rules: ``dpcore`` is pure Python and never imports Streamlit; ruff is clean."""
 
 import ast
 import subprocess
@@ -34,3 +34,11 @@ def test_importing_every_dpcore_module_leaves_streamlit_unloaded():
         [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_ruff_finds_nothing():
+    """The lint configured in pyproject.toml is part of the test run."""
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "."], cwd=ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -68,7 +68,8 @@ def baselines(scenario: Scenario, scenario_id: str, query: Query, epsilon: float
               seed: int) -> pd.DataFrame:
     """Sect. 5.1 baselines on the same resamples."""
     return _memo(scenario_id, ("baselines", query, epsilon, n_reps, seed), lambda: dp_baselines(
-        scenario.private, scenario.public, query, [epsilon], n_reps, seed))
+        scenario.private, scenario.public, query, [epsilon], n_reps, seed,
+        l1_sensitivity=scenario.record_l1_sensitivity))
 
 
 def release(scenario: Scenario, scenario_id: str, epsilon: float, lam: float,
