@@ -41,7 +41,7 @@ def check_random_state(rng: Any = None) -> np.random.Generator:
     The one place where randomness is resolved: public entry points call it once and pass the
     Generator down. ``None`` draws fresh OS entropy; there is no global random state.
 
-    >>> check_random_state(0).integers(10) == check_random_state(0).integers(10)
+    >>> bool(check_random_state(0).integers(10) == check_random_state(0).integers(10))
     True
     """
     if isinstance(rng, np.random.Generator):

@@ -113,3 +113,37 @@ def test_sliders_and_query_survive_a_page_switch():
     rerun(at)
     assert at.select_slider(key="iw_epsilon").value == 2.0
     assert at.radio(key="iw_q_kind").value == "Mean of a column"
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        {"builtin_name": "mvn-shift", "builtin_public": "identical"},  # Fig. 5: E = D
+        {"builtin_name": "three-gaussians", "builtin_public": "uniform"},  # Figs 5-6: uniform E
+        {"builtin_name": "breast-cancer", "builtin_public": "bootstrap"},
+        {"builtin_name": "digits"},
+        {"builtin_name": "adult", "builtin_encoding": "compact"},  # the paper's d = 63
+    ],
+    ids=lambda s: "-".join(map(str, s.values())),
+)
+def test_page_runs_on_every_kind_of_scenario(state):
+    at = open_page(**state)
+    assert len(charts(at)) == 7
+    caption = next(c.value for c in at.caption if c.value.startswith("ε ="))
+    assert f"d = {at.session_state['scenario'].d + 1} components" in caption
+
+
+def test_page_on_an_uploaded_scenario_without_a_target():
+    data = ROOT / "tests" / "data"
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.session_state["builtin_name"] = "wine"
+    at.run()
+    at.radio(key="source").set_value("Upload").run()
+    for key, name in (("upload_public", "valid_public.csv"), ("upload_private", "valid_private.csv")):
+        at.file_uploader(key=key).set_value((name, (data / name).read_bytes(), "text/csv"))
+    rerun(at)
+    assert at.session_state["upload_report"] is not None
+    at.switch_page(PAGE)
+    rerun(at)
+    assert len(charts(at)) == 7
+    assert any("no target" in info.value for info in at.info)  # the model tab says why it is empty
