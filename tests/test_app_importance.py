@@ -139,8 +139,10 @@ def test_page_on_an_uploaded_scenario_without_a_target():
     at.session_state["builtin_name"] = "wine"
     at.run()
     at.radio(key="source").set_value("Upload").run()
-    for key, name in (("upload_public", "valid_public.csv"), ("upload_private", "valid_private.csv")):
-        at.file_uploader(key=key).set_value((name, (data / name).read_bytes(), "text/csv"))
+    for side in ("public", "private"):
+        name = f"valid_{side}.csv"
+        at.file_uploader(key=f"upload_{side}").set_value(
+            (name, (data / name).read_bytes(), "text/csv"))
     rerun(at)
     assert at.session_state["upload_report"] is not None
     at.switch_page(PAGE)
