@@ -53,6 +53,7 @@ __all__ = [
     "monte_carlo",
     "summarise",
     "noise_scale",
+    "expected_noise_norm",
     "estimate_gradient",
     "variance_bound",
     "plugin_variance",
@@ -133,6 +134,11 @@ def _check_lam(lam) -> float:
 def noise_scale(d: int, n_private: int, lam: float, epsilon: float) -> float:
     """Scale ``sqrt(d) / (N_D lam epsilon)`` of the L2 Laplace noise ([JE13]_ Algorithm 1, 2)."""
     return float(np.sqrt(d) / (n_private * _check_lam(lam) * check_epsilon(epsilon)))
+
+
+def expected_noise_norm(d: int, n_private: int, lam: float, epsilon: float) -> float:
+    """Mean norm ``d * sqrt(d) / (N_D lam epsilon)`` of the noise on beta (Gamma(d, scale) norm)."""
+    return d * noise_scale(d, n_private, lam, epsilon)
 
 
 def _balanced_design(X_D: np.ndarray, X_E: np.ndarray):

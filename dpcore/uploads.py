@@ -676,14 +676,19 @@ def _target_levels(
 def _check_two_classes(encoded: pd.Series, target: str, positive: Any, raw: pd.Series) -> None:
     if encoded.nunique() < 2:
         if raw.nunique() == 1:
-            what = f"every private row has {target} = {raw.iloc[0]!r}"
+            what = f"every private row has {target} = {_show(raw.iloc[0])}"
         else:
-            what = f"no private row has {target} = {positive!r}"
+            what = f"no private row has {target} = {_show(positive)}"
         raise DataError(
             f"Target {target!r} has a single class in the private file ({what}); a classifier "
             "needs both classes. Choose another target (or positive class), or upload a "
             "private file with both classes."
         )
+
+
+def _show(value: Any) -> str:
+    """A cell value as a user wrote it: quoted text, plain numbers (never ``np.int64(1)``)."""
+    return repr(value) if isinstance(value, str) else str(value)
 
 
 def _check_width(encoder: TabularEncoder, max_features: int) -> None:

@@ -8,7 +8,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore.importance import bootstrap_estimates, model_distances, noise_scale, summarise
+from dpcore.importance import (
+    bootstrap_estimates,
+    expected_noise_norm,
+    model_distances,
+    summarise,
+)
 from ui import study
 from ui.errors import show_errors
 from ui.importance_figures import (
@@ -63,7 +68,6 @@ with show_errors():
     D, E = scenario.private, scenario.public
     b_D, b_E = query.evaluate(D), query.evaluate(E)
     truth, public_mean = float(b_D.mean()), float(b_E.mean())
-    d = scenario.d + 1  # the intercept is a component of every record
 
     def fits_at(lam_value: float):
         return study.fits(scenario, scenario_id, n_reps, sim_seed, lam_value)
@@ -81,6 +85,7 @@ with show_errors():
         fits_at(lam_value)
         bar.progress((i + 1) / len(lam_axis), text=f"Fitted λ = {lam_value:g}")
     bar.empty()
+    d = fits_at(lam).d  # components of a record, the intercept included
     by_lam = estimates(lam_axis, [epsilon])
     by_eps = estimates([lam], eps_axis)
     here = by_eps[by_eps.epsilon == epsilon].estimate
@@ -92,7 +97,7 @@ with show_errors():
     cols[2].metric("Median DP estimate", f"{here.median():.4f}",
                    delta=f"{here.median() - truth:+.4f} vs truth", delta_color="off")
     cols[3].metric("SD over replicates", f"{here.std():.4f}")
-    cols[4].metric("Noise norm E‖δ‖", f"{d * noise_scale(d, len(D), lam, epsilon):.3g}",
+    cols[4].metric("Noise norm E‖δ‖", f"{expected_noise_norm(d, len(D), lam, epsilon):.3g}",
                    help="Mean norm of the noise added to β: d·√d/(N_D λ ε).")
     st.caption(
         f"ε = {epsilon:g}, λ = {lam:g}, {n_reps} bootstrap resamples of D ({len(D):,} records) "
