@@ -8,30 +8,19 @@ README.
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from browser_support import ROOT, SCREENSHOTS, assert_no_exception, expect, screenshot
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-expect = pytest.importorskip(
-    "playwright.sync_api", reason="Python Playwright is missing: pip install playwright"
-).expect
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "tests" / "artifacts"
 DATA = ROOT / "tests" / "data"
-SCREENSHOT = ROOT / "docs" / "screenshots" / "home.png"
-# Every expect() waits up to a minute: the first run loads Adult, and CI has 2 busy cores.
-expect.set_options(timeout=60_000)
-
-
-def assert_no_exception(page: Page) -> None:
-    expect(page.get_by_test_id("stException")).to_have_count(0)
+SCREENSHOT = SCREENSHOTS / "home.png"
 
 
 def wait_for_header(page: Page, text: str) -> None:
@@ -40,12 +29,6 @@ def wait_for_header(page: Page, text: str) -> None:
     expect(main.get_by_role("heading", name=text, exact=True)).to_be_visible()
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
     assert_no_exception(page)
-
-
-def screenshot(page: Page, name: str) -> Path:
-    path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=path, full_page=True)
-    return path
 
 
 def choose(page: Page, label: str, option: str) -> None:

@@ -8,26 +8,20 @@ for the README.
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from browser_support import SCREENSHOTS, assert_no_exception, expect, screenshot
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
 
-expect = pytest.importorskip(
-    "playwright.sync_api", reason="Python Playwright is missing: pip install playwright"
-).expect
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "tests" / "artifacts"
-SCREENSHOT = ROOT / "docs" / "screenshots" / "importance.png"
+SCREENSHOT = SCREENSHOTS / "importance.png"
 # The first run fits 8 lambdas x 100 bootstrap replicates of Adult: allow 90 s on 2 busy cores.
 FIRST_RUN_TIMEOUT = 90_000
-expect.set_options(timeout=60_000)
 
 LAMBDA_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)  # boxes of "Estimates vs λ"
 EPSILON_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)  # boxes of "Estimates vs ε"
@@ -35,21 +29,11 @@ EPSILON_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)  # boxes of "Estimates vs 
 BOXES, DOTS, BARS = ".boxlayer path", ".scatterlayer .points path", ".barlayer .bars path"
 
 
-def assert_no_exception(page: Page) -> None:
-    expect(page.get_by_test_id("stException")).to_have_count(0)
-
-
 def wait_idle(page: Page, timeout: float | None = None) -> None:
     """Wait until the rerun is over: no "Running…" status, no progress bar, no exception."""
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout)
     expect(page.get_by_test_id("stMain").get_by_test_id("stProgress")).to_have_count(0)
     assert_no_exception(page)
-
-
-def screenshot(page: Page, name: str) -> Path:
-    path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=path, full_page=True)
-    return path
 
 
 def metric_value(page: Page, label: str) -> Locator:
