@@ -22,6 +22,7 @@ References
 from __future__ import annotations
 
 import functools
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,12 +69,17 @@ class _Design:
     def tdot(self, V: np.ndarray) -> np.ndarray:
         return self.X.T @ V
 
-    def hessian(self, w: np.ndarray, s: np.ndarray, lam: float) -> np.ndarray:
-        """Exact Hessian, formed in float32: it only sets step directions, never the accuracy,
-        which the float64 gradient certifies."""
+    def hessian(self, w: np.ndarray, s: np.ndarray, lam: float,
+                single: bool = False) -> np.ndarray:
+        """Exact Hessian of the objective at ``w``.
+
+        ``single=True`` forms it in float32, for the batched solver's shared Hessian: it only
+        sets step directions, never the accuracy, which the float64 gradient certifies.
+        """
         p = expit(self.dot(w))
-        c = (s * p * (1.0 - p)).astype(np.float32)
-        H = ((self.X32 * c[:, None]).T @ self.X32).astype(float)
+        c = s * p * (1.0 - p)
+        X = self.X32 if single else self.X
+        H = ((X * c.astype(X.dtype)[:, None]).T @ X).astype(float)
         H[np.diag_indices_from(H)] += lam
         return H
 
@@ -175,17 +181,22 @@ def logistic_gradient(coef, X, y, sample_weight=None, *, lam: float, linear=None
     return _gradient(design, np.asarray(coef, dtype=float), y, s, lam, linear)
 
 
-def _newton(design, y, s, lam, linear, w, tol,
-            max_iter) -> tuple[LogisticFit, np.ndarray | None]:
-    """Newton's method with Armijo backtracking; also returns the last Hessian it formed."""
+def _newton(design, y, s, lam, linear, w, tol, max_iter,
+            single: bool = False) -> tuple[LogisticFit, np.ndarray | None]:
+    """Newton's method with Armijo backtracking; also returns the last Hessian it formed.
+
+    Stops when the gap is at most ``tol`` times the total weight (at least 1), or when no step
+    decreases the objective any more (rounding); warns if that leaves the gap above it.
+    """
+    tol_abs = tol * max(1.0, float(s.sum()))
     f = _objective(design, w, y, s, lam, linear)
     H = None
     for it in range(1, max_iter + 1):
         g = _gradient(design, w, y, s, lam, linear)
         gap = float(_gap_bound(g, lam))
-        if gap <= tol:
+        if gap <= tol_abs:
             return LogisticFit(w, it - 1, gap), H
-        H = design.hessian(w, s, lam)
+        H = design.hessian(w, s, lam, single)
         step = scipy.linalg.solve(H, g, assume_a="pos")
         t, slope = 1.0, float(g @ step)
         while True:  # Armijo backtracking; J is strongly convex, so this terminates.
@@ -194,9 +205,15 @@ def _newton(design, y, s, lam, linear, w, tol,
             if f_new <= f - 1e-4 * t * slope or t < 1e-10:
                 break
             t *= 0.5
+        if t < 1e-10:  # rounding: the objective cannot decrease any further
+            break
         w, f = w_new, f_new
     gap = float(_gap_bound(_gradient(design, w, y, s, lam, linear), lam))
-    return LogisticFit(w, max_iter, gap), H
+    if gap > tol_abs:
+        warnings.warn(f"Newton's method stopped after {it} steps with objective gap {gap:.2g}, "
+                      f"above the tolerance {tol_abs:.2g}; raise max_iter or lam.",
+                      RuntimeWarning, stacklevel=3)
+    return LogisticFit(w, it, gap), H
 
 
 def fit_logistic(X, y, sample_weight=None, *, lam: float, linear=None, coef_init=None,
@@ -217,8 +234,10 @@ def fit_logistic(X, y, sample_weight=None, *, lam: float, linear=None, coef_init
     coef_init : array-like of shape (n_features,), default=None
         Starting point (zeros when None).
     tol : float, default=1e-10
-        Stop when the certified sub-optimality ``||grad J||^2 / (2 lam)`` is at most ``tol``, so
-        the objective is within ``tol`` of its minimum.
+        Stop when the certified sub-optimality ``||grad J||^2 / (2 lam)`` is at most
+        ``tol * max(1, sum(sample_weight))``: the objective is then within that of its minimum
+        (relative to the total weight, which sets the objective's scale; with weights summing
+        to at most 1, as in the importance-weighting objective, an absolute ``tol``).
     max_iter : int, default=100
     """
     design = _Design(X)
@@ -273,25 +292,26 @@ class BatchedProblem:
         shared Hessian ``H``, the Hessian near the fit on the mean weights (at ``coef_init`` if
         given, else Newton's last one). Bootstrap replicates lie close to that fit, so the
         iteration contracts quickly; a replicate whose certified gap stops shrinking is finished
-        by exact Newton. Every returned fit has a certified gap ``||grad||^2 / (2 lam) <= tol``.
+        by exact Newton. Every returned fit has a certified gap ``||grad||^2 / (2 lam)`` of at
+        most ``tol`` times its total weight (at least 1), as in :func:`fit_logistic`.
         """
         design, y = self.design, self.y
         _, _, lam, linear = _check_problem(design, y, self.s_mean, lam, linear)
         H = None
         if coef_init is None:  # the shared Hessian needs w0 only roughly
             fit, H = _newton(design, y, self.s_mean, lam, linear, np.zeros(design.d), W0_TOL,
-                             100)
+                             100, single=True)
             w0 = fit.coef
         else:
             w0 = np.asarray(coef_init, dtype=float)
         if H is None:
-            H = design.hessian(w0, self.s_mean, lam)
+            H = design.hessian(w0, self.s_mean, lam, single=True)
         h_inv = np.linalg.inv(H)  # H >= lam I: well conditioned, and d is small
         # First step: every replicate starts at w0, so one sigmoid over n values serves all.
         residual = (expit(design.dot(w0)) - y).astype(np.float32)[:, None] * self.S32
         step = (design.X32.T @ residual).astype(float) + (lam * w0 + linear)[:, None]
         W = w0[:, None] - h_inv @ step
-        # Bulk of the steps in float32, then float64 steps until every gap is certified <= tol.
+        # Bulk of the steps in float32, then float64 steps until every gap is certified.
         self._iterate(W, lam, linear, h_inv, tol, max_iter, single=True)
         self._iterate(W, lam, linear, h_inv, tol, max_iter, single=False)
         return W.T
@@ -306,6 +326,7 @@ class BatchedProblem:
         design, y = self.design, self.y
         S = self.S32 if single else self.S
         y = y.astype(np.float32) if single else y
+        tol_abs = tol * np.maximum(1.0, self.S.sum(axis=0))
         active = np.arange(self.n_reps)
         last = np.full(self.n_reps, np.inf)
         for _ in range(max_iter):
@@ -314,7 +335,7 @@ class BatchedProblem:
                           S if every else S[:, active], lam, linear, single)
             gap = _gap_bound(G, lam)
             stalled = gap >= last[active]
-            unfinished = gap > tol
+            unfinished = gap > tol_abs[active]
             if not single:
                 for j in active[unfinished & stalled]:
                     W[:, j] = _newton(design, self.y, self.S[:, j], lam, linear, W[:, j], tol,

@@ -115,3 +115,11 @@ def test_labels_must_be_binary():
     X, y, _ = _problem(n=50, d=4)
     with pytest.raises(ValueError, match="labels 0 and 1"):
         fit_logistic(X, y * 2, lam=1.0)
+
+
+def test_unconverged_fit_warns_and_tolerance_scales_with_total_weight():
+    X, y, s = _problem(n=200, d=5, seed=9)
+    with pytest.warns(RuntimeWarning, match="objective gap"):
+        fit_logistic(X, y, s, lam=0.01, max_iter=1)
+    heavy = fit_logistic(X, y, s * 1e6, lam=0.01)  # objective scale 1e6: tol is relative to it
+    assert heavy.gap <= 1e-10 * 1e6
