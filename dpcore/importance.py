@@ -65,7 +65,8 @@ __all__ = [
     "model_distances",
 ]
 
-#: Objective tolerance of every fit: certified ``J(beta) - min J <= TOL``.
+#: Objective tolerance of every fit: certified ``J(beta) - min J <= 2 TOL`` (the balanced
+#: objective's weights sum to 2; see ``dpcore.logistic.fit_logistic``).
 TOL = 1e-10
 
 

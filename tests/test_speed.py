@@ -28,9 +28,9 @@ def test_batched_bootstrap_fits_beat_sequential_sklearn_by_30x():
     for r in range(1, SKLEARN_FITS + 1):
         sk = LogisticRegression(C=1 / LAM, fit_intercept=False, tol=1e-8, max_iter=10_000)
         sk.fit(X, y, sample_weight=S[:, r])
-        # Same objective, equal or better optimum (certified gap <= 1e-10).
+        # Same objective; ours is certified within 1e-10 x total weight (2) of the optimum.
         assert logistic_objective(coefs[r], X, y, S[:, r], lam=LAM) <= (
-            logistic_objective(sk.coef_[0], X, y, S[:, r], lam=LAM) + 1e-10)
+            logistic_objective(sk.coef_[0], X, y, S[:, r], lam=LAM) + 2e-10)
     sklearn = (time.perf_counter() - start) * (REPS + 1) / SKLEARN_FITS
     assert sklearn / ours > 30, f"ours {ours:.3f} s, sklearn {sklearn:.3f} s"
     assert np.isfinite(coefs).all()
