@@ -46,6 +46,7 @@ from dpcore.validation import (
 
 __all__ = [
     "ImportanceWeights",
+    "balanced_fit",
     "BootstrapFits",
     "BootstrapStudy",
     "bootstrap_fits",
@@ -157,6 +158,17 @@ def _fit_balanced(X_D: np.ndarray, X_E: np.ndarray, lam: float) -> np.ndarray:
     return fit_logistic(X, y, s, lam=lam, tol=TOL).coef
 
 
+def balanced_fit(private, public, lam: float, *, fit_intercept: bool = True,
+                 clip: bool = False) -> np.ndarray:
+    """[JE13]_ Algorithm 1 step 1: ``beta*`` of the balanced regularised logistic regression.
+
+    Non-private (no noise yet): an intermediate for :meth:`ImportanceWeights.fit`, never a release.
+    """
+    X_D, X_E = _records(private, public, clip=clip)
+    return _fit_balanced(_with_intercept(X_D, fit_intercept), _with_intercept(X_E, fit_intercept),
+                         _check_lam(lam))
+
+
 def _weighted_means(X_E: np.ndarray, B: np.ndarray, b_E: np.ndarray) -> np.ndarray:
     """``(1/N_E) sum_E b(x) w(x)`` for each row of ``B`` (shape (R, d)), stable in exp."""
     Z = X_E @ B.T
@@ -215,14 +227,24 @@ class ImportanceWeights:
         self.clip = clip
         self.rng = rng
 
-    def fit(self, private, public) -> ImportanceWeights:
-        """Compute ``beta_`` and ``weights_`` from private records D and public records E."""
+    def fit(self, private, public, *, beta_star=None) -> ImportanceWeights:
+        """Compute ``beta_`` and ``weights_`` from private records D and public records E.
+
+        ``beta_star``, if given, must be ``balanced_fit(private, public, lam)`` of these same
+        records with the same ``fit_intercept`` and ``clip``: step 1 does not depend on epsilon or
+        the seed, so a caller that moves only those reuses it and draws only the noise of step 2.
+        """
         epsilon, lam = check_epsilon(self.epsilon), _check_lam(self.lam)
         X_D, X_E = _records(private, public, clip=self.clip)
         X_D = _with_intercept(X_D, self.fit_intercept)
         X_E = _with_intercept(X_E, self.fit_intercept)
         n_D, d = X_D.shape
-        beta_star = _fit_balanced(X_D, X_E, lam)
+        if beta_star is None:
+            beta_star = _fit_balanced(X_D, X_E, lam)
+        beta_star = np.asarray(beta_star, dtype=float)
+        if beta_star.shape != (d,):
+            raise ValueError(f"beta_star has shape {beta_star.shape}, expected ({d},); pass "
+                             "balanced_fit(private, public, lam) of the same records.")
         self.sensitivity_ = float(np.sqrt(d) / (n_D * lam))
         self.noise_scale_ = self.sensitivity_ / epsilon
         delta = sample_l2_laplace(d, self.noise_scale_, rng=check_random_state(self.rng))

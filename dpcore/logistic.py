@@ -66,9 +66,6 @@ class _Design:
     def dot(self, W: np.ndarray) -> np.ndarray:
         return self.X @ W
 
-    def tdot(self, V: np.ndarray) -> np.ndarray:
-        return self.X.T @ V
-
     def hessian(self, w: np.ndarray, s: np.ndarray, lam: float,
                 single: bool = False) -> np.ndarray:
         """Exact Hessian of the objective at ``w``.
@@ -277,8 +274,9 @@ class BatchedProblem:
             raise ValueError("sample_weights must be finite and >= 0.")
         X_m, self.y, self.S = _merge_duplicates(design.X, y, S)
         self.design = _Design(X_m)
-        self.S32 = self.S.astype(np.float32)
+        self.S32, self.y32 = self.S.astype(np.float32), self.y.astype(np.float32)
         self.s_mean = self.S.mean(axis=1)
+        self.scale = np.maximum(1.0, self.S.sum(axis=0))  # tolerances are relative to this
 
     @property
     def n_reps(self) -> int:
@@ -318,15 +316,15 @@ class BatchedProblem:
 
     def _iterate(self, W: np.ndarray, lam: float, linear: np.ndarray, h_inv: np.ndarray,
                  tol: float, max_iter: int, *, single: bool) -> None:
-        """Shared-Hessian steps on ``W`` (in place) until each replicate's gap is <= ``tol``.
+        """Shared-Hessian steps on ``W`` (in place) until each replicate's gap is at most ``tol``
+        times its total weight.
 
         In float32 a replicate leaves when its gap stops shrinking (rounding); in float64 it is
         then finished by exact Newton.
         """
-        design, y = self.design, self.y
-        S = self.S32 if single else self.S
-        y = y.astype(np.float32) if single else y
-        tol_abs = tol * np.maximum(1.0, self.S.sum(axis=0))
+        design = self.design
+        S, y = (self.S32, self.y32) if single else (self.S, self.y)
+        tol_abs = tol * self.scale
         active = np.arange(self.n_reps)
         last = np.full(self.n_reps, np.inf)
         for _ in range(max_iter):

@@ -10,6 +10,7 @@ from dpcore import DataError
 from dpcore.importance import (
     ImportanceWeights,
     _fit_balanced,
+    balanced_fit,
     baselines,
     bootstrap_estimates,
     bootstrap_fits,
@@ -48,6 +49,16 @@ def test_weights_have_mean_one_and_follow_the_seed(shifted):
     assert a.epsilon_spent_ == 1.0
     assert list(a.feature_names_in_) == ["a", "b", "c", "flag"]
     assert a.estimate(indicator(("flag", "==", 1))) == pytest.approx(a.estimate(E["flag"]))
+
+
+def test_reusing_step_one_gives_the_same_release(shifted):
+    D, E = shifted
+    beta_star = balanced_fit(D, E, 0.1)
+    reused = ImportanceWeights(epsilon=0.5, lam=0.1, rng=4).fit(D, E, beta_star=beta_star)
+    fresh = ImportanceWeights(epsilon=0.5, lam=0.1, rng=4).fit(D, E)
+    np.testing.assert_array_equal(reused.beta_, fresh.beta_)
+    with pytest.raises(ValueError, match="beta_star"):
+        ImportanceWeights(rng=0).fit(D, E, beta_star=beta_star[:-1])
 
 
 def test_weighting_moves_the_estimate_toward_the_private_answer(shifted):

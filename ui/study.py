@@ -21,6 +21,7 @@ from dpcore.importance import (
     BootstrapStudy,
     ImportanceWeights,
     VarianceTerms,
+    balanced_fit,
 )
 from dpcore.importance import baselines as dp_baselines
 from dpcore.importance import variance_terms as dp_variance_terms
@@ -74,6 +75,8 @@ def baselines(scenario: Scenario, scenario_id: str, query: Query, epsilon: float
 
 def release(scenario: Scenario, scenario_id: str, epsilon: float, lam: float,
             seed: int) -> ImportanceWeights:
-    """One DP release of the weights (Algorithm 1)."""
+    """One DP release of the weights (Algorithm 1); moving epsilon or the seed reuses step 1."""
+    beta_star = _memo(scenario_id, ("balanced fit", lam), lambda: balanced_fit(
+        scenario.private, scenario.public, lam))
     return _memo(scenario_id, ("release", epsilon, lam, seed), lambda: ImportanceWeights(
-        epsilon, lam, rng=seed).fit(scenario.private, scenario.public))
+        epsilon, lam, rng=seed).fit(scenario.private, scenario.public, beta_star=beta_star))
