@@ -2,14 +2,16 @@
 
 import streamlit as st
 
+from ui.budget import budget_sidebar
 from ui.errors import show_errors
-from ui.figures import feature_means, mean_difference_figure, summary_table
+from ui.figures.home import feature_means, mean_difference_figure, summary_table
 from ui.sidebar import current_upload_report, scenario_sidebar
 
 TOP_FEATURES = 20
 PREVIEW_ROWS = 50
 
 scenario = scenario_sidebar()
+budget_sidebar()
 
 st.title("Privacy/utility explorer")
 st.markdown(

@@ -1,15 +1,23 @@
-"""AppTest of the importance-weighting page: every slider and the query builder redraw it."""
+"""AppTest of the importance-weighting page: views, controls, the query builder and Publish."""
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
+import numpy as np
 import pytest
+from streamlit.runtime.caching import cache_data_api, cache_resource_api
 from streamlit.testing.v1 import AppTest
 
+from ui.cache import SHARED
+
 ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data"
 PAGE = "pages/importance.py"
-TIMEOUT = 120  # seconds per run: the first run fits 9 lambdas x 100 replicates on 2 cores
+TIMEOUT = 120  # seconds per run: the first run on Adult fits 9 lambdas x 100 replicates
+VIEWS = {"Estimates vs λ": 1, "Estimates vs ε": 1, "Bias vs SD": 1, "Variance: theory": 2,
+         "Baselines": 1, "Model training": 0, "Publish": 0}
 
 
 def open_page(**state: object) -> AppTest:
@@ -36,38 +44,63 @@ def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
-@pytest.fixture(scope="module")
-def adult_page() -> AppTest:
-    return open_page()
+def show_view(at: AppTest, view: str) -> AppTest:
+    at.button_group(key="iw_view").set_value(view)
+    return rerun(at)
 
 
-def test_default_page_on_adult_shows_truth_public_mean_and_every_figure(adult_page):
-    shown = metrics(adult_page)
+def _cached_values(node: object):
+    """The values held by a Streamlit cache registry (caches per scope, then per function)."""
+    if isinstance(node, dict):
+        for child in list(node.values()):
+            yield from _cached_values(child)
+    elif hasattr(node, "_mem_cache"):
+        for value in list(node._mem_cache.values()):
+            yield getattr(value, "value", value)
+    elif hasattr(node, "storage"):
+        yield from _cached_values(node.storage)
+    elif hasattr(node, "persist_storage"):
+        yield from _cached_values(node.persist_storage)
+
+
+def shared_cache_bytes() -> bytes:
+    """Everything held by the stores that every session of the process shares, pickled."""
+    values = list(SHARED.values.values())
+    for registry in (cache_resource_api._resource_caches, cache_data_api._data_caches):
+        values += list(_cached_values(registry._function_caches))
+    assert values, "the shared caches hold nothing: this check would see nothing"
+    return b"".join(v if isinstance(v, bytes) else pickle.dumps(v) for v in values)
+
+
+def test_default_page_on_adult_shows_truth_public_mean_and_the_first_view():
+    at = open_page()
+    shown = metrics(at)
     assert float(shown["Truth on D (non-private)"]) == pytest.approx(0.30, abs=0.02)
     assert float(shown["Unweighted public mean"]) == pytest.approx(0.15, abs=0.02)
-    assert len(charts(adult_page)) == 7  # Figs 1, 2, 4, two variance panels, baselines, weights
-    assert adult_page.get("download_button")[0].label.startswith("Download the release")
-    captions = " ".join(c.value for c in adult_page.caption)
-    assert "non-private" in captions
+    assert list(charts(at)) == [next(k for k in charts(at) if k.endswith("fig_lambda"))]
+    captions = " ".join(c.value for c in at.caption)
+    assert "none of them is a release" in captions
+    assert "more privacy ← → more accuracy" in captions
+    assert not [w for w in at.number_input if w.key == "iw_release_seed"]  # no release seed
+
+
+@pytest.mark.parametrize("view, count", VIEWS.items())
+def test_every_view_builds_only_its_own_figures(view, count):
+    at = show_view(open_page(builtin_name="wine"), view)
+    assert len(charts(at)) == count
 
 
 @pytest.mark.parametrize(
     "key, value",
     [("iw_epsilon", 1.0), ("iw_lambda", 0.3), ("iw_reps", 50), ("iw_seed", 7)],
 )
-def test_each_control_redraws_the_figures(adult_page, key, value):
-    before = charts(adult_page)
-    widget = adult_page.number_input(key=key) if key == "iw_seed" else adult_page.select_slider(
-        key=key)
-    old = widget.value
+def test_each_control_redraws_the_figure(key, value):
+    at = open_page(builtin_name="wine")
+    before = charts(at)
+    widget = at.number_input(key=key) if key == "iw_seed" else at.select_slider(key=key)
     widget.set_value(value)
-    after = charts(rerun(adult_page))
-    changed = [k for k in before if before[k] != after.get(k)]
-    assert changed, f"moving {key} changed no figure"
-    # put it back so the module's page stays at the defaults
-    (adult_page.number_input(key=key) if key == "iw_seed" else adult_page.select_slider(
-        key=key)).set_value(old)
-    rerun(adult_page)
+    after = charts(rerun(at))
+    assert [k for k in before if before[k] != after.get(k)], f"moving {key} changed no figure"
 
 
 def test_query_builder_mean_and_compound_conditions():
@@ -91,28 +124,47 @@ def test_query_builder_mean_and_compound_conditions():
     assert any(" OR " in md.value for md in at.subheader)
 
 
-def test_model_training_and_publish_once():
-    at = open_page(builtin_name="wine")
+def test_model_training_uses_its_own_epsilons():
+    at = show_view(open_page(builtin_name="wine"), "Model training")
+    assert any("its own budgets" in md.value for md in at.markdown)
     at.toggle(key="iw_models").set_value(True)
-    rerun(at)
-    assert len(charts(at)) == 9  # the SVM and logistic-regression distance panels appear
-    before = metrics(at)["DP estimate of the query from this release"]
-    at.number_input(key="iw_release_seed").set_value(3)
-    rerun(at)
-    assert metrics(at)["DP estimate of the query from this release"] != before
+    assert len(charts(rerun(at))) == 2  # the SVM and logistic-regression distance panels
+    at.select_slider(key="iw_epsilon").set_value(2.0)  # not an input of this view's models
+    assert len(charts(rerun(at))) == 2
 
 
-def test_sliders_and_query_survive_a_page_switch():
-    at = open_page(builtin_name="wine")
-    at.select_slider(key="iw_epsilon").set_value(2.0)
-    at.radio(key="iw_q_kind").set_value("Mean of a column")
+def test_publish_twice_gives_two_releases_then_the_budget_refuses_a_third():
+    at = show_view(open_page(builtin_name="wine"), "Publish")
+    at.select_slider(key="iw_epsilon").set_value(0.5)  # the default session budget is 1
     rerun(at)
-    at.switch_page("pages/home.py")
-    rerun(at)
-    at.switch_page(PAGE)
-    rerun(at)
-    assert at.select_slider(key="iw_epsilon").value == 2.0
-    assert at.radio(key="iw_q_kind").value == "Mean of a column"
+    released = []
+    for _ in range(2):
+        at.button(key="publish_importance").click()
+        rerun(at)
+        released.append(at.session_state["_release_importance"].value.weights_)
+    assert not np.array_equal(*released)  # fresh OS entropy: identical settings, new noise
+    ledger = at.session_state["_budget_accountant"].ledger
+    assert list(ledger.epsilon) == [0.5, 0.5]
+    assert any("spent ε = 1 of 1 in 2 releases" in p.proto.text for p in at.get("progress"))
+    assert at.get("download_button")[0].label.startswith("Download the release")
+    at.button(key="publish_importance").click()
+    at.run()
+    assert any("budget" in err.value for err in at.error)  # refused, in the main area
+    assert len(at.session_state["_budget_accountant"]) == 2  # and nothing recorded
+    np.testing.assert_array_equal(at.session_state["_release_importance"].value.weights_,
+                                  released[1])
+    # Nothing released sits in a cache shared across sessions.
+    shared = shared_cache_bytes()
+    assert released[1].tobytes() not in shared and released[0].tobytes() not in shared
+
+
+@pytest.mark.parametrize("public", ["identical", "bootstrap"])
+def test_publish_is_refused_when_the_public_set_is_derived_from_the_private_one(public):
+    at = show_view(open_page(builtin_name="wine", builtin_public=public), "Publish")
+    assert not [b for b in at.button if b.key == "publish_importance"]
+    assert any("Publishing is refused" in w.value for w in at.warning)
+    at.button_group(key="iw_view").set_value("Estimates vs ε")
+    assert len(charts(rerun(at))) == 1  # the study still runs
 
 
 @pytest.mark.parametrize(
@@ -128,24 +180,51 @@ def test_sliders_and_query_survive_a_page_switch():
 )
 def test_page_runs_on_every_kind_of_scenario(state):
     at = open_page(**state)
-    assert len(charts(at)) == 7
+    assert len(charts(at)) == 1
     caption = next(c.value for c in at.caption if c.value.startswith("ε ="))
     assert f"d = {at.session_state['scenario'].d + 1} components" in caption
 
 
+def upload(at: AppTest, public: bytes, private: bytes) -> AppTest:
+    at.radio(key="source").set_value("Upload").run()
+    at.file_uploader(key="upload_public").set_value(("public.csv", public, "text/csv"))
+    at.file_uploader(key="upload_private").set_value(("private.csv", private, "text/csv"))
+    return rerun(at)
+
+
 def test_page_on_an_uploaded_scenario_without_a_target():
-    data = ROOT / "tests" / "data"
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
     at.session_state["builtin_name"] = "wine"
     at.run()
-    at.radio(key="source").set_value("Upload").run()
-    for side in ("public", "private"):
-        name = f"valid_{side}.csv"
-        at.file_uploader(key=f"upload_{side}").set_value(
-            (name, (data / name).read_bytes(), "text/csv"))
-    rerun(at)
+    upload(at, (DATA / "valid_public.csv").read_bytes(), (DATA / "valid_private.csv").read_bytes())
     assert at.session_state["upload_report"] is not None
     at.switch_page(PAGE)
     rerun(at)
-    assert len(charts(at)) == 7
-    assert any("no target" in info.value for info in at.info)  # the model tab says why it is empty
+    assert len(charts(at)) == 1
+    assert any("no target" in info.value for info in show_view(at, "Model training").info)
+
+
+def test_uploaded_data_never_enters_a_cache_shared_across_sessions():
+    marker = "ZQXMARKER"
+    rng = np.random.default_rng(0)
+
+    def csv(n: int) -> bytes:
+        rows = [f"age,{marker}_city,income"]
+        rows += [f"{rng.integers(18, 90)},{marker}{rng.integers(3)},{rng.integers(2)}"
+                 for _ in range(n)]
+        return "\n".join(rows).encode()
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.session_state["builtin_name"] = "wine"
+    at.run()
+    upload(at, csv(80), csv(60))
+    at.switch_page(PAGE)
+    rerun(at)
+    for view in ("Estimates vs λ", "Baselines", "Publish"):
+        show_view(at, view)
+    # Positive controls: the session's own memory holds the upload's results, and the scan does
+    # read st.cache_data (the built-in wine scenario loaded first is found there).
+    assert marker.encode() in pickle.dumps(at.session_state["_upload_memo"])
+    shared = shared_cache_bytes()
+    assert b"cultivar" in shared
+    assert marker.encode() not in shared

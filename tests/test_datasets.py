@@ -10,9 +10,9 @@ import pytest
 
 import dpcore.datasets as ds
 from dpcore import DataError
-from dpcore.encoding import Scenario, TabularEncoder, biased_split
+from dpcore.datasets import Scenario, TabularEncoder, biased_split
 
-ADULT_DIR = Path(ds.__file__).parent / "data" / "adult"
+ADULT_DIR = Path(ds.__file__).parents[1] / "data" / "adult"
 # The digests published with the data (../shared/data/adult/SHA256SUMS at the time of copying).
 ADULT_SHA256 = {
     "adult.data.gz": "c7a2b4716a97f930123e0baf879188d701e798172631a654fc703d4b082907f3",

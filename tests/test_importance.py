@@ -6,10 +6,10 @@ import pytest
 from scipy import stats
 from scipy.special import softmax
 
-from dpcore import DataError
+from dpcore import BudgetAccountant, BudgetExceeded, DataError
 from dpcore.importance import (
+    BalancedFit,
     ImportanceWeights,
-    _fit_balanced,
     balanced_fit,
     baselines,
     bootstrap_estimates,
@@ -18,6 +18,7 @@ from dpcore.importance import (
     monte_carlo,
     noise_scale,
     plugin_variance,
+    release_sensitivity,
     summarise,
     variance_bound,
 )
@@ -44,21 +45,55 @@ def test_weights_have_mean_one_and_follow_the_seed(shifted):
     assert a.weights_.shape == (len(E),)
     assert a.weights_.mean() == pytest.approx(1.0)
     np.testing.assert_array_equal(a.beta_, b.beta_)
-    assert a.sensitivity_ == pytest.approx(np.sqrt(5) / (len(D) * 0.1))  # d = 4 columns + 1
+    # d = 4 columns + 1; Lemma 2's sqrt(d)/(N_D lam) plus twice the distance a solve certified
+    # within 2e-10 of its minimum can be from the minimiser (lam-strong convexity).
+    lemma2 = np.sqrt(5) / (len(D) * 0.1)
+    assert a.sensitivity_ == pytest.approx(lemma2 + 2 * np.sqrt(2 * 2e-10 / 0.1))
+    assert a.sensitivity_ == pytest.approx(release_sensitivity(5, len(D), 0.1))
     assert a.noise_scale_ == pytest.approx(a.sensitivity_ / 1.0)
     assert a.epsilon_spent_ == 1.0
     assert list(a.feature_names_in_) == ["a", "b", "c", "flag"]
     assert a.estimate(indicator(("flag", "==", 1))) == pytest.approx(a.estimate(E["flag"]))
 
 
-def test_reusing_step_one_gives_the_same_release(shifted):
+def test_reusing_step_one_gives_the_same_release_and_cannot_be_mismatched(shifted):
     D, E = shifted
-    beta_star = balanced_fit(D, E, 0.1)
-    reused = ImportanceWeights(epsilon=0.5, lam=0.1, rng=4).fit(D, E, beta_star=beta_star)
+    step1 = balanced_fit(D, E, 0.1)
+    assert isinstance(step1, BalancedFit) and step1.converged
+    reused = ImportanceWeights(epsilon=0.5, lam=0.1, rng=4).fit(D, E, step1=step1)
     fresh = ImportanceWeights(epsilon=0.5, lam=0.1, rng=4).fit(D, E)
     np.testing.assert_array_equal(reused.beta_, fresh.beta_)
-    with pytest.raises(ValueError, match="beta_star"):
-        ImportanceWeights(rng=0).fit(D, E, beta_star=beta_star[:-1])
+    # A fit at another lam would get 100x too little noise; on other data, the wrong weights.
+    with pytest.raises(ValueError, match=r"fitted at lam = 0.1 .* needs lam = 0.001"):
+        ImportanceWeights(lam=0.001, rng=0).fit(D, E, step1=step1)
+    with pytest.raises(ValueError, match="on other records"):
+        ImportanceWeights(lam=0.1, rng=0).fit(D.iloc[1:], E, step1=step1)
+    with pytest.raises(TypeError, match="BalancedFit"):
+        ImportanceWeights(lam=0.1, rng=0).fit(D, E, step1=step1.coef)
+
+
+def test_a_solve_that_does_not_converge_is_refused(shifted):
+    D, E = shifted
+    with pytest.raises(DataError, match=r"did not converge at lam = 1e-300.*Raise lam"):
+        ImportanceWeights(epsilon=1.0, lam=1e-300, rng=0).fit(D, E)
+
+
+def test_releases_draw_fresh_entropy_and_spend_through_the_accountant(shifted):
+    D, E = shifted
+    step1 = balanced_fit(D, E, 0.1)
+    accountant = BudgetAccountant(epsilon=1.0)
+    first = ImportanceWeights(0.4, 0.1, accountant=accountant).fit(D, E, step1=step1,
+                                                                   dataset="toy")
+    second = ImportanceWeights(0.4, 0.1, accountant=accountant).fit(D, E, step1=step1,
+                                                                    dataset="toy")
+    assert not np.array_equal(first.beta_, second.beta_)  # rng=None: OS entropy each time
+    assert accountant.spent == (pytest.approx(0.8), 0.0)
+    assert list(accountant.ledger["dataset"]) == ["toy", "toy"]
+    third = ImportanceWeights(0.4, 0.1, accountant=accountant)
+    with pytest.raises(BudgetExceeded, match="budget"):
+        third.fit(D, E, step1=step1, dataset="toy")
+    assert not hasattr(third, "beta_")  # refused before any noise was drawn
+    assert len(accountant) == 2 and accountant.spent[0] == pytest.approx(0.8)
 
 
 def test_weighting_moves_the_estimate_toward_the_private_answer(shifted):
@@ -87,14 +122,15 @@ def test_private_records_outside_the_unit_box_are_refused_or_clipped(shifted):
 
 
 def test_released_beta_noise_has_the_calibrated_l2_laplace_law():
-    # beta - beta* must have density ~ exp(-epsilon N_D lam ||delta|| / sqrt(d)): its norm is
-    # Gamma(d, sqrt(d)/(N_D lam epsilon)) and its direction uniform (Algorithm 1 step 2).
+    # beta - beta* must have density ~ exp(-epsilon ||delta|| / sensitivity): its norm is
+    # Gamma(d, sensitivity / epsilon) and its direction uniform (Algorithm 1 step 2), with the
+    # sensitivity sqrt(d)/(N_D lam) plus the solver term.
     rng = np.random.default_rng(1)
     D, E = rng.random((200, 2)), rng.random((150, 2))
-    X_D, X_E = np.c_[D, np.ones(200)], np.c_[E, np.ones(150)]
-    beta_star = _fit_balanced(X_D, X_E, 0.5)
+    step1 = balanced_fit(D, E, 0.5)
     deltas = np.array([
-        ImportanceWeights(epsilon=2.0, lam=0.5, rng=seed).fit(D, E).beta_ - beta_star
+        ImportanceWeights(epsilon=2.0, lam=0.5, rng=seed).fit(D, E, step1=step1).beta_
+        - step1.coef
         for seed in range(3000)
     ])
     scale = noise_scale(3, 200, 0.5, 2.0)
@@ -191,8 +227,27 @@ def test_baselines_laplace_mechanism_spread_and_trimming_bias(shifted):
     # Lap(d/eps) noise on a 0/1 column: raw stays unbiased, trimming pulls towards 1/2.
     assert abs(raw.mean() - D.flag.mean()) < 5 * raw.std() / np.sqrt(400)
     assert abs(trimmed.mean() - 0.5) < abs(D.flag.mean() - 0.5) / 2
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="needs a dpcore.queries.Query"):
         baselines(D, E, "flag", [1.0])
+    with pytest.raises(ValueError, match="low < high"):
+        baselines(D, E, q, [1.0], n_reps=5, rng=0, value_range=(1.0, 1.0))
+
+
+def test_baselines_read_no_bound_from_the_private_data(shifted):
+    # The Laplace mechanism's noise is calibrated to the query's range, a public fact: an
+    # extreme private value changes the truth but not the noise added to it.
+    D, E = shifted
+    q = column_mean("a")
+    moved = D.copy()
+    moved.loc[0, "a"] = 1.0
+    a = baselines(D, E, q, [0.5], n_reps=50, rng=7)
+    b = baselines(moved, E, q, [0.5], n_reps=50, rng=7)
+    lap = "Laplace mechanism (this query)"
+    noise_a = a[a.method == lap].estimate.to_numpy() - a[a.method == "truth (non-private)"]\
+        .estimate.to_numpy()
+    noise_b = b[b.method == lap].estimate.to_numpy() - b[b.method == "truth (non-private)"]\
+        .estimate.to_numpy()
+    np.testing.assert_allclose(noise_a, noise_b, atol=1e-12)
 
 
 def test_query_builder():

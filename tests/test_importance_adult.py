@@ -14,6 +14,11 @@ from dpcore.queries import indicator
 REPS = 100
 
 
+def median_se(sd):
+    """Standard error of a median of REPS draws: sqrt(pi/2) sd / sqrt(REPS) (normal shape)."""
+    return np.sqrt(np.pi / 2) * np.asarray(sd) / np.sqrt(REPS)
+
+
 @pytest.fixture(scope="module")
 def adult():
     sc = load_scenario("adult")
@@ -57,8 +62,14 @@ def test_fig1_more_regularisation_less_spread_more_pull_to_public(by_lambda, gri
     assert np.all(np.diff(by_lambda.sd.to_numpy()) < 0)
     # Medians are compared from the paper's default lambda = 0.1 up: below it the noise norm
     # d^1.5/(N_D lam eps) exceeds 20 and the weights saturate, so medians are not informative.
+    # Each step up in lambda may not move the median away from the public mean by more than
+    # two standard errors of the difference of two medians.
     upper = by_lambda[by_lambda.lam >= 0.1]
-    assert np.all(np.diff(np.abs(upper["median"].to_numpy() - public)) < 0)
+    distance = np.abs(upper["median"].to_numpy() - public)
+    se = median_se(upper.sd.to_numpy())
+    slack = 2 * np.hypot(se[1:], se[:-1])
+    assert np.all(np.diff(distance) < slack), (np.diff(distance), slack)
+    assert distance[-1] < distance[0]  # over the whole range the pull is plain
 
 
 def test_fig2_more_budget_less_spread_same_centre(grid):
@@ -67,9 +78,13 @@ def test_fig2_more_budget_less_spread_same_centre(grid):
     assert np.all(np.diff(at.sd.to_numpy()) < 0)
     gap = abs(mc.truth.iloc[0] - mc.public_mean.iloc[0])
     # "Little effect on its mean" (Fig. 2): medians from eps = 0.1 on stay within 15 % of the
-    # truth-to-public gap of each other.
-    medians = at[at.epsilon >= 0.1]["median"]
-    assert medians.max() - medians.min() < 0.15 * gap
+    # truth-to-public gap of each other, up to two standard errors of the difference of two
+    # medians (the spread at eps = 0.1 is large).
+    upper = at[at.epsilon >= 0.1]
+    medians, se = upper["median"].to_numpy(), median_se(upper.sd.to_numpy())
+    diffs = np.abs(medians[:, None] - medians[None, :])
+    slack = 2 * np.hypot(se[:, None], se[None, :])
+    assert np.all(diffs < 0.15 * gap + slack), diffs
 
 
 def test_measured_variance_below_theorem2_bound(grid):
@@ -82,11 +97,13 @@ def test_plugin_predicts_measured_variance_where_linearisation_holds(grid):
     summary, _ = grid
     # The issue's probe: 0.74-1.21 everywhere except lam = 0.01 with eps <= 1, where the noise is
     # too large for a linearisation. The relative SE of a variance from 100 replicates is about
-    # sqrt(2/99) = 0.14, so a 0.7-1.3 band is about two SE.
+    # sqrt(2/99) = 0.14; seven points are checked at once, so each gets three SE (0.57-1.43),
+    # which a wrong prediction (off by 2x) still fails.
     held = summary[~((summary.lam == 0.01) & (summary.epsilon <= 1.0))
                    & (summary.epsilon >= 0.1)]
     ratio = held.variance / held.plugin
-    assert ratio.between(0.7, 1.3).all(), ratio.to_list()
+    rse = np.sqrt(2 / (REPS - 1))
+    assert ratio.between(1 - 3 * rse, 1 + 3 * rse).all(), ratio.to_list()
 
 
 def test_compact_encoding_matches_the_papers_63_components():

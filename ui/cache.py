@@ -1,29 +1,34 @@
-"""Caching of scenarios, keyed on content with the seed as an explicit argument.
+"""Where results are cached: the one rule that keeps uploaded data out of shared caches.
 
 Two stores, on purpose:
 
-* Built-in scenarios go through ``st.cache_data``, which is shared by every session of the
-  server process. That is fine for data that ships with the project.
-* Uploads are private data. They never go into ``st.cache_data`` (another session could be served
-  them), onto disk or into a log: :func:`session_memo` keeps results in this session's
-  ``st.session_state`` only, keyed by a SHA-256 of the bytes and options, and drops them with
-  the session.
+* Built-in scenarios and what is computed from them go through ``st.cache_data`` and
+  ``st.cache_resource``, which every session of the server process shares. That is fine for data
+  that ships with the project.
+* Uploads are private data. Nothing computed from them goes into a shared cache, onto disk or
+  into a log: :func:`session_memo` keeps it in this session's ``st.session_state`` only, keyed
+  by a SHA-256 of the bytes and options, and it goes with the session.
+
+:func:`memo` routes a result to one or the other by the scenario's origin; every page caches its
+studies through it. Releases are never cached at all (see :mod:`ui.release`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import TypeVar, cast
 
 import streamlit as st
 
-from dpcore.datasets import Scenario, load_scenario
+from dpcore.datasets import Scenario, list_scenarios, load_scenario
 
 T = TypeVar("T")
 
 _MEMO_KEY = "_upload_memo"
-_MEMO_SIZE = 32  # files, scenarios and study results of one session; oldest dropped first
+_MEMO_SIZE = 48  # files, scenarios and study results of one session; oldest dropped first
 
 
 @st.cache_data(show_spinner="Loading the scenario…", max_entries=16)
@@ -66,3 +71,50 @@ def session_memo(key: str, compute: Callable[[], T]) -> T:
         while len(memo) > _MEMO_SIZE:
             del memo[next(iter(memo))]
     return cast("T", memo[key])
+
+
+class _SharedStore:
+    """A bounded, thread-safe store shared by every session of the server process.
+
+    Used instead of ``st.cache_resource`` because a study may draw a progress bar while it
+    computes, which Streamlit's caches would try to replay on every hit. Only results of
+    built-in scenarios may enter (see :func:`memo`).
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.values: OrderedDict[str, object] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: str, compute: Callable[[], T]) -> T:
+        with self.lock:
+            if key in self.values:
+                self.values.move_to_end(key)
+                return cast("T", self.values[key])
+        value = compute()  # outside the lock: other sessions keep going meanwhile
+        with self.lock:
+            self.values[key] = value
+            while len(self.values) > self.size:
+                self.values.popitem(last=False)
+        return value
+
+
+#: Results of built-in scenarios, shared across sessions (read-only objects).
+SHARED = _SharedStore(96)
+
+
+def is_builtin(scenario: Scenario) -> bool:
+    """Whether the scenario ships with the project (so its results may be shared)."""
+    return scenario.name in list_scenarios() and scenario.name != "upload"
+
+
+def memo(scenario: Scenario, scenario_id: str, parts: tuple, compute: Callable[[], T]) -> T:
+    """``compute()`` cached under the scenario's id and ``parts``, in the right store.
+
+    Results of a built-in scenario go to a cache shared by every session (read-only objects:
+    callers must not mutate them); results of uploaded data stay in this session's memory.
+    """
+    key = content_key(scenario_id, *map(repr, parts))
+    if is_builtin(scenario):
+        return SHARED.get(key, compute)
+    return session_memo(key, compute)

@@ -1,8 +1,8 @@
-"""Encoded scenarios: records of a public set E and a private set D in the unit box ``[0, 1]^d``.
+"""Encoding of raw tables into the unit box ``[0, 1]^d`` that every mechanism expects.
 
-:class:`Scenario` holds the encoded pair that every mechanism expects. :class:`TabularEncoder`
-builds it: categorical columns become binary items ``"column=value"`` (one-hot, or dummy coding
-that drops the first level); numeric columns are scaled by bounds that are fixed in advance or
+:class:`TabularEncoder` builds the encoded pair of a :class:`~dpcore.datasets.scenario.Scenario`:
+categorical columns become binary items ``"column=value"`` (one-hot, or dummy coding that drops
+the first level); numeric columns are scaled by bounds that are fixed in advance or
 read off the *public* set only, and values outside the bounds are truncated. The encoder is
 fitted on E and applied unchanged to D, so no bound depends on D. :func:`biased_split` draws the
 biased public/private splits of Ji & Elkan [JE13]_ Sect. 5.
@@ -16,118 +16,13 @@ References
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from dpcore.validation import DataError
 
-__all__ = ["KINDS", "Scenario", "TabularEncoder", "biased_split", "item_name"]
-
-#: Kinds of encoded groups: full one-hot items, dummy items (first level dropped), a single 0/1
-#: column kept as it is, or a continuous column scaled into [0, 1].
-KINDS = ("onehot", "dummy", "binary", "scaled")
-
-
-@dataclass(frozen=True, eq=False)
-class Scenario:
-    """A public set E and a private set D, encoded into ``[0, 1]^d`` with the same columns.
-
-    Parameters
-    ----------
-    name : str
-        Registry key, e.g. ``"adult"``.
-    title : str
-        Human title for a select box.
-    public : DataFrame of shape (n_public, d)
-        E, the encoded public records; every column float in [0, 1].
-    private : DataFrame of shape (n_private, d)
-        D, the encoded private records, same columns in the same order as ``public``.
-    target : str or None
-        Name of a 0/1 column of the encoded frames (e.g. ``"income=>50K"``), or None.
-    description : str
-        Markdown: what the data is, how D and E were split, source, licence and citation.
-    groups : dict of str to list of str
-        Original feature -> its encoded columns (one-hot items or the one scaled column), in
-        column order.
-    raw_public, raw_private : DataFrame or None, default=None
-        Un-encoded rows of E and D (same row order), for pages that want continuous columns.
-    test : DataFrame or None, default=None
-        Encoded held-out test records (Adult's test file), same columns.
-    encoding : str, default="onehot"
-        Name of the encoding, e.g. ``"onehot"`` or ``"compact"``.
-    kinds : dict of str to str, default={}
-        Original feature -> ``"onehot"``, ``"dummy"``, ``"binary"`` or ``"scaled"`` (see
-        :data:`KINDS`); needed to draw a uniform public set from the encoding's domain.
-    """
-
-    name: str
-    title: str
-    public: pd.DataFrame
-    private: pd.DataFrame
-    target: str | None
-    description: str
-    groups: dict[str, list[str]]
-    raw_public: pd.DataFrame | None = None
-    raw_private: pd.DataFrame | None = None
-    test: pd.DataFrame | None = None
-    encoding: str = "onehot"
-    kinds: dict[str, str] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        columns = list(self.public.columns)
-        if [c for cols in self.groups.values() for c in cols] != columns:
-            raise DataError("groups must list every encoded column once, in column order.")
-        for part, frame in (("private", self.private), ("test", self.test)):
-            if frame is not None and list(frame.columns) != columns:
-                raise DataError(f"{part} must have the same columns as public, in the same order.")
-        parts = {"public": self.public, "private": self.private, "test": self.test}
-        for part, frame in parts.items():
-            if frame is None:
-                continue
-            values = frame.to_numpy(dtype=float, na_value=np.nan)
-            if not ((values >= 0.0) & (values <= 1.0)).all():
-                raise DataError(f"{part} must hold values in [0, 1] with no missing values.")
-        if self.target is not None:
-            if self.target not in columns:
-                raise DataError(f"target {self.target!r} is not an encoded column.")
-            if not self.public[self.target].isin((0.0, 1.0)).all():
-                raise DataError(f"target {self.target!r} must hold only 0 and 1.")
-        unknown = set(self.kinds.values()) - set(KINDS)
-        if unknown or not set(self.kinds) <= set(self.groups):
-            raise DataError(f"kinds must map groups to one of {KINDS}.")
-
-    @property
-    def features(self) -> list[str]:
-        """Names of the encoded columns."""
-        return list(self.public.columns)
-
-    @property
-    def d(self) -> int:
-        """Number of encoded columns."""
-        return self.public.shape[1]
-
-    @property
-    def record_l1_sensitivity(self) -> float:
-        """Largest L1 change of one encoded record when it is replaced by another.
-
-        Replace-one on the encoding's domain: a one-hot or dummy group moves at most two of its
-        items (one 1 leaves, one arrives), a binary or scaled column changes by at most 1. The
-        Laplace-perturbation baseline calibrates its noise to this (Ji & Elkan Sect. 5.1 count
-        24 for 12 one-hot features). A column without a recorded kind counts as scaled.
-        """
-        bound = 0.0
-        for group, cols in self.groups.items():
-            kind = self.kinds.get(group, "scaled")
-            bound += min(2, len(cols)) if kind in ("onehot", "dummy") else len(cols)
-        return float(bound)
-
-    @property
-    def predictors(self) -> list[str]:
-        """Encoded columns outside the target's group: the inputs of a model of the target."""
-        target_group = next((g for g in self.groups.values() if self.target in g), [])
-        return [c for c in self.features if c not in target_group]
+__all__ = ["TabularEncoder", "biased_split", "item_name"]
 
 
 def biased_split(

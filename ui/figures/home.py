@@ -1,4 +1,4 @@
-"""Tables and plotly figures shared by pages.
+"""Tables and plotly figures of the home page.
 
 The private set D is drawn here only as a *non-private reference*: showing its statistics is not
 a differentially private release, and every label says so.
@@ -10,11 +10,12 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dpcore.datasets import Scenario
+from ui.figures.common import COLORS
 
 PUBLIC_LABEL = "public E"
 PRIVATE_LABEL = "private D (non-private reference)"
-PUBLIC_COLOR = "#1f77b4"
-PRIVATE_COLOR = "#9a9a9a"
+PUBLIC_COLOR = COLORS["public"]
+PRIVATE_COLOR = COLORS["nonprivate"]
 
 
 def summary_table(scenario: Scenario) -> pd.DataFrame:

@@ -10,34 +10,19 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ui.figures.common import COLORS, SEQUENCE, legend_entry, reference_line
+from ui.figures.common import fmt as _fmt
+from ui.figures.common import layout as _layout
+
 TRUTH = "truth (non-private)"
 PUBLIC_MEAN = "unweighted public mean"
-ESTIMATE_COLOR, CHOSEN_COLOR = "#1f77b4", "#d62728"
-TRUTH_COLOR, PUBLIC_COLOR = "#2ca02c", "#7f7f7f"
-
-
-def _fmt(value: float) -> str:
-    return f"{value:g}"
+ESTIMATE_COLOR, CHOSEN_COLOR = COLORS["dp"], COLORS["chosen"]
 
 
 def _reference_lines(fig: go.Figure, truth: float, public_mean: float) -> None:
-    """Dashed lines at the truth and the public mean, named in the legend: a label written on
-    the plot would sit on top of the widest boxes."""
-    for y, name, color in ((truth, TRUTH, TRUTH_COLOR), (public_mean, PUBLIC_MEAN, PUBLIC_COLOR)):
-        fig.add_hline(y=y, line_dash="dash", line_color=color)
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=name, hoverinfo="skip",
-                                 line={"dash": "dash", "color": color}))
-
-
-def _layout(fig: go.Figure, xtitle: str, ytitle: str, height: int = 420) -> go.Figure:
-    fig.update_layout(
-        height=height, margin={"l": 10, "r": 10, "t": 30, "b": 10}, showlegend=True,
-        # "normal" order keeps a horizontal legend on one row even when traces use legendgroup.
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0,
-                "traceorder": "normal"},
-        xaxis_title=xtitle, yaxis_title=ytitle,
-    )
-    return fig
+    """Dashed lines at the truth (non-private) and the public mean, named in the legend."""
+    reference_line(fig, truth, TRUTH, "nonprivate")
+    reference_line(fig, public_mean, PUBLIC_MEAN, "public")
 
 
 def estimate_boxes(results: pd.DataFrame, by: str, chosen: float, truth: float,
@@ -50,10 +35,8 @@ def estimate_boxes(results: pd.DataFrame, by: str, chosen: float, truth: float,
                     marker_color=CHOSEN_COLOR if is_chosen else ESTIMATE_COLOR,
                     legendgroup="dp", showlegend=False,
                     hovertemplate=f"{label} = {_fmt(value)}<br>estimate %{{y:.4f}}<extra></extra>")
-    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="DP estimates",
-                             marker={"color": ESTIMATE_COLOR, "symbol": "square"}))
-    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="at the chosen value",
-                             marker={"color": CHOSEN_COLOR, "symbol": "square"}))
+    legend_entry(fig, "DP estimates", "dp", kind="marker")
+    legend_entry(fig, "at the chosen value", "chosen", kind="marker")
     _reference_lines(fig, truth, public_mean)
     fig.update_xaxes(type="category")
     return _layout(fig, label, "estimate of the query")
@@ -75,7 +58,8 @@ def bias_sd_figure(summary: pd.DataFrame, theory: pd.DataFrame, chosen_lam: floa
     th = theory.sort_values("lam")
     fig.add_trace(go.Scatter(
         x=th["bias"].abs(), y=np.sqrt(th["plugin"]), mode="lines+markers",
-        marker={"symbol": "x", "color": "#ff7f0e"}, line={"dash": "dash", "color": "#ff7f0e"},
+        marker={"symbol": "x", "color": COLORS["prediction"]},
+        line={"dash": "dash", "color": COLORS["prediction"]},
         name="predicted: Theorem 3 bias, plug-in SD (non-private)",
         hovertemplate="|bias| %{x:.4f}<br>SD %{y:.4f}<extra></extra>",
     ))
@@ -96,13 +80,13 @@ def variance_figure(measured: pd.DataFrame, theory: pd.DataFrame, by: str,
     th = theory.sort_values(by)
     fig.add_trace(go.Scatter(x=th[by], y=th["bound_printed"], mode="lines",
                              name="Theorem 2 bound, as printed (non-private β₀)",
-                             line={"dash": "dot", "color": "#9467bd"}))
+                             line={"dash": "dot", "color": COLORS["theory"]}))
     fig.add_trace(go.Scatter(x=th[by], y=th["bound_delta"], mode="lines",
                              name="Theorem 2 bound, delta method (non-private β₀)",
-                             line={"color": "#9467bd"}))
+                             line={"color": COLORS["theory"]}))
     fig.add_trace(go.Scatter(x=th[by], y=th["plugin"], mode="lines",
                              name="plug-in prediction (non-private)",
-                             line={"dash": "dash", "color": "#ff7f0e"}))
+                             line={"dash": "dash", "color": COLORS["prediction"]}))
     ms = measured.sort_values(by)
     fig.add_trace(go.Scatter(x=ms[by], y=ms["variance"], mode="markers",
                              name="measured variance of DP estimates",
@@ -116,7 +100,7 @@ def weights_histogram(weights: np.ndarray) -> go.Figure:
     """Histogram of one release's weights (log10), with the unweighted value 1 marked."""
     fig = go.Figure(go.Histogram(x=np.log10(np.maximum(weights, 1e-300)), nbinsx=60,
                                  marker_color=ESTIMATE_COLOR, name="public records"))
-    fig.add_vline(x=0.0, line_dash="dash", line_color=PUBLIC_COLOR,
+    fig.add_vline(x=0.0, line_dash="dash", line_color=COLORS["public"],
                   annotation_text="weight 1 (unweighted)")
     return _layout(fig, "log10 of the weight", "number of public records", height=340)
 
@@ -124,8 +108,13 @@ def weights_histogram(weights: np.ndarray) -> go.Figure:
 def baselines_figure(frame: pd.DataFrame, truth: float, public_mean: float) -> go.Figure:
     """Box plots of each method's estimates over the same replicates, at one epsilon."""
     fig = go.Figure()
+    roles = {"importance weights (this page)": COLORS["dp"], "public mean": COLORS["public"],
+             "truth (non-private)": COLORS["nonprivate"]}
+    others = iter(SEQUENCE)
     for method, group in frame.groupby("method", sort=False):
-        fig.add_box(y=group["estimate"], name=method, boxpoints=False, showlegend=False)
+        color = roles.get(method) or next(others)
+        fig.add_box(y=group["estimate"], name=method, boxpoints=False, showlegend=False,
+                    marker_color=color)
     _reference_lines(fig, truth, public_mean)
     lo, hi = min(truth, public_mean), max(truth, public_mean)
     pad = max(0.25, hi - lo)
@@ -137,9 +126,12 @@ def distance_boxes(frame: pd.DataFrame, model: str) -> go.Figure:
     """Distance of a model trained on weighted E from the one trained on D (Fig. 3)."""
     fig = go.Figure()
     sub = frame[frame["model"] == model]
+    roles = {"no noise (non-private)": COLORS["nonprivate"], "importance weights": COLORS["dp"],
+             "output perturbation": COLORS["output"]}
     for (method, eps), group in sub.groupby(["method", "epsilon"], dropna=False, sort=False):
         name = method if pd.isna(eps) else f"{method}, ε={_fmt(eps)}"
-        fig.add_box(y=group["distance"], name=name, boxpoints=False, showlegend=False)
+        fig.add_box(y=group["distance"], name=name, boxpoints=False, showlegend=False,
+                    marker_color=roles.get(method, COLORS["baseline"]))
     fig.update_yaxes(type="log", tickformat="~g")  # 0.5, not a bare "5" between decades
     fig = _layout(fig, "", "‖β(weighted E) − β(D, non-private)‖", height=420)
     fig.update_layout(title={"text": model, "x": 0, "xanchor": "left"},

@@ -17,20 +17,6 @@ Built-in scenarios
 ``replace_public(scenario, public, rng=None)``
     The same scenario with E replaced as the papers do (identical, uniform or bootstrap).
 
-Uploads (defined in :mod:`dpcore.uploads`, importable from here)
-----------------------------------------------------------------
-``read_csv_upload(data, name, *, max_bytes=MAX_UPLOAD_BYTES)``
-    Bytes of an uploaded CSV -> DataFrame, or :class:`~dpcore.DataError` saying what to do.
-``infer_column_types(frame)``
-    Table of the column types (numeric, binary, categorical, constant, empty) for display.
-``align_columns(public, private)``
-    Keep the columns both files share; notes on the dropped ones.
-``split_by_value(frame, column, value, *, p=0.9, p_other=None, drop=True, rng=None)`` and
-``split_random(frame, private_fraction=0.5, *, rng=None)``
-    One CSV -> (public, private), by a biased rule or at random.
-``scenario_from_uploads(public, private, *, target=None, positive=None, drop_missing=False, ...)``
-    Encode the two frames into a :class:`Scenario` and an :class:`UploadReport`.
-
 References
 ----------
 .. [JE13] Z. Ji and C. Elkan, "Differential privacy based on importance weighting", Machine
@@ -53,37 +39,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dpcore.encoding import Scenario, TabularEncoder, biased_split
-from dpcore.uploads import (
-    MAX_FEATURES,
-    MAX_UPLOAD_BYTES,
-    UploadReport,
-    align_columns,
-    infer_column_types,
-    read_csv_upload,
-    scenario_from_uploads,
-    split_by_value,
-    split_random,
-)
+from dpcore.datasets.encoding import TabularEncoder, biased_split
+from dpcore.datasets.scenario import Scenario
 from dpcore.validation import check_random_state
 
-__all__ = [
-    "MAX_FEATURES",
-    "MAX_UPLOAD_BYTES",
-    "PUBLIC_OPTIONS",
-    "Scenario",
-    "UploadReport",
-    "align_columns",
-    "infer_column_types",
-    "list_scenarios",
-    "load_scenario",
-    "read_csv_upload",
-    "replace_public",
-    "scenario_from_uploads",
-    "scenario_title",
-    "split_by_value",
-    "split_random",
-]
+__all__ = ["PUBLIC_OPTIONS", "list_scenarios", "load_scenario", "replace_public", "scenario_title"]
 
 #: Public sets a scenario can use: its own biased split, E = D, E uniform on the encoding's
 #: domain, or E a bootstrap resample of D ([JE13]_ Sect. 6; bootstrap as in Sect. 5).
@@ -172,7 +132,8 @@ def replace_public(scenario: Scenario, public: str, rng: Any = None) -> Scenario
         ``"default"`` keeps E; ``"identical"`` sets E = D; ``"uniform"`` draws as many records as
         E has from the encoding's domain (a random item of each categorical group, uniform [0, 1]
         for scaled columns, a fair coin for 0/1 columns; no raw form); ``"bootstrap"`` resamples
-        D with replacement (n_D records).
+        D with replacement (n_D records). The identical and bootstrap sets are derived from D,
+        so the result has ``public_independent=False`` and refuses releases.
     rng : None, int or numpy.random.Generator, default=None
 
     Returns
@@ -199,7 +160,15 @@ def replace_public(scenario: Scenario, public: str, rng: Any = None) -> Scenario
             "case of Ji & Elkan (2013) Sect. 6"
         )
     description = f"{scenario.description}\n\n**Public set replaced:** E is {note}."
-    return dataclasses.replace(scenario, public=new, raw_public=raw, description=description)
+    derived = public in ("identical", "bootstrap")  # E built from D's own records
+    return dataclasses.replace(
+        scenario,
+        public=new,
+        raw_public=raw,
+        description=description,
+        public_independent=not derived,
+        public_origin=note if derived else "",
+    )
 
 
 def _uniform_records(scenario: Scenario, n: int, rng: np.random.Generator) -> pd.DataFrame:

@@ -1,0 +1,305 @@
+"""A privacy budget and the ledger of what has been released against it.
+
+A data owner sets a budget (epsilon, delta). Every release spends from it *before* its noise is
+drawn: :meth:`BudgetAccountant.spend` checks the release against what remains and raises
+:class:`BudgetExceeded` before anything is recorded when it does not fit. Releases compose
+sequentially: k releases that are (epsilon_i, delta_i)-DP together are
+(sum epsilon_i, sum delta_i)-DP ([DR14]_ Theorem 3.16; [JLE14]_ Sect. 1). Tighter composition
+theorems (advanced, zCDP, parallel) come with a later issue.
+
+Modelled on IBM diffprivlib's ``BudgetAccountant`` (``accountant.py``).
+
+References
+----------
+.. [DR14] Dwork & Roth (2014), *The algorithmic foundations of differential privacy*, Found.
+   Trends Theor. Comput. Sci. 9, Theorem 3.16 (basic composition).
+.. [JLE14] Ji, Lipton & Elkan (2014), *Differential privacy and machine learning: a survey and
+   review*, arXiv:1412.7584, Sect. 1 (privacy budget).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import threading
+from typing import Any
+
+import pandas as pd
+
+from dpcore.validation import DataError, check_scalar
+
+__all__ = ["BudgetExceeded", "BudgetAccountant"]
+
+# A release may use the budget exactly: sums of floats such as 0.1 + 0.2 + 0.7 may exceed 1.0 by
+# a rounding error, which this relative slack absorbs.
+SLACK = 1e-9
+
+COMPOSITIONS = ("sequential",)
+LEDGER_COLUMNS = ("mechanism", "dataset", "epsilon", "delta", "time", "note")
+
+
+class BudgetExceeded(DataError):
+    """A release would spend more than the remaining privacy budget; nothing was recorded."""
+
+
+def _check_budget_epsilon(epsilon: Any) -> float:
+    if epsilon is None:
+        return math.inf
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
+        raise TypeError(
+            f"epsilon must be a number or None (unlimited), got {type(epsilon).__name__} "
+            f"({epsilon!r})."
+        )
+    if float(epsilon) == math.inf:
+        return math.inf
+    return check_scalar(epsilon, "epsilon", min_val=0.0, include_min=True)
+
+
+def _check_budget_delta(delta: Any) -> float:
+    return check_scalar(delta, "delta", min_val=0.0, max_val=1.0, include_min=True)
+
+
+def _check_release(epsilon: Any, delta: Any) -> tuple[float, float]:
+    epsilon = check_scalar(epsilon, "epsilon", min_val=0.0, include_min=True)
+    delta = check_scalar(
+        delta, "delta", min_val=0.0, max_val=1.0, include_min=True, include_max=False
+    )
+    return epsilon, delta
+
+
+def _check_label(value: Any, name: str, *, allow_empty: bool = False) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__} ({value!r}).")
+    if not allow_empty and not value.strip():
+        raise ValueError(
+            f"{name} is empty; name it so the ledger says what was released "
+            f"(e.g. {name}='Laplace' or {name}='adult')."
+        )
+    return value
+
+
+def _fits(spent: float, extra: float, budget: float) -> bool:
+    return math.isinf(budget) or spent + extra <= budget * (1.0 + SLACK)
+
+
+def _releases(n: int) -> str:
+    return f"{n} release" if n == 1 else f"{n} releases"
+
+
+class BudgetAccountant:
+    """A privacy budget (epsilon, delta), spent release by release under sequential composition.
+
+    Parameters
+    ----------
+    epsilon : float or None, default=None
+        The total epsilon, >= 0; ``None`` (or ``inf``) means unlimited.
+    delta : float, default=0.0
+        The total delta, in [0, 1]; 0 allows only pure epsilon-DP releases.
+
+    Attributes
+    ----------
+    budget : tuple of (float, float)
+        The budget (epsilon, delta).
+    spent : tuple of (float, float)
+        What the recorded releases compose to.
+    remaining : tuple of (float, float)
+        ``budget - spent``, never below 0.
+    ledger : pandas.DataFrame
+        One row per release: mechanism, dataset, epsilon, delta, time (UTC), note.
+
+    Notes
+    -----
+    ``len(accountant)`` is the number of releases; an accountant is always truthy, also when
+    nothing has been spent, so ``if accountant:`` tests for presence, not for spending.
+
+    Examples
+    --------
+    >>> acc = BudgetAccountant(epsilon=1.0)
+    >>> acc.spend(0.3, mechanism="Laplace", dataset="adult", note="mean age")
+    >>> acc.spend(0.5, mechanism="Laplace", dataset="adult")
+    >>> acc.spent, len(acc)
+    ((0.8, 0.0), 2)
+    >>> acc.spend(0.5, mechanism="Laplace", dataset="adult")
+    Traceback (most recent call last):
+    ...
+    dpcore.accountant.BudgetExceeded: This release needs ε = 0.5, but 0.2 of the budget ε = 1 \
+remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
+    >>> list(acc.ledger.columns)
+    ['mechanism', 'dataset', 'epsilon', 'delta', 'time', 'note']
+    """
+
+    def __init__(self, epsilon: float | None = None, delta: float = 0.0) -> None:
+        self._epsilon = _check_budget_epsilon(epsilon)
+        self._delta = _check_budget_delta(delta)
+        self._records: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+
+    # ---- state -------------------------------------------------------------------------------
+
+    @property
+    def budget(self) -> tuple[float, float]:
+        return self._epsilon, self._delta
+
+    @property
+    def spent(self) -> tuple[float, float]:
+        return self.total("sequential")
+
+    @property
+    def remaining(self) -> tuple[float, float]:
+        eps, delta = self.spent
+        return max(self._epsilon - eps, 0.0), max(self._delta - delta, 0.0)
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        eps = "None" if math.isinf(self._epsilon) else repr(self._epsilon)
+        spent_eps, spent_delta = self.spent
+        return (
+            f"BudgetAccountant(epsilon={eps}, delta={self._delta!r}) with "
+            f"{_releases(len(self))} spending epsilon={spent_eps:g}, delta={spent_delta:g}"
+        )
+
+    def total(self, method: str = "sequential") -> tuple[float, float]:
+        """The (epsilon, delta) that the recorded releases compose to.
+
+        Parameters
+        ----------
+        method : {"sequential"}, default="sequential"
+            Sequential composition sums the epsilons and the deltas ([DR14]_ Theorem 3.16).
+
+        Returns
+        -------
+        tuple of (float, float)
+        """
+        if method not in COMPOSITIONS:
+            raise ValueError(
+                f"method == {method!r}, must be one of {COMPOSITIONS}; advanced, zcdp and "
+                "parallel composition come with a later issue."
+            )
+        eps = math.fsum(r["epsilon"] for r in self._records)
+        delta = math.fsum(r["delta"] for r in self._records)
+        return eps, delta
+
+    @property
+    def ledger(self) -> pd.DataFrame:
+        """One row per recorded release, oldest first (a copy)."""
+        frame = pd.DataFrame(self._records, columns=list(LEDGER_COLUMNS))
+        return frame.astype(
+            {
+                "mechanism": "str",
+                "dataset": "str",
+                "epsilon": "float64",
+                "delta": "float64",
+                "time": "datetime64[us, UTC]",
+                "note": "str",
+            }
+        )
+
+    # ---- checks and spending -----------------------------------------------------------------
+
+    def check(self, epsilon: float, delta: float = 0.0) -> None:
+        """Raise :class:`BudgetExceeded` if a release of (epsilon, delta) does not fit.
+
+        Records nothing. Arguments as in :meth:`spend`.
+        """
+        epsilon, delta = _check_release(epsilon, delta)
+        self._check(epsilon, delta)
+
+    def _check(self, epsilon: float, delta: float) -> None:
+        spent_eps, spent_delta = self.spent
+        n = _releases(len(self))
+        problems = []
+        if not _fits(spent_eps, epsilon, self._epsilon):
+            left = max(self._epsilon - spent_eps, 0.0)
+            problems.append(
+                f"This release needs ε = {epsilon:g}, but {left:g} of the budget "
+                f"ε = {self._epsilon:g} remains ({spent_eps:g} spent in {n}). "
+                "Raise the budget, or lower ε."
+            )
+        if not _fits(spent_delta, delta, self._delta):
+            left = max(self._delta - spent_delta, 0.0)
+            hint = (
+                " or use a pure ε-DP mechanism (δ = 0, e.g. Laplace)" if self._delta == 0.0 else ""
+            )
+            problems.append(
+                f"This release needs δ = {delta:g}, but {left:g} of the budget "
+                f"δ = {self._delta:g} remains ({spent_delta:g} spent in {n}). "
+                f"Raise the budget, or lower δ{hint}."
+            )
+        if problems:
+            raise BudgetExceeded(" ".join(problems))
+
+    def spend(
+        self,
+        epsilon: float,
+        delta: float = 0.0,
+        *,
+        mechanism: str,
+        dataset: str,
+        note: str = "",
+    ) -> None:
+        """Record one release of (epsilon, delta), or raise before recording anything.
+
+        Call it *before* drawing the release's noise.
+
+        Parameters
+        ----------
+        epsilon : float
+            The release's epsilon, >= 0.
+        delta : float, default=0.0
+            The release's delta, in [0, 1).
+        mechanism : str
+            What was released and how (e.g. "Laplace" or "DP importance weights").
+        dataset : str
+            Which private data it was computed from.
+        note : str, default=""
+            Free text for the ledger.
+
+        Raises
+        ------
+        BudgetExceeded
+            If the release does not fit in the remaining budget; the message gives the numbers.
+        """
+        epsilon, delta = _check_release(epsilon, delta)
+        mechanism = _check_label(mechanism, "mechanism")
+        dataset = _check_label(dataset, "dataset")
+        note = _check_label(note, "note", allow_empty=True)
+        with self._lock:
+            self._check(epsilon, delta)
+            self._records.append(
+                {
+                    "mechanism": mechanism,
+                    "dataset": dataset,
+                    "epsilon": epsilon,
+                    "delta": delta,
+                    "time": pd.Timestamp.now(tz="UTC"),
+                    "note": note,
+                }
+            )
+
+    def set_budget(self, epsilon: float | None, delta: float = 0.0) -> None:
+        """Change the budget; refuses one below what has already been spent.
+
+        Parameters
+        ----------
+        epsilon : float or None
+            The new total epsilon (None = unlimited).
+        delta : float, default=0.0
+            The new total delta.
+        """
+        new_eps = _check_budget_epsilon(epsilon)
+        new_delta = _check_budget_delta(delta)
+        with self._lock:
+            spent_eps, spent_delta = self.spent
+            if not _fits(spent_eps, 0.0, new_eps) or not _fits(spent_delta, 0.0, new_delta):
+                raise ValueError(
+                    f"The budget (ε = {new_eps:g}, δ = {new_delta:g}) is below what is already "
+                    f"spent (ε = {spent_eps:g}, δ = {spent_delta:g} in {_releases(len(self))}); "
+                    "a release cannot be taken back. Choose a budget of at least the amount "
+                    "spent."
+                )
+            self._epsilon, self._delta = new_eps, new_delta

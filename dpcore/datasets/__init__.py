@@ -1,0 +1,65 @@
+"""Datasets: built-in scenarios, CSV uploads and their encoding into a :class:`Scenario`.
+
+A scenario is a public set E and a private set D, encoded into ``[0, 1]^d`` the way every mechanism
+expects, with everything that shapes a release (columns, categories, ranges, d) taken from public
+information only.
+
+Modules
+-------
+``scenario``
+    :class:`Scenario`, the encoded pair.
+``encoding``
+    :class:`TabularEncoder` (one-hot items, scaling by fixed or public bounds) and
+    :func:`biased_split`.
+``builtin``
+    The built-in scenarios: :func:`list_scenarios`, :func:`load_scenario`, :func:`replace_public`.
+``reading``
+    :func:`read_csv_upload` (bytes of one uploaded CSV to a DataFrame), :func:`infer_column_types`.
+``uploads``
+    :func:`align_columns`, :func:`split_by_value`, :func:`split_random`,
+    :func:`scenario_from_uploads` (two frames to a :class:`Scenario` and an :class:`UploadReport`).
+"""
+
+from dpcore.datasets.builtin import (
+    PUBLIC_OPTIONS,
+    list_scenarios,
+    load_scenario,
+    replace_public,
+    scenario_title,
+)
+from dpcore.datasets.encoding import TabularEncoder, biased_split, item_name
+from dpcore.datasets.reading import MAX_UPLOAD_BYTES, NA_VALUES, infer_column_types, read_csv_upload
+from dpcore.datasets.scenario import KINDS, Scenario
+from dpcore.datasets.uploads import (
+    MAX_CLASSES,
+    MAX_FEATURES,
+    UploadReport,
+    align_columns,
+    scenario_from_uploads,
+    split_by_value,
+    split_random,
+)
+
+__all__ = [
+    "KINDS",
+    "MAX_CLASSES",
+    "MAX_FEATURES",
+    "MAX_UPLOAD_BYTES",
+    "NA_VALUES",
+    "PUBLIC_OPTIONS",
+    "Scenario",
+    "TabularEncoder",
+    "UploadReport",
+    "align_columns",
+    "biased_split",
+    "infer_column_types",
+    "item_name",
+    "list_scenarios",
+    "load_scenario",
+    "read_csv_upload",
+    "replace_public",
+    "scenario_from_uploads",
+    "scenario_title",
+    "split_by_value",
+    "split_random",
+]

@@ -1,0 +1,741 @@
+"""Uploaded tables: align, split and encode them into a :class:`Scenario`.
+
+Every problem raises :class:`~dpcore.DataError` with a message that says what is wrong and what to
+do, so a page only shows the message. Things that are handled rather than refused (dropped
+columns, imputed or clipped values) are listed in the :class:`UploadReport`.
+
+One argument order everywhere: ``(private, public)``.
+
+``align_columns(private, public) -> (private, public, notes)``
+    Keep the columns both files share (Ji & Elkan Sect. 7), in the public file's order.
+``split_columns(frame, *, max_values=MAX_SPLIT_VALUES, drop=True) -> list of str``
+    Columns with few distinct values: the ones a split by value can use.
+``split_by_value(frame, column, value, *, p=0.9, p_other=None, drop=True, rng=None)``
+    One file -> (private, public): a fraction ``p`` of the rows with ``column == value`` and
+    ``p_other`` (default ``1 - p``) of the others go private, like Ji & Elkan's split by sex.
+``split_random(frame, private_fraction=0.5, *, rng=None) -> (private, public)``
+    One file -> (private, public) at random.
+``scenario_from_uploads(private, public, *, target=None, positive=None,
+public_missing="impute", max_features=MAX_FEATURES, name="upload", title="Uploaded data")
+-> (Scenario, UploadReport)``
+    Encode as every mechanism expects.
+
+The private file never shapes the release
+-----------------------------------------
+Everything that fixes the encoded domain, and so the sensitivity of every mechanism, is read from
+the public file and the user's choices only: which columns are used (shared names, minus columns
+that are empty or constant *in the public file*), their types (numeric or text, as in the public
+file), the one-hot levels, the scaling ranges, the target's classes and the positive class, and
+hence ``d``. Private values are then mapped by rules fixed in advance, value by value:
+
+- a numeric value outside the public range ``[min, max]`` is clipped to it (``inf`` too);
+- a text value that the public file does not contain encodes as an all-zero group of items;
+- a target value that is not one of the public classes is "not the positive class": 0;
+- a missing numeric value is imputed by the *public* median of its column; a missing text value
+  encodes as an all-zero group (like an unseen value); a missing target as 0;
+- no private row is ever dropped, so ``N_D`` is the number of private rows uploaded, and a
+  column that happens to be empty in the private file is kept (every value imputed).
+
+Two private files that differ in one row (replace-one) therefore give the same columns, the same
+``d`` and the same ``N_D``, and their encodings differ in that row only, which is the neighbouring
+relation the mechanisms' proofs assume ([JE13]_ Sect. 3). Public rows with missing values are
+imputed by the same rule (``public_missing="impute"``) or dropped (``"drop"``): they are public.
+The counts of changed private values are given to the data owner in
+:attr:`UploadReport.private_notes`, each labelled non-private (computed from D without noise;
+never to be published). A private target with a single class is not refused (it is a fact of D;
+a note warns), but a public target with a single class is, since the classes come from E.
+
+References
+----------
+.. [JE13] Z. Ji and C. Elkan, "Differential privacy based on importance weighting", Machine
+   Learning 93, 2013.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dpcore.datasets.encoding import TabularEncoder, biased_split, item_name
+from dpcore.datasets.reading import infer_column_types
+from dpcore.datasets.scenario import Scenario
+from dpcore.validation import DataError, check_random_state, check_scalar
+
+__all__ = [
+    "MAX_CLASSES",
+    "MAX_FEATURES",
+    "MAX_SPLIT_VALUES",
+    "PUBLIC_MISSING",
+    "UploadReport",
+    "align_columns",
+    "scenario_from_uploads",
+    "split_by_value",
+    "split_columns",
+    "split_random",
+]
+
+#: Most encoded columns an upload may give; the pages fit models in that dimension.
+MAX_FEATURES = 300
+#: Most classes a target may have (beyond that it is probably a continuous column).
+MAX_CLASSES = 20
+#: Most distinct values of a column offered as a split column by :func:`split_columns`.
+MAX_SPLIT_VALUES = 20
+#: What :func:`scenario_from_uploads` does with public rows that have missing values.
+PUBLIC_MISSING = ("impute", "drop")
+_NON_PRIVATE = "Non-private (computed from the private file without noise; do not publish): "
+
+
+@dataclass(frozen=True)
+class UploadReport:
+    """What :func:`scenario_from_uploads` did with the uploaded data.
+
+    Attributes
+    ----------
+    columns : DataFrame
+        One row per shared column: its type in the public file, distinct values and missing
+        cells in the public file, missing cells in the private file (a non-private count, in
+        the column ``"missing in D (non-private)"``) and how it was encoded (or why dropped).
+    notes : tuple of str
+        Facts of the public file and of the column names: dropped columns, dropped or imputed
+        public values, the positive class. Safe to show to anyone.
+    private_notes : tuple of str
+        Counts computed from the private file (private values imputed, clipped or encoded as
+        all-zero items; a single target class in D). Each starts with "Non-private"; for the
+        data owner only, never to be published.
+    """
+
+    columns: pd.DataFrame
+    notes: tuple[str, ...]
+    private_notes: tuple[str, ...] = ()
+
+
+def align_columns(
+    private: pd.DataFrame, public: pd.DataFrame
+) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """Keep the columns that both files share, as Ji & Elkan Sect. 7 prescribe.
+
+    Parameters
+    ----------
+    private, public : DataFrame
+        The private file D and the public file E (in this order, as everywhere in dpcore).
+
+    Returns
+    -------
+    private, public : DataFrame
+        The shared columns, in the public file's order.
+    notes : list of str
+        The dropped columns, if any.
+
+    Raises
+    ------
+    TypeError
+        If either argument is not a DataFrame.
+    DataError
+        If the files share no column, or a shared column is numeric in one file and text in
+        the other (a column empty in one file has no type there and is never a mismatch).
+    """
+    _check_frames(private, public)
+    in_private = set(private.columns)
+    shared = [col for col in public.columns if col in in_private]
+    if not shared:
+        lower = {str(col).lower(): col for col in private.columns}
+        near = [
+            f"{col!r} / {lower[str(col).lower()]!r}"
+            for col in public.columns
+            if str(col).lower() in lower
+        ]
+        hint = f" These differ only in case: {', '.join(near)}." if near else ""
+        raise DataError(
+            "The public and private files share no column names (public: "
+            f"{_listing(public.columns)}; private: {_listing(private.columns)}).{hint} Columns "
+            "are matched by exact name: give the same feature the same name in both files."
+        )
+    mismatched = []
+    for col in shared:
+        pub, priv = public[col].dropna(), private[col].dropna()
+        if len(pub) and len(priv):
+            pub_num, priv_num = (pd.api.types.is_numeric_dtype(s) for s in (pub, priv))
+            if pub_num != priv_num:
+                num_side, text_side, text = (
+                    ("public", "private", priv) if pub_num else ("private", "public", pub)
+                )
+                mismatched.append(
+                    f"{col!r} is numeric in the {num_side} file but text in the {text_side} "
+                    f"file ({_text_example(text)})"
+                )
+    if mismatched:
+        raise DataError(
+            f"Column types differ between the files: {'; '.join(mismatched)}. Make each column "
+            "the same type in both files, or delete it from one of them."
+        )
+    notes = [
+        f"Dropped {_listing(cols)} (only in the {side} file): only columns that both files "
+        "share can be used."
+        for side, cols in (
+            ("public", [c for c in public.columns if c not in in_private]),
+            ("private", [c for c in private.columns if c not in set(shared)]),
+        )
+        if cols
+    ]
+    return private.loc[:, shared], public.loc[:, shared], notes
+
+
+def _text_example(text: pd.Series) -> str:
+    """An example of the text cells of a column that should be numeric, for a message."""
+    values = text.astype(str)
+    numbers = pd.to_numeric(values, errors="coerce")
+    words = values[numbers.isna()]
+    if len(words):
+        return f"e.g. {words.iloc[0]!r}"
+    odd = values[~np.isfinite(numbers.to_numpy(dtype=float))]
+    if len(odd):  # such as "inf": numbers to pandas, not to an encoding with a finite range
+        return f"e.g. {odd.iloc[0]!r}, which is not a finite number"
+    return f"e.g. {values.iloc[0]!r}, stored as text"
+
+
+def split_columns(
+    frame: pd.DataFrame, *, max_values: int = MAX_SPLIT_VALUES, drop: bool = True
+) -> list[str]:
+    """Columns that :func:`split_by_value` can split by: few distinct values.
+
+    Parameters
+    ----------
+    frame : DataFrame
+    max_values : int, default=MAX_SPLIT_VALUES
+        Most distinct (non-missing) values a split column may have; it needs at least two.
+    drop : bool, default=True
+        Whether the split removes its column (as :func:`split_by_value` does by default): then a
+        one-column file offers none, since splitting by it would leave no column.
+
+    Returns
+    -------
+    list of str
+        In the frame's column order.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"sex": ["F", "M", "M"], "age": [20, 31, 47], "y": [0, 1, 1]})
+    >>> split_columns(frame, max_values=2)
+    ['sex', 'y']
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
+    max_values = int(check_scalar(max_values, "max_values", target_type=int, min_val=2))
+    if drop and frame.shape[1] < 2:
+        return []
+    counts = frame.nunique(dropna=True)
+    return [str(col) for col in frame.columns if 2 <= counts[col] <= max_values]
+
+
+def split_by_value(
+    frame: pd.DataFrame,
+    column: str,
+    value: Any,
+    *,
+    p: float = 0.9,
+    p_other: float | None = None,
+    drop: bool = True,
+    rng: Any = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Split one file into private and public parts by a biased rule, like Ji & Elkan Sect. 5.
+
+    A fraction ``p`` of the rows with ``column == value`` and a fraction ``p_other`` of the
+    other rows go to the private part (exact fractions, drawn by a seeded permutation); the
+    rest is public. Adult's split is ``split_by_value(adult, "sex", "Male", p=0.9)``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+    column : str
+        One of :func:`split_columns` (any column works; those are the sensible ones).
+    value : object
+        A value of ``column``.
+    p : float, default=0.9
+        Private fraction of the rows with ``column == value``.
+    p_other : float, default=None
+        Private fraction of the other rows; None means ``1 - p``.
+    drop : bool, default=True
+        Remove ``column`` after the split, as Ji & Elkan remove sex, so that no single column
+        tells the two parts apart.
+    rng : None, int or numpy.random.Generator, default=None
+
+    Returns
+    -------
+    private, public : DataFrame
+        In this order, as everywhere in dpcore.
+
+    Raises
+    ------
+    DataError
+        No such column or value, ``column`` is the only column and ``drop`` is True, or a part
+        would be empty.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
+    if column not in frame.columns:
+        raise DataError(
+            f"There is no column {column!r} to split by; choose one of {_listing(frame.columns)}."
+        )
+    if drop and frame.shape[1] == 1:
+        raise DataError(
+            f"Splitting by {column!r}, the only column of the file, leaves nothing: the split "
+            "removes its column, so no column would be left to study. Upload a file with more "
+            "columns, or split at random instead."
+        )
+    p = check_scalar(p, "p", min_val=0.0, max_val=1.0, include_min=True)
+    p_other = (
+        1.0 - p
+        if p_other is None
+        else check_scalar(p_other, "p_other", min_val=0.0, max_val=1.0, include_min=True)
+    )
+    in_group = (frame[column] == value).to_numpy(dtype=bool, na_value=False)
+    if not in_group.any():
+        values = frame[column].dropna().unique()[:10]
+        raise DataError(
+            f"No row has {column} == {_show(value)}. Choose one of its values, e.g. "
+            f"{', '.join(map(_show, values))}."
+        )
+    private = biased_split(in_group, p, p_other, check_random_state(rng))
+    if drop:
+        frame = frame.drop(columns=column)
+    return _parts(frame, private)
+
+
+def split_random(
+    frame: pd.DataFrame, private_fraction: float = 0.5, *, rng: Any = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Split one file into private and public parts at random (an unbiased control).
+
+    Parameters
+    ----------
+    frame : DataFrame
+    private_fraction : float, default=0.5
+        Exact fraction of the rows (rounded) that goes private.
+    rng : None, int or numpy.random.Generator, default=None
+
+    Returns
+    -------
+    private, public : DataFrame
+        In this order, as everywhere in dpcore.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
+    fraction = check_scalar(private_fraction, "private_fraction", min_val=0.0, max_val=1.0)
+    everyone = np.ones(len(frame), dtype=bool)
+    return _parts(frame, biased_split(everyone, fraction, 0.0, check_random_state(rng)))
+
+
+def _parts(frame: pd.DataFrame, private: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
+    for part, rows in (("public", ~private), ("private", private)):
+        if not rows.any():
+            raise DataError(
+                f"The split leaves the {part} part empty. Choose fractions that give both parts "
+                "some rows."
+            )
+    return (
+        frame.loc[private].reset_index(drop=True),
+        frame.loc[~private].reset_index(drop=True),
+    )
+
+
+def scenario_from_uploads(
+    private: pd.DataFrame,
+    public: pd.DataFrame,
+    *,
+    target: str | None = None,
+    positive: Any = None,
+    public_missing: str = "impute",
+    max_features: int = MAX_FEATURES,
+    name: str = "upload",
+    title: str = "Uploaded data",
+) -> tuple[Scenario, UploadReport]:
+    """Encode an uploaded private and public file into a :class:`Scenario`.
+
+    Everything that shapes the encoding comes from the public file and these arguments; private
+    values are mapped into it by fixed rules and no private row is dropped (see the module
+    notes): replacing one private row changes one encoded row and nothing else.
+
+    Parameters
+    ----------
+    private, public : DataFrame
+        D and E, in this order, as returned by :func:`read_csv_upload` (or a split).
+    target : str, default=None
+        Column to predict; it must take at least two classes in the public file.
+    positive : object, default=None
+        Class of ``target`` encoded as 1. None means 1 for a 0/1 column and otherwise the
+        rarest class in the public file (ties: the last in sorted order). With more than two
+        classes this is one class against the rest.
+    public_missing : {"impute", "drop"}, default="impute"
+        Public rows with missing values: impute them by the rule used for private values
+        (public median, all-zero items, target 0), or drop them. Private rows are never dropped.
+    max_features : int, default=MAX_FEATURES
+        Most encoded columns allowed.
+    name, title : str
+        Registry-like key and human title of the scenario.
+
+    Returns
+    -------
+    scenario : Scenario
+        ``private`` has exactly one encoded row per uploaded private row.
+    report : UploadReport
+
+    Raises
+    ------
+    TypeError
+        If ``private`` or ``public`` is not a DataFrame.
+    ValueError
+        If ``public_missing`` is not one of :data:`PUBLIC_MISSING`.
+    DataError
+        No rows, no shared column, mismatched column types, infinite public values, no
+        feature left, unknown target, a target with one or more than :data:`MAX_CLASSES`
+        classes in the public file, an unknown positive class, too many encoded columns.
+    """
+    _check_frames(private, public)
+    if public_missing not in PUBLIC_MISSING:
+        raise ValueError(
+            f"public_missing must be one of {PUBLIC_MISSING}, got {public_missing!r}."
+        )
+    for part, frame in (("private", private), ("public", public)):
+        if len(frame) == 0:
+            raise DataError(f"The {part} file has no rows. Upload a file with data rows.")
+    private, public, notes = align_columns(private, public)
+    if target is not None and target not in public.columns:
+        raise DataError(
+            f"Target {target!r} is not a column of both files; choose one of "
+            f"{_listing(public.columns)}."
+        )
+    _check_public_finite(public)
+    if public_missing == "drop":
+        public = _drop_incomplete(public, notes)
+    dropped = _useless_columns(public, target, notes)
+    usable = [col for col in public.columns if col not in dropped]
+    public, private = public.loc[:, usable], private.loc[:, usable]
+
+    numeric = [c for c in usable if c != target and pd.api.types.is_numeric_dtype(public[c])]
+    medians = {col: float(public[col].median()) for col in numeric}
+    categories, binary, target_column = {}, [], None
+    if target is not None:
+        positive, levels = _target_levels(public[target], positive)
+        if levels is None:
+            binary, target_column = [target], target
+        else:
+            categories[target], target_column = levels, item_name(target, positive)
+    private_notes = _private_notes(private, public, numeric, medians, target, positive, levels
+                                   if target is not None else None)  # fmt: skip
+    notes.extend(_public_imputation_notes(public, numeric, medians, target))
+    conformed_public = _conform(public, numeric, medians, binary)
+    conformed_private = _conform(private, numeric, medians, binary)
+    bounds = {col: (conformed_public[col].min(), conformed_public[col].max()) for col in numeric}
+    encoder = TabularEncoder(categories=categories, bounds=bounds, binary=binary)
+    encoder.fit(conformed_public)
+    _check_width(encoder, max_features)
+    encoded_public = encoder.transform(conformed_public)
+    encoded_private = encoder.transform(conformed_private)
+    if target_column is not None:
+        if len(categories.get(target, ())) > 2:
+            notes.append(
+                f"Target {target!r} has {len(categories[target])} classes in the public file: "
+                f"{_show(positive)} is encoded as 1 against all the others."
+            )
+        if encoded_private[target_column].nunique() < 2:
+            value = int(encoded_private[target_column].iloc[0])
+            private_notes.append(
+                f"{_NON_PRIVATE}every private row has {target_column} = {value}: the private "
+                "file holds a single class of the target, so a model of the target learns "
+                "little from it (this is not refused, since it is a fact of the private data)."
+            )
+    raw_public = _impute_raw(public, numeric, medians)
+    raw_private = _impute_raw(private, numeric, medians)
+    description = (
+        f"**Uploaded data**: a public file E ({len(public):,} rows) and a private file D "
+        f"({len(private):,} rows) sharing {len(usable)} usable columns.\n\n"
+        "**Encoding (from the public file only):** text columns as one-hot items with the "
+        "levels of the public file (other values: all-zero items); numeric columns min-max "
+        "scaled by their range in the public file, private values clipped to it; missing "
+        "numbers imputed by the public median, missing text as all-zero items; no private row "
+        f"dropped. {f'Target: *{target_column}*.' if target_column else 'No target.'}"
+        "\n\n**Source and licence:** supplied by the user, who is responsible for the right "
+        "to use the data."
+    )
+    scenario = Scenario(
+        name=name,
+        title=title,
+        public=encoded_public.reset_index(drop=True),
+        private=encoded_private.reset_index(drop=True),
+        target=target_column,
+        description=description,
+        groups=encoder.groups_,
+        raw_public=raw_public,
+        raw_private=raw_private,
+        kinds=encoder.kinds_,
+    )
+    table = _report_table(public, private, encoder, dropped, target_column)
+    return scenario, UploadReport(table, tuple(notes), tuple(private_notes))
+
+
+def _check_frames(private: Any, public: Any) -> None:
+    for part, frame in (("private", private), ("public", public)):
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(
+                f"{part} must be a pandas DataFrame (as read_csv_upload returns), got "
+                f"{type(frame).__name__}. The order is (private, public)."
+            )
+
+
+def _check_public_finite(public: pd.DataFrame) -> None:
+    for col in public.columns:
+        if pd.api.types.is_numeric_dtype(public[col]) and not pd.api.types.is_bool_dtype(
+            public[col]
+        ):
+            values = public[col].to_numpy(dtype=float, na_value=np.nan)
+            if np.isinf(values).any():
+                raise DataError(
+                    f"Column {col!r} of the public file holds infinite values, so it has no "
+                    "finite range to scale by. Replace them by finite values or empty those "
+                    "cells, and upload again."
+                )
+
+
+def _drop_incomplete(public: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    complete = public.dropna()
+    if complete.empty:
+        raise DataError(
+            "Every row of the public file has a missing value, so dropping them leaves "
+            "nothing. Impute them instead (public_missing='impute'), fill in the empty cells, "
+            "or delete the columns with most gaps."
+        )
+    if len(complete) < len(public):
+        notes.append(
+            f"Dropped {len(public) - len(complete):,} of {len(public):,} public rows with "
+            "missing values."
+        )
+    return complete
+
+
+def _useless_columns(
+    public: pd.DataFrame, target: str | None, notes: list[str]
+) -> dict[str, str]:
+    """Columns to drop, decided by the public file only (empty or constant) -> the reason."""
+    dropped: dict[str, str] = {}
+    for col in public.columns:
+        values = public[col].dropna()
+        if col == target:
+            if values.nunique() < 2:
+                what = (
+                    "no values" if values.empty
+                    else f"the single class {_show(values.iloc[0])}"
+                )  # fmt: skip
+                raise DataError(
+                    f"Target {target!r} has {what} in the public file; the target's classes "
+                    "are taken from the public file, so it needs at least two. Choose another "
+                    "target, or upload a public file with both classes."
+                )
+        elif values.empty:
+            dropped[col] = "dropped: empty in the public file"
+        elif values.nunique() == 1:
+            dropped[col] = "dropped: constant in the public file"
+            notes.append(
+                f"Dropped constant column {col!r}: every public row has the value "
+                f"{_show(values.iloc[0])}, so it carries no information and has no public "
+                "range to scale by."
+            )
+    empty = [col for col, why in dropped.items() if "empty" in why]
+    if empty:
+        notes.append(
+            f"Dropped {_listing(empty)}: no values at all in the public file (the encoding is "
+            "read from the public file only)."
+        )
+    if not [col for col in public.columns if col not in dropped and col != target]:
+        raise DataError(
+            "No usable feature column is left (every shared column is empty or constant in "
+            "the public file, or is the target). Upload files that share at least one "
+            "informative column."
+        )
+    return dropped
+
+
+def _target_levels(public: pd.Series, positive: Any) -> tuple[Any, list[Any] | None]:
+    """Positive class and the item levels of the target (None for a 0/1 column): public only."""
+    present = public.dropna()
+    values = sorted(present.drop_duplicates().tolist())
+    if len(values) > MAX_CLASSES:
+        raise DataError(
+            f"Target {public.name!r} has {len(values)} distinct values in the public file, "
+            f"more than the {MAX_CLASSES} classes a target may have. Choose a column with few "
+            "classes (such as yes/no), or group its values into classes first."
+        )
+    if pd.api.types.is_numeric_dtype(present) and set(values) <= {0, 1}:
+        if positive is not None and not _same(positive, 1):
+            raise DataError(
+                f"Target {public.name!r} is a 0/1 column; its positive class is 1, not "
+                f"{_show(positive)}."
+            )
+        return 1, None
+    if positive is None:
+        counts = present.value_counts()
+        positive = min(reversed(values), key=lambda value: counts.get(value, 0))
+    elif not any(_same(positive, value) for value in values):
+        raise DataError(
+            f"{_show(positive)} is not a class of target {public.name!r} in the public file; "
+            f"choose one of {', '.join(map(_show, values))}."
+        )
+    else:
+        positive = next(value for value in values if _same(positive, value))
+    return positive, values
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _conform(
+    frame: pd.DataFrame, numeric: list[str], medians: dict[str, float], binary: list[str]
+) -> pd.DataFrame:
+    """Map a frame onto the public encoding's types by the fixed rules (module notes)."""
+    out = {}
+    for col in frame.columns:
+        values = frame[col]
+        if col in numeric:
+            values = pd.to_numeric(values, errors="coerce").astype(float)
+            values = values.fillna(medians[col])  # +-inf stay: the encoder clips them
+        elif col in binary:  # the 0/1 target: 1 is positive, anything else (or missing) is 0
+            number = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float, na_value=0.0)
+            values = pd.Series((number == 1.0).astype(float), index=frame.index)
+        out[col] = values
+    return pd.DataFrame(out, index=frame.index)
+
+
+def _impute_raw(frame: pd.DataFrame, numeric: list[str], medians: dict[str, float]) -> pd.DataFrame:
+    """Raw rows with missing numbers imputed by the public median (text stays as written)."""
+    frame = frame.reset_index(drop=True).copy()
+    for col in numeric:
+        frame[col] = pd.to_numeric(frame[col], errors="coerce").astype(float).fillna(medians[col])
+    return frame
+
+
+def _public_imputation_notes(
+    public: pd.DataFrame, numeric: list[str], medians: dict[str, float], target: str | None
+) -> list[str]:
+    notes = []
+    for col in public.columns:
+        count = int(public[col].isna().sum())
+        if not count:
+            continue
+        if col in numeric:
+            rule = f"imputed by the public median {_show(medians[col])}"
+        elif col == target:
+            rule = "encoded as not the positive class (0)"
+        else:
+            rule = "encoded as all-zero items"
+        notes.append(f"Column {col!r}: {count:,} missing public value(s) {rule}.")
+    return notes
+
+
+def _private_notes(
+    private: pd.DataFrame,
+    public: pd.DataFrame,
+    numeric: list[str],
+    medians: dict[str, float],
+    target: str | None,
+    positive: Any,
+    levels: list[Any] | None,
+) -> list[str]:
+    """How many private values the fixed rules changed: for the data owner, non-private."""
+    notes = []
+    for col in private.columns:
+        values = private[col]
+        missing = int(values.isna().sum())
+        if col in numeric:
+            number = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+            low, high = public[col].min(), public[col].max()
+            outside = int(((number < low) | (number > high)).sum())
+            if missing:
+                notes.append(
+                    f"{_NON_PRIVATE}column {col!r}: {missing:,} missing private value(s) "
+                    f"imputed by the public median {_show(medians[col])}."
+                )
+            if outside:
+                notes.append(
+                    f"{_NON_PRIVATE}column {col!r}: {outside:,} private value(s) outside the "
+                    f"public range [{_show(low)}, {_show(high)}] clipped to it."
+                )
+            continue
+        known = public[col].dropna().unique() if levels is None or col != target else levels
+        unseen = int((~values.isin(known) & values.notna()).sum())
+        if col == target:
+            if missing or unseen:
+                notes.append(
+                    f"{_NON_PRIVATE}target {col!r}: {missing + unseen:,} private row(s) with a "
+                    "missing value or a class that the public file does not have, encoded as "
+                    f"not the positive class {_show(positive)} (0)."
+                )
+        elif missing or unseen:
+            notes.append(
+                f"{_NON_PRIVATE}column {col!r}: {missing + unseen:,} private row(s) missing or "
+                "with a value that the public file does not contain, encoded as all-zero items."
+            )
+    return notes
+
+
+def _show(value: Any) -> str:
+    """A cell value as a user wrote it: quoted text, plain numbers (never ``np.float64(0.0)``)."""
+    if isinstance(value, str):
+        return repr(str(value))
+    if isinstance(value, bool | np.bool_):
+        return str(bool(value))
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    if isinstance(value, float | np.floating):
+        number = float(value)
+        return str(int(number)) if number.is_integer() else f"{number:g}"
+    return str(value)
+
+
+def _check_width(encoder: TabularEncoder, max_features: int) -> None:
+    width = len(encoder.feature_names_out_)
+    if width <= max_features:
+        return
+    sizes = sorted(encoder.groups_.items(), key=lambda item: -len(item[1]))[:3]
+    biggest = ", ".join(f"{col!r} ({len(items)} columns)" for col, items in sizes)
+    raise DataError(
+        f"The encoded data would have {width} columns, over the limit of {max_features} "
+        f"encoded features. The largest: {biggest}. Delete ID-like columns or columns with "
+        "many distinct text values, or merge rare categories, and upload again."
+    )
+
+
+def _report_table(
+    public: pd.DataFrame,
+    private: pd.DataFrame,
+    encoder: TabularEncoder,
+    dropped: dict[str, str],
+    target_column: str | None,
+) -> pd.DataFrame:
+    table = infer_column_types(public).set_index("column")
+    table = table.rename(columns={"missing": "missing (public)"})
+    table["missing in D (non-private)"] = private.isna().sum()
+    encoded = {}
+    for col, kind in encoder.kinds_.items():
+        if kind == "scaled":
+            low, high = encoder.bounds_[col]
+            encoded[col] = f"min-max by public range [{_show(low)}, {_show(high)}]"
+        elif kind == "binary":
+            encoded[col] = "0/1 as is"
+        else:
+            encoded[col] = f"one-hot, {len(encoder.groups_[col])} items"
+        if target_column in encoder.groups_[col]:
+            encoded[col] += f"; target {target_column!r}"
+    table["encoding"] = pd.Series(encoded | dropped)  # dropped columns say why
+    return table.reset_index()
+
+
+def _listing(columns: Any, shown: int = 8) -> str:
+    names = [repr(str(col)) for col in columns]
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more

@@ -1,0 +1,73 @@
+"""Differentially private importance weights (Ji & Elkan 2013): the mechanism and its study.
+
+Modules
+-------
+``mechanism``
+    :class:`ImportanceWeights` ([JE13]_ Algorithm 1, a release), :func:`balanced_fit` (step 1),
+    the sensitivity with the solver term (:func:`release_sensitivity`) and the noise scale.
+``experiments``
+    The Monte-Carlo study over bootstrap resamples of D: :class:`BootstrapStudy`,
+    :func:`monte_carlo`, :func:`bootstrap_estimates`, the model comparison of Fig. 3
+    (:func:`model_distances`).
+``theory``
+    Theorem 2's variance bound (:func:`variance_bound`, both forms), the plug-in prediction and
+    Theorem 3's bias.
+``baselines``
+    The Sect. 5.1 baselines on the same resamples.
+
+References
+----------
+.. [JE13] Ji & Elkan (2013), *Differential privacy based on importance weighting*, Mach. Learn. 93.
+"""
+
+from dpcore.importance.baselines import baselines
+from dpcore.importance.experiments import (
+    BootstrapFits,
+    BootstrapStudy,
+    bootstrap_estimates,
+    bootstrap_fits,
+    model_distances,
+    monte_carlo,
+)
+from dpcore.importance.mechanism import (
+    BalancedFit,
+    ImportanceWeights,
+    balanced_fit,
+    expected_noise_norm,
+    noise_scale,
+    release_sensitivity,
+)
+from dpcore.importance.theory import (
+    VarianceTerms,
+    asymptotic_bias,
+    estimate_gradient,
+    plugin_variance,
+    theory_curves,
+    variance_bound,
+    variance_terms,
+)
+from dpcore.simulation import summarise
+
+__all__ = [
+    "BalancedFit",
+    "BootstrapFits",
+    "BootstrapStudy",
+    "ImportanceWeights",
+    "VarianceTerms",
+    "asymptotic_bias",
+    "balanced_fit",
+    "baselines",
+    "bootstrap_estimates",
+    "bootstrap_fits",
+    "estimate_gradient",
+    "expected_noise_norm",
+    "model_distances",
+    "monte_carlo",
+    "noise_scale",
+    "plugin_variance",
+    "release_sensitivity",
+    "summarise",
+    "theory_curves",
+    "variance_bound",
+    "variance_terms",
+]

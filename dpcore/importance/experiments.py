@@ -1,0 +1,259 @@
+"""Monte-Carlo studies of the importance weights ([JE13]_ Sect. 5 and Fig. 3).
+
+Simulations, not releases: every fit here is non-private and every noise comes from the study's
+seed (named streams of :mod:`dpcore.random`), so the same seed gives the same numbers.
+
+References
+----------
+.. [JE13] Ji & Elkan (2013), *Differential privacy based on importance weighting*, Mach. Learn. 93.
+.. [CMS11] Chaudhuri, Monteleoni & Sarwate (2011), *Differentially private empirical risk
+   minimization*, JMLR 12.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import softmax
+
+from dpcore.importance.mechanism import (
+    TOL,
+    _balanced_design,
+    _design,
+    _weighted_means,
+    check_lam,
+    query_values,
+    release_sensitivity,
+)
+from dpcore.logistic import BatchedProblem, fit_logistic, fit_logistic_batched
+from dpcore.mechanisms import L2Laplace
+from dpcore.perturbation import perturb_output
+from dpcore.random import stream, study_seed
+from dpcore.simulation import Progress, bootstrap_counts, noisy_replicates, report
+from dpcore.validation import DataError, check_epsilon, check_scalar
+
+__all__ = [
+    "BootstrapFits",
+    "BootstrapStudy",
+    "bootstrap_estimates",
+    "bootstrap_fits",
+    "model_distances",
+    "monte_carlo",
+]
+
+
+@dataclass(frozen=True)
+class BootstrapFits:
+    """Non-private ``beta*`` for R bootstrap resamples of D at one ``lam`` (a simulation state).
+
+    Everything here is computed from the private data without noise: it exists to study the
+    mechanism, never to be released.
+    """
+
+    lam: float
+    coefs: np.ndarray  # (R, d) beta* of each resample
+    coef_full: np.ndarray  # (d,) beta* on the whole of D (the non-private reference beta_0)
+    public: np.ndarray  # (N_E, d) public design, intercept included
+    n_private: int
+    seed: int
+
+    @property
+    def d(self) -> int:
+        return self.coefs.shape[1]
+
+    @property
+    def n_reps(self) -> int:
+        return self.coefs.shape[0]
+
+    def mechanism(self, epsilon: float) -> L2Laplace:
+        """The release's noise at ``epsilon`` for these fits (what a study simulates)."""
+        return L2Laplace(epsilon, release_sensitivity(self.d, self.n_private, self.lam), self.d)
+
+
+class BootstrapStudy:
+    """``n_reps`` bootstrap resamples of D against E, prepared once and fitted at any ``lam``.
+
+    A simulation of the mechanism ([JE13]_ Sect. 5), not a release: the fits are non-private.
+    The resamples depend only on the seed, so fits at different ``lam`` share them; the merged
+    design is built once, so a lam slider or grid pays only for the fits.
+
+    Parameters
+    ----------
+    private, public : DataFrame or array of shape (n, d)
+        Encoded records, private ones in [0, 1]^d.
+    n_reps : int, default=100
+    rng : None, int or numpy.random.Generator, default=None
+    fit_intercept, clip : bool
+        As in :class:`ImportanceWeights`.
+    """
+
+    def __init__(self, private, public, n_reps: int = 100, *, rng=None,
+                 fit_intercept: bool = True, clip: bool = False) -> None:
+        if isinstance(n_reps, bool) or not isinstance(n_reps, int | np.integer) or n_reps < 1:
+            raise ValueError(f"n_reps == {n_reps!r}, must be an integer >= 1.")
+        self.n_reps = int(n_reps)
+        self.seed = study_seed(rng)
+        X_D, X_E = _design(private, public, fit_intercept, clip)
+        n_D, n_E = X_D.shape[0], X_E.shape[0]
+        X, y, s = _balanced_design(X_D, X_E)
+        # Column 0 holds the whole of D (beta_0's fit); the others the resamples.
+        S = np.empty((n_D + n_E, self.n_reps + 1))
+        S[:, 0] = s
+        S[:n_D, 1:] = bootstrap_counts(n_D, self.n_reps, self.seed) / n_D
+        S[n_D:, 1:] = 1.0 / n_E
+        self.problem = BatchedProblem(X, y, S)
+        self.public = X_E
+        self.n_private = n_D
+
+    def fit(self, lam: float) -> BootstrapFits:
+        """``beta*`` of every resample, and of the whole of D, at ``lam`` (one batched solve)."""
+        fitted = self.problem.fit(lam=check_lam(lam), tol=TOL)
+        return BootstrapFits(float(lam), fitted[1:], fitted[0], self.public, self.n_private,
+                             self.seed)
+
+
+def bootstrap_fits(private, public, lam: float, n_reps: int = 100, *, rng=None,
+                   fit_intercept: bool = True, clip: bool = False) -> BootstrapFits:
+    """Fit ``beta*`` on ``n_reps`` bootstrap resamples of D in one batched solve."""
+    study = BootstrapStudy(private, public, n_reps, rng=rng, fit_intercept=fit_intercept,
+                           clip=clip)
+    return study.fit(lam)
+
+
+def bootstrap_estimates(fits: BootstrapFits, public_values, epsilon: float | None) -> np.ndarray:
+    """Estimates ``(1/N_E) sum_E b w`` of every replicate after Algorithm 1 step 2's noise.
+
+    ``epsilon=None`` gives the noiseless estimates (``beta*`` itself). The noise is the release's
+    (:class:`~dpcore.mechanisms.L2Laplace` at :func:`release_sensitivity`), drawn from the stream
+    ``(seed, "importance", lam, epsilon)``, so moving epsilon reuses the fits and only draws
+    noise.
+    """
+    b_E = np.asarray(public_values, dtype=float).ravel()
+    if epsilon is None:
+        return _weighted_means(fits.public, fits.coefs, b_E)
+    ((_, noisy),) = noisy_replicates(fits.coefs, [epsilon], fits.mechanism, fits.seed,
+                                     "importance", fits.lam)
+    return _weighted_means(fits.public, noisy, b_E)
+
+
+def monte_carlo(private, public, query, lambdas: Iterable[float], epsilons: Iterable[float],
+                n_reps: int = 100, *, rng=None, progress: Progress = None,
+                fit_intercept: bool = True) -> pd.DataFrame:
+    """Estimates over ``n_reps`` bootstrap resamples of D for a grid of ``lam`` and ``epsilon``.
+
+    One batched solve per ``lam``; every ``epsilon`` reuses it and only draws noise.
+
+    Parameters
+    ----------
+    private, public : DataFrame or array of shape (n, d)
+        Encoded records, private ones in [0, 1]^d.
+    query : Query, column name, callable, or pair (private_values, public_values)
+        The query ``b``; see :func:`~dpcore.importance.mechanism.query_values`.
+    lambdas, epsilons : iterables of float
+    n_reps : int, default=100
+    rng : None, int or numpy.random.Generator, default=None
+    progress : callable taking the fraction done, default=None
+
+    Returns
+    -------
+    DataFrame with one row per (lam, epsilon, rep) and columns ``lam``, ``epsilon``, ``rep``,
+    ``estimate``, plus ``truth`` (the non-private mean of b over D) and ``public_mean``.
+    """
+    lambdas = [check_lam(lam) for lam in lambdas]
+    epsilons = [check_epsilon(eps) for eps in epsilons]
+    b_D, b_E = query_values(query, private, public)
+    study = BootstrapStudy(private, public, n_reps, rng=rng, fit_intercept=fit_intercept)
+    frames = []
+    for i, lam in enumerate(lambdas):
+        fits = study.fit(lam)
+        for eps in epsilons:
+            frames.append(pd.DataFrame({
+                "lam": lam, "epsilon": eps, "rep": np.arange(n_reps),
+                "estimate": bootstrap_estimates(fits, b_E, eps),
+            }))
+        report(progress, (i + 1) / len(lambdas))
+    out = pd.concat(frames, ignore_index=True)
+    out["truth"] = float(b_D.mean())
+    out["public_mean"] = float(b_E.mean())
+    return out
+
+
+def _svm_coef(X: np.ndarray, y: np.ndarray, weights: np.ndarray, Lambda: float) -> np.ndarray:
+    """Linear SVM minimising ``Lambda/2 ||w||^2 + (1/n) sum_i weights_i hinge_i``."""
+    from sklearn.svm import LinearSVC
+
+    model = LinearSVC(C=1.0 / (X.shape[0] * Lambda), loss="hinge", fit_intercept=False,
+                      dual=True, tol=1e-6, max_iter=20_000)
+    model.fit(X, y, sample_weight=weights)
+    return model.coef_[0]
+
+
+def model_distances(private, public, target: str, lam: float, epsilons: Iterable[float],
+                    n_reps: int = 20, *, rng=None, Lambda: float = 0.1,
+                    exclude: Sequence[str] = (), progress: Progress = None,
+                    fit_intercept: bool = True) -> pd.DataFrame:
+    """Distance between linear models trained on weighted E and on D ([JE13]_ Fig. 3).
+
+    For each bootstrap resample and epsilon, the importance weights of Algorithm 1 weight E; a
+    linear SVM (hinge loss) and a logistic regression, both with penalty ``Lambda/2 ||w||^2`` and
+    an appended constant feature, are trained on weighted E to predict ``target`` from the other
+    columns (minus ``exclude``, for example the other items of the target's one-hot group), and
+    compared by Euclidean distance with the same model trained on D (non-private reference).
+
+    Two references sit beside them: ``"no noise (non-private)"`` (weights from ``beta*``,
+    bootstrap only) and
+    ``"output perturbation"``: the SVM trained on D released by
+    :func:`dpcore.perturbation.perturb_output` (L2 sensitivity ``2 R / (N_D Lambda)`` with
+    ``R = sqrt(d)`` the largest record norm in [0, 1]^d, the hinge loss 1-Lipschitz;
+    [CMS11]_ Algorithm 1, replace-one; SVM only, as in the paper). Every noise is simulated from
+    the study's seed: nothing here is a release.
+
+    Returns a DataFrame with columns ``model``, ``method``, ``epsilon``, ``rep``, ``distance``.
+    """
+    epsilons = [check_epsilon(eps) for eps in epsilons]
+    Lambda = check_scalar(Lambda, "Lambda", min_val=0.0)
+    if not isinstance(private, pd.DataFrame) or target not in private.columns:
+        raise DataError(f"target {target!r} must be a column of the private DataFrame.")
+    features = [c for c in private.columns if c != target and c not in set(exclude)]
+    F_D, F_E = _design(private[features], public[features], True)
+    y_D, y_E = private[target].to_numpy(float), public[target].to_numpy(float)
+    if len(np.unique(y_D)) < 2 or len(np.unique(y_E)) < 2:
+        raise DataError(f"target {target!r} needs both classes in the private and public sets.")
+    n_D = F_D.shape[0]
+    study = BootstrapStudy(private, public, n_reps, rng=rng, fit_intercept=fit_intercept)
+    fits, seed = study.fit(lam), study.seed
+    ref = {
+        "linear SVM": _svm_coef(F_D, y_D, np.ones(n_D), Lambda),
+        "logistic regression": fit_logistic(F_D, y_D, np.full(n_D, 1.0 / n_D), lam=Lambda,
+                                            tol=TOL).coef,
+    }
+    rows: list[dict] = []
+    noisy = noisy_replicates(fits.coefs, epsilons, fits.mechanism, seed, "importance", fits.lam)
+    settings = [("no noise (non-private)", None, fits.coefs)] + [("importance weights", eps, B)
+                                                   for eps, B in noisy]
+    for k, (method, eps, B) in enumerate(settings):
+        W = softmax(fits.public @ B.T, axis=0)  # (N_E, R), columns sum to 1
+        logreg = fit_logistic_batched(F_E, y_E, W, lam=Lambda, coef_init=ref["logistic regression"],
+                                      tol=TOL)
+        for r in range(fits.n_reps):
+            svm = _svm_coef(F_E, y_E, W[:, r] * F_E.shape[0], Lambda)
+            for model, coef in (("linear SVM", svm), ("logistic regression", logreg[r])):
+                rows.append({"model": model, "method": method, "epsilon": eps, "rep": r,
+                             "distance": float(np.linalg.norm(coef - ref[model]))})
+        report(progress, (k + 1) / (len(settings) + 1))
+    d_svm = F_D.shape[1]
+    svm_ref = np.broadcast_to(ref["linear SVM"], (fits.n_reps, d_svm))
+    for eps in epsilons:
+        released = perturb_output(svm_ref, n=n_D, lam=Lambda, epsilon=eps,
+                                  data_norm=np.sqrt(d_svm),
+                                  rng=stream(seed, "output perturbation", eps))
+        rows += [{"model": "linear SVM", "method": "output perturbation", "epsilon": eps, "rep": r,
+                  "distance": float(np.linalg.norm(released[r] - ref["linear SVM"]))}
+                 for r in range(fits.n_reps)]
+    report(progress, 1.0)
+    out = pd.DataFrame(rows)
+    out.attrs["reference_norm"] = {m: float(np.linalg.norm(c)) for m, c in ref.items()}
+    return out

@@ -1,0 +1,383 @@
+"""Differentially private importance weights (Ji & Elkan 2013) and their Monte-Carlo study.
+
+The mechanism ([JE13]_ Algorithm 1) publishes one weight per record of a public set E that makes
+weighted means over E estimate means over a private set D:
+
+1. fit the *balanced* regularised logistic regression of "in D" against "in E" ([JE13]_
+   footnote 2): ``beta* = argmin -(1/N_E) sum_E log p(x in E) - (1/N_D) sum_D log p(x in D)
+   + lam/2 ||beta||^2``;
+2. release ``beta = beta* + delta``, ``p(delta) ~ exp(-epsilon N_D lam ||delta|| / sqrt(d))``;
+3. weight each public record by ``w(x) = N_E exp(beta.x) / sum_E exp(beta.x)``.
+
+Privacy: neighbouring relation *replace-one* (N_D is public); every component of a private record
+lies in [0, 1] (enforced: refused, or clipped with ``clip=True``); then the L2 sensitivity of the
+exact ``beta*`` is ``sqrt(d) / (N_D lam)`` ([JE13]_ Lemma 2), with ``d`` counting the intercept if
+one is fitted. The solver stops at a certified objective gap of at most ``g = 2 TOL``, so the
+released minimiser is within ``sqrt(2 g / lam)`` of the exact one (lam-strong convexity): the
+sensitivity used is ``sqrt(d) / (N_D lam) + 2 sqrt(2 g / lam)``, and a solve that does not reach
+``g`` is refused. The weights are a function of ``beta`` and public data only, so they inherit
+epsilon-DP ([JE13]_ Theorem 1), provided E does not depend on D. See ``docs/paper-notes.md``.
+
+References
+----------
+.. [JE13] Ji & Elkan (2013), *Differential privacy based on importance weighting*, Mach. Learn. 93.
+.. [CMS11] Chaudhuri, Monteleoni & Sarwate (2011), *Differentially private empirical risk
+   minimization*, JMLR 12.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import softmax
+
+from dpcore.accountant import BudgetAccountant
+from dpcore.logistic import fit_logistic
+from dpcore.mechanisms import L2Laplace
+from dpcore.queries import Query
+from dpcore.validation import (
+    DataError,
+    check_array,
+    check_epsilon,
+    check_random_state,
+    check_scalar,
+    check_unit_box,
+)
+
+__all__ = [
+    "TOL",
+    "BalancedFit",
+    "ImportanceWeights",
+    "balanced_fit",
+    "expected_noise_norm",
+    "noise_scale",
+    "release_sensitivity",
+]
+
+#: Objective tolerance of every fit: certified ``J(beta) - min J <= 2 TOL`` (the balanced
+#: objective's weights sum to 2; see ``dpcore.logistic.fit_logistic``).
+TOL = 1e-10
+#: The certified objective gap every fit must reach: ``TOL`` times the total weight 2.
+GAP = 2.0 * TOL
+MECHANISM = "importance weights (Ji & Elkan Alg. 1)"
+
+
+# --------------------------------------------------------------------------------------------
+# Inputs
+# --------------------------------------------------------------------------------------------
+def _records(private, public, *, clip: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Private and public records as float arrays with matching columns; private in [0, 1]^d."""
+    if isinstance(private, pd.DataFrame) and isinstance(public, pd.DataFrame):
+        if list(private.columns) != list(public.columns):
+            missing = set(private.columns) ^ set(public.columns)
+            if missing:
+                raise DataError(
+                    f"private and public have different columns ({sorted(map(str, missing))[:5]}"
+                    "); align both to their shared columns first."
+                )
+            public = public[private.columns]
+    X_D = check_unit_box(private, "private", clip=clip)
+    X_E = check_array(public, "public")
+    if X_D.shape[1] != X_E.shape[1]:
+        raise DataError(
+            f"private has {X_D.shape[1]} columns and public {X_E.shape[1]}; both need the same."
+        )
+    return X_D, X_E
+
+
+def _with_intercept(X: np.ndarray, fit_intercept: bool) -> np.ndarray:
+    return np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X
+
+
+def _design(private, public, fit_intercept: bool, clip: bool = False):
+    """Private and public design matrices, the intercept column appended when fitted."""
+    X_D, X_E = _records(private, public, clip=clip)
+    return _with_intercept(X_D, fit_intercept), _with_intercept(X_E, fit_intercept)
+
+
+def query_values(query, private, public) -> tuple[np.ndarray, np.ndarray]:
+    """``b(x)`` on every private and public row.
+
+    ``query`` is a :class:`~dpcore.queries.Query` or a column name (both evaluated on DataFrames),
+    a callable applied to each of private and public, or a pair ``(private_values,
+    public_values)``.
+    """
+    if isinstance(query, str | Query):
+        if not isinstance(private, pd.DataFrame) or not isinstance(public, pd.DataFrame):
+            raise TypeError("A Query or column name needs private and public as DataFrames.")
+        if isinstance(query, str):
+            return private[query].to_numpy(float), public[query].to_numpy(float)
+        return query.evaluate(private), query.evaluate(public)
+    if callable(query):
+        b_D, b_E = query(private), query(public)
+    elif isinstance(query, dict):
+        b_D, b_E = query["private"], query["public"]
+    else:
+        b_D, b_E = query
+    b_D, b_E = np.asarray(b_D, dtype=float).ravel(), np.asarray(b_E, dtype=float).ravel()
+    n_D, n_E = len(private), len(public)
+    if b_D.shape[0] != n_D or b_E.shape[0] != n_E:
+        raise ValueError(
+            f"query gives {b_D.shape[0]} private and {b_E.shape[0]} public values; "
+            f"expected {n_D} and {n_E} (one per row)."
+        )
+    if not (np.all(np.isfinite(b_D)) and np.all(np.isfinite(b_E))):
+        raise DataError("query values must be finite numbers.")
+    return b_D, b_E
+
+
+def check_lam(lam) -> float:
+    """The regularisation strength: a finite number > 0."""
+    return check_scalar(lam, "lam", min_val=0.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Sensitivity and noise
+# --------------------------------------------------------------------------------------------
+def release_sensitivity(d: int, n_private: int, lam: float) -> float:
+    """L2 sensitivity of the released ``beta`` under replace-one, solver error included.
+
+    ``sqrt(d) / (N_D lam)`` for the exact minimiser ([JE13]_ Lemma 2, records in [0, 1]^d) plus
+    ``2 sqrt(2 GAP / lam)``: each neighbour's solve is certified within ``GAP`` of its minimum, so
+    within ``sqrt(2 GAP / lam)`` of its minimiser (lam-strong convexity). The bound uses the
+    tolerance, never the gap a solve reached, so it reads nothing from the data.
+    """
+    lam = check_lam(lam)
+    return float(np.sqrt(d) / (n_private * lam) + 2.0 * np.sqrt(2.0 * GAP / lam))
+
+
+def noise_scale(d: int, n_private: int, lam: float, epsilon: float) -> float:
+    """Scale of the L2 Laplace noise on beta: ``release_sensitivity / epsilon``.
+
+    [JE13]_ Algorithm 1 step 2 prints ``sqrt(d) / (N_D lam epsilon)``; the solver term adds
+    ``2 sqrt(2 GAP / lam) / epsilon`` (2.5 % on Adult at lam = 0.1).
+    """
+    return release_sensitivity(d, n_private, lam) / check_epsilon(epsilon)
+
+
+def expected_noise_norm(d: int, n_private: int, lam: float, epsilon: float) -> float:
+    """Mean norm ``d * noise_scale`` of the noise on beta (its norm is Gamma(d, noise_scale))."""
+    return d * noise_scale(d, n_private, lam, epsilon)
+
+
+def _balanced_design(X_D: np.ndarray, X_E: np.ndarray):
+    """Stacked records, labels (1 for D) and the balanced weights 1/N_D and 1/N_E."""
+    n_D, n_E = X_D.shape[0], X_E.shape[0]
+    X = np.vstack([X_D, X_E])
+    y = np.r_[np.ones(n_D), np.zeros(n_E)]
+    s = np.r_[np.full(n_D, 1.0 / n_D), np.full(n_E, 1.0 / n_E)]
+    return X, y, s
+
+
+def _fingerprint(X_D: np.ndarray, X_E: np.ndarray) -> str:
+    """A digest of the design matrices, so that a step-1 fit cannot be reused on other data."""
+    digest = hashlib.blake2b(digest_size=16)
+    for X in (X_D, X_E):
+        digest.update(np.asarray(X.shape, dtype=np.int64).tobytes())
+        digest.update(np.ascontiguousarray(X).tobytes())
+    return digest.hexdigest()
+
+
+def _weighted_means(X_E: np.ndarray, B: np.ndarray, b_E: np.ndarray) -> np.ndarray:
+    """``(1/N_E) sum_E b(x) w(x)`` for each row of ``B`` (shape (R, d)), stable in exp."""
+    Z = X_E @ B.T
+    Z -= Z.max(axis=0)
+    np.exp(Z, out=Z)
+    return (b_E @ Z) / Z.sum(axis=0)
+
+
+# --------------------------------------------------------------------------------------------
+# Step 1: the balanced fit
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class BalancedFit:
+    """[JE13]_ Algorithm 1 step 1 on one pair of datasets at one ``lam``: non-private.
+
+    An intermediate of :meth:`ImportanceWeights.fit`, never a release. It remembers what it was
+    fitted on (a digest of the design matrices, ``lam``, ``fit_intercept``, ``clip``), so that a
+    caller that caches it to move only epsilon cannot pass it to a release on other data or at
+    another ``lam`` (which would calibrate the noise to the wrong sensitivity).
+    """
+
+    coef: np.ndarray
+    lam: float
+    gap: float
+    fit_intercept: bool
+    clip: bool
+    fingerprint: str
+
+    @property
+    def converged(self) -> bool:
+        """Whether the certified objective gap reached the tolerance the sensitivity assumes."""
+        return self.gap <= GAP
+
+
+def _fit_step1(X_D: np.ndarray, X_E: np.ndarray, lam: float, fit_intercept: bool,
+               clip: bool) -> BalancedFit:
+    X, y, s = _balanced_design(X_D, X_E)
+    with warnings.catch_warnings():  # non-convergence is reported by BalancedFit.converged
+        warnings.simplefilter("ignore", RuntimeWarning)
+        try:
+            fit = fit_logistic(X, y, s, lam=lam, tol=TOL)
+            coef, gap = fit.coef, fit.gap
+        except np.linalg.LinAlgError:  # a Hessian singular in floating point: lam far too small
+            coef, gap = np.full(X.shape[1], np.nan), np.inf
+    return BalancedFit(coef, lam, gap, fit_intercept, clip, _fingerprint(X_D, X_E))
+
+
+def balanced_fit(private, public, lam: float, *, fit_intercept: bool = True,
+                 clip: bool = False) -> BalancedFit:
+    """[JE13]_ Algorithm 1 step 1: ``beta*`` of the balanced regularised logistic regression.
+
+    ``argmin -(1/N_E) sum_E log p(x in E) - (1/N_D) sum_D log p(x in D) + lam/2 ||beta||^2``
+    (footnote 2). Non-private (no noise yet): pass it to :meth:`ImportanceWeights.fit` as
+    ``step1`` to draw only the noise of step 2 when epsilon moves.
+
+    Returns
+    -------
+    BalancedFit
+    """
+    X_D, X_E = _design(private, public, fit_intercept, clip)
+    return _fit_step1(X_D, X_E, check_lam(lam), fit_intercept, clip)
+
+
+# --------------------------------------------------------------------------------------------
+# The mechanism
+# --------------------------------------------------------------------------------------------
+class ImportanceWeights:
+    """Epsilon-DP importance weights for a public set ([JE13]_ Algorithm 1).
+
+    Parameters
+    ----------
+    epsilon : float, default=0.1
+        Privacy budget, > 0.
+    lam : float, default=0.1
+        Regularisation strength of the balanced logistic regression, > 0.
+    fit_intercept : bool, default=True
+        Append a constant component 1 to every record (counted in ``d``, penalised).
+    clip : bool, default=False
+        Clip private records into [0, 1]^d instead of refusing values outside it.
+    rng : None, int or numpy.random.Generator, default=None
+        ``None`` (a release) draws the noise from fresh OS entropy; a seed is for tests and
+        simulations only: anyone who knows it can rebuild the noise.
+    accountant : BudgetAccountant, default=None
+        Charged ``epsilon`` before the noise is drawn; a fit that would pass its budget raises
+        :class:`~dpcore.accountant.BudgetExceeded` and releases nothing.
+
+    Attributes
+    ----------
+    beta_ : ndarray of shape (d,)
+        The released, noisy coefficients (the intercept last when fitted).
+    weights_ : ndarray of shape (n_public,)
+        One weight per public record, mean 1.
+    sensitivity_ : float
+        L2 sensitivity of the released ``beta`` under replace-one,
+        :func:`release_sensitivity` (Lemma 2's ``sqrt(d) / (N_D lam)`` plus the solver term).
+    noise_scale_ : float
+        ``sensitivity_ / epsilon``; the noise norm is Gamma(d, noise_scale_).
+    epsilon_spent_ : float
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str, present when ``private`` is a DataFrame
+
+    Notes
+    -----
+    Neighbouring relation: replace-one (N_D public). Data bounds: every private component in
+    [0, 1] (refused, or clipped with ``clip=True``). E must not depend on D.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> D, E = rng.random((500, 3)), rng.random((400, 3)) ** 2
+    >>> iw = ImportanceWeights(epsilon=1.0, lam=0.1, rng=0).fit(D, E)
+    >>> iw.weights_.shape, round(float(iw.weights_.mean()), 6)
+    ((400,), 1.0)
+    """
+
+    def __init__(self, epsilon: float = 0.1, lam: float = 0.1, *, fit_intercept: bool = True,
+                 clip: bool = False, rng=None,
+                 accountant: BudgetAccountant | None = None) -> None:
+        self.epsilon = epsilon
+        self.lam = lam
+        self.fit_intercept = fit_intercept
+        self.clip = clip
+        self.rng = rng
+        self.accountant = accountant
+
+    def fit(self, private, public, *, step1: BalancedFit | None = None,
+            dataset: str = "") -> ImportanceWeights:
+        """Compute ``beta_`` and ``weights_`` from private records D and public records E.
+
+        Parameters
+        ----------
+        private, public : DataFrame or array of shape (n, d)
+            Encoded records; private ones in [0, 1]^d.
+        step1 : BalancedFit, default=None
+            :func:`balanced_fit` of these same records at this ``lam`` (checked), so that a
+            caller that moves only epsilon draws only the noise of step 2.
+        dataset : str, default=""
+            Name of the private dataset for the accountant's ledger.
+
+        Raises
+        ------
+        DataError
+            If the solve did not reach the certified gap the sensitivity assumes (raise lam).
+        BudgetExceeded
+            If the accountant's budget would be passed; nothing is released.
+        """
+        epsilon, lam = check_epsilon(self.epsilon), check_lam(self.lam)
+        X_D, X_E = _design(private, public, self.fit_intercept, self.clip)
+        n_D, d = X_D.shape
+        if step1 is None:
+            step1 = _fit_step1(X_D, X_E, lam, self.fit_intercept, self.clip)
+        elif not isinstance(step1, BalancedFit):
+            raise TypeError(f"step1 must be a BalancedFit from balanced_fit(), got "
+                            f"{type(step1).__name__}.")
+        elif ((step1.lam, step1.fit_intercept, step1.clip) != (lam, self.fit_intercept, self.clip)
+              or step1.fingerprint != _fingerprint(X_D, X_E)):
+            raise ValueError(
+                f"step1 was fitted at lam = {step1.lam:g} (fit_intercept={step1.fit_intercept}, "
+                f"clip={step1.clip}) or on other records; this release needs lam = {lam:g} "
+                f"(fit_intercept={self.fit_intercept}, clip={self.clip}) on these records. Pass "
+                "balanced_fit(private, public, lam) of the same records, or no step1."
+            )
+        if not step1.converged:
+            raise DataError(
+                f"The balanced logistic regression did not converge at lam = {lam:g} (certified "
+                f"objective gap {step1.gap:.2g}, the sensitivity assumes at most {GAP:.2g}), so "
+                "its noise would be too small. Raise lam (for example to 0.001 or more)."
+            )
+        mechanism = L2Laplace(epsilon, release_sensitivity(d, n_D, lam), d)
+        if self.accountant is not None:
+            self.accountant.spend(epsilon, mechanism=MECHANISM, dataset=dataset or "private D",
+                                  note=f"lam = {lam:g}, d = {d}, N_D = {n_D}")
+        self.sensitivity_ = mechanism.sensitivity
+        self.noise_scale_ = mechanism.scale
+        self.beta_ = mechanism.randomise(step1.coef, rng=check_random_state(self.rng))
+        self.weights_ = X_E.shape[0] * softmax(X_E @ self.beta_)
+        self.epsilon_spent_ = epsilon
+        self.n_features_in_ = d - int(self.fit_intercept)
+        if isinstance(private, pd.DataFrame):
+            self.feature_names_in_ = np.asarray(private.columns, dtype=str)
+        self._public = public if isinstance(public, pd.DataFrame) else None
+        return self
+
+    def estimate(self, values) -> float:
+        """``(1/N_E) sum_E b(x) w(x)``: ``values`` holds ``b`` on each public row (or a Query)."""
+        if not hasattr(self, "weights_"):
+            raise RuntimeError("Call fit(private, public) before estimate().")
+        if isinstance(values, Query):
+            if self._public is None:
+                raise TypeError("A Query needs the public set passed to fit as a DataFrame.")
+            values = values.evaluate(self._public)
+        values = np.asarray(values, dtype=float).ravel()
+        if values.shape[0] != self.weights_.shape[0]:
+            raise ValueError(
+                f"values has {values.shape[0]} entries; pass one per public row "
+                f"({self.weights_.shape[0]})."
+            )
+        return float(np.mean(values * self.weights_))

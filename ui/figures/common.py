@@ -1,0 +1,115 @@
+"""One palette and one layout for every page's figures.
+
+A colour means the same thing on every page:
+
+==================  ==========================================================================
+role                what it marks
+==================  ==========================================================================
+``"dp"``            the page's own DP output (estimates, released weights, masked samples)
+``"chosen"``        the value the sliders have chosen (a highlighted box or point)
+``"nonprivate"``    anything computed from the private data without noise: the truth, D
+                    itself, a non-private fit (always labelled "non-private")
+``"public"``        the public set E, or an estimate from public data only
+``"theory"``        a proved bound
+``"prediction"``    a plug-in prediction
+``"output"``        output perturbation
+``"objective"``     objective perturbation (corrected form)
+``"objective2008"`` objective perturbation as printed in 2008
+``"input"``         input perturbation
+``"baseline"``      any other baseline
+==================  ==========================================================================
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+COLORS = {
+    "dp": "#1f77b4",
+    "chosen": "#ff7f0e",
+    "nonprivate": "#2ca02c",
+    "public": "#7f7f7f",
+    "theory": "#9467bd",
+    "prediction": "#8c564b",
+    "output": "#d62728",
+    "objective": "#17becf",
+    "objective2008": "#bcbd22",
+    "input": "#e377c2",
+    "baseline": "#8c564b",
+}
+#: Colours for a list of methods without a role of their own (cycled).
+SEQUENCE = ("#8c564b", "#bcbd22", "#e377c2", "#17becf", "#d62728", "#9467bd")
+
+
+def fmt(value: float) -> str:
+    """A number as a person writes it (0.1, 10, 1e-05)."""
+    return f"{value:g}"
+
+
+def layout(fig: go.Figure, xtitle: str, ytitle: str, *, height: int = 420,
+           title: str | None = None) -> go.Figure:
+    """The shared layout: legend on top in one row, small margins, axis titles."""
+    fig.update_layout(
+        height=height, margin={"l": 10, "r": 10, "t": 40 if title else 30, "b": 10},
+        showlegend=True,
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0,
+                "traceorder": "normal"},
+        xaxis_title=xtitle, yaxis_title=ytitle,
+    )
+    if title:
+        fig.update_layout(title={"text": title, "x": 0, "xanchor": "left"})
+    return fig
+
+
+def legend_entry(fig: go.Figure, name: str, role: str, *, kind: str = "line",
+                 dash: str | None = None) -> None:
+    """A legend item without data (for shapes such as reference lines or coloured boxes)."""
+    if kind == "line":
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=name, hoverinfo="skip",
+                                 line={"dash": dash, "color": COLORS[role]}))
+    else:
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name,
+                                 hoverinfo="skip",
+                                 marker={"color": COLORS[role], "symbol": "square"}))
+
+
+def reference_line(fig: go.Figure, y: float, name: str, role: str, *,
+                   dash: str = "dash") -> None:
+    """A horizontal reference line, named in the legend (a label on the plot would sit on the
+    widest boxes)."""
+    fig.add_hline(y=y, line_dash=dash, line_color=COLORS[role])
+    legend_entry(fig, name, role, dash=dash)
+
+
+def band(fig: go.Figure, x: Sequence[float], mean: Sequence[float], sd: Sequence[float],
+         name: str, role: str | None = None, *, color: str | None = None) -> None:
+    """A mean curve with a shaded band of one standard deviation either side."""
+    color = color or COLORS[role or "dp"]
+    x, mean, sd = (np.asarray(v, dtype=float) for v in (x, mean, sd))
+    rgb = tuple(int(color[i:i + 2], 16) for i in (1, 3, 5))
+    fig.add_trace(go.Scatter(
+        x=np.r_[x, x[::-1]], y=np.r_[mean + sd, (mean - sd)[::-1]], fill="toself",
+        fillcolor=f"rgba{(*rgb, 0.18)}", line={"width": 0}, hoverinfo="skip",
+        showlegend=False, legendgroup=name,
+    ))
+    fig.add_trace(go.Scatter(x=x, y=mean, mode="lines+markers", name=name, legendgroup=name,
+                             line={"color": color}, marker={"color": color}))
+
+
+def show(fig: go.Figure, key: str, *, title: str, context: str = "") -> None:
+    """Draw a figure whose PNG/HTML export carries its title and the settings behind it.
+
+    ``title`` names the figure and ``context`` the settings (dataset, query, ε, λ); both go into
+    the figure's title, so the camera button's PNG is self-explanatory, and into the file name.
+    """
+    title, context = html.escape(title), html.escape(context)  # they may quote column names
+    text = f"{title}<br><sup>{context}</sup>" if context else title
+    fig.update_layout(title={"text": text, "x": 0, "xanchor": "left", "font": {"size": 15}},
+                      margin={"t": 80})
+    name = "".join(ch if ch.isalnum() else "_" for ch in f"{title} {context}")[:80].strip("_")
+    st.plotly_chart(fig, key=key, config={"toImageButtonOptions": {"filename": name}})

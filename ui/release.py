@@ -1,0 +1,85 @@
+"""The Publish button that every page uses for its one real release.
+
+A release is what a data owner would publish. Here it happens only when the user presses
+Publish; it draws fresh OS entropy (the page passes no seed); it spends through the session's
+accountant, which refuses it when over budget; it is refused when the public set was derived from
+the private one; and it is kept in this session's state only, never in a cache shared across
+sessions, so that a rerun or a slider move does not release again.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from dpcore import DataError
+from dpcore.accountant import BudgetAccountant
+from dpcore.datasets import Scenario
+from ui.budget import session_accountant
+
+
+@dataclass(frozen=True)
+class Release:
+    """One published output with what produced it."""
+
+    value: Any
+    epsilon: float
+    settings: str
+    scenario_id: str
+    time: dt.datetime
+
+
+def _store(key: str) -> str:
+    return f"_release_{key}"
+
+
+def last_release(key: str, scenario_id: str) -> Release | None:
+    """The session's last release under ``key`` for this scenario, if any."""
+    release = st.session_state.get(_store(key))
+    return release if release is not None and release.scenario_id == scenario_id else None
+
+
+def publish_panel(key: str, *, scenario: Scenario, scenario_id: str, epsilon: float,
+                  settings: str, release: Callable[[BudgetAccountant], Any],
+                  label: str = "Publish") -> Release | None:
+    """Draw the Publish button and return the last release of this page on this scenario.
+
+    Parameters
+    ----------
+    key : str
+        Names the page's release slot (one per page).
+    scenario, scenario_id : Scenario and its cache id
+    epsilon : float
+        What one press spends (shown before the press).
+    settings : str
+        The parameters of the release in words, e.g. ``"ε = 0.1, λ = 0.1"``.
+    release : callable
+        ``release(accountant)`` makes the release with ``rng=None`` and ``accountant=``; dpcore
+        spends before it draws any noise and raises ``BudgetExceeded`` (a ``DataError``) when
+        the budget would be passed.
+    label : str, default="Publish"
+    """
+    try:
+        scenario.check_publishable()
+    except DataError as exc:
+        st.warning(str(exc), icon="🔒")
+        return last_release(key, scenario_id)
+    accountant = session_accountant()
+    remaining, _ = accountant.remaining
+    st.caption(f"One press releases once at {settings} and spends ε = {epsilon:g} of this "
+               f"session's budget ({remaining:g} left). Fresh randomness from the operating "
+               "system each time: two presses give two different releases.")
+    if st.button(label, key=f"publish_{key}", type="primary"):
+        try:
+            value = release(accountant)
+        except DataError as exc:
+            st.error(str(exc), icon="⚠️")
+        else:
+            st.session_state[_store(key)] = Release(
+                value, float(epsilon), settings, scenario_id, dt.datetime.now(dt.UTC))
+            st.rerun()  # redraw the budget bar and ledger with this release in them
+    return last_release(key, scenario_id)
