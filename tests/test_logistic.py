@@ -95,19 +95,19 @@ def test_batched_handles_replicates_far_from_the_mean_fit():
 
 
 @pytest.mark.parametrize(
-    "kwargs, error",
+    "kwargs, error, message",
     [
-        ({"lam": 0.0}, ValueError),
-        ({"lam": -1.0}, ValueError),
-        ({"lam": "a"}, TypeError),
-        ({"lam": 1.0, "linear": np.ones(3)}, ValueError),
-        ({"lam": 1.0, "sample_weight": -np.ones(50)}, ValueError),
+        ({"lam": 0.0}, ValueError, r"lam == 0, must be > 0"),
+        ({"lam": -1.0}, ValueError, r"lam == -1, must be > 0"),
+        ({"lam": "a"}, TypeError, r"lam must be a real number, got str"),
+        ({"lam": 1.0, "linear": np.ones(3)}, ValueError, r"linear has 3 entries, expected 4"),
+        ({"lam": 1.0, "sample_weight": -np.ones(50)}, ValueError, r"finite and >= 0"),
     ],
 )
-def test_invalid_inputs(kwargs, error):
+def test_invalid_inputs(kwargs, error, message):
     X, y, _ = _problem(n=50, d=4)
     sample_weight = kwargs.pop("sample_weight", None)
-    with pytest.raises(error):
+    with pytest.raises(error, match=message):
         fit_logistic(X, y, sample_weight, **kwargs)
 
 

@@ -85,22 +85,22 @@ def test_same_seed_same_noise_and_generators_accepted():
 
 
 @pytest.mark.parametrize(
-    "call, error",
+    "call, error, message",
     [
-        (lambda: sample_l2_laplace(0, 1.0), ValueError),
-        (lambda: sample_l2_laplace(2.5, 1.0), ValueError),
-        (lambda: sample_l2_laplace(3, 0.0), ValueError),
-        (lambda: sample_l2_laplace(3, -1.0), ValueError),
-        (lambda: sample_l2_laplace(3, float("nan")), ValueError),
-        (lambda: sample_l2_laplace(3, "1"), TypeError),
-        (lambda: sample_l2_laplace(3, 1.0, size=-1), ValueError),
-        (lambda: sample_laplace(-1.0), ValueError),
-        (lambda: sample_gaussian(0.0), ValueError),
-        (lambda: sample_laplace(1.0, rng="seed"), TypeError),
-        (lambda: sample_laplace(1.0, rng=-3), ValueError),
-        (lambda: l2_laplace_scale(1.0, 0.0), ValueError),
+        (lambda: sample_l2_laplace(0, 1.0), ValueError, r"dim == 0, must be an integer >= 1"),
+        (lambda: sample_l2_laplace(2.5, 1.0), ValueError, r"dim == 2.5, must be an integer"),
+        (lambda: sample_l2_laplace(3, 0.0), ValueError, r"scale == 0, must be > 0"),
+        (lambda: sample_l2_laplace(3, -1.0), ValueError, r"scale == -1, must be > 0"),
+        (lambda: sample_l2_laplace(3, float("nan")), ValueError, r"scale == nan, must be finite"),
+        (lambda: sample_l2_laplace(3, "1"), TypeError, r"scale must be a real number, got str"),
+        (lambda: sample_l2_laplace(3, 1.0, size=-1), ValueError, r"every dimension must be >= 0"),
+        (lambda: sample_laplace(-1.0), ValueError, r"scale == -1, must be > 0"),
+        (lambda: sample_gaussian(0.0), ValueError, r"sigma == 0, must be > 0"),
+        (lambda: sample_laplace(1.0, rng="seed"), TypeError, r"rng must be None, an int seed"),
+        (lambda: sample_laplace(1.0, rng=-3), ValueError, r"rng == -3, a seed must be >= 0"),
+        (lambda: l2_laplace_scale(1.0, 0.0), ValueError, r"epsilon == 0, must be > 0"),
     ],
 )
-def test_invalid_inputs(call, error):
-    with pytest.raises(error):
+def test_invalid_inputs(call, error, message):
+    with pytest.raises(error, match=message):
         call()

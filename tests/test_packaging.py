@@ -1,0 +1,40 @@
+"""``pip install .`` gives a working dpcore, Adult data included, outside the checkout."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.slow
+def test_wheel_installs_dpcore_with_adult_outside_the_checkout(tmp_path):
+    wheels = tmp_path / "wheels"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation",
+         "--quiet", "--wheel-dir", str(wheels)],
+        check=True, capture_output=True, cwd=tmp_path,
+    )
+    (wheel,) = wheels.glob("privacy_utility_explorer-*.whl")
+    env_dir = tmp_path / "venv"
+    # The environment's own packages (numpy, pandas, ...) are visible; dpcore is not, until the
+    # wheel is installed: the checkout is not on the path of a process started elsewhere.
+    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
+    python = env_dir / "bin" / "python"
+    probe = [str(python), "-c", "import dpcore"]
+    assert subprocess.run(probe, cwd=tmp_path, capture_output=True).returncode != 0
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install",
+                    "--no-deps", "--quiet", str(wheel)], check=True, capture_output=True)
+    script = (
+        "import dpcore, pathlib; from dpcore.datasets import load_scenario\n"
+        "s = load_scenario('adult')\n"
+        "print(pathlib.Path(dpcore.__file__).parent.parent.name, s.d, len(s.private))\n"
+    )
+    out = subprocess.run([str(python), "-c", script], cwd=tmp_path, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["site-packages", "113", "20688"]
