@@ -214,7 +214,7 @@ with show_errors():
         if published is not None:
             iw = published.value
             st.success(f"Published at {published.settings} "
-                       f"({published.time:%H:%M:%S} UTC).", icon="✅")
+                       f"({published.time:%H:%M:%S} UTC).", icon=":material/check_circle:")
             st.metric("DP estimate of the query from this release", f"{iw.estimate(b_E):.4f}")
             show(weights_histogram(iw.weights_), "fig_weights", title="Released weights",
                  context=f"{scenario.title}; {published.settings}")

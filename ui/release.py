@@ -66,7 +66,7 @@ def publish_panel(key: str, *, scenario: Scenario, scenario_id: str, epsilon: fl
     try:
         scenario.check_publishable()
     except DataError as exc:
-        st.warning(str(exc), icon="🔒")
+        st.warning(str(exc), icon=":material/lock:")
         return last_release(key, scenario_id)
     accountant = session_accountant()
     remaining, _ = accountant.remaining

@@ -1,4 +1,4 @@
-"""The importance-weighting page in a real browser: render, move ε, visit every tab.
+"""The importance-weighting page in a real browser: render, move ε, visit every view, publish.
 
 After every step no ``[data-testid="stException"]`` may be on the page. Screenshots go to
 ``tests/artifacts/``; the one after the ε move is copied to ``docs/screenshots/importance.png``
@@ -41,15 +41,15 @@ def metric_value(page: Page, label: str) -> Locator:
     return metric.get_by_test_id("stMetricValue")
 
 
-def open_tab(page: Page, name: str) -> Locator:
-    """Click the tab called ``name`` and return its (now visible) panel."""
-    tab = page.get_by_role("tab", name=name, exact=True)
-    tab.click()
-    expect(tab).to_have_attribute("aria-selected", "true")
-    panel = page.get_by_role("tabpanel").filter(visible=True)
-    expect(panel).to_have_count(1)
-    assert_no_exception(page)
-    return panel
+def open_view(page: Page, name: str) -> Locator:
+    """Pick the view called ``name`` in the view selector and return the main area once the
+    rerun that builds it is over."""
+    main = page.get_by_test_id("stMain")
+    choice = main.get_by_test_id("stButtonGroup").get_by_role("radio", name=name, exact=True)
+    choice.click()
+    expect(choice).to_have_attribute("aria-checked", "true")
+    wait_idle(page)
+    return main
 
 
 def expect_plots(panel: Locator, count: int, marks: str) -> None:
@@ -61,7 +61,7 @@ def expect_plots(panel: Locator, count: int, marks: str) -> None:
         expect(charts.nth(i).locator(marks).first).to_be_visible()
 
 
-def test_importance_page_epsilon_and_tabs(page: Page, app_url: str):
+def test_importance_page_epsilon_views_and_publish(page: Page, app_url: str):
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Importance weighting").click()
     main = page.get_by_test_id("stMain")
     # A progress bar shows while the first run fits the bootstrap replicates.
@@ -71,9 +71,8 @@ def test_importance_page_epsilon_and_tabs(page: Page, app_url: str):
     expect(main.get_by_role("heading", name="Importance weighting: publish weights, not data")
            ).to_be_visible()
     expect(main.get_by_text("ε = 0.1, λ = 0.1, 100 bootstrap resamples")).to_be_visible()
-    panel = open_tab(page, "Estimates vs λ")
-    expect_plots(panel, 1, BOXES)
-    expect(panel.locator(".boxlayer .trace")).to_have_count(len(LAMBDA_GRID))
+    expect_plots(main, 1, BOXES)  # only the view that is shown is built
+    expect(main.locator(".boxlayer .trace")).to_have_count(len(LAMBDA_GRID))
     screenshot(page, "importance-default")
 
     # Move the ε slider two steps up (0.1 → 0.3): the fits are reused, the estimates redrawn.
@@ -90,47 +89,64 @@ def test_importance_page_epsilon_and_tabs(page: Page, app_url: str):
     expect(main.get_by_text("ε = 0.3, λ = 0.1, 100 bootstrap resamples")).to_be_visible()
     expect(sd).not_to_have_text(sd_before)
     wait_idle(page)
-    panel = open_tab(page, "Estimates vs λ")
-    expect_plots(panel, 1, BOXES)
+    expect_plots(main, 1, BOXES)
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(screenshot(page, "importance-epsilon"), SCREENSHOT)
 
-    panel = open_tab(page, "Estimates vs ε")
+    panel = open_view(page, "Estimates vs ε")
     expect_plots(panel, 1, BOXES)
     expect(panel.locator(".boxlayer .trace")).to_have_count(len(EPSILON_GRID))  # 0.3 is in it
-    screenshot(page, "importance-tab-epsilon")
-    expect_plots(open_tab(page, "Bias vs SD"), 1, DOTS)
-    screenshot(page, "importance-tab-bias-sd")
-    panel = open_tab(page, "Variance: theory")
+    screenshot(page, "importance-view-epsilon")
+    expect_plots(open_view(page, "Bias vs SD"), 1, DOTS)
+    screenshot(page, "importance-view-bias-sd")
+    panel = open_view(page, "Variance: theory")
     expect_plots(panel, 2, DOTS)
-    screenshot(page, "importance-tab-variance")
+    screenshot(page, "importance-view-variance")
     panel.get_by_test_id("stExpander").get_by_text("Numbers", exact=True).click()
     expect(panel.get_by_test_id("stDataFrame")).to_be_visible()
     assert_no_exception(page)
-    panel = open_tab(page, "Baselines")
+    panel = open_view(page, "Baselines")
     expect_plots(panel, 1, BOXES)
     expect(panel.get_by_test_id("stDataFrame")).to_be_visible()
-    screenshot(page, "importance-tab-baselines")
+    screenshot(page, "importance-view-baselines")
 
-    panel = open_tab(page, "Model training")
+    panel = open_view(page, "Model training")
     label = "Train the models (takes a few seconds)"
     panel.get_by_text(label, exact=True).click()
     expect(panel.get_by_role("switch", name=label)).to_be_checked()
     expect_plots(panel, 2, BOXES)
     wait_idle(page)
-    expect_plots(open_tab(page, "Model training"), 2, BOXES)
-    screenshot(page, "importance-tab-models")
+    screenshot(page, "importance-view-models")
 
-    panel = open_tab(page, "Publish once")
+    # Publish twice with the same settings: two different releases, both in the ledger.
+    panel = open_view(page, "Publish")
+    publish = panel.get_by_role("button", name="Publish the weights")
+    estimate = metric_value(page, "DP estimate of the query from this release")
+    publish.click()
+    expect(estimate).to_be_visible()
+    wait_idle(page)
+    first = estimate.inner_text()
+    publish.click()
+    expect(panel.get_by_text("spent ε = 0.6")).to_have_count(0)  # the bar is in the sidebar
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar.get_by_text("spent ε = 0.6 of 1 in 2 releases")).to_be_visible()
+    wait_idle(page)
+    assert estimate.inner_text() != first
     expect(panel.get_by_test_id("stDownloadButton")).to_contain_text(
         "Download the release (public rows + weights, CSV)")
     expect_plots(panel, 1, BARS)
-    expect(panel.get_by_test_id("stDataFrame")).to_be_visible()
-    assert_no_exception(page)
-    screenshot(page, "importance-tab-publish")
+    screenshot(page, "importance-view-publish")
+    # A third and fourth press at ε = 0.3 would pass the budget of 1: the fourth is refused.
+    publish.click()
+    expect(sidebar.get_by_text("spent ε = 0.9 of 1 in 3 releases")).to_be_visible()
+    wait_idle(page)
+    publish.click()
+    expect(main.get_by_test_id("stAlert").filter(has_text="budget")).to_be_visible()
+    expect(sidebar.get_by_text("spent ε = 0.9 of 1 in 3 releases")).to_be_visible()
+    screenshot(page, "importance-over-budget")
 
     # The page's own URL works too: a new session starts at the default ε, from cached fits.
     page.goto(f"{app_url}/importance")
     expect(main.get_by_text("ε = 0.1, λ = 0.1, 100 bootstrap resamples")).to_be_visible()
     wait_idle(page)
-    expect_plots(open_tab(page, "Estimates vs λ"), 1, BOXES)
+    expect_plots(main, 1, BOXES)
