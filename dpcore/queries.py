@@ -20,7 +20,8 @@ import pandas as pd
 
 from dpcore.validation import DataError
 
-__all__ = ["Condition", "Query", "indicator", "column_mean", "OPERATORS"]
+__all__ = ["Condition", "Query", "indicator", "column_mean", "raw_indicator", "raw_mean",
+           "OPERATORS"]
 
 OPERATORS = {
     "==": operator.eq,
@@ -59,12 +60,25 @@ class Query:
     conditions: tuple[Condition, ...] = ()
     combine: str = "and"
     mean_of: str | None = None
+    #: A mean query answers ``offset + scale * x``: the raw units of a scaled column.
+    scale: float = 1.0
+    offset: float = 0.0
+    #: How the query reads in the data's own units (``str(query)``), when it was written so.
+    label: str | None = None
 
     def __post_init__(self) -> None:
         if self.combine not in ("and", "or"):
             raise ValueError(f"combine == {self.combine!r}; choose 'and' or 'or'.")
         if (self.mean_of is None) == (len(self.conditions) == 0):
             raise ValueError("A query needs either conditions or a column to average, not both.")
+
+    @property
+    def value_range(self) -> tuple[float, float]:
+        """Range of ``b(x)`` on encoded records (in [0, 1]^d): a public fact, no data read."""
+        if self.mean_of is None:
+            return (0.0, 1.0)
+        ends = sorted((self.offset, self.offset + self.scale))
+        return (ends[0], ends[1])
 
     @property
     def columns(self) -> list[str]:
@@ -74,6 +88,8 @@ class Query:
         return list(dict.fromkeys(c.column for c in self.conditions))
 
     def __str__(self) -> str:
+        if self.label is not None:
+            return self.label
         if self.mean_of is not None:
             return f"mean of {self.mean_of}"
         joiner = f" {self.combine.upper()} "
@@ -91,7 +107,7 @@ class Query:
     def evaluate(self, frame: pd.DataFrame) -> np.ndarray:
         """The value ``b(x)`` for every row of ``frame``, as floats."""
         if self.mean_of is not None:
-            return self._column(frame, self.mean_of)
+            return self.offset + self.scale * self._column(frame, self.mean_of)
         masks = [OPERATORS[c.op](self._column(frame, c.column), c.value) for c in self.conditions]
         combined = np.logical_and.reduce(masks) if self.combine == "and" else np.logical_or.reduce(
             masks
@@ -121,7 +137,7 @@ class Query:
         arrays of any (common) shape, for example one row of noisy records per replicate.
         """
         if self.mean_of is not None:
-            return self._column(frame, self.mean_of)
+            return self.offset + self.scale * self._column(frame, self.mean_of)
         parts = []
         for c in self.conditions:
             x = self._column(frame, c.column)
@@ -144,3 +160,80 @@ def indicator(*conditions: Condition | tuple[str, str, float], combine: str = "a
 def column_mean(column: str) -> Query:
     """The query ``b(x) = x[column]``, whose answer is the column's mean."""
     return Query(mean_of=column)
+
+
+def _show(value: object) -> str:
+    """A value as a user writes it: 50, 0.5, Private (never np.float64(50.0))."""
+    if isinstance(value, float | np.floating) and float(value).is_integer():
+        return str(int(value))
+    if isinstance(value, float | np.floating | np.integer):
+        return f"{value:g}"
+    return str(value)
+
+
+def _raw_condition(scenario, column: str, op: str, value: object) -> list[Condition]:
+    """``column op value`` in raw units, as conditions on the scenario's encoded columns."""
+    if op not in OPERATORS:
+        raise ValueError(f"op == {op!r}; choose one of {sorted(OPERATORS)}.")
+    kind = scenario.kinds.get(column)
+    if kind is None:
+        raise DataError(
+            f"There is no column {column!r} to query; pick one of "
+            f"{', '.join(map(str, list(scenario.groups)[:10]))}."
+        )
+    if kind == "scaled":
+        low, high = scenario.bounds[column]
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise DataError(f"{column!r} is numeric: compare it with a number, not "
+                            f"{_show(value)!r}.") from None
+        return [Condition(column, op, (number - low) / (high - low))]
+    if kind == "binary":
+        return [Condition(column, op, float(value))]
+    if op not in ("==", "!="):
+        raise DataError(f"{column!r} is categorical: use == or != with one of its values.")
+    levels = list(scenario.categories[column])
+    if value not in levels:
+        raise DataError(f"{_show(value)!r} is not a value of {column!r}; choose one of "
+                        f"{', '.join(map(_show, levels[:10]))}.")
+    items = scenario.groups[column]
+    if kind == "dummy" and value == levels[0]:  # the dropped reference level: every item is 0
+        if op == "!=":
+            raise DataError(f"{column!r} {op} {_show(value)} cannot be written with the compact "
+                            "encoding (its first level has no item); use the one-hot encoding.")
+        return [Condition(item, "==", 0.0) for item in items]
+    item = items[levels.index(value) - (kind == "dummy")]
+    return [Condition(item, "==", 1.0 if op == "==" else 0.0)]
+
+
+def raw_indicator(scenario, *conditions: tuple[str, str, object], combine: str = "and") -> Query:
+    """An indicator written in the data's own units, e.g. ``("age", ">", 50)``.
+
+    Numeric columns are compared in raw units (converted with the scenario's public scaling
+    bounds; values beyond them are clipped, as the encoding clips records), categorical columns
+    with ``==``/``!=`` and one of their values. The query is evaluated on the encoded records,
+    so the truth, the estimates and the baselines all answer the same question.
+    """
+    if not conditions:
+        raise ValueError("An indicator needs at least one condition.")
+    encoded: list[Condition] = []
+    for column, op, value in conditions:
+        encoded += _raw_condition(scenario, column, op, value)
+    if combine == "or" and len(encoded) > len(conditions):
+        raise DataError("A condition on the compact encoding's first level cannot be joined by OR; "
+                        "use AND or the one-hot encoding.")
+    label = f" {combine.upper()} ".join(f"{c} {op} {_show(v)}" for c, op, v in conditions)
+    return Query(conditions=tuple(encoded), combine=combine, label=f"I({label})")
+
+
+def raw_mean(scenario, column: str) -> Query:
+    """The mean of a numeric or 0/1 column in its own units."""
+    kind = scenario.kinds.get(column)
+    if kind == "scaled":
+        low, high = scenario.bounds[column]
+        return Query(mean_of=column, scale=high - low, offset=low, label=f"mean of {column}")
+    if kind == "binary":
+        return Query(mean_of=column, label=f"mean of {column}")
+    raise DataError(f"{column!r} is not numeric: ask for the fraction of records with one of its "
+                    "values instead.")

@@ -2,7 +2,9 @@
 
 import streamlit as st
 
+from dpcore.text import md
 from ui.budget import budget_sidebar
+from ui.cache import is_builtin
 from ui.errors import show_errors
 from ui.figures.home import feature_means, mean_difference_figure, summary_table
 from ui.sidebar import current_upload_report, scenario_sidebar
@@ -36,7 +38,7 @@ with show_errors():
         st.info("Choose a built-in scenario or upload data in the sidebar to begin.")
         st.stop()
 
-    st.header(scenario.title)
+    st.header(scenario.title if is_builtin(scenario) else md(scenario.title))
     lead, _, details = scenario.description.partition("\n\n")
     st.markdown(lead)
     if details:
@@ -44,8 +46,14 @@ with show_errors():
             st.markdown(details)
     report = current_upload_report()
     if report is not None:
-        with st.expander("How your files were read", expanded=bool(report.notes)):
-            st.markdown("\n".join(f"- {note}" for note in report.notes) or "Nothing was dropped.")
+        with st.expander("How your files were read",
+                         expanded=bool(report.notes or report.private_notes)):
+            st.markdown("\n".join(f"- {md(note)}" for note in report.notes)
+                        or "Nothing was dropped.")
+            if report.private_notes:
+                st.markdown("**For the data owner only (non-private: counts from the private "
+                            "file, without noise; do not publish):**")
+                st.markdown("\n".join(f"- {md(note)}" for note in report.private_notes))
             st.dataframe(report.columns, hide_index=True)
 
     st.subheader("Summary")
@@ -57,7 +65,7 @@ with show_errors():
             "target rate": st.column_config.NumberColumn(format="percent"),
         },
     )
-    target = f" and how often the target `{scenario.target}` is 1" if scenario.target else ""
+    target = f" and how often the target {md(scenario.target)} is 1" if scenario.target else ""
     st.caption(
         f"How many records each set has, how many encoded features{target}. D's numbers are "
         "shown for comparison only; they are not a private release."

@@ -8,7 +8,17 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore.importance import ImportanceWeights, bootstrap_estimates, expected_noise_norm, summarise
+from dpcore.importance import (
+    LOG_WEIGHT_NOISE_LIMIT,
+    ImportanceWeights,
+    bootstrap_estimates,
+    default_lambda,
+    expected_noise_norm,
+    smallest_epsilon,
+    summarise,
+    typical_log_weight_noise,
+)
+from dpcore.text import md
 from ui import importance as cached
 from ui.budget import budget_sidebar
 from ui.errors import show_errors
@@ -25,7 +35,14 @@ from ui.query import query_sidebar
 from ui.release import publish_panel
 from ui.sidebar import scenario_sidebar
 from ui.state import keep_widget_state
-from ui.widgets import epsilon_slider, lambda_slider, replicates_slider, seed_input
+from ui.widgets import (
+    EPSILONS,
+    LAMBDAS,
+    epsilon_slider,
+    lambda_slider,
+    replicates_slider,
+    seed_input,
+)
 
 LAMBDA_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)  # Fig. 1
 EPSILON_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)  # Fig. 2
@@ -35,7 +52,15 @@ VIEWS = ("Estimates vs λ", "Estimates vs ε", "Bias vs SD", "Variance: theory",
          "Model training", "Publish")
 
 scenario = scenario_sidebar()
-keep_widget_state({"iw_view": VIEWS[0], "iw_model_reps": 10, "iw_models": False})
+keep_widget_state({"iw_view": VIEWS[0], "iw_model_reps": 10, "iw_models": False,
+                   "iw_epsilon": 0.1})
+if scenario is not None and st.session_state.get("_iw_defaults_for") != st.session_state.get(
+        "scenario_id"):
+    # A new scenario opens at the smallest λ whose noise leaves the weights some signal: a rule
+    # of N_D, d and the public records (the paper's λ = 0.1 on Adult).
+    st.session_state["_iw_defaults_for"] = st.session_state["scenario_id"]
+    st.session_state["iw_lambda"] = st.session_state["_kept_iw_lambda"] = default_lambda(
+        scenario.public, len(scenario.private), st.session_state["iw_epsilon"], LAMBDAS)
 with st.sidebar:
     st.header("Importance weighting")
     epsilon = epsilon_slider("iw_epsilon", 0.1)
@@ -90,7 +115,7 @@ with show_errors():
     d = fits_at(lam).d  # components of a record, the intercept included
     here = pd.Series(bootstrap_estimates(fits_at(lam), b_E, epsilon))
 
-    st.subheader(f"Query: {query}")
+    st.subheader(f"Query: {md(query)}")
     cols = st.columns(5)
     cols[0].metric("Truth on D (non-private)", f"{truth:.4f}",
                    help="The answer on the private data itself, without noise: shown for "
@@ -104,6 +129,18 @@ with show_errors():
                    help="The average length of the random vector δ added to the model's "
                         "coefficients β before release: d·√d/(N_D λ ε), plus a small term for "
                         "the solver's accuracy.")
+    log_noise = typical_log_weight_noise(E, len(D), lam, epsilon)
+    if log_noise > LOG_WEIGHT_NOISE_LIMIT:
+        better_lam = default_lambda(E, len(D), epsilon, LAMBDAS)
+        better_eps = smallest_epsilon(E, len(D), lam, EPSILONS)
+        fixes = [f"raise λ to {better_lam:g}"] if better_lam > lam else []
+        fixes += [f"raise ε to {better_eps:g}"] if better_eps is not None else []
+        st.warning(
+            f"At ε = {epsilon:g} and λ = {lam:g} the noise moves a typical record's log-weight "
+            f"by about {log_noise:.1f} (a factor of e^{log_noise:.1f} on its weight): the "
+            "weights are mostly noise, so the estimates scatter over the whole range. "
+            f"To see the signal, {' or '.join(fixes) or 'use a larger dataset'}.",
+            icon=":material/blur_on:")
     st.caption(
         f"ε = {epsilon:g}, λ = {lam:g}, {n_reps} bootstrap resamples of D ({len(D):,} records) "
         f"against E ({len(E):,} records); d = {d} components (with the intercept; Ji & Elkan's "

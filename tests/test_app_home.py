@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore import DataError
 from dpcore.datasets import list_scenarios, read_csv_upload, scenario_title
+from dpcore.text import md
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -133,12 +134,12 @@ def test_valid_upload_of_two_files():
     at = upload_pair("valid_private.csv")
     at.selectbox(key="upload_target").set_value("income").run()
     assert_clean(at)
-    assert at.header[0].value == "Uploaded data: valid_public.csv + valid_private.csv"
+    assert at.header[0].value == md("Uploaded data: valid_public.csv + valid_private.csv")
     assert summary(at)["records"] == [40, 40]
     scenario = at.session_state["scenario"]
     assert scenario.target is not None and scenario.target.startswith("income")
-    notes = " ".join(md.value for md in at.markdown)
-    assert "record_id" in notes  # the column only the private file has is reported as dropped
+    notes = " ".join(m.value for m in at.markdown)
+    assert md("record_id") in notes  # the column only the private file has is reported dropped
 
 
 def test_valid_upload_of_one_file_split_by_a_rule():
@@ -148,7 +149,7 @@ def test_valid_upload_of_one_file_split_by_a_rule():
     at.selectbox(key="split_column").set_value("sex").run()
     at.selectbox(key="split_value").set_value("Male").run()
     assert_clean(at)
-    assert at.header[0].value == "Uploaded data: valid_single.csv"
+    assert at.header[0].value == md("Uploaded data: valid_single.csv")
     assert "sex" not in at.session_state["scenario"].raw_public.columns
     assert sum(summary(at)["records"]) == 80
     at.radio(key="split_rule").set_value("At random").run()
@@ -156,14 +157,26 @@ def test_valid_upload_of_one_file_split_by_a_rule():
     assert summary(at)["records"] == [40, 40]
 
 
+def refused(at: AppTest) -> list[str]:
+    """The refusals shown in the main area, after checking the sidebar shows the same."""
+    assert not at.exception
+    main = [err.value for err in at.main.error]
+    assert [err.value for err in at.sidebar.error] == main
+    assert not at.main.header  # no data that no longer matches the sidebar
+    assert any("The pages show nothing until" in info.value for info in at.main.info)
+    return main
+
+
 @pytest.mark.parametrize("name", UNREADABLE)
-def test_unreadable_file_shows_its_message_and_keeps_the_scenario(name: str):
+def test_unreadable_file_is_refused_in_the_main_area_and_nothing_is_lost(name: str):
     with pytest.raises(DataError) as expected:
         read_csv_upload((DATA / name).read_bytes(), name)
     at = upload_pair(name)
-    assert not at.exception
-    assert [err.value for err in at.error] == [str(expected.value)]
-    assert at.header[0].value == scenario_title(SMALL)  # nothing lost
+    assert refused(at) == [str(expected.value)]
+    upload(at, "upload_private", "valid_private.csv")  # fix the file: the upload goes through
+    at.run()
+    assert_clean(at)
+    assert at.header[0].value == md("Uploaded data: valid_public.csv + valid_private.csv")
 
 
 @pytest.mark.parametrize(
@@ -171,30 +184,55 @@ def test_unreadable_file_shows_its_message_and_keeps_the_scenario(name: str):
     [
         ("no_shared_columns.csv", "valid_public.csv", None, "share no column"),
         ("type_mismatch.csv", "valid_public.csv", None, "Column types differ"),
-        ("single_class_private.csv", "valid_public.csv", "income", "single class"),
-        ("missing_values.csv", "valid_public.csv", None, "Missing values"),
+        ("valid_private.csv", "single_class_private.csv", "income", "single class"),
         ("too_many_columns.csv", "too_many_columns.csv", None, "over the limit"),
     ],
 )
 def test_unusable_pair_shows_a_message(private: str, public: str, target: str, fragment: str):
     at = upload_pair(private, public, upload_target=target)
-    assert not at.exception
-    assert len(at.error) == 1 and fragment in at.error[0].value
-    assert at.header[0].value == scenario_title(SMALL)
+    (message,) = refused(at)
+    assert fragment in message
 
 
-def test_dropping_missing_rows_fixes_the_upload():
-    at = upload_pair("missing_values.csv")
-    assert at.error
+def test_private_file_facts_do_not_refuse_an_upload():
+    # One class in the private file, or missing private values, are facts of the private data:
+    # the encoding comes from the public file, private gaps are filled by a fixed rule, and the
+    # data owner is told, labelled non-private.
+    for private in ("single_class_private.csv", "missing_values.csv"):
+        at = upload_pair(private, upload_target="income")
+        assert_clean(at)
+        assert summary(at)["records"][1] == 40  # N_D: every private row is kept
+    assert any("non-private" in m.value for m in at.markdown)
+
+
+def test_dropping_public_rows_with_missing_values():
+    at = upload_pair("valid_private.csv", public="missing_values.csv")
+    assert_clean(at)
+    imputed = summary(at)["records"][0]
     at.checkbox(key="upload_drop_missing").check().run()
     assert_clean(at)
-    assert summary(at)["records"][1] < 40
+    assert summary(at)["records"][0] < imputed
 
 
 def test_two_problems_are_shown_at_once():
     at = upload_pair("latin1.csv", public="empty.csv")
-    assert not at.exception
-    assert len(at.error) == 2
+    assert len(refused(at)) == 2
+
+
+def test_user_strings_are_escaped_not_rendered_as_markdown():
+    header = b"**bold** _x_,income\n"
+    rows = b"".join(b"%d,%d\n" % (i, i % 2) for i in range(30))
+    at = start(builtin_name=SMALL, source="Upload")
+    upload(at, "upload_public", "**public**.csv", header + rows)
+    upload(at, "upload_private", "private.csv", header + rows)
+    at.run()
+    assert_clean(at)
+    assert at.main.header[0].value == md("Uploaded data: **public**.csv + private.csv")
+    at.switch_page("pages/importance.py").run()
+    assert_clean(at)
+    # The default query thresholds the numeric column at its public median: its name is shown.
+    (query,) = [h.value for h in at.main.subheader if h.value.startswith("Query")]
+    assert "**bold**" not in query and md("**bold** _x_") in query
 
 
 def test_sidebar_choice_survives_page_switches():

@@ -10,6 +10,7 @@ import pytest
 from streamlit.runtime.caching import cache_data_api, cache_resource_api
 from streamlit.testing.v1 import AppTest
 
+from dpcore.text import md as escape
 from ui.cache import SHARED
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -103,25 +104,43 @@ def test_each_control_redraws_the_figure(key, value):
     assert [k for k in before if before[k] != after.get(k)], f"moving {key} changed no figure"
 
 
-def test_query_builder_mean_and_compound_conditions():
+def test_query_builder_in_the_datas_own_units():
     at = open_page(builtin_name="wine")
-    first = metrics(at)["Truth on D (non-private)"]
+    raw = at.session_state["scenario"].raw_private
+    # The default asks how often the target takes its positive class (cultivar 1).
+    assert any(md.value.endswith(escape("I(cultivar == 1)")) for md in at.subheader)
+    assert float(metrics(at)["Truth on D (non-private)"]) == pytest.approx(
+        (raw["cultivar"] == 1).mean(), abs=5e-5)
     at.radio(key="iw_q_kind").set_value("Mean of a column")
     rerun(at)
-    column = at.selectbox(key="iw_q_mean_column").options[1]
-    at.selectbox(key="iw_q_mean_column").set_value(column)
+    at.selectbox(key="iw_q_mean_column").set_value("alcohol")
     rerun(at)
-    assert metrics(at)["Truth on D (non-private)"] != first
-    assert any(column in md.value for md in at.subheader)
+    # A mean in % alcohol, not in the rescaled [0, 1] units.
+    assert float(metrics(at)["Truth on D (non-private)"]) == pytest.approx(
+        raw["alcohol"].clip(*at.session_state["scenario"].bounds["alcohol"]).mean(), abs=5e-5)
     at.radio(key="iw_q_kind").set_value("Fraction of records where…")
     rerun(at)
     at.number_input(key="iw_q_n").set_value(2)
     rerun(at)
     at.radio(key="iw_q_combine").set_value("or")
-    at.selectbox(key="iw_q_op_1").set_value(">")
-    at.number_input(key="iw_q_value_1").set_value(0.5)
+    at.selectbox(key="iw_q_col_1").set_value("alcohol")
     rerun(at)
-    assert any(" OR " in md.value for md in at.subheader)
+    at.selectbox(key="iw_q_op_1").set_value(">")
+    at.number_input(key="iw_q_value_1").set_value(13.5)
+    rerun(at)
+    assert any(md.value.endswith(escape("I(cultivar == 1 OR alcohol > 13.5)"))
+               for md in at.subheader)
+    expected = ((raw["cultivar"] == 1) | (raw["alcohol"] > 13.5)).mean()
+    assert float(metrics(at)["Truth on D (non-private)"]) == pytest.approx(expected, abs=5e-5)
+
+
+def test_a_numeric_condition_starts_at_the_public_median():
+    at = open_page(builtin_name="mvn-shift")
+    at.selectbox(key="iw_q_col_0").set_value("x1")
+    rerun(at)
+    scenario = at.session_state["scenario"]
+    median = float(scenario.raw_public["x1"].median())
+    assert at.number_input(key="iw_q_value_0").value == pytest.approx(median, abs=1e-6)
 
 
 def test_model_training_uses_its_own_epsilons():
@@ -228,3 +247,19 @@ def test_uploaded_data_never_enters_a_cache_shared_across_sessions():
     shared = shared_cache_bytes()
     assert b"cultivar" in shared
     assert marker.encode() not in shared
+
+
+def test_small_data_opens_on_defaults_with_signal_and_says_when_noise_swamps_it():
+    at = open_page(builtin_name="wine")
+    assert at.select_slider(key="iw_lambda").value == 2.0  # the rule of N_D, d and public E
+    assert not at.warning
+    shown = metrics(at)
+    assert float(shown["SD over replicates"]) < 0.25  # boxes no longer span the whole range
+    at.select_slider(key="iw_lambda").set_value(0.1)
+    rerun(at)
+    (warning,) = at.warning
+    assert "the weights are mostly noise" in warning.value
+    assert "raise λ to 2" in warning.value and "raise ε to" in warning.value
+    at.session_state["builtin_name"] = "adult"
+    rerun(at)
+    assert at.select_slider(key="iw_lambda").value == 0.1  # Adult keeps the paper's default

@@ -55,7 +55,8 @@ def baselines(scenario: Scenario, scenario_id: str, query: Query, epsilon: float
     return memo(scenario, scenario_id, ("baselines", query, epsilon, n_reps, seed),
                 lambda: dp_baselines(scenario.private, scenario.public, query, [epsilon], n_reps,
                                      rng=seed, binary=scenario.binary_columns,
-                                     l1_sensitivity=scenario.record_l1_sensitivity))
+                                     l1_sensitivity=scenario.record_l1_sensitivity,
+                                     value_range=query.value_range))
 
 
 def model_distances(scenario: Scenario, scenario_id: str, lam: float, epsilons: tuple,

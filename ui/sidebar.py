@@ -29,6 +29,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from dpcore import DataError
 from dpcore.datasets import (
+    MAX_UPLOAD_BYTES,
     PUBLIC_OPTIONS,
     Scenario,
     UploadReport,
@@ -39,19 +40,23 @@ from dpcore.datasets import (
     scenario_from_uploads,
     scenario_title,
     split_by_value,
+    split_columns,
     split_random,
 )
+from dpcore.text import md
 from ui.cache import content_key, load_builtin, session_memo
 from ui.state import choose, keep_widget_state
 
 SCENARIO_KEY = "scenario"
 SCENARIO_ID_KEY = "scenario_id"
 REPORT_KEY = "upload_report"
+PROBLEMS_KEY = "_scenario_problems"
+LIMIT_TEXT = (f"CSV files up to {MAX_UPLOAD_BYTES // 2**20} MB each (comma-separated, UTF-8, "
+              "one header row).")
 
 BUILTIN, UPLOAD = "Built-in", "Upload"
 TWO_FILES, ONE_FILE = "Public and private files", "One file, split by a rule"
 BY_VALUE, AT_RANDOM = "By a column value (biased)", "At random"
-MAX_SPLIT_VALUES = 50  # most frequent values offered for a split rule
 UPLOAD_SEED = 0  # seed of a split when the seed box is empty
 
 _PUBLIC_LABELS = {
@@ -94,8 +99,15 @@ _DEFAULTS: dict[str, Any] = {
 
 
 def scenario_sidebar() -> Scenario | None:
-    """Draw the scenario chooser in the sidebar and return the current scenario."""
+    """Draw the scenario chooser in the sidebar and return the current scenario.
+
+    When the sidebar's choice cannot be used (a refused upload or split), the reasons are shown
+    in the main area as well, and None is returned: a page never shows data that no longer
+    matches the sidebar. The last good scenario is kept, and comes back when the choice is
+    undone.
+    """
     keep_widget_state(_DEFAULTS)
+    st.session_state[PROBLEMS_KEY] = []
     with st.sidebar:
         st.header("Scenario")
         source = st.radio("Data", (BUILTIN, UPLOAD), key="source", horizontal=True)
@@ -103,6 +115,14 @@ def scenario_sidebar() -> Scenario | None:
             _builtin_panel()
         else:
             _upload_panel()
+    problems = st.session_state[PROBLEMS_KEY]
+    if problems:
+        for problem in problems:
+            st.error(problem, icon=":material/error:")
+        st.info("The pages show nothing until the sidebar's data can be used: fix or replace "
+                "the file, change the option that was refused, or choose a built-in scenario.",
+                icon=":material/info:")
+        return None
     return current_scenario()
 
 
@@ -123,11 +143,10 @@ def _set_current(scenario: Scenario, scenario_id: str, report: UploadReport | No
 
 
 def _show_problems(problems: list[str]) -> None:
+    """Show problems in the sidebar, and record them for the main area."""
     for problem in problems:
-        st.error(problem, icon="⚠️")
-    previous = current_scenario()
-    if problems and previous is not None:
-        st.caption(f"Still showing the previous scenario: **{previous.title}**.")
+        st.error(problem, icon=":material/error:")
+    st.session_state[PROBLEMS_KEY] = st.session_state.get(PROBLEMS_KEY, []) + list(problems)
 
 
 def _seed_input() -> int | None:
@@ -171,8 +190,8 @@ def _builtin_panel() -> None:
 
 def _upload_panel() -> None:
     st.caption(
-        "Uploads stay in the server's memory for this session only: never saved to disk, logged "
-        "or shared with other sessions."
+        f"{LIMIT_TEXT} Uploads stay in the server's memory for this session only: never saved to "
+        "disk, logged or shared with other sessions."
     )
     mode = st.radio("Files", (TWO_FILES, ONE_FILE), key="upload_mode")
     if mode == TWO_FILES:
@@ -196,12 +215,10 @@ def _waiting_for_files() -> None:
     if current_upload_report() is not None:
         st.caption("Using the data uploaded earlier in this session; upload files to change it.")
     elif previous is not None:
-        st.caption(
-            "Upload CSV files (comma-separated, UTF-8, one header row). Until then the pages "
-            f"show **{previous.title}**."
-        )
+        st.caption(f"Upload {LIMIT_TEXT[0].lower()}{LIMIT_TEXT[1:]} Until then the pages show "
+                   f"**{md(previous.title)}**.")
     else:
-        st.caption("Upload CSV files (comma-separated, UTF-8, one header row).")
+        st.caption(f"Upload {LIMIT_TEXT[0].lower()}{LIMIT_TEXT[1:]}")
 
 
 def _read(file: UploadedFile | None, problems: list[str]) -> pd.DataFrame | None:
@@ -225,8 +242,8 @@ def _build_from_frames(
             public, private = frames
             rule: tuple[Any, ...] = ()
         else:
-            public, private, rule = _split_panel(frames[0], contents[0])
-        shared, _, _ = align_columns(public, private)
+            private, public, rule = _split_panel(frames[0], contents[0])
+        _, shared, _ = align_columns(private, public)
     except ValueError as exc:
         problems.append(str(exc))
         return
@@ -238,13 +255,19 @@ def _build_from_frames(
         "upload_target",
         format_func=lambda col: "(none)" if col is None else col,
     )
-    drop_missing = st.checkbox("Drop rows with missing values", key="upload_drop_missing")
+    drop_public = st.checkbox(
+        "Drop public rows with missing values", key="upload_drop_missing",
+        help="Otherwise missing public values are filled in (median or most frequent value). "
+             "Missing private values are always filled in by a fixed rule from the public file, "
+             "never dropped: dropping private rows would change N_D, which the privacy proof "
+             "takes as public.")
+    public_missing = "drop" if drop_public else "impute"
     names = [file.name for file in files]
     build = functools.partial(
-        scenario_from_uploads, public, private, target=target, drop_missing=drop_missing,
+        scenario_from_uploads, private, public, target=target, public_missing=public_missing,
         title="Uploaded data: " + " + ".join(names),
     )  # fmt: skip
-    scenario_id = content_key("upload", mode, *names, *contents, *rule, target, drop_missing)
+    scenario_id = content_key("upload", mode, *names, *contents, *rule, target, public_missing)
     try:
         scenario, report = session_memo(scenario_id, build)
     except ValueError as exc:
@@ -256,18 +279,23 @@ def _build_from_frames(
 def _split_panel(
     frame: pd.DataFrame, content: bytes
 ) -> tuple[pd.DataFrame, pd.DataFrame, tuple[Any, ...]]:
-    """Widgets for the split rule; returns (public, private, the rule's settings)."""
+    """Widgets for the split rule; returns (private, public, the rule's settings)."""
     rule = st.radio("Split rule", (BY_VALUE, AT_RANDOM), key="split_rule")
+    candidates = split_columns(frame) if rule == BY_VALUE else []
+    if rule == BY_VALUE and not candidates:
+        raise DataError(
+            "No column is suitable to split by: a split column needs a few distinct values and "
+            "at least one other column to keep. Choose 'At random', or upload two files."
+        )
     if rule == BY_VALUE:
-        column = choose("Column", list(frame.columns), "split_column")
-        values = list(frame[column].value_counts().index[:MAX_SPLIT_VALUES])
-        if not values:
-            raise DataError(f"Column {column!r} has no values to split by; choose another.")
-        value = choose("Value", values, "split_value")
+        column = choose("Column", candidates, "split_column",
+                        help="Columns with few distinct values (such as sex or region).")
+        values = list(frame[column].value_counts().index)
+        value = choose("Value", values, "split_value", format_func=str)
         p = st.slider("Share of those rows made private", 0.5, 1.0, step=0.05, key="split_p")
         st.caption(
-            f"{p:.0%} of the rows with {column} = {value} and {1 - p:.0%} of the others go to "
-            f"D; then {column!r} is removed, as Ji & Elkan remove sex from Adult."
+            f"{p:.0%} of the rows with {md(column)} = {md(value)} and {1 - p:.0%} of the others "
+            f"go to D; then {md(column)} is removed, as Ji & Elkan remove sex from Adult."
         )
         settings: tuple[Any, ...] = (rule, column, repr(value), p)
         split = functools.partial(split_by_value, frame, column, value, p=p)
@@ -280,5 +308,5 @@ def _split_panel(
     seed = _seed_input()
     rng = UPLOAD_SEED if seed is None else seed
     key = content_key("split", content, *settings, rng)
-    public, private = session_memo(key, functools.partial(split, rng=rng))
-    return public, private, (*settings, rng)
+    private, public = session_memo(key, functools.partial(split, rng=rng))
+    return private, public, (*settings, rng)

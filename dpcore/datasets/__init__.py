@@ -28,24 +28,36 @@ from dpcore.datasets.builtin import (
     scenario_title,
 )
 from dpcore.datasets.encoding import TabularEncoder, biased_split, item_name
-from dpcore.datasets.reading import MAX_UPLOAD_BYTES, NA_VALUES, infer_column_types, read_csv_upload
+from dpcore.datasets.reading import (
+    MAX_COLUMNS,
+    MAX_UPLOAD_BYTES,
+    NA_VALUES,
+    infer_column_types,
+    read_csv_upload,
+)
 from dpcore.datasets.scenario import KINDS, Scenario
 from dpcore.datasets.uploads import (
     MAX_CLASSES,
     MAX_FEATURES,
+    MAX_SPLIT_VALUES,
+    PUBLIC_MISSING,
     UploadReport,
     align_columns,
     scenario_from_uploads,
     split_by_value,
+    split_columns,
     split_random,
 )
 
 __all__ = [
     "KINDS",
+    "MAX_COLUMNS",
     "MAX_CLASSES",
     "MAX_FEATURES",
+    "MAX_SPLIT_VALUES",
     "MAX_UPLOAD_BYTES",
     "NA_VALUES",
+    "PUBLIC_MISSING",
     "PUBLIC_OPTIONS",
     "Scenario",
     "TabularEncoder",
@@ -61,5 +73,6 @@ __all__ = [
     "scenario_from_uploads",
     "scenario_title",
     "split_by_value",
+    "split_columns",
     "split_random",
 ]

@@ -231,6 +231,8 @@ def _assemble(
         raw_public=raw_public,
         raw_private=raw_private,
         kinds=encoder.kinds_,
+        bounds=dict(encoder.bounds_),
+        categories={col: list(levels) for col, levels in encoder.categories_.items()},
     )
 
 
@@ -379,6 +381,8 @@ def _adult(rng: np.random.Generator, encoding: str) -> Scenario:
         test=test.copy(),
         encoding=encoding,
         kinds=dict(encoder.kinds_),
+        bounds=dict(encoder.bounds_),
+        categories={col: list(levels) for col, levels in encoder.categories_.items()},
     )
 
 

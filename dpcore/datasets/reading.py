@@ -76,6 +76,8 @@ _SIGNATURES = {
     b"MM\x00*": "a TIFF image",
     b"SQLite format 3\x00": "an SQLite database",
 }
+# JSON: an object ({"...) or an array of values ([{, [[, [", [1, []); not a header such as "[a],b".
+_JSON_START = re.compile(r'\{\s*["}]|\[\s*[\[{"\]\d-]')
 _MARKUP = ("<!doctype", "<html", "<?xml", "<head", "<body", "<table", "<!--", "<div", "<svg")
 
 
@@ -134,7 +136,7 @@ def _read_csv(data: bytes, name: str, max_bytes: int) -> pd.DataFrame:
             f"{name!r} is empty. Upload a CSV file with a header row and at least one data row."
         )
     _check_not_markup(text, name)
-    columns = _parse_fast(text)
+    columns = _parse_fast(text, data.removeprefix(b"\xef\xbb\xbf"))
     lines: list[int] | None = None
     if columns is None:  # irregular: parse with the csv module, which names the line
         header, rows, lines = _parse_rows(text, name)
@@ -199,7 +201,7 @@ def _check_not_markup(text: str, name: str) -> None:
     """Refuse JSON and HTML/XML with their own message rather than a CSV-syntax one."""
     start = text.lstrip()[:200]
     end = text.rstrip()[-1:]
-    if start[:1] in "{[" and end in "}]":
+    if _JSON_START.match(start) and end in "}]":
         raise DataError(
             f"{name!r} looks like JSON, not a CSV table (it starts with {start[:1]!r} and ends "
             f"with {end!r}). Convert it to CSV (for example pandas.read_json(...).to_csv(), or "
@@ -213,8 +215,10 @@ def _check_not_markup(text: str, name: str) -> None:
         )
 
 
-def _parse_fast(text: str) -> list[pa.Array] | None:
+def _parse_fast(text: str, data: bytes) -> list[pa.Array] | None:
     """Cells of every row (the header first), one string array per column; None if irregular.
+
+    ``data`` is ``text`` as UTF-8 bytes (the upload without its byte-order mark).
 
     Irregular means anything on which pyarrow's tokeniser might differ from :mod:`csv` with
     ``skipinitialspace`` and ``strict`` (a quote that is not a plain quoted field) or which
@@ -232,7 +236,7 @@ def _parse_fast(text: str) -> list[pa.Array] | None:
     names = [f"c{i}" for i in range(len(header))]
     try:
         table = pa_csv.read_csv(
-            io.BytesIO(text.encode()),
+            io.BytesIO(data),
             read_options=pa_csv.ReadOptions(column_names=names, block_size=1 << 22),
             parse_options=pa_csv.ParseOptions(newlines_in_values=True, ignore_empty_lines=True),
             convert_options=pa_csv.ConvertOptions(

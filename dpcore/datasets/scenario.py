@@ -52,6 +52,12 @@ class Scenario:
     kinds : dict of str to str, default={}
         Original feature -> ``"onehot"``, ``"dummy"``, ``"binary"`` or ``"scaled"`` (see
         :data:`KINDS`); needed to draw a uniform public set from the encoding's domain.
+    bounds : dict of str to (float, float), default={}
+        Scaling range of every scaled column (fixed in advance or the public set's range): the
+        encoded value is ``(x - low) / (high - low)`` clipped to [0, 1]. Lets a query be written
+        in the data's own units.
+    categories : dict of str to list, default={}
+        Levels of every categorical column, in the order of its items.
     public_independent : bool, default=True
         Whether E was obtained without looking at D. The privacy proofs that publish anything
         about E ([JE13]_ Theorem 1) assume it; E = D ("identical") and a bootstrap resample of D
@@ -72,6 +78,8 @@ class Scenario:
     test: pd.DataFrame | None = None
     encoding: str = "onehot"
     kinds: dict[str, str] = field(default_factory=dict)
+    bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
+    categories: dict[str, list] = field(default_factory=dict)
     public_independent: bool = True
     public_origin: str = ""
 

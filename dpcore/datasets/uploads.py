@@ -62,6 +62,7 @@ import pandas as pd
 from dpcore.datasets.encoding import TabularEncoder, biased_split, item_name
 from dpcore.datasets.reading import infer_column_types
 from dpcore.datasets.scenario import Scenario
+from dpcore.text import md
 from dpcore.validation import DataError, check_random_state, check_scalar
 
 __all__ = [
@@ -138,6 +139,12 @@ def align_columns(
         the other (a column empty in one file has no type there and is never a mismatch).
     """
     _check_frames(private, public)
+    for part, frame in (("private", private), ("public", public)):
+        if frame.shape[1] == 0:
+            raise DataError(
+                f"The {part} data has no columns (a split that removes the only column leaves "
+                "none). Upload a file with the columns to study."
+            )
     in_private = set(private.columns)
     shared = [col for col in public.columns if col in in_private]
     if not shared:
@@ -223,7 +230,9 @@ def split_columns(
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
-    max_values = int(check_scalar(max_values, "max_values", target_type=int, min_val=2))
+    if isinstance(max_values, bool) or not isinstance(max_values, int | np.integer):
+        raise TypeError(f"max_values must be an int, got {type(max_values).__name__}.")
+    check_scalar(max_values, "max_values", min_val=2, include_min=True)
     if drop and frame.shape[1] < 2:
         return []
     counts = frame.nunique(dropna=True)
@@ -395,13 +404,19 @@ def scenario_from_uploads(
     """
     _check_frames(private, public)
     if public_missing not in PUBLIC_MISSING:
-        raise ValueError(
-            f"public_missing must be one of {PUBLIC_MISSING}, got {public_missing!r}."
-        )
+        raise ValueError(f"public_missing must be one of {PUBLIC_MISSING}, got {public_missing!r}.")
     for part, frame in (("private", private), ("public", public)):
         if len(frame) == 0:
             raise DataError(f"The {part} file has no rows. Upload a file with data rows.")
+    if len(public) == 1:
+        raise DataError(
+            "The public file has a single row, so every column is constant in it; the "
+            "encoding (columns, categories, ranges, the target's classes) is read from the "
+            "public file, which needs at least two rows, and more give better ranges. Upload "
+            "a larger public file."
+        )
     private, public, notes = align_columns(private, public)
+    aligned_public, aligned_private = public, private
     if target is not None and target not in public.columns:
         raise DataError(
             f"Target {target!r} is not a column of both files; choose one of "
@@ -416,15 +431,14 @@ def scenario_from_uploads(
 
     numeric = [c for c in usable if c != target and pd.api.types.is_numeric_dtype(public[c])]
     medians = {col: float(public[col].median()) for col in numeric}
-    categories, binary, target_column = {}, [], None
+    categories, binary, target_column, levels = {}, [], None, None
     if target is not None:
         positive, levels = _target_levels(public[target], positive)
         if levels is None:
             binary, target_column = [target], target
         else:
             categories[target], target_column = levels, item_name(target, positive)
-    private_notes = _private_notes(private, public, numeric, medians, target, positive, levels
-                                   if target is not None else None)  # fmt: skip
+    private_notes = _private_notes(private, public, numeric, medians, target, positive, levels)
     notes.extend(_public_imputation_notes(public, numeric, medians, target))
     conformed_public = _conform(public, numeric, medians, binary)
     conformed_private = _conform(private, numeric, medians, binary)
@@ -456,7 +470,7 @@ def scenario_from_uploads(
         "levels of the public file (other values: all-zero items); numeric columns min-max "
         "scaled by their range in the public file, private values clipped to it; missing "
         "numbers imputed by the public median, missing text as all-zero items; no private row "
-        f"dropped. {f'Target: *{target_column}*.' if target_column else 'No target.'}"
+        f"dropped. {f'Target: *{md(target_column)}*.' if target_column else 'No target.'}"
         "\n\n**Source and licence:** supplied by the user, who is responsible for the right "
         "to use the data."
     )
@@ -471,8 +485,10 @@ def scenario_from_uploads(
         raw_public=raw_public,
         raw_private=raw_private,
         kinds=encoder.kinds_,
+        bounds=dict(encoder.bounds_),
+        categories={col: list(levels) for col, levels in encoder.categories_.items()},
     )
-    table = _report_table(public, private, encoder, dropped, target_column)
+    table = _report_table(aligned_public, aligned_private, encoder, dropped, target_column)
     return scenario, UploadReport(table, tuple(notes), tuple(private_notes))
 
 
@@ -482,6 +498,12 @@ def _check_frames(private: Any, public: Any) -> None:
             raise TypeError(
                 f"{part} must be a pandas DataFrame (as read_csv_upload returns), got "
                 f"{type(frame).__name__}. The order is (private, public)."
+            )
+        if not frame.columns.is_unique:
+            twice = frame.columns[frame.columns.duplicated()].unique()
+            raise DataError(
+                f"The {part} file has duplicate column names: {_listing(twice)}. Rename the "
+                "columns so that every name is unique."
             )
 
 
@@ -515,9 +537,7 @@ def _drop_incomplete(public: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
     return complete
 
 
-def _useless_columns(
-    public: pd.DataFrame, target: str | None, notes: list[str]
-) -> dict[str, str]:
+def _useless_columns(public: pd.DataFrame, target: str | None, notes: list[str]) -> dict[str, str]:
     """Columns to drop, decided by the public file only (empty or constant) -> the reason."""
     dropped: dict[str, str] = {}
     for col in public.columns:

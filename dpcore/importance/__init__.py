@@ -30,12 +30,16 @@ from dpcore.importance.experiments import (
     monte_carlo,
 )
 from dpcore.importance.mechanism import (
+    LOG_WEIGHT_NOISE_LIMIT,
     BalancedFit,
     ImportanceWeights,
     balanced_fit,
+    default_lambda,
     expected_noise_norm,
     noise_scale,
     release_sensitivity,
+    smallest_epsilon,
+    typical_log_weight_noise,
 )
 from dpcore.importance.theory import (
     VarianceTerms,
@@ -49,6 +53,7 @@ from dpcore.importance.theory import (
 from dpcore.simulation import summarise
 
 __all__ = [
+    "LOG_WEIGHT_NOISE_LIMIT",
     "BalancedFit",
     "BootstrapFits",
     "BootstrapStudy",
@@ -59,6 +64,7 @@ __all__ = [
     "baselines",
     "bootstrap_estimates",
     "bootstrap_fits",
+    "default_lambda",
     "estimate_gradient",
     "expected_noise_norm",
     "model_distances",
@@ -66,8 +72,10 @@ __all__ = [
     "noise_scale",
     "plugin_variance",
     "release_sensitivity",
+    "smallest_epsilon",
     "summarise",
     "theory_curves",
+    "typical_log_weight_noise",
     "variance_bound",
     "variance_terms",
 ]

@@ -53,9 +53,12 @@ __all__ = [
     "BalancedFit",
     "ImportanceWeights",
     "balanced_fit",
+    "default_lambda",
     "expected_noise_norm",
     "noise_scale",
     "release_sensitivity",
+    "smallest_epsilon",
+    "typical_log_weight_noise",
 ]
 
 #: Objective tolerance of every fit: certified ``J(beta) - min J <= 2 TOL`` (the balanced
@@ -162,6 +165,53 @@ def noise_scale(d: int, n_private: int, lam: float, epsilon: float) -> float:
 def expected_noise_norm(d: int, n_private: int, lam: float, epsilon: float) -> float:
     """Mean norm ``d * noise_scale`` of the noise on beta (its norm is Gamma(d, noise_scale))."""
     return d * noise_scale(d, n_private, lam, epsilon)
+
+
+#: Largest typical noise on a public record's log-weight that the default lambda allows (a factor
+#: e^2.5 = 12 on a typical weight); beyond it the weights are mostly noise.
+LOG_WEIGHT_NOISE_LIMIT = 2.5
+
+
+def typical_log_weight_noise(public, n_private: int, lam: float, epsilon: float, *,
+                             fit_intercept: bool = True) -> float:
+    """How far the noise moves a typical public record's log-weight, ``E||δ|| rms||x|| / sqrt(d)``.
+
+    The log-weight of record x moves by ``x.δ``; with δ's direction uniform, ``x.δ`` has standard
+    deviation ``||δ|| ||x|| / sqrt(d)``. ``rms||x||`` is taken over the *public* records, so this
+    reads nothing from the private data (``n_private`` is public under replace-one).
+    """
+    X_E = _with_intercept(check_array(public, "public"), fit_intercept)
+    d = X_E.shape[1]
+    rms = float(np.sqrt(np.mean(np.sum(X_E**2, axis=1))))
+    return expected_noise_norm(d, n_private, lam, epsilon) * rms / np.sqrt(d)
+
+
+def default_lambda(public, n_private: int, epsilon: float, lambdas, *,
+                   limit: float = LOG_WEIGHT_NOISE_LIMIT, fit_intercept: bool = True) -> float:
+    """The smallest lambda of ``lambdas`` whose :func:`typical_log_weight_noise` is <= ``limit``.
+
+    A rule of N_D, d and the public records only, so that small datasets open on settings where
+    the weights carry signal (on Adult it gives the paper's lambda = 0.1 at epsilon = 0.1). The
+    largest lambda is returned when none qualifies.
+    """
+    ordered = sorted(float(v) for v in lambdas)
+    for lam in ordered:
+        if typical_log_weight_noise(public, n_private, lam, epsilon,
+                                    fit_intercept=fit_intercept) <= limit:
+            return lam
+    return ordered[-1]
+
+
+def smallest_epsilon(public, n_private: int, lam: float, epsilons, *,
+                     limit: float = LOG_WEIGHT_NOISE_LIMIT,
+                     fit_intercept: bool = True) -> float | None:
+    """The smallest epsilon of ``epsilons`` whose typical log-weight noise at ``lam`` is at most
+    ``limit``, or None (what to suggest when the noise swamps the signal)."""
+    for eps in sorted(float(v) for v in epsilons):
+        if typical_log_weight_noise(public, n_private, lam, eps,
+                                    fit_intercept=fit_intercept) <= limit:
+            return eps
+    return None
 
 
 def _balanced_design(X_D: np.ndarray, X_E: np.ndarray):

@@ -1,4 +1,4 @@
-"""Escaping of user-supplied strings before Streamlit renders them as Markdown.
+"""Escaping of user-supplied strings inside Markdown (scenario descriptions, page text).
 
 Column names, file names and category values come from uploads; rendered raw, ``**bold**`` would
 restyle the page and ``$x$`` would turn into LaTeX. :func:`md` backslash-escapes every Markdown
