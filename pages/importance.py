@@ -18,6 +18,7 @@ from dpcore.importance import (
     summarise,
     typical_log_weight_noise,
 )
+from dpcore.simulation import default_replicates
 from dpcore.text import md
 from ui import importance as cached
 from ui.budget import budget_sidebar
@@ -47,8 +48,11 @@ from ui.widgets import (
 LAMBDA_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)  # Fig. 1
 EPSILON_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)  # Fig. 2
 MODEL_EPSILONS = (0.1, 1.0, 10.0)
+REPLICATES = (20, 50, 100, 200)
 PAPER_D = 63
-VIEWS = ("Estimates vs λ", "Estimates vs ε", "Bias vs SD", "Variance: theory", "Baselines",
+# The first view needs one lambda only, so a page opens fast even on a large upload; the lambda
+# views fit the whole grid when they are chosen.
+VIEWS = ("Estimates vs ε", "Estimates vs λ", "Bias vs SD", "Variance: theory", "Baselines",
          "Model training", "Publish")
 
 scenario = scenario_sidebar()
@@ -61,13 +65,16 @@ if scenario is not None and st.session_state.get("_iw_defaults_for") != st.sessi
     st.session_state["_iw_defaults_for"] = st.session_state["scenario_id"]
     st.session_state["iw_lambda"] = st.session_state["_kept_iw_lambda"] = default_lambda(
         scenario.public, len(scenario.private), st.session_state["iw_epsilon"], LAMBDAS)
+    # Large data: fewer replicates by default (each estimate varies less; the page opens sooner).
+    st.session_state["iw_reps"] = st.session_state["_kept_iw_reps"] = default_replicates(
+        len(scenario.private), REPLICATES)
 with st.sidebar:
     st.header("Importance weighting")
     epsilon = epsilon_slider("iw_epsilon", 0.1)
     lam = lambda_slider("iw_lambda", 0.1,
                         help="Larger λ: less noise, weights closer to 1 (more bias).")
     n_reps = replicates_slider(
-        "iw_reps", 100, label="Replicates (bootstrap resamples of D)",
+        "iw_reps", 100, options=REPLICATES, label="Replicates (bootstrap resamples of D)",
         help="A replicate is one resample of D (drawn with replacement) run through the "
              "mechanism; the spread over replicates is what the box plots show.")
     sim_seed = seed_input("iw_seed")
@@ -81,6 +88,26 @@ st.markdown(
     "averages over the private D, for any question, without spending more budget "
     "(Ji & Elkan 2013, Algorithm 1)."
 )
+with st.expander("How to read this page"):
+    st.markdown(
+        "- **The query** is the question the weights answer. *I(income=>50K == 1)* reads "
+        "\"the share of people whose income is above $50K\": I(…) is 1 for a record that "
+        "satisfies the condition and 0 otherwise, so its average is a fraction.\n"
+        "- **A replicate** is one bootstrap resample of D (as many records, drawn with "
+        "replacement) run through the whole mechanism. The spread over replicates shows how "
+        "much the answer would vary from one release to the next.\n"
+        "- **A box plot**: the line is the median replicate, the box holds the middle half, the "
+        "whiskers reach the furthest replicates within 1.5 box-lengths and dots are the rest.\n"
+        "- **E‖δ‖** is the average length of the random vector δ that the mechanism adds to the "
+        "model's coefficients before release: the bigger it is, the noisier the weights.\n"
+        "- **Three sources of randomness**, kept apart on purpose: the scenario's seed fixes how "
+        "the data was split into D and E (the same for everyone); the simulation seed fixes the "
+        "replicates, so every figure can be reproduced; a **release** uses neither and draws "
+        "fresh randomness from the operating system, so nobody can rebuild its noise. Uploads "
+        "split at random use the scenario seed too; two uploaded files use none.\n"
+        "- **Non-private** marks numbers computed from D without noise (the truth, the bounds): "
+        "they are shown to explain the mechanism and would never be published."
+    )
 
 with show_errors():
     if scenario is None or query is None:

@@ -245,3 +245,17 @@ def test_sidebar_choice_survives_page_switches():
         assert at.selectbox(key="builtin_public").value == "bootstrap"
         assert at.session_state["scenario_id"] == chosen
     assert at.header[0].value == scenario_title(SMALL)
+
+
+def test_the_random_seed_can_be_cleared_back_to_the_scenarios_own_split():
+    at = start(builtin_name=SMALL)
+    own = at.session_state["scenario_id"]
+    at.number_input(key="seed").set_value(5).run()
+    assert at.session_state["scenario_id"] != own
+    at.number_input(key="seed").set_value(None).run()
+    assert_clean(at)
+    assert at.number_input(key="seed").value is None
+    assert at.session_state["scenario_id"] == own  # the scenario's own split is back
+    at.switch_page("pages/importance.py").run()
+    at.switch_page("pages/home.py").run()
+    assert at.number_input(key="seed").value is None and at.session_state["scenario_id"] == own

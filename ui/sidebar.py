@@ -152,6 +152,7 @@ def _show_problems(problems: list[str]) -> None:
 def _seed_input() -> int | None:
     return st.number_input(
         "Random seed",
+        value=None,  # clearable: empty means the scenario's own seed
         min_value=0,
         step=1,
         key="seed",
@@ -227,7 +228,8 @@ def _read(file: UploadedFile | None, problems: list[str]) -> pd.DataFrame | None
     data = file.getvalue()
     try:
         read = functools.partial(read_csv_upload, data, file.name)
-        return session_memo(content_key("csv", data, file.name), read)
+        with st.spinner(f"Reading {file.name} ({len(data) / 2**20:.1f} MB)…"):
+            return session_memo(content_key("csv", data, file.name), read)
     except DataError as exc:
         problems.append(str(exc))
         return None
@@ -269,7 +271,8 @@ def _build_from_frames(
     )  # fmt: skip
     scenario_id = content_key("upload", mode, *names, *contents, *rule, target, public_missing)
     try:
-        scenario, report = session_memo(scenario_id, build)
+        with st.spinner("Encoding the files…"):
+            scenario, report = session_memo(scenario_id, build)
     except ValueError as exc:
         problems.append(str(exc))
         return
