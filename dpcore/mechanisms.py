@@ -43,7 +43,7 @@ import numpy as np
 from scipy import optimize, special
 
 from dpcore.noise import sample_gaussian, sample_l2_laplace, sample_laplace
-from dpcore.validation import DataError, check_random_state, check_scalar
+from dpcore.validation import DataError, check_array, check_random_state, check_scalar
 
 __all__ = [
     "Mechanism",
@@ -122,20 +122,9 @@ def _check_neighbouring(neighbouring: Any) -> str:
 
 def _check_value(value: Any, name: str = "value") -> np.ndarray:
     """A finite float array (any shape); bad data raises :class:`DataError`."""
-    if hasattr(value, "to_numpy"):
-        value = value.to_numpy()
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise DataError(
-            f"{name} must be numeric, got values that are not numbers ({exc})."
-        ) from None
-    if not np.all(np.isfinite(arr)):
-        raise DataError(
-            f"{name} contains NaN or infinite values; a mechanism can only release finite "
-            "numbers. Drop, impute or clip them (with data-independent bounds) first."
-        )
-    return arr
+    return check_array(value, name, ndim=None, min_rows=0,
+                       fix="A mechanism can only release finite numbers: drop, impute or clip "
+                           "them (with data-independent bounds) first.")
 
 
 # --------------------------------------------------------------------------------------------

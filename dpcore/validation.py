@@ -85,8 +85,13 @@ def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:
     return check_scalar(epsilon, name, min_val=0.0)
 
 
-def check_array(X: Any, name: str = "X", *, ndim: int = 2, min_rows: int = 1) -> np.ndarray:
-    """Convert to a finite float array with ``ndim`` dimensions and at least ``min_rows`` rows."""
+def check_array(X: Any, name: str = "X", *, ndim: int | None = 2, min_rows: int = 1,
+                fix: str = "Drop or impute missing values before use.") -> np.ndarray:
+    """Convert to a finite float array with ``ndim`` dimensions and at least ``min_rows`` rows.
+
+    ``ndim=None`` accepts any shape (and ``min_rows`` then counts the leading axis, if any);
+    ``fix`` is the advice given when the array holds NaN or infinite values.
+    """
     if hasattr(X, "to_numpy"):
         X = X.to_numpy()
     try:
@@ -96,15 +101,13 @@ def check_array(X: Any, name: str = "X", *, ndim: int = 2, min_rows: int = 1) ->
             f"{name} must be numeric; it holds values that are not numbers ({exc}). "
             "Encode categorical columns first (dpcore.datasets does this)."
         ) from None
-    if arr.ndim != ndim:
+    if ndim is not None and arr.ndim != ndim:
         hint = " Reshape your data with X.reshape(-1, 1) for one feature." if arr.ndim == 1 else ""
         raise DataError(f"Expected {ndim}D array for {name}, got {arr.ndim}D array instead.{hint}")
-    if arr.shape[0] < min_rows:
+    if (arr.shape[0] if arr.ndim else 1) < min_rows:
         raise DataError(f"{name} has {arr.shape[0]} rows; at least {min_rows} are needed.")
     if not np.all(np.isfinite(arr)):
-        raise DataError(
-            f"{name} contains NaN or infinite values. Drop or impute missing values before use."
-        )
+        raise DataError(f"{name} contains NaN or infinite values. {fix}")
     return arr
 
 

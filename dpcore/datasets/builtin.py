@@ -227,12 +227,9 @@ def _assemble(
         private=private,
         target=target,
         description=_with_sizes(text, len(private), len(public), public.shape[1]),
-        groups=encoder.groups_,
+        **encoder.scenario_fields(),
         raw_public=raw_public,
         raw_private=raw_private,
-        kinds=encoder.kinds_,
-        bounds=dict(encoder.bounds_),
-        categories={col: list(levels) for col, levels in encoder.categories_.items()},
     )
 
 
@@ -375,14 +372,11 @@ def _adult(rng: np.random.Generator, encoding: str) -> Scenario:
         private=part["private"],
         target="income=>50K",
         description=_with_sizes(text, len(part["private"]), len(part["public"]), encoded.shape[1]),
-        groups={col: list(items) for col, items in encoder.groups_.items()},
+        **encoder.scenario_fields(),
         raw_public=part["raw_public"],
         raw_private=part["raw_private"],
         test=test.copy(),
         encoding=encoding,
-        kinds=dict(encoder.kinds_),
-        bounds=dict(encoder.bounds_),
-        categories={col: list(levels) for col, levels in encoder.categories_.items()},
     )
 
 

@@ -146,6 +146,16 @@ class TabularEncoder:
             )
         return self
 
+    def scenario_fields(self) -> dict[str, dict]:
+        """What a :class:`~dpcore.datasets.scenario.Scenario` keeps of the fitted encoding:
+        ``groups``, ``kinds``, ``bounds`` and ``categories`` (copies)."""
+        return {
+            "groups": {col: list(items) for col, items in self.groups_.items()},
+            "kinds": dict(self.kinds_),
+            "bounds": dict(self.bounds_),
+            "categories": {col: list(levels) for col, levels in self.categories_.items()},
+        }
+
     def transform(self, X: pd.DataFrame) -> pd.DataFrame:
         """Encode ``X`` (with the fitted columns) into a float frame with values in [0, 1]."""
         missing = [col for col in self.groups_ if col not in X.columns]

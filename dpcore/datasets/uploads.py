@@ -481,12 +481,9 @@ def scenario_from_uploads(
         private=encoded_private.reset_index(drop=True),
         target=target_column,
         description=description,
-        groups=encoder.groups_,
+        **encoder.scenario_fields(),
         raw_public=raw_public,
         raw_private=raw_private,
-        kinds=encoder.kinds_,
-        bounds=dict(encoder.bounds_),
-        categories={col: list(levels) for col, levels in encoder.categories_.items()},
     )
     table = _report_table(aligned_public, aligned_private, encoder, dropped, target_column)
     return scenario, UploadReport(table, tuple(notes), tuple(private_notes))

@@ -17,15 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, softmax
 
-from dpcore.importance.mechanism import (
-    TOL,
-    _balanced_design,
-    _design,
-    _weighted_means,
-    check_lam,
-    query_values,
-    release_sensitivity,
-)
+from dpcore.importance import mechanism as core
 from dpcore.logistic import fit_logistic
 from dpcore.mechanisms import L2Laplace
 from dpcore.validation import check_epsilon
@@ -71,22 +63,22 @@ class _Reference:
 
 def _reference(private, public, query, lam: float, fit_intercept: bool,
                beta0=None) -> _Reference:
-    lam = check_lam(lam)
-    b_D, b_E = query_values(query, private, public)
-    X_D, X_E = _design(private, public, fit_intercept)
+    lam = core.check_lam(lam)
+    b_D, b_E = core.query_values(query, private, public)
+    X_D, X_E = core._design(private, public, fit_intercept)
     if beta0 is None:
-        beta0 = fit_logistic(*_balanced_design(X_D, X_E), lam=lam, tol=TOL).coef
+        beta0 = fit_logistic(*core._balanced_design(X_D, X_E), lam=lam, tol=core.TOL).coef
     return _Reference(X_D, X_E, b_D, b_E, np.asarray(beta0, dtype=float), lam)
 
 
 def _bias(ref: _Reference) -> float:
-    return float(_weighted_means(ref.X_E, ref.beta0[None, :], ref.b_E)[0] - ref.b_D.mean())
+    return float(core._weighted_means(ref.X_E, ref.beta0[None, :], ref.b_E)[0] - ref.b_D.mean())
 
 
 def _noise_variance(d: int, n_private: int, lam: float, epsilon: float) -> float:
     """Per-coordinate variance of the release's noise, ``(d + 1) scale^2`` ([JE13]_ Lemma 7's
     proof: ``d(d+1)/(N_D lam epsilon)^2`` with the printed scale; the solver term included)."""
-    return L2Laplace(epsilon, release_sensitivity(d, n_private, lam), d).variance
+    return L2Laplace(epsilon, core.release_sensitivity(d, n_private, lam), d).variance
 
 
 @dataclass(frozen=True)
