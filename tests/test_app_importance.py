@@ -264,3 +264,23 @@ def test_small_data_opens_on_defaults_with_signal_and_says_when_noise_swamps_it(
     at.session_state["builtin_name"] = "adult"
     rerun(at)
     assert at.select_slider(key="iw_lambda").value == 0.1  # Adult keeps the paper's default
+
+
+def test_sliders_view_and_query_survive_a_page_switch():
+    at = open_page(builtin_name="wine")
+    at.select_slider(key="iw_epsilon").set_value(2.0)
+    at.button_group(key="iw_view").set_value("Baselines")
+    at.number_input(key="iw_q_n").set_value(2)
+    rerun(at)
+    at.selectbox(key="iw_q_col_1").set_value("alcohol")
+    rerun(at)
+    at.selectbox(key="iw_q_op_1").set_value("<=")
+    rerun(at)
+    at.switch_page("pages/home.py")
+    rerun(at)
+    at.switch_page(PAGE)
+    rerun(at)
+    assert at.select_slider(key="iw_epsilon").value == 2.0
+    assert at.button_group(key="iw_view").value == "Baselines"
+    assert at.selectbox(key="iw_q_col_1").value == "alcohol"
+    assert at.selectbox(key="iw_q_op_1").value == "<="

@@ -56,15 +56,20 @@ def default_condition(scenario: Scenario) -> tuple[str, str, object]:
     return column, "==", 1.0
 
 
+def _start_column(column: str, key: str, dependents: tuple[str, ...]) -> None:
+    """When a condition's column changes, its comparison and value start from their defaults."""
+    marker = f"{key}__was"
+    if st.session_state.get(marker, column) != column:
+        for name in dependents:
+            st.session_state.pop(name, None)
+            st.session_state.pop(f"_kept_{name}", None)
+    st.session_state[marker] = column
+
+
 def _value_widget(scenario: Scenario, column: str, key: str, label: str,
                   default: object = None) -> object:
     """A select box of the column's categories, or a number input in its raw units."""
     kind = scenario.kinds.get(column)
-    marker = f"{key}__column"
-    if st.session_state.get(marker) != column:  # a new column: start from its own default
-        st.session_state.pop(key, None)
-        st.session_state.pop(f"_kept_{key}", None)
-        st.session_state[marker] = column
     if kind in CATEGORICAL:
         levels = list(scenario.categories[column])
         return choose(label, levels, key, default, format_func=str)
@@ -84,7 +89,7 @@ def query_sidebar(scenario: Scenario, key: str = "q") -> Query:
     numeric = [col for col in columns if scenario.kinds.get(col) in ("scaled", "binary")]
     defaults = {f"{key}_kind": INDICATOR, f"{key}_n": 1, f"{key}_combine": "and"}
     for i in range(MAX_CONDITIONS):
-        defaults |= {f"{key}_col_{i}": first[0], f"{key}_op_{i}": first[1]}
+        defaults |= {f"{key}_col_{i}": first[0]}
     keep_widget_state(defaults)
     st.subheader("Query")
     kind = st.radio("Question", (INDICATOR, MEAN), key=f"{key}_kind",
@@ -103,10 +108,13 @@ def query_sidebar(scenario: Scenario, key: str = "q") -> Query:
     conditions = []
     for i in range(int(n_terms)):
         column = choose(f"Column {i + 1}", columns, f"{key}_col_{i}", first[0])
-        ops = ["==", "!="] if scenario.kinds.get(column) in CATEGORICAL else list(OPERATORS)
+        categorical = scenario.kinds.get(column) in CATEGORICAL
+        _start_column(column, f"{key}_col_{i}", (f"{key}_op_{i}", f"{key}_value_{i}"))
+        ops = ["==", "!="] if categorical else list(OPERATORS)
+        default_op = first[1] if column == first[0] else ("==" if categorical else ">")
         left, right = st.columns(2)
         with left:
-            op = choose("Comparison", ops, f"{key}_op_{i}")
+            op = choose("Comparison", ops, f"{key}_op_{i}", default_op)
         with right:
             value = _value_widget(scenario, column, f"{key}_value_{i}", "Value",
                                   first[2] if column == first[0] else None)

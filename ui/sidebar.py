@@ -45,7 +45,7 @@ from dpcore.datasets import (
 )
 from dpcore.text import md
 from ui.cache import content_key, load_builtin, session_memo
-from ui.state import choose, keep_widget_state
+from ui.state import choose, hold_widget_state, keep_widget_state
 
 SCENARIO_KEY = "scenario"
 SCENARIO_ID_KEY = "scenario_id"
@@ -106,6 +106,7 @@ def scenario_sidebar() -> Scenario | None:
     matches the sidebar. The last good scenario is kept, and comes back when the choice is
     undone.
     """
+    hold_widget_state()
     keep_widget_state(_DEFAULTS)
     st.session_state[PROBLEMS_KEY] = []
     with st.sidebar:

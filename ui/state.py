@@ -14,19 +14,37 @@ from typing import Any
 
 import streamlit as st
 
+_HELD = "_held_widget_keys"
+
+
+def hold_widget_state() -> None:
+    """Stop Streamlit from forgetting managed widgets that this page does not draw.
+
+    Streamlit's documented pattern: re-assigning a widget's key at the start of a run keeps its
+    state through a run that does not draw it. Called by ``app.py`` and by the scenario sidebar
+    at the start of every page.
+    """
+    for key in st.session_state.get(_HELD, ()):
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+
 
 def keep_widget_state(defaults: Mapping[str, Any]) -> None:
     """Re-assign each widget's remembered value, or its default the first time."""
+    held = st.session_state.setdefault(_HELD, set())
     for key, default in defaults.items():
         kept = f"_kept_{key}"
         value = st.session_state[key] if key in st.session_state else st.session_state.get(
             kept, default)
         st.session_state[key] = st.session_state[kept] = value
+        held.add(key)
 
 
 def choose(label: str, options: list[Any], key: str, default: Any = None, **kwargs: Any) -> Any:
-    """A select box whose remembered value falls back to ``default`` (or the first option) when
-    it is not among the options, for example after the scenario changed."""
-    if st.session_state.get(key) not in options:
-        st.session_state[key] = default if default in options else options[0]
+    """A select box that keeps its value across pages, falling back to ``default`` (or the first
+    option) when the value is not among the options, for example after the scenario changed."""
+    fallback = default if default in options else options[0]
+    keep_widget_state({key: fallback})
+    if st.session_state[key] not in options:
+        st.session_state[key] = st.session_state[f"_kept_{key}"] = fallback
     return st.selectbox(label, options, key=key, **kwargs)

@@ -7,6 +7,7 @@ README.
 
 from __future__ import annotations
 
+import re
 import shutil
 from typing import TYPE_CHECKING
 
@@ -62,8 +63,42 @@ def test_home_scenarios_and_uploads(page: Page):
     assert_no_exception(page)
     screenshot(page, "home-upload")
 
+    # A refused file is said where the eye is (the main area), and no stale data is shown.
     inputs.nth(1).set_input_files(DATA / "empty.csv")
-    alert = sidebar.get_by_test_id("stAlert")
-    expect(alert).to_contain_text("'empty.csv' is empty.")
-    wait_for_header(page, "Uploaded data: valid_public.csv + valid_private.csv")  # kept
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_test_id("stAlert").filter(has_text="'empty.csv' is empty.")).to_be_visible()
+    expect(sidebar.get_by_test_id("stAlert")).to_contain_text("'empty.csv' is empty.")
+    expect(main.get_by_text("The pages show nothing until")).to_be_visible()
+    expect(main.get_by_role("heading", name="Uploaded data: valid_public.csv + valid_private.csv")
+           ).to_have_count(0)
+    assert_no_exception(page)
     screenshot(page, "home-upload-error")
+    # Nothing is lost: the good file again brings the upload back.
+    inputs.nth(1).set_input_files(DATA / "valid_private.csv")
+    wait_for_header(page, "Uploaded data: valid_public.csv + valid_private.csv")
+
+    # The importance page on that upload: the query is written in the data's own units.
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Importance weighting").click()
+    expect(main.get_by_role("heading", name="Query: I(income == >50K)")).to_be_visible(
+        timeout=90_000)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+    assert_no_exception(page)
+    sidebar.get_by_test_id("stSelectbox").filter(has_text="Column 1").click()
+    page.get_by_role("option", name="age", exact=True).click()
+    expect(main.get_by_role("heading", name=re.compile(r"Query: I\(age > \d"))).to_be_visible()
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+    assert_no_exception(page)
+    screenshot(page, "importance-upload-raw-units")
+
+
+def test_small_data_default_on_the_importance_page(page: Page, app_url: str):
+    page.goto(f"{app_url}/importance")
+    choose(page, "Scenario", "Wine cultivars (scikit-learn)")
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_text("ε = 0.1, λ = 2, 100 bootstrap resamples")).to_be_visible(
+        timeout=90_000)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+    expect(main.locator(".boxlayer path").first).to_be_visible()
+    expect(main.get_by_text("the weights are mostly noise")).to_have_count(0)
+    assert_no_exception(page)
+    screenshot(page, "importance-small-data-default")
