@@ -26,6 +26,7 @@ PAGES = {
         st.Page("pages/masking.py", title="Data masking", icon=":material/masks:"),
     ],
     "Trust": [st.Page("pages/audit.py", title="Privacy audit", icon=":material/fact_check:")],
+    "Deciding": [st.Page("pages/choose_epsilon.py", title="Choose epsilon", icon=":material/key:")],
 }
 
 st.navigation(PAGES).run()

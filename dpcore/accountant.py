@@ -4,8 +4,21 @@ A data owner sets a budget (epsilon, delta). Every release spends from it *befor
 drawn: :meth:`BudgetAccountant.spend` checks the release against what remains and raises
 :class:`BudgetExceeded` before anything is recorded when it does not fit. Releases compose
 sequentially: k releases that are (epsilon_i, delta_i)-DP together are
-(sum epsilon_i, sum delta_i)-DP ([DR14]_ Theorem 3.16; [JLE14]_ Sect. 1). Tighter composition
-theorems (advanced, zCDP, parallel) come with a later issue.
+(sum epsilon_i, sum delta_i)-DP ([DR14]_ Theorem 3.16; [JLE14]_ Sect. 1). Sequential composition
+is the default and always valid; :meth:`BudgetAccountant.set_composition` chooses a tighter total
+instead (advanced composition, [KOV15]_ Theorem 3.5, or zero-concentrated DP, [BS16]_), computed
+by :func:`dpcore.planning.compose`, and releases are then refused by that total.
+
+Parallel composition ([JLE14]_ Sect. 1.6, "parallel theorem"): releases recorded with a
+``partition`` label touch only the rows of that part of ``dataset``, and parts with different
+labels of the same dataset are disjoint. A person's record lies in at most one part of each
+dataset, so what they are exposed to is the releases without a partition plus those of their
+own part: every total is the largest, over the choice of one part per dataset, of the
+composition of those releases (for sequential composition: the unpartitioned sum plus the
+largest part's sum). The parts must be fixed by a rule that does not look at the private data as
+a whole (e.g. a split column's value, record by record); under "replace one record" a record that
+moves between parts touches two of them, so label both releases with the *same* partition (or
+none) unless the relation is "add or remove one record".
 
 Modelled on IBM diffprivlib's ``BudgetAccountant`` (``accountant.py``).
 
@@ -14,28 +27,39 @@ References
 .. [DR14] Dwork & Roth (2014), *The algorithmic foundations of differential privacy*, Found.
    Trends Theor. Comput. Sci. 9, Theorem 3.16 (basic composition).
 .. [JLE14] Ji, Lipton & Elkan (2014), *Differential privacy and machine learning: a survey and
-   review*, arXiv:1412.7584, Sect. 1 (privacy budget).
+   review*, arXiv:1412.7584, Sect. 1 (privacy budget) and Sect. 1.6 (parallel theorem).
+.. [KOV15] Kairouz, Oh & Viswanath (2015), *The composition theorem for differential privacy*,
+   ICML, Theorem 3.5.
+.. [BS16] Bun & Steinke (2016), *Concentrated differential privacy*, TCC, Propositions 1.3-1.6.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 import threading
+from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
 
+from dpcore.planning import COMPOSITIONS, PlannedRelease, compose
 from dpcore.validation import DataError, check_scalar
 
-__all__ = ["BudgetExceeded", "BudgetAccountant"]
+__all__ = ["BudgetExceeded", "BudgetAccountant", "COMPOSITIONS", "DEFAULT_DELTA_SLACK"]
 
 # A release may use the budget exactly: sums of floats such as 0.1 + 0.2 + 0.7 may exceed 1.0 by
 # a rounding error, which this relative slack absorbs.
 SLACK = 1e-9
 
-COMPOSITIONS = ("sequential",)
 LEDGER_COLUMNS = ("mechanism", "dataset", "epsilon", "delta", "time", "note")
+#: The ledger with what composition needs besides: ``partition`` and ``rho`` (see ``records``).
+RECORD_COLUMNS = (*LEDGER_COLUMNS, "partition", "rho")
+#: delta' of advanced and zCDP composition unless set otherwise.
+DEFAULT_DELTA_SLACK = 1e-6
+#: Most combinations of parts (one per dataset) a total enumerates.
+MAX_PART_CHOICES = 100_000
 
 
 class BudgetExceeded(DataError):
@@ -76,6 +100,48 @@ def _check_label(value: Any, name: str, *, allow_empty: bool = False) -> str:
             f"(e.g. {name}='Laplace' or {name}='adult')."
         )
     return value
+
+
+def _check_partition(partition: Any) -> str | None:
+    if partition is None:
+        return None
+    return _check_label(partition, "partition")
+
+
+def _check_rho(rho: Any) -> float | None:
+    if rho is None:
+        return None
+    return check_scalar(rho, "rho", min_val=0.0, include_min=True)
+
+
+def _compose_records(records: list[dict[str, Any]], method: str,
+                     delta_slack: float) -> tuple[float, float]:
+    """Compose under ``method``, parallel over the parts of each dataset (largest total)."""
+    parts: dict[str, list[str]] = {}
+    for r in records:
+        if r.get("partition") is not None:
+            names = parts.setdefault(r["dataset"], [])
+            if r["partition"] not in names:
+                names.append(r["partition"])
+    if not parts:
+        choices: Iterable[tuple[str, ...]] = [()]
+    else:
+        count = math.prod(len(v) for v in parts.values())
+        if count > MAX_PART_CHOICES:
+            raise ValueError(f"{count} combinations of parts are too many to enumerate; record "
+                             "releases on fewer parts.")
+        choices = itertools.product(*parts.values())
+    datasets = list(parts)
+    best = (0.0, 0.0)
+    for choice in choices:
+        mine = dict(zip(datasets, choice, strict=True))
+        chosen = [r for r in records
+                  if r.get("partition") is None or mine.get(r["dataset"]) == r["partition"]]
+        total = compose([r["epsilon"] for r in chosen], [r["delta"] for r in chosen], method,
+                        delta_slack if method != "sequential" else 0.0,
+                        rhos=[r.get("rho") for r in chosen])
+        best = (max(best[0], total[0]), max(best[1], total[1]))
+    return best
 
 
 def _fits(spent: float, extra: float, budget: float) -> bool:
@@ -133,6 +199,8 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
         self._delta = _check_budget_delta(delta)
         self._records: list[dict[str, Any]] = []
         self._lock = threading.Lock()
+        self._method = "sequential"
+        self._slack = DEFAULT_DELTA_SLACK
 
     # ---- state -------------------------------------------------------------------------------
 
@@ -163,26 +231,101 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
             f"{_releases(len(self))} spending epsilon={spent_eps:g}, delta={spent_delta:g}"
         )
 
-    def total(self, method: str = "sequential") -> tuple[float, float]:
+    def total(self, method: str = "sequential",
+              delta_slack: float | None = None) -> tuple[float, float]:
         """The (epsilon, delta) that the recorded releases compose to.
 
         Parameters
         ----------
-        method : {"sequential"}, default="sequential"
-            Sequential composition sums the epsilons and the deltas ([DR14]_ Theorem 3.16).
+        method : {"sequential", "advanced", "zcdp"}, default="sequential"
+            Sequential composition sums the epsilons and the deltas ([DR14]_ Theorem 3.16);
+            ``"advanced"`` and ``"zcdp"`` are the tighter totals of
+            :func:`dpcore.planning.compose` (their assumptions:
+            :data:`dpcore.planning.COMPOSITION_ASSUMPTIONS`). Releases on disjoint parts
+            compose in parallel under every method (see the module's notes).
+        delta_slack : float, default=None
+            δ' of advanced and zcdp; None takes the one set by :meth:`set_composition`.
 
         Returns
         -------
         tuple of (float, float)
+
+        Raises
+        ------
+        ValueError
+            For ``"zcdp"`` when a release with δ > 0 was recorded without its ρ.
         """
         if method not in COMPOSITIONS:
-            raise ValueError(
-                f"method == {method!r}, must be one of {COMPOSITIONS}; advanced, zcdp and "
-                "parallel composition come with a later issue."
-            )
-        eps = math.fsum(r["epsilon"] for r in self._records)
-        delta = math.fsum(r["delta"] for r in self._records)
-        return eps, delta
+            raise ValueError(f"method == {method!r}, must be one of {COMPOSITIONS}.")
+        slack = self._slack if delta_slack is None else float(delta_slack)
+        return _compose_records(self._records, method, slack)
+
+    @property
+    def composition(self) -> tuple[str, float]:
+        """The method that refuses releases and its δ': ``("sequential", 1e-6)`` by default."""
+        return self._method, self._slack
+
+    def set_composition(self, method: str = "sequential",
+                        delta_slack: float = DEFAULT_DELTA_SLACK) -> None:
+        """Choose the composition whose total refuses releases from now on.
+
+        A release is refused when neither this method's total nor the sequential total of the
+        ledger with the release fits the budget (both are valid guarantees). Advanced and zCDP
+        totals carry δ' in their δ, so they help only with a δ budget of at least δ'.
+
+        Parameters
+        ----------
+        method : {"sequential", "advanced", "zcdp"}, default="sequential"
+        delta_slack : float, default=1e-6
+            δ' in (0, 1) of advanced and zcdp.
+        """
+        if method not in COMPOSITIONS:
+            raise ValueError(f"method == {method!r}, must be one of {COMPOSITIONS}.")
+        slack = check_scalar(delta_slack, "delta_slack", min_val=0.0, max_val=1.0,
+                             include_max=False)
+        with self._lock:
+            self._method, self._slack = method, slack
+
+    def preview(self, planned: Iterable[PlannedRelease], method: str | None = None,
+                delta_slack: float | None = None) -> tuple[float, float]:
+        """The total the ledger and ``planned`` releases would compose to; nothing is spent.
+
+        Parameters
+        ----------
+        planned : iterable of dpcore.planning.PlannedRelease
+            Future releases (each ``count`` times), on the whole data (no partition).
+        method : str, default=None
+            None: the chosen composition (:attr:`composition`).
+        delta_slack : float, default=None
+            None: the chosen δ'.
+
+        Returns
+        -------
+        tuple of (float, float)
+
+        Examples
+        --------
+        >>> from dpcore.planning import PlannedRelease
+        >>> acc = BudgetAccountant(epsilon=1.0)
+        >>> acc.spend(0.3, mechanism="Laplace", dataset="adult")
+        >>> acc.preview([PlannedRelease("Laplace", 0.1, count=4)])
+        (0.7, 0.0)
+        >>> len(acc)
+        1
+        """
+        method = self._method if method is None else method
+        slack = self._slack if delta_slack is None else float(delta_slack)
+        extra = [{"dataset": "", "partition": None, "epsilon": r.epsilon, "delta": r.delta,
+                  "rho": r.rho} for r in planned for _ in range(r.count)]
+        if method not in COMPOSITIONS:
+            raise ValueError(f"method == {method!r}, must be one of {COMPOSITIONS}.")
+        return _compose_records([*self._records, *extra], method, slack)
+
+    @property
+    def records(self) -> pd.DataFrame:
+        """The ledger with ``partition`` (None: the whole dataset) and ``rho`` (None: from ε)."""
+        frame = pd.DataFrame(self._records, columns=list(RECORD_COLUMNS))
+        return frame.astype({"epsilon": "float64", "delta": "float64", "rho": "float64"})
 
     @property
     def ledger(self) -> pd.DataFrame:
@@ -201,15 +344,21 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
 
     # ---- checks and spending -----------------------------------------------------------------
 
-    def check(self, epsilon: float, delta: float = 0.0) -> None:
+    def check(self, epsilon: float, delta: float = 0.0, *, dataset: str = "",
+              partition: str | None = None, rho: float | None = None) -> None:
         """Raise :class:`BudgetExceeded` if a release of (epsilon, delta) does not fit.
 
         Records nothing. Arguments as in :meth:`spend`.
         """
         epsilon, delta = _check_release(epsilon, delta)
-        self._check(epsilon, delta)
+        partition, rho = _check_partition(partition), _check_rho(rho)
+        self._check(epsilon, delta, dataset, partition, rho)
 
-    def _check(self, epsilon: float, delta: float) -> None:
+    def _check(self, epsilon: float, delta: float, dataset: str = "",
+               partition: str | None = None, rho: float | None = None) -> None:
+        if self._method != "sequential" or partition is not None:
+            self._check_composed(epsilon, delta, dataset, partition, rho)
+            return
         spent_eps, spent_delta = self.spent
         n = _releases(len(self))
         problems = []
@@ -233,6 +382,32 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
         if problems:
             raise BudgetExceeded(" ".join(problems))
 
+    def _check_composed(self, epsilon: float, delta: float, dataset: str,
+                        partition: str | None, rho: float | None) -> None:
+        """The check under the chosen composition, or for a release on one part."""
+        new = {"dataset": dataset, "partition": partition, "epsilon": epsilon, "delta": delta,
+               "rho": rho}
+        records = [*self._records, new]
+        totals = {"sequential": _compose_records(records, "sequential", self._slack)}
+        problem = ""
+        if self._method != "sequential":
+            try:
+                totals[self._method] = _compose_records(records, self._method, self._slack)
+            except ValueError as exc:
+                problem = f" ({self._method} cannot account for the ledger: {exc})"
+        budget = (self._epsilon, self._delta)
+        if any(_fits(e, 0.0, budget[0]) and _fits(d, 0.0, budget[1])
+               for e, d in totals.values()):
+            return
+        eps_m, delta_m = totals.get(self._method, totals["sequential"])
+        where = f" on part {partition!r} of {dataset!r}" if partition is not None else ""
+        raise BudgetExceeded(
+            f"This release{where} (ε = {epsilon:g}, δ = {delta:g}) would bring the total under "
+            f"{self._method} composition to ε = {eps_m:g}, δ = {delta_m:g}, above the budget "
+            f"ε = {self._epsilon:g}, δ = {self._delta:g}{problem}. Raise the budget, or lower "
+            "ε or δ."
+        )
+
     def spend(
         self,
         epsilon: float,
@@ -241,6 +416,8 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
         mechanism: str,
         dataset: str,
         note: str = "",
+        partition: str | None = None,
+        rho: float | None = None,
     ) -> None:
         """Record one release of (epsilon, delta), or raise before recording anything.
 
@@ -258,6 +435,12 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
             Which private data it was computed from.
         note : str, default=""
             Free text for the ledger.
+        partition : str or None, default=None
+            The part of ``dataset`` whose rows alone the release reads; releases on different
+            parts of one dataset compose in parallel (see the module's notes). None: all rows.
+        rho : float or None, default=None
+            The release's zCDP ρ when it is not ε²/2 of a pure release (a Gaussian release:
+            :func:`dpcore.planning.gaussian_rho`); lets zCDP account for δ > 0.
 
         Raises
         ------
@@ -268,8 +451,9 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
         mechanism = _check_label(mechanism, "mechanism")
         dataset = _check_label(dataset, "dataset")
         note = _check_label(note, "note", allow_empty=True)
+        partition, rho = _check_partition(partition), _check_rho(rho)
         with self._lock:
-            self._check(epsilon, delta)
+            self._check(epsilon, delta, dataset, partition, rho)
             self._records.append(
                 {
                     "mechanism": mechanism,
@@ -278,6 +462,8 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
                     "delta": delta,
                     "time": pd.Timestamp.now(tz="UTC"),
                     "note": note,
+                    "partition": partition,
+                    "rho": rho,
                 }
             )
 

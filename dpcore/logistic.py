@@ -145,6 +145,9 @@ def _sigmoid_inplace(Z: np.ndarray) -> None:
 def _gradient(design: _Design, W, y, S, lam, linear, single: bool = False) -> np.ndarray:
     """Gradient for one (W of shape (d,)) or many (W of shape (d, R), S of shape (n, R)) fits.
 
+    For many fits ``S`` may also have one column (shared weights) and ``linear`` shape (d, R)
+    (one linear term per fit).
+
     ``single=True`` forms the products in float32 (``S`` must then be float32): twice as fast,
     accurate to about 1e-7 relative, and only used before a float64 check.
     """
@@ -155,7 +158,7 @@ def _gradient(design: _Design, W, y, S, lam, linear, single: bool = False) -> np
     residual *= S
     G = (X.T @ residual).astype(float)
     G += lam * W
-    G += linear if W.ndim == 1 else linear[:, None]
+    G += linear if W.ndim == 1 or linear.ndim == 2 else linear[:, None]
     return G
 
 
@@ -292,13 +295,23 @@ class BatchedProblem:
         iteration contracts quickly; a replicate whose certified gap stops shrinking is finished
         by exact Newton. Every returned fit has a certified gap ``||grad||^2 / (2 lam)`` of at
         most ``tol`` times its total weight (at least 1), as in :func:`fit_logistic`.
+
+        ``linear`` may have shape (n_features,) (shared) or (n_features, R): one linear term per
+        replicate, for objective perturbation ([CM08]_ Algorithm 2) with one noise vector per
+        (epsilon, restart) pair. With a single weight column, R fits share that column (the
+        result then has R rows); otherwise R must equal ``n_reps``. The shared Hessian is then
+        taken near the fit with the mean linear term.
         """
         design, y = self.design, self.y
-        _, _, lam, linear = _check_problem(design, y, self.s_mean, lam, linear)
+        linear, n_reps = self._check_linear(linear)
+        _, _, lam, mean_linear = _check_problem(design, y, self.s_mean, lam,
+                                                linear.mean(axis=1) if linear.ndim == 2 else linear)
+        if linear.ndim == 1:
+            linear = mean_linear
         H = None
         if coef_init is None:  # the shared Hessian needs w0 only roughly
-            fit, H = _newton(design, y, self.s_mean, lam, linear, np.zeros(design.d), W0_TOL,
-                             100, single=True)
+            fit, H = _newton(design, y, self.s_mean, lam, mean_linear, np.zeros(design.d),
+                             W0_TOL, 100, single=True)
             w0 = fit.coef
         else:
             w0 = np.asarray(coef_init, dtype=float)
@@ -307,12 +320,37 @@ class BatchedProblem:
         h_inv = np.linalg.inv(H)  # H >= lam I: well conditioned, and d is small
         # First step: every replicate starts at w0, so one sigmoid over n values serves all.
         residual = (expit(design.dot(w0)) - y).astype(np.float32)[:, None] * self.S32
-        step = (design.X32.T @ residual).astype(float) + (lam * w0 + linear)[:, None]
-        W = w0[:, None] - h_inv @ step
+        step = (design.X32.T @ residual).astype(float) + (lam * w0)[:, None]
+        step = step + (linear if linear.ndim == 2 else linear[:, None])
+        W = w0[:, None] - h_inv @ step  # shape (d, n_reps)
         # Bulk of the steps in float32, then float64 steps until every gap is certified.
         self._iterate(W, lam, linear, h_inv, tol, max_iter, single=True)
         self._iterate(W, lam, linear, h_inv, tol, max_iter, single=False)
         return W.T
+
+    def _check_linear(self, linear) -> tuple[np.ndarray, int]:
+        """The linear term as shape (d,) or (d, R), and the number of fits it asks for.
+
+        A (d, R) term gives replicate ``r`` its own linear term ``linear[:, r]`` (objective
+        perturbation: one noise vector per replicate). With a single weight column the R fits
+        share it; otherwise R must equal the number of weight columns.
+        """
+        d = self.design.d
+        if linear is None:
+            return np.zeros(d), self.n_reps
+        linear = np.asarray(linear, dtype=float)
+        if linear.ndim != 2:
+            return linear.reshape(-1), self.n_reps
+        if linear.shape[0] != d or linear.shape[1] < 1:
+            raise ValueError(f"linear must have shape ({d},) or ({d}, n_reps), "
+                             f"got {linear.shape}.")
+        if self.n_reps not in (1, linear.shape[1]):
+            raise ValueError(f"linear has {linear.shape[1]} columns but sample_weights has "
+                             f"{self.n_reps}; pass one column of each per replicate, or a "
+                             "single weight column shared by every linear term.")
+        if not np.all(np.isfinite(linear)):
+            raise ValueError("linear must be finite.")
+        return linear, linear.shape[1]
 
     def _iterate(self, W: np.ndarray, lam: float, linear: np.ndarray, h_inv: np.ndarray,
                  tol: float, max_iter: int, *, single: bool) -> None:
@@ -324,20 +362,28 @@ class BatchedProblem:
         """
         design = self.design
         S, y = (self.S32, self.y32) if single else (self.S, self.y)
-        tol_abs = tol * self.scale
-        active = np.arange(self.n_reps)
-        last = np.full(self.n_reps, np.inf)
+        n_reps = W.shape[1]
+        shared = S.shape[1] != n_reps  # one weight column for every (per-replicate) linear term
+        per_rep = linear.ndim == 2
+        tol_abs = np.broadcast_to(tol * self.scale, (n_reps,))
+        active = np.arange(n_reps)
+        last = np.full(n_reps, np.inf)
+
+        def newton(j: int) -> np.ndarray:
+            return _newton(design, self.y, self.S[:, 0 if shared else j], lam,
+                           linear[:, j] if per_rep else linear, W[:, j], tol, 100)[0].coef
+
         for _ in range(max_iter):
-            every = active.size == self.n_reps  # avoid copying S while all are active
+            every = active.size == n_reps  # avoid copying S while all are active
             G = _gradient(design, W if every else W[:, active], y,
-                          S if every else S[:, active], lam, linear, single)
+                          S if every or shared else S[:, active], lam,
+                          linear[:, active] if per_rep and not every else linear, single)
             gap = _gap_bound(G, lam)
             stalled = gap >= last[active]
             unfinished = gap > tol_abs[active]
             if not single:
                 for j in active[unfinished & stalled]:
-                    W[:, j] = _newton(design, self.y, self.S[:, j], lam, linear, W[:, j], tol,
-                                      100)[0].coef
+                    W[:, j] = newton(j)
             last[active] = gap
             keep = unfinished & ~stalled
             active, G = active[keep], G[:, keep]
@@ -346,8 +392,7 @@ class BatchedProblem:
             W[:, active] -= h_inv @ G
         if not single:
             for j in active:
-                W[:, j] = _newton(design, self.y, self.S[:, j], lam, linear, W[:, j], tol,
-                                  100)[0].coef
+                W[:, j] = newton(j)
 
 
 def fit_logistic_batched(X, y, sample_weights, *, lam: float, linear=None, coef_init=None,
@@ -363,7 +408,8 @@ def fit_logistic_batched(X, y, sample_weights, *, lam: float, linear=None, coef_
     y : array-like of shape (n_samples,)
     sample_weights : array-like of shape (n_samples, n_reps)
         One column of non-negative weights per replicate.
-    lam, linear, tol : see :func:`fit_logistic`
+    lam, linear, tol : see :func:`fit_logistic`; ``linear`` may also have shape
+        (n_features, R), one linear term per replicate (see :meth:`BatchedProblem.fit`).
     coef_init : array-like of shape (n_features,), default=None
         The fit on the mean weights, if already known (it is computed otherwise).
     max_iter : int, default=50
@@ -371,6 +417,7 @@ def fit_logistic_batched(X, y, sample_weights, *, lam: float, linear=None, coef_
     Returns
     -------
     coef : ndarray of shape (n_reps, n_features)
+        ``n_reps`` is R when a single weight column is shared by R linear terms.
     """
     return BatchedProblem(X, y, sample_weights).fit(
         lam=lam, linear=linear, coef_init=coef_init, tol=tol, max_iter=max_iter

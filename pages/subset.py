@@ -28,7 +28,7 @@ from ui.sidebar import scenario_sidebar
 from ui.state import keep_widget_state
 from ui.widgets import epsilon_slider, lambda_slider, replicates_slider, seed_input
 
-VIEWS = ("Error vs size", "Distance d(D, E′)", "Points and weights", "Publish")
+VIEWS = ("Error vs size", "Distance vs size", "Points and weights", "Publish")
 SPLITS = {
     "0.8 : 0.2 : 1 (Sect. 5.1)": (0.8, 0.2, 1.0),
     "1 : 1 : 1 (Sect. 5.2)": (1.0, 1.0, 1.0),
@@ -133,10 +133,10 @@ with show_errors():
                f"{n_reps} repeat(s), {accounting}")
     cols = st.columns(5)
     cols[0].metric("Selected size (repeat 1)", f"{int(study.sizes[study.selected[0]]):,}")
-    cols[1].metric("DP error at this size", f"{study.dp_curve[j]:.3g}",
+    cols[1].metric("Error here (non-private)", f"{study.dp_curve[j]:.3g}",
                    help="t = ‖h(θ_i) − h(θ_D)‖₂ over the private covariates, averaged over the "
                         "repeats. Measured against D without noise: a non-private evaluation.")
-    cols[2].metric("Public only", f"{study.public_only:.3g}",
+    cols[2].metric("Public only (non-private)", f"{study.public_only:.3g}",
                    help="The same error for the fit on E alone (free, but biased).")
     cols[3].metric("ε spent per run", f"{study.epsilon_spent:.3g}",
                    delta=(f"paper counts {study.epsilon_claimed:.3g}"
@@ -171,7 +171,7 @@ with show_errors():
             "the same subsets with exact weights (non-private). Stars: sizes Algorithm 2 "
             "selected (bigger: selected in more repeats). Errors use D without noise "
             "(non-private evaluation).")
-    elif view == "Distance d(D, E′)":
+    elif view == "Distance vs size":
         show(distance_curve(study, j), "fig_subset_distance",
              title="d(D, E′) vs size of the nested subsets (Wang et al. Fig. 4)",
              context=context)
@@ -187,20 +187,21 @@ with show_errors():
         show(points_map(public_xy, weights, in_subset, private_xy, labels), "fig_subset_points",
              title="Rescaled points and DP weights (Wang et al. Figs 2-3)",
              context=f"{context}; size {size:,}, repeat 1")
-        st.caption("Left: the public points after Step 1, the inspected subset outlined and "
-                   "coloured by its DP weight (repeat 1). Right: the private points after the "
+        st.caption("Left: the public points after Step 1, the inspected subset coloured by its "
+                   "DP weight (repeat 1). Right: the private points after the "
                    "same rescaling (non-private, for comparison only).")
         estimate = pd.DataFrame({"coefficient": [data.columns[c] for c in data.covariates]
                                  + ["intercept"], "DP estimate": first.estimates[j],
                                  "θ_D (non-private)": first.reference})
         left, right = st.columns(2)
-        left.dataframe(estimate, hide_index=True)
+        with left.expander(f"Estimate of this candidate ({len(estimate)} coefficients)",
+                           expanded=len(estimate) <= 12):
+            st.table(estimate.set_index("coefficient").style.format("{:.3g}"))
         w = first.candidate_weights[:size, j]
-        right.dataframe(pd.DataFrame({"": ["points", "total DP weight", "share at 0",
-                                           "largest weight"],
-                                      "value": [f"{size:,}", f"{w.sum():.3g}",
-                                                f"{np.mean(w == 0):.0%}", f"{w.max():.3g}"]}),
-                        hide_index=True)
+        right.table(pd.DataFrame({"value": [f"{size:,}", f"{w.sum():.3g}",
+                                            f"{np.mean(w == 0):.0%}", f"{w.max():.3g}"]},
+                                 index=["points released", "total DP weight",
+                                        "share of weights at 0", "largest weight"]))
     else:
         total = float(sum(eps))
         st.markdown(
@@ -209,10 +210,11 @@ with show_errors():
             "ε₁, ε₂ and ε₃ go into the ledger as three entries.")
 
         def release(accountant):
-            return select_subset(scenario.private, scenario.public, eps, sizes, "logistic",
-                                 accounting, None, None, selection=selection, lam=lam,
-                                 accountant=accountant, dataset=scenario.title,
-                                 **scenario_arguments(scenario))
+            with st.spinner("Running Algorithm 2 with fresh noise…"):
+                return select_subset(scenario.private, scenario.public, eps, sizes, "logistic",
+                                     accounting, None, None, selection=selection, lam=lam,
+                                     accountant=accountant, dataset=scenario.title,
+                                     **scenario_arguments(scenario))
 
         spend = study.epsilon_spent if accounting == "as-printed" else total
         published = publish_panel(
@@ -228,7 +230,11 @@ with show_errors():
                      else scenario.public)
             released = shown.iloc[res.public_rows].reset_index(drop=True)
             released.insert(0, "dp_weight", res.weights)
+            merged = res.rescaled.multiplicity[res.order[:res.size]]
+            released.insert(1, "public_rows_alike", merged)
             st.dataframe(released.head(200), hide_index=True)
+            st.caption("One row per distinct public point after Step 1 (its first row in E); "
+                       "public_rows_alike counts the rows of E it stands for.")
             st.download_button("Download the release (public rows + DP weights, CSV)",
                                released.to_csv(index=False).encode(), "public_subset.csv",
                                "text/csv", key="sub_download")

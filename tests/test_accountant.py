@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from dpcore.accountant import BudgetAccountant, BudgetExceeded
+from dpcore.planning import PlannedRelease, compose, gaussian_rho
 from dpcore.validation import DataError
 
 
@@ -122,9 +123,116 @@ def test_set_budget():
         acc.set_budget(100.0, 0.0)
 
 
-def test_total_refuses_other_compositions():
-    with pytest.raises(ValueError, match="advanced, zcdp and parallel"):
-        BudgetAccountant().total("advanced")
+def test_total_refuses_unknown_compositions():
+    # (Issue 14 replaced the refusal of "advanced" by the method itself.)
+    with pytest.raises(ValueError, match=r"method == 'basic', must be one of \('sequential', "
+                                         r"'advanced', 'zcdp'\)"):
+        BudgetAccountant().total("basic")
+
+
+def test_total_under_every_method_matches_planning_compose():
+    acc = BudgetAccountant()
+    for _ in range(200):
+        _spend(acc, 0.05)
+    # the worked example of tests/test_planning.py: 3.643018 at delta' = 1e-5
+    assert acc.total("advanced", 1e-5) == pytest.approx((3.643018, 1e-5), abs=2e-6)
+    assert acc.total("zcdp", 1e-5)[0] == pytest.approx(compose([0.05] * 200, None, "zcdp", 1e-5)[0])
+    assert acc.total() == pytest.approx((10.0, 0.0)) and acc.spent == acc.total()
+    assert acc.composition == ("sequential", 1e-6)
+
+
+def test_zcdp_needs_rho_for_releases_with_delta():
+    acc = BudgetAccountant(10.0, 1e-5)
+    acc.spend(1.0, 1e-6, mechanism="Gaussian", dataset="adult")
+    with pytest.raises(ValueError, match="zCDP cannot account"):
+        acc.total("zcdp")
+    acc2 = BudgetAccountant(10.0, 1e-5)
+    acc2.spend(1.0, 1e-6, mechanism="Gaussian", dataset="adult", rho=gaussian_rho(1.0, 1e-6))
+    assert acc2.total("zcdp")[0] == pytest.approx(1.0)  # one release: the sequential pair
+    assert acc2.records["rho"].iloc[0] == pytest.approx(gaussian_rho(1.0, 1e-6))
+
+
+def test_chosen_composition_refuses_by_its_own_total():
+    # Budget epsilon 4, delta 1e-6. 100 releases of 0.05 sum to 5: sequential refuses the 81st;
+    # advanced (delta' = 1e-6) allows all 100: 100*0.05*tanh(0.025) + sqrt(2 ln(1e6) * 0.25)
+    # = 0.125 + 2.628 = 2.753.
+    seq = BudgetAccountant(4.0, 1e-6)
+    for _ in range(80):
+        _spend(seq, 0.05)
+    with pytest.raises(BudgetExceeded, match="This release needs ε = 0.05"):
+        _spend(seq, 0.05)
+    adv = BudgetAccountant(4.0, 1e-6)
+    adv.set_composition("advanced", 1e-6)
+    for _ in range(100):
+        _spend(adv, 0.05)
+    assert adv.total("advanced") == pytest.approx((2.753, 1e-6), abs=1e-3)
+    assert adv.spent[0] == pytest.approx(5.0)  # spent stays the sequential sum
+    with pytest.raises(BudgetExceeded, match="under advanced composition to ε = "):
+        for _ in range(1000):
+            _spend(adv, 0.05)
+    assert adv.total("advanced")[0] <= 4.0 * (1 + 1e-9)
+    # With no delta budget for delta', advanced cannot help: the sequential total decides.
+    nodelta = BudgetAccountant(1.0)
+    nodelta.set_composition("advanced", 1e-6)
+    for _ in range(20):
+        _spend(nodelta, 0.05)
+    with pytest.raises(BudgetExceeded):
+        _spend(nodelta, 0.05)
+    with pytest.raises(ValueError, match="method == 'x'"):
+        nodelta.set_composition("x")
+    with pytest.raises(ValueError, match="delta_slack"):
+        nodelta.set_composition("zcdp", 0.0)
+
+
+def test_parallel_composition_over_disjoint_parts():
+    acc = BudgetAccountant(1.0)
+    acc.spend(0.2, mechanism="Laplace", dataset="upload")  # all rows
+    acc.spend(0.5, mechanism="Laplace", dataset="upload", partition="men")
+    acc.spend(0.3, mechanism="Laplace", dataset="upload", partition="women")
+    acc.spend(0.3, mechanism="Laplace", dataset="upload", partition="women")
+    # a person is in one part: 0.2 + max(0.5, 0.3 + 0.3) = 0.8
+    assert acc.spent == pytest.approx((0.8, 0.0))
+    acc.spend(0.3, mechanism="Laplace", dataset="upload", partition="men")  # men: 1.0, fits
+    with pytest.raises(BudgetExceeded, match="on part 'women' of 'upload'"):
+        acc.spend(0.5, mechanism="Laplace", dataset="upload", partition="women")
+    # another dataset may hold the same people: its releases add up with the worst part
+    acc.set_budget(2.0)
+    acc.spend(0.4, mechanism="Laplace", dataset="adult", partition="a")
+    assert acc.spent == pytest.approx((1.4, 0.0))
+    parts = acc.records["partition"]
+    assert parts.isna().tolist() == [True] + [False] * 5  # None: all rows
+    assert parts.iloc[1:].tolist() == ["men", "women", "women", "men", "a"]
+    assert list(acc.ledger.columns) == ["mechanism", "dataset", "epsilon", "delta", "time", "note"]
+
+
+def test_check_on_a_part_and_invalid_part_or_rho():
+    acc = BudgetAccountant(1.0)
+    acc.spend(0.8, mechanism="Laplace", dataset="upload", partition="men")
+    acc.check(0.8, dataset="upload", partition="women")  # another part: fits, nothing recorded
+    with pytest.raises(BudgetExceeded, match="on part 'men' of 'upload'"):
+        acc.check(0.3, dataset="upload", partition="men")
+    with pytest.raises(BudgetExceeded):
+        acc.check(0.3)  # all rows: adds to the worst part
+    assert len(acc) == 1
+    with pytest.raises(ValueError, match="partition is empty"):
+        acc.spend(0.1, mechanism="L", dataset="upload", partition=" ")
+    with pytest.raises(TypeError, match="partition must be a str"):
+        acc.spend(0.1, mechanism="L", dataset="upload", partition=1)
+    with pytest.raises(ValueError, match="rho == -1"):
+        acc.spend(0.1, mechanism="L", dataset="upload", rho=-1.0)
+    assert len(acc) == 1
+
+
+def test_preview_spends_nothing():
+    acc = BudgetAccountant(1.0, 1e-5)
+    _spend(acc, 0.3)
+    planned = [PlannedRelease("Laplace", 0.1, count=4),
+               PlannedRelease("Gaussian", 0.5, 1e-6, 2, gaussian_rho(0.5, 1e-6))]
+    assert acc.preview(planned) == pytest.approx((1.7, 2e-6))
+    assert acc.preview(planned, "zcdp", 1e-6) == pytest.approx(
+        compose([0.3] + [0.1] * 4 + [0.5] * 2, [0.0] * 5 + [1e-6] * 2, "zcdp", 1e-6,
+                rhos=[None] * 5 + [gaussian_rho(0.5, 1e-6)] * 2))
+    assert len(acc) == 1 and acc.spent == (0.3, 0.0)
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,9 @@
 Every release of every page spends through :func:`session_accountant`, a
 :class:`dpcore.accountant.BudgetAccountant` kept in ``st.session_state`` (never shared between
 sessions). :func:`budget_sidebar` lets the user set the total, shows what is spent as a bar and
-lists the ledger, downloadable as CSV.
+lists the ledger, downloadable as CSV. A select box chooses how releases compose (sequential,
+advanced or zCDP, each with its assumptions stated); the bar shows that total, and the accountant
+refuses releases by it (:meth:`dpcore.accountant.BudgetAccountant.set_composition`).
 """
 
 from __future__ import annotations
@@ -12,10 +14,19 @@ import streamlit as st
 
 from dpcore import DataError
 from dpcore.accountant import BudgetAccountant
+from dpcore.planning import COMPOSITION_ASSUMPTIONS, COMPOSITIONS
 
 ACCOUNTANT_KEY = "_budget_accountant"
 BUDGET_KEY = "budget_epsilon"
 DEFAULT_BUDGET = 1.0
+COMPOSITION_KEY = "budget_composition"
+SLACK_KEY = "budget_delta_slack"
+SLACKS = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5)
+COMPOSITION_LABELS = {
+    "sequential": "Sequential: ε add up (always valid)",
+    "advanced": "Advanced (Kairouz-Oh-Viswanath): + δ′",
+    "zcdp": "zCDP (pure and Gaussian releases): + δ′",
+}
 
 
 def session_accountant() -> BudgetAccountant:
@@ -32,6 +43,37 @@ def _set_budget() -> None:
     except (DataError, ValueError) as exc:
         st.session_state["_budget_problem"] = str(exc)
         st.session_state[BUDGET_KEY] = accountant.budget[0]
+
+
+def _set_composition() -> None:
+    accountant = session_accountant()
+    method = st.session_state[COMPOSITION_KEY]
+    slack = float(st.session_state.get(SLACK_KEY, accountant.composition[1]))
+    accountant.set_composition(method, slack)
+    if method != "sequential" and accountant.budget[1] < slack:
+        # The tighter totals carry δ′: the δ budget must hold it (the caption says so).
+        accountant.set_budget(None if accountant.budget[0] == float("inf")
+                              else accountant.budget[0], slack)
+
+
+def _composition_panel(accountant: BudgetAccountant) -> str:
+    """The select box of the composition method (and its δ′); returns the method."""
+    method, slack = accountant.composition
+    st.session_state[COMPOSITION_KEY] = method
+    st.selectbox("Composition of releases", COMPOSITIONS, key=COMPOSITION_KEY,
+                 format_func=COMPOSITION_LABELS.get, on_change=_set_composition,
+                 help="How the releases of this session add up. Sequential is always valid; "
+                      "advanced and zCDP give a smaller total for many small releases at the "
+                      "price of a small extra δ′. The bar and the refusal of a release use the "
+                      "method chosen here.")
+    if method != "sequential":
+        st.session_state[SLACK_KEY] = slack
+        st.select_slider("δ′ of the total", SLACKS, key=SLACK_KEY, on_change=_set_composition,
+                         format_func=lambda v: f"{v:g}",
+                         help="The probability that the tighter total fails; it is added to "
+                              "the total δ, so the δ budget is raised to hold it.")
+    st.caption(COMPOSITION_ASSUMPTIONS[method])
+    return method
 
 
 def budget_sidebar() -> BudgetAccountant:
@@ -51,9 +93,22 @@ def budget_sidebar() -> BudgetAccountant:
         problem = st.session_state.pop("_budget_problem", None)
         if problem:
             st.error(problem, icon="⚠️")
-        st.progress(min(1.0, spent / total) if total > 0 else 1.0,
-                    text=f"spent ε = {spent:g} of {total:g} in {len(accountant)} "
-                         f"release{'s' if len(accountant) != 1 else ''}")
+        method = _composition_panel(accountant)
+        n = len(accountant)
+        releases = f"in {n} release{'s' if n != 1 else ''}"
+        if method == "sequential":
+            st.progress(min(1.0, spent / total) if total > 0 else 1.0,
+                        text=f"spent ε = {spent:g} of {total:g} {releases}")
+        else:
+            try:
+                eps_m, delta_m = accountant.total(method)
+                st.progress(min(1.0, eps_m / total) if total > 0 else 1.0,
+                            text=f"total ε = {eps_m:.3g} of {total:g} {releases} ({method}; "
+                                 f"δ = {delta_m:g}; sequential sum {spent:g})")
+            except ValueError as exc:
+                st.progress(min(1.0, spent / total) if total > 0 else 1.0,
+                            text=f"spent ε = {spent:g} of {total:g} {releases} (sequential)")
+                st.caption(f"{method} cannot account for this ledger: {exc}")
         if len(accountant):
             with st.expander("Ledger of releases"):
                 ledger = accountant.ledger

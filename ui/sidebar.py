@@ -52,7 +52,7 @@ SCENARIO_ID_KEY = "scenario_id"
 REPORT_KEY = "upload_report"
 PROBLEMS_KEY = "_scenario_problems"
 LIMIT_TEXT = (f"CSV files up to {MAX_UPLOAD_BYTES // 2**20} MB each (comma-separated, UTF-8, "
-              "one header row).")
+              "one header row); a larger file is refused by the uploader and marked in red.")
 
 BUILTIN, UPLOAD = "Built-in", "Upload"
 TWO_FILES, ONE_FILE = "Public and private files", "One file, split by a rule"

@@ -39,9 +39,20 @@ def log_slider(label: str, options: Sequence[float], key: str, default: float, *
 
 def epsilon_slider(key: str, default: float = 0.1, *, options: Sequence[float] = EPSILONS,
                    label: str = "Privacy budget ε") -> float:
-    """The ε slider: log-spaced, with "more privacy ← → more accuracy" under it."""
+    """The ε slider: log-spaced, with "more privacy ← → more accuracy" under it, and a line on
+    what ε means as risk (how far one release can raise an attacker's 1 % belief that a person
+    is in the data; the "Choose epsilon" page shows it in full)."""
+    from dpcore.planning import posterior_bound
+
     epsilon = log_slider(label, options, key, default, help=EPSILON_HELP)
     st.caption(PRIVACY_DIRECTION)
+    st.caption(
+        f"at ε = {epsilon:g}, a 1 % prior can rise to at most "
+        f"{100 * posterior_bound(0.01, epsilon):.1f} %",
+        help="Epsilon as risk: if someone believed with 1 % probability that a given person's "
+             "record is in the data, one ε-DP release can raise that belief to at most this "
+             "(posterior odds at most e^ε times the prior odds), whatever else they know. The "
+             "page 'Choose epsilon' plots it for any prior.")
     return epsilon
 
 

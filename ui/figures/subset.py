@@ -21,6 +21,13 @@ NOISY = "released noisy criterion (repeat 1)"
 SELECTED = "size Algorithm 2 selected"
 
 
+def _legend_below(fig: go.Figure) -> go.Figure:
+    """Legend under the plot: above it, several rows would run into the figure's title."""
+    fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0,
+                              "xanchor": "left"}, margin={"b": 10})
+    return fig
+
+
 def error_curve(study, inspected: int) -> go.Figure:
     """Prediction error t_i against the released size (Figs 5-6), the inspected size marked.
 
@@ -54,8 +61,8 @@ def error_curve(study, inspected: int) -> go.Figure:
     fig.add_vline(x=float(sizes[inspected]), line_color=COLORS["chosen"], line_dash="dash")
     legend_entry(fig, f"inspected size {int(sizes[inspected])}", "chosen", dash="dash")
     fig.update_yaxes(rangemode="tozero")
-    return _layout(fig, "released public points (subset size)",
-                   "prediction error t = ‖h(θ) − h(θ_D)‖₂", height=460)
+    return _legend_below(_layout(fig, "released public points (subset size)",
+                                 "prediction error t = ‖h(θ) − h(θ_D)‖₂", height=560))
 
 
 def distance_curve(study, inspected: int) -> go.Figure:
@@ -68,8 +75,8 @@ def distance_curve(study, inspected: int) -> go.Figure:
                   line_dash="dash")
     legend_entry(fig, f"inspected size {int(study.sizes[inspected])}", "chosen", dash="dash")
     fig.update_yaxes(rangemode="tozero")
-    return _layout(fig, "released public points (subset size)",
-                   "mean distance of a private point to E′", height=420)
+    return _legend_below(_layout(fig, "released public points (subset size)",
+                                 "mean distance of a private point to E′", height=460))
 
 
 def points_map(public_xy: np.ndarray, weights: np.ndarray, in_subset: np.ndarray,
@@ -87,8 +94,8 @@ def points_map(public_xy: np.ndarray, weights: np.ndarray, in_subset: np.ndarray
     fig.add_trace(go.Scattergl(
         x=public_xy[in_subset, 0], y=public_xy[in_subset, 1], mode="markers",
         name="released subset (colour: DP weight)",
-        marker={"color": weights[in_subset], "colorscale": "Blues", "size": 6,
-                "line": {"color": COLORS["chosen"], "width": 1},
+        marker={"color": weights[in_subset], "size": 5,
+                "colorscale": [[0.0, "#c6dbef"], [1.0, "#08306b"]],
                 "colorbar": {"title": "DP weight", "x": 0.46, "len": 0.8}},
         hovertemplate="DP weight %{marker.color:.2e}<extra></extra>",
     ), row=1, col=1)
@@ -96,6 +103,6 @@ def points_map(public_xy: np.ndarray, weights: np.ndarray, in_subset: np.ndarray
         x=private_xy[:, 0], y=private_xy[:, 1], mode="markers", name="private D (non-private)",
         marker={"color": COLORS["nonprivate"], "size": 3, "opacity": 0.35},
     ), row=1, col=2)
-    _layout(fig, labels[0], labels[1], height=460)
+    _legend_below(_layout(fig, labels[0], labels[1], height=560))
     fig.update_xaxes(title_text=labels[0], row=1, col=2)
     return fig

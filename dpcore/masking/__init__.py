@@ -1,0 +1,79 @@
+"""Data masking with privacy guarantees (Pham, Ghosh & Yegneswaran).
+
+Masked Data Generation ([PGY]_ Algorithm 1) publishes a synthetic ("masked") dataset whose
+regularised logistic regression is a noisy, epsilon-DP copy of the one fitted on the private data;
+input perturbation ([PGY]_ Algorithm 2) adds noise to every record instead, and output
+perturbation publishes the noisy classifier itself.
+
+Public entry points
+-------------------
+``MaskedDataGenerator(epsilon, lam, n_samples, rng=None, accountant=None).fit(X, y, initial)``
+    Algorithm 1, binary and C-class; ``masked_X_``, ``masked_y_``, ``noisy_coef_`` (w'),
+    ``gradient_norm_``, ``refit_distance_``.
+``input_perturbation(X, epsilon, rng=None, accountant=None)``
+    Algorithm 2 (features only: labels are not protected).
+``fit_logistic_model``
+    Batched Newton solver for the binary / multinomial regularised model, with a certified gap.
+``toy_task``, ``digits_task``, ``accuracy_vs_epsilon``
+    The paper's experiments (Figs 2-5).
+
+Label convention: integer codes ``0 .. C-1`` everywhere (the paper mixes {-1, 1} and {0, 1}).
+
+References
+----------
+.. [PGY] Pham, Ghosh & Yegneswaran, *Data masking with privacy guarantees*.
+"""
+
+from dpcore.masking.experiments import (
+    FIG5_EPSILONS,
+    METHODS,
+    MaskingTask,
+    accuracy_vs_epsilon,
+    decision_regions,
+    digits_task,
+    scenario_task,
+    toy_sample,
+    toy_task,
+)
+from dpcore.masking.generator import (
+    MaskedDataGenerator,
+    input_perturbation,
+    lipschitz_constant,
+    scale_records,
+    summed_gradient,
+)
+from dpcore.masking.greedy import GreedyResult, greedy_masked_samples, masking_objective
+from dpcore.masking.model import (
+    LogisticModelFit,
+    fit_logistic_model,
+    model_gradient,
+    model_objective,
+    predict_labels,
+    predict_proba,
+)
+
+__all__ = [
+    "FIG5_EPSILONS",
+    "METHODS",
+    "GreedyResult",
+    "LogisticModelFit",
+    "MaskedDataGenerator",
+    "MaskingTask",
+    "accuracy_vs_epsilon",
+    "decision_regions",
+    "digits_task",
+    "fit_logistic_model",
+    "greedy_masked_samples",
+    "input_perturbation",
+    "lipschitz_constant",
+    "masking_objective",
+    "model_gradient",
+    "model_objective",
+    "predict_labels",
+    "predict_proba",
+    "scale_records",
+    "scenario_task",
+    "summed_gradient",
+    "toy_sample",
+    "toy_task",
+]

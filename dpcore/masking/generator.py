@@ -1,0 +1,389 @@
+"""Masked data generation ([PGY]_ Algorithm 1) and input perturbation ([PGY]_ Algorithm 2).
+
+Privacy statements
+------------------
+Both mechanisms assume every record has ``||x|| <= data_norm``, a bound the caller takes from the
+domain or from public information (never from the private data). Records are divided by
+``data_norm`` and any record still outside the unit ball is scaled back onto it (a projection
+that does not depend on the data, so it costs no privacy), so the paper's ``||x_i|| <= 1`` holds.
+
+* :class:`MaskedDataGenerator`: neighbours replace one record ``(x, y)`` (``n`` fixed; feature
+  *and* label may differ). Step 1 fits the regularised logistic model of
+  :mod:`dpcore.masking.model`; step 2 releases ``W' = W + eta`` through
+  :func:`dpcore.perturbation.perturb_output` with L2 sensitivity
+  ``2 L / (n lam) + 2 sqrt(2 gap / lam)`` ([CM08]_ Corollary 2 plus the solver's certified gap),
+  where ``L`` is the Lipschitz constant of the per-record loss in the parameter for records of
+  norm <= 1: ``L = 1`` for the binary model (``|sigmoid(z) - y| <= 1``) and ``L = sqrt(2)`` for
+  the C-class softmax in the flattened ``W`` (the per-record gradient ``(p - e_y) x^T`` has
+  Frobenius norm ``||p - e_y|| ||x||`` and ``||p - e_y||^2 = (1 - p_y)^2 + sum_{c != y} p_c^2
+  <= 2 (1 - p_y)^2 <= 2``). For the binary model this is the paper's density
+  ``exp(-lam N epsilon ||eta|| / 2)``. Step 3 (the greedy masked set) uses only ``W'``, the public
+  initial set and fresh randomness, so it is post-processing: the released set is epsilon-DP
+  whether or not its gradient reaches zero (the paper's Proposition 1 assumes it does; it need
+  not).
+* :func:`input_perturbation`: neighbours replace one record's *features*; each record gets
+  ``eta`` with density proportional to ``exp(-epsilon ||eta|| / 2)`` (L2 sensitivity 2 for
+  records in the unit ball). Labels are published unperturbed, so the guarantee covers the
+  features only: a change of one record's label is not protected.
+
+References
+----------
+.. [PGY] Pham, Ghosh & Yegneswaran, *Data masking with privacy guarantees*, Algorithms 1-2,
+   Propositions 1 and 3.
+.. [CM08] Chaudhuri & Monteleoni (2008), *Privacy-preserving logistic regression*, NIPS.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+
+from dpcore.masking.greedy import greedy_masked_samples
+from dpcore.masking.model import (
+    _probabilities,
+    _targets,
+    check_labels,
+    fit_logistic_model,
+    n_logits,
+    predict_labels,
+)
+from dpcore.validation import (
+    DataError,
+    PrivacyLeakWarning,
+    check_array,
+    check_epsilon,
+    check_random_state,
+    check_scalar,
+)
+
+__all__ = ["MaskedDataGenerator", "input_perturbation", "lipschitz_constant", "scale_records",
+           "summed_gradient"]
+
+#: What the generator's release is called in the ledger.
+MECHANISM = "masked data generation (Pham et al. Alg. 1)"
+
+
+def lipschitz_constant(n_classes: int) -> float:
+    """Lipschitz constant of the per-record loss in the (flattened) parameter, ``||x|| <= 1``.
+
+    1 for two classes (one sigmoid row), ``sqrt(2)`` for the C-class softmax (module docstring).
+
+    >>> lipschitz_constant(2), round(lipschitz_constant(3), 4)
+    (1.0, 1.4142)
+    """
+    return 1.0 if n_classes == 2 else math.sqrt(2.0)
+
+
+def scale_records(X, data_norm: float = 1.0) -> tuple[np.ndarray, int]:
+    """Divide records by the domain bound ``data_norm`` and project any outlier onto the ball.
+
+    Parameters
+    ----------
+    X : array-like of shape (..., n_samples, n_features)
+    data_norm : float, default=1.0
+        Bound on ``||x||`` from the domain or public information (never the private data).
+
+    Returns
+    -------
+    X_scaled : ndarray, same shape, every row of norm <= 1
+    n_clipped : int
+        Rows that were outside the bound (scaled onto it).
+
+    Examples
+    --------
+    >>> Xs, k = scale_records([[3.0, 4.0], [0.3, 0.4]], data_norm=1.0)
+    >>> Xs.tolist(), k
+    ([[0.6, 0.8], [0.3, 0.4]], 1)
+    """
+    data_norm = check_scalar(data_norm, "data_norm", min_val=0.0)
+    X = np.asarray(X, dtype=float) / data_norm
+    norm = np.sqrt(np.sum(X * X, axis=-1, keepdims=True))
+    outside = norm > 1.0
+    X = np.where(outside, X / np.where(outside, norm, 1.0), X)
+    return X, int(outside.sum())
+
+
+def summed_gradient(coef, X, y, *, n_total: int, lam: float) -> np.ndarray:
+    """``sum_i r_i x_i^T + n_total lam W'`` of eq. (4) for a set ``(X, y)``, batched.
+
+    Parameters
+    ----------
+    coef : ndarray of shape (..., K, n_features)
+    X : ndarray of shape (..., m, n_features)
+    y : ndarray of shape (..., m)
+    n_total : int
+        ``N``, the size the masked set will have.
+    lam : float
+    """
+    coef = np.asarray(coef, dtype=float)
+    X = np.asarray(X, dtype=float)
+    r = _probabilities(X @ np.swapaxes(coef, -1, -2)) - _targets(np.asarray(y), coef.shape[-2])
+    return np.swapaxes(r, -1, -2) @ X + n_total * lam * coef
+
+
+def _check_int(value, name: str, min_val: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} ({value!r}).")
+    if value < min_val:
+        raise ValueError(f"{name} == {value}, must be >= {min_val}.")
+    return int(value)
+
+
+def input_perturbation(X, epsilon: float, rng=None, accountant=None, *, data_norm: float = 1.0,
+                       dataset: str = "private data") -> np.ndarray:
+    """Input perturbation ([PGY]_ Algorithm 2): ``x' = x + eta`` for every record.
+
+    ``eta`` has density proportional to ``exp(-epsilon ||eta|| / (2 data_norm))`` (the paper's
+    ``exp(-epsilon ||eta|| / 2)`` in units where ``||x|| <= 1``), drawn by
+    :class:`dpcore.mechanisms.L2Laplace` with L2 sensitivity ``2 data_norm`` (two records in the
+    ball differ by at most its diameter). Records outside the ball are first projected onto it.
+
+    Neighbouring relation: replace one record's features. **Labels are not perturbed**: publish
+    them next to ``x'`` and the guarantee covers the features only, not the labels.
+
+    Parameters
+    ----------
+    X : array-like of shape (..., n_samples, n_features)
+        Leading axes are independent draws (a study); each row gets its own noise.
+    epsilon : float
+        Privacy budget, > 0.
+    rng : None, int or numpy.random.Generator, default=None
+        None draws fresh OS entropy (use that for a release).
+    accountant : dpcore.accountant.BudgetAccountant, default=None
+        If given, ``epsilon`` is spent through it before any noise is drawn.
+    data_norm : float, default=1.0
+        Bound on every record's norm, from the domain (never from the private data).
+    dataset : str, default="private data"
+        Name recorded in the ledger.
+
+    Returns
+    -------
+    ndarray, same shape as ``X``, in the units of ``X``.
+
+    Examples
+    --------
+    >>> input_perturbation([[0.1, 0.2], [0.3, -0.1]], 1.0, rng=0).shape
+    (2, 2)
+    """
+    epsilon = check_epsilon(epsilon)
+    Xs, _ = scale_records(_check_features(X), data_norm)
+    rng = check_random_state(rng)
+    from dpcore.mechanisms import L2Laplace
+
+    mech = L2Laplace(epsilon=epsilon, sensitivity=2.0, dim=Xs.shape[-1],
+                     neighbouring="replace one record's features (labels not protected)")
+    if accountant is not None:
+        accountant.spend(epsilon, 0.0, mechanism="input perturbation (Pham et al. Alg. 2)",
+                         dataset=dataset, note="features only; labels published unperturbed")
+    return np.asarray(mech.randomise(Xs, rng=rng), dtype=float) * data_norm
+
+
+def _check_features(X) -> np.ndarray:
+    X = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)
+    if X.ndim < 2:
+        raise DataError(f"Expected X of shape (n_samples, n_features), got shape {X.shape}. "
+                        "Reshape your data with X.reshape(-1, 1) for one feature.")
+    if not np.all(np.isfinite(X)):
+        raise DataError("X contains NaN or infinite values. Drop or impute them first.")
+    return X
+
+
+class MaskedDataGenerator:
+    """Masked Data Generation ([PGY]_ Algorithm 1), binary and C-class.
+
+    Step 1 fits L2-regularised logistic regression (softmax for ``C > 2``) on the private data;
+    step 2 adds L2-Laplace noise to it (output perturbation, see the module docstring for the
+    sensitivity); step 3 grows the masked set ``S`` from the public ``initial`` set (or from
+    empty) by adding, one at a time, the sample that minimises eq. (4), the squared norm of the
+    summed gradient of the regularised objective of ``S`` plus the sample at the noisy classifier
+    ``W'``, until ``|S| = n_samples``. Each new sample is found by projected backtracking
+    gradient descent (eq. (5), corrected) from ``n_starts`` starts for every label; the label is
+    the one whose best candidate gives the smallest eq. (4) (see :mod:`dpcore.masking.greedy`).
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy budget of the release, > 0.
+    lam : float
+        Regularisation of the averaged objective ([PGY]_ eq. (1)), > 0.
+    n_samples : int or None, default=None
+        Size ``N`` of the final masked set, including the initial set; None uses the private
+        data's size.
+    rng : None, int or numpy.random.Generator, default=None
+        None draws fresh OS entropy (use that for a release).
+    accountant : dpcore.accountant.BudgetAccountant, default=None
+        If given, ``epsilon`` is spent through it before the noise is drawn.
+    data_norm : float, default=1.0
+        Bound on ``||x||`` from the domain or public information. Records are divided by it
+        (and projected onto the unit ball if still outside); masked samples are returned in the
+        original units.
+    n_classes : int or None, default=None
+        Number of classes ``C`` (labels are codes ``0 .. C-1``). None reads it off the labels
+        (``max + 1``), which reveals the private label set: a :class:`PrivacyLeakWarning`.
+    n_starts : int, default=8
+        Starting points per label for each new sample.
+    max_iter : int, default=10
+        Backtracking gradient steps per new sample.
+    bounded : bool, default=True
+        Keep masked samples in the record domain (norm <= ``data_norm``); False searches all of
+        ``R^d`` as the paper does (it then tends to return a few huge outliers).
+    dataset : str, default="private data"
+        Name recorded in the ledger.
+    progress : callable(fraction), default=None
+        Called as the masked set grows (for a progress bar).
+
+    Attributes
+    ----------
+    masked_X_ : ndarray of shape (n_samples, n_features)
+        The masked set: the initial set first, then the generated samples in order of addition.
+    masked_y_ : ndarray of shape (n_samples,)
+    n_initial_ : int
+        Rows of ``masked_X_`` that came from the initial set.
+    noisy_coef_ : ndarray of shape (K, n_features)
+        ``W'`` for scaled records (``K = 1`` binary, ``C`` otherwise).
+    coef_ : ndarray of shape (K, n_features)
+        The non-private step-1 fit (never release it).
+    refit_coef_ : ndarray of shape (K, n_features)
+        Regularised fit on the masked set (what a recipient would train).
+    gradient_norm_ : float
+        ``||grad J_S(W')||``, the gradient of the averaged objective of the masked set at ``W'``
+        (eq. (4) divided by ``N``).
+    refit_distance_ : float
+        ``||refit_coef_ - noisy_coef_||``; strong convexity guarantees it is at most
+        ``distance_bound_ = (gradient_norm_ + ||grad J_S(refit_coef_)||) / lam`` (the second
+        term is the refit's own solver error, about 1e-6 / lam).
+    gradient_trace_ : ndarray of shape (n_generated + 1,)
+        ``||grad J_S(W')||`` before the first and after every generated sample.
+    sensitivity_ : float
+        L2 sensitivity used for the noise.
+    n_clipped_ : int
+        Private records that were outside ``data_norm`` and were projected onto it.
+
+    References
+    ----------
+    .. [PGY] Pham, Ghosh & Yegneswaran, *Data masking with privacy guarantees*, Algorithm 1.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 2)) * 0.3
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> gen = MaskedDataGenerator(5.0, 0.5, 40, rng=1, n_classes=2).fit(X, y)
+    >>> gen.masked_X_.shape, bool(gen.refit_distance_ <= gen.distance_bound_)
+    ((40, 2), True)
+    """
+
+    def __init__(self, epsilon: float, lam: float, n_samples: int | None = None, rng=None,
+                 accountant=None, *, data_norm: float = 1.0, n_classes: int | None = None,
+                 n_starts: int = 8, max_iter: int = 10, bounded: bool = True,
+                 dataset: str = "private data", progress=None) -> None:
+        self.epsilon = epsilon
+        self.lam = lam
+        self.n_samples = n_samples
+        self.rng = rng
+        self.accountant = accountant
+        self.data_norm = data_norm
+        self.n_classes = n_classes
+        self.n_starts = n_starts
+        self.max_iter = max_iter
+        self.bounded = bounded
+        self.dataset = dataset
+        self.progress = progress
+
+    def fit(self, X, y, initial=None) -> MaskedDataGenerator:
+        """Run Algorithm 1 on the private ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features)
+            Private records.
+        y : array-like of shape (n,)
+            Private label codes ``0 .. C-1``.
+        initial : tuple (X0, y0) or None, default=None
+            The public or fake initial masked set (the paper's "initially masked" samples); it
+            must not be derived from the private data. Published as part of the masked set.
+
+        Returns
+        -------
+        self
+        """
+        epsilon = check_epsilon(self.epsilon)
+        lam = check_scalar(self.lam, "lam", min_val=0.0)
+        data_norm = check_scalar(self.data_norm, "data_norm", min_val=0.0)
+        n_starts = _check_int(self.n_starts, "n_starts", 1)
+        max_iter = _check_int(self.max_iter, "max_iter", 0)
+        X = check_array(X, "X")
+        n, d = X.shape
+        if self.n_classes is None:
+            warnings.warn(
+                "n_classes was read off the private labels (max + 1), which reveals the label "
+                "set; pass n_classes from the domain instead.", PrivacyLeakWarning, stacklevel=2)
+            n_classes = int(np.max(check_labels(y, 10**9))) + 1
+            n_classes = max(n_classes, 2)
+        else:
+            n_classes = _check_int(self.n_classes, "n_classes", 2)
+        y = check_labels(y, n_classes)
+        if y.shape != (n,):
+            raise DataError(f"y has shape {y.shape}, expected ({n},) to match X.")
+        if initial is None:
+            X0, y0 = np.empty((0, d)), np.empty(0, dtype=np.intp)
+        else:
+            X0 = check_array(initial[0], "initial X", min_rows=0)
+            y0 = check_labels(initial[1], n_classes, "initial y")
+            if X0.shape[1] != d or y0.shape != (X0.shape[0],):
+                raise DataError(f"initial must be (X0, y0) with X0 of shape (m, {d}) and y0 of "
+                                f"shape (m,); got {X0.shape} and {y0.shape}.")
+        N = n if self.n_samples is None else _check_int(self.n_samples, "n_samples", 1)
+        if N < X0.shape[0]:
+            raise ValueError(f"n_samples == {N} is smaller than the initial set ({X0.shape[0]} "
+                             "rows); n_samples is the size of the final masked set.")
+        rng = check_random_state(self.rng)
+        from dpcore.perturbation import output_sensitivity, perturb_output
+
+        Xs, self.n_clipped_ = scale_records(X, data_norm)
+        fit = fit_logistic_model(Xs, y, lam=lam, n_classes=n_classes)
+        K = n_logits(n_classes)
+        L = lipschitz_constant(n_classes)
+        gap = float(fit.gap)
+        self.sensitivity_ = output_sensitivity(n, lam, 1.0, L, gap)
+        noisy = perturb_output(fit.coef.ravel(), n=n, lam=lam, epsilon=epsilon, lipschitz=L,
+                               gap=gap, rng=rng, accountant=self.accountant,
+                               dataset=self.dataset, mechanism=MECHANISM)
+        W = noisy.reshape(K, d)
+        if K > 1:  # drop the noise along the softmax's null direction (post-processing)
+            W = W - W.mean(axis=0)
+        X0s = X0 / data_norm
+        G0 = summed_gradient(W, X0s, y0, n_total=N, lam=lam)
+        res = greedy_masked_samples(W[None], G0[None], N - X0.shape[0], n_classes=n_classes,
+                                    rng=rng, n_starts=n_starts, max_iter=max_iter,
+                                    radius=1.0 if self.bounded else np.inf,
+                                    callback=None if self.progress is None else
+                                    lambda j, total: self.progress(j / max(total, 1)))
+        masked = np.concatenate([X0s, res.X[0]])
+        self.masked_y_ = np.concatenate([y0, res.y[0]])
+        self.masked_X_ = masked * data_norm
+        self.n_initial_ = X0.shape[0]
+        self.n_classes_ = n_classes
+        self.coef_ = fit.coef
+        self.noisy_coef_ = W
+        self.gradient_trace_ = res.trace[0] / N
+        self.gradient_norm_ = float(np.sqrt(np.sum(res.G**2))) / N
+        refit = fit_logistic_model(masked, self.masked_y_, lam=lam, n_classes=n_classes)
+        self.refit_coef_ = refit.coef
+        self.refit_distance_ = float(np.sqrt(np.sum((refit.coef - W) ** 2)))
+        # J_S is lam-strongly convex: ||argmin J_S - W'|| <= ||grad J_S(W')|| / lam, and the
+        # refit itself is within ||grad J_S(refit)|| / lam of argmin J_S.
+        self.distance_bound_ = (self.gradient_norm_ + float(refit.grad_norm)) / lam
+        return self
+
+    def predict(self, X, which: str = "refit") -> np.ndarray:
+        """Labels from the refitted (``"refit"``), noisy (``"noisy"``) or non-private
+        (``"private"``) classifier, for records in the original units."""
+        coef = {"refit": "refit_coef_", "noisy": "noisy_coef_", "private": "coef_"}
+        if which not in coef:
+            raise ValueError(f"which == {which!r}, must be one of {sorted(coef)}.")
+        Xs = np.asarray(X, dtype=float) / float(self.data_norm)
+        return predict_labels(getattr(self, coef[which]), Xs)

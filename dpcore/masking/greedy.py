@@ -1,0 +1,246 @@
+"""Greedy growth of the masked set ([PGY]_ Algorithm 1, step 3; eqs. (4)-(5)), batched over draws.
+
+Label convention (see :mod:`dpcore.masking.model`): integer codes ``0 .. C-1``; ``K = 1`` weight
+row with ``p = sigmoid(w.x)`` for two classes, ``K = C`` rows with ``p = softmax(W x)`` otherwise;
+residual ``r(x) = p(x) - t`` with ``t = y`` (binary) or ``t = e_y``.
+
+Eq. (4), written for a minimisation: the masked set ``S`` should zero the gradient of the *summed*
+regularised objective of ``N`` records at the noisy classifier ``W'``,
+``G(S) = sum_{i in S} r_i x_i^T + N lam W'``. With ``G`` the current value, a new sample
+``(x, y)`` is chosen to minimise::
+
+    f(x) = ||G + r(x) x^T||_F^2 = ||G||^2 + 2 r^T G x + ||r||^2 ||x||^2.
+
+Its gradient (the corrected eq. (5) and its C-class form), with ``M = G + r x^T`` and the
+Jacobian of the probabilities ``A = diag(p) - p p^T`` (``p (1 - p)`` for one sigmoid row),
+``dr/dx = A W``::
+
+    grad f(x) = 2 (W^T A M x + M^T r),   M x = G x + r ||x||^2,   M^T r = G^T r + ||r||^2 x.
+
+The paper's eq. (5) multiplies by ``(y - p) I - (w^T x) p (1 - p) I``, a multiple of the identity;
+the Jacobian of ``r(x) x`` is ``r I + p (1 - p) x w^T``, which is what is used here (see
+``docs/paper-notes.md``).
+
+How labels are chosen: for every new sample all ``C`` labels are tried, each from ``n_starts``
+starting points (the previous sample, the origin, and random points of the ball), and the
+(label, point) pair with the smallest ``f`` is added. The
+search runs projected backtracking gradient descent on every candidate of every draw at once:
+each iteration tries ``x - t grad f(x)`` (projected onto the ball of radius ``radius``, the
+domain of a record after scaling, when ``radius`` is finite), keeps it if it decreases ``f`` by
+the Armijo amount ``1e-4 ||x_new - x||^2 / t`` and doubles ``t``, else halves ``t`` and tries
+again (a backtracking search spread over iterations, vectorised across candidates).
+
+References
+----------
+.. [PGY] Pham, Ghosh & Yegneswaran, *Data masking with privacy guarantees*, Algorithm 1 and
+   eqs. (3)-(5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+__all__ = ["GreedyResult", "greedy_masked_samples", "masking_objective"]
+
+#: Armijo constant of the backtracking search.
+ARMIJO = 1e-4
+
+
+def _stack(W, G):
+    """``[W; G]`` of shape (R, 2K, d) and its transpose, for one product each way."""
+    WG = np.concatenate([W, G], axis=1)
+    return WG, np.ascontiguousarray(np.swapaxes(WG, 1, 2))
+
+
+def _evaluate(X, WG, WGt, GG, T, K):
+    """``f`` of eq. (4) and its gradient for candidates ``X`` of shape (R, d, M).
+
+    Candidates run along the *last* axis, so every sum over classes or features is a reduction
+    over a leading axis, vectorised across candidates. ``WG = [W; G]`` (R, 2K, d) and its
+    transpose (:func:`_stack`); ``GG``: (R,) = ``||G||^2``; ``T``: targets (K, M), shared across
+    draws. Returns ``f`` (R, M) and the gradient (R, d, M).
+    """
+    ZG = WG @ X  # (R, 2K, M): the logits W x, then G x
+    Z, Gx = ZG[:, :K], ZG[:, K:]
+    if K == 1:
+        P = 1.0 / (1.0 + np.exp(-Z))
+    else:
+        P = np.exp(Z - Z.max(axis=1, keepdims=True))
+        P /= P.sum(axis=1, keepdims=True)
+    r = P - T
+    xx = np.add.reduce(X * X, axis=1)  # (R, M)
+    rr = np.add.reduce(r * r, axis=1)
+    f = GG[:, None] + 2.0 * np.add.reduce(r * Gx, axis=1) + rr * xx
+    Mx = Gx + r * xx[:, None]
+    if K == 1:
+        AMx = P * (1.0 - P) * Mx
+    else:
+        AMx = P * (Mx - np.add.reduce(P * Mx, axis=1, keepdims=True))
+    grad = WGt @ np.concatenate([AMx, r], axis=1)  # W^T A M x + G^T r
+    grad += X * rr[:, None]
+    grad *= 2.0
+    return f, grad
+
+
+def masking_objective(x, y: int, coef, G) -> tuple[float, np.ndarray]:
+    """``f(x)`` of eq. (4) and its gradient (corrected eq. (5)) for one candidate.
+
+    Parameters
+    ----------
+    x : array-like of shape (n_features,)
+    y : int
+        Label code of the candidate.
+    coef : array-like of shape (K, n_features)
+        Noisy classifier ``W'`` (``K = 1`` binary).
+    G : array-like of shape (K, n_features)
+        Current summed gradient ``sum_{i in S} r_i x_i^T + N lam W'``.
+
+    Returns
+    -------
+    f : float
+    grad : ndarray of shape (n_features,)
+
+    Examples
+    --------
+    >>> f, g = masking_objective([0.0, 0.0], 1, [[1.0, -1.0]], [[0.5, 0.5]])
+    >>> float(f), g.tolist()
+    (0.5, [-0.5, -0.5])
+    """
+    W = np.asarray(coef, dtype=float)[None]
+    G = np.asarray(G, dtype=float)[None]
+    K = W.shape[1]
+    T = np.array([[float(y)]]) if K == 1 else (np.arange(K) == y)[:, None].astype(float)
+    f, grad = _evaluate(np.asarray(x, dtype=float)[None, :, None], *_stack(W, G),
+                        np.sum(G * G, axis=(-2, -1)), T, K)
+    return float(f[0, 0]), grad[0, :, 0]
+
+
+def _project(X, radius):
+    """Project candidates (R, d, M) onto the ball of ``radius`` (nothing when infinite)."""
+    if not np.isfinite(radius):
+        return X
+    norm = np.sqrt(np.add.reduce(X * X, axis=1, keepdims=True))
+    return X * np.minimum(1.0, radius / np.maximum(norm, 1e-300))
+
+
+def _ball(rng, R, d, M, radius):
+    """Uniform points in the ball of ``radius`` (unit ball when unbounded), shape (R, d, M)."""
+    U = rng.standard_normal((R, d, M))
+    U /= np.sqrt(np.add.reduce(U * U, axis=1, keepdims=True))
+    rho = rng.random((R, 1, M)) ** (1.0 / d)
+    return U * rho * (radius if np.isfinite(radius) else 1.0)
+
+
+@dataclass(frozen=True)
+class GreedyResult:
+    """Samples added by :func:`greedy_masked_samples`.
+
+    Attributes
+    ----------
+    X : ndarray of shape (R, n_add, n_features)
+        New masked samples in order of addition.
+    y : ndarray of shape (R, n_add)
+        Their label codes.
+    G : ndarray of shape (R, K, n_features)
+        Summed gradient of the final set at ``W'``.
+    trace : ndarray of shape (R, n_add + 1)
+        ``||G||`` before the first and after every addition.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    G: np.ndarray
+    trace: np.ndarray
+
+
+def greedy_masked_samples(W, G0, n_add: int, *, n_classes: int, rng: np.random.Generator,
+                          n_starts: int = 8, max_iter: int = 10,
+                          radius: float = 1.0,
+                          callback: Callable[[int, int], None] | None = None) -> GreedyResult:
+    """Add ``n_add`` samples to each of ``R`` masked sets greedily ([PGY]_ Algorithm 1, step 3).
+
+    Parameters
+    ----------
+    W : ndarray of shape (R, K, n_features)
+        Noisy classifiers ``W'``, one per draw.
+    G0 : ndarray of shape (R, K, n_features)
+        Summed gradient of the initial set plus ``N lam W'``.
+    n_add : int
+        Samples to add to each set.
+    n_classes : int
+        ``C``; every label ``0 .. C-1`` is tried for every new sample.
+    rng : numpy.random.Generator
+        Draws the starting points (already resolved by the caller).
+    n_starts : int, default=8
+        Starting points per label: the previous sample (a warm start), the origin (``f =
+        ||G||^2`` there and the search only descends, so with ``n_starts >= 2`` the gradient
+        norm never grows), and ``n_starts - 2`` points uniform in the ball of ``radius``.
+    max_iter : int, default=10
+        Backtracking gradient steps per sample.
+    radius : float, default=1.0
+        Samples are kept in this ball (the scaled record domain); ``inf`` for the paper's
+        unconstrained search.
+    callback : callable(j, n_add), default=None
+        Called before sample ``j`` is searched (for a progress bar).
+
+    Returns
+    -------
+    GreedyResult
+    """
+    with threadpool_limits(limits=1, user_api="blas"):  # many tiny products: one thread
+        return _greedy(np.asarray(W, dtype=float), np.array(G0, dtype=float), n_add,
+                       n_classes, rng, n_starts, max_iter, radius, callback)
+
+
+def _greedy(W, G, n_add, n_classes, rng, n_starts, max_iter, radius, callback) -> GreedyResult:
+    """Implementation of :func:`greedy_masked_samples`."""
+    R, K, d = W.shape
+    C = n_classes
+    S = n_starts
+    labels = np.repeat(np.arange(C), S)  # candidate m has label labels[m]
+    T = labels[None].astype(float) if K == 1 else (np.arange(K)[:, None] == labels) * 1.0
+    M = labels.size
+    out_X = np.empty((R, n_add, d))
+    out_y = np.empty((R, n_add), dtype=np.intp)
+    trace = np.empty((R, n_add + 1))
+    trace[:, 0] = np.sqrt(np.sum(G * G, axis=(-2, -1)))
+    warm = _ball(rng, R, d, 1, radius)
+    rows = np.arange(R)
+    scale = radius if np.isfinite(radius) else 1.0
+    for j in range(n_add):
+        if callback is not None:
+            callback(j, n_add)
+        X = _ball(rng, R, d, M, radius)
+        X[:, :, ::S] = warm  # the first start of every label: the previous winner
+        if S > 1:  # the second: the origin, where f = ||G||^2, so no step can make G worse
+            X[:, :, 1::S] = 0.0
+        GG = np.sum(G * G, axis=(-2, -1))
+        WG, WGt = _stack(W, G)
+        f, grad = _evaluate(X, WG, WGt, GG, T, K)
+        gnorm = np.sqrt(np.add.reduce(grad * grad, axis=1))
+        t = 0.5 * scale / np.maximum(gnorm, 1e-12)  # first step moves at most half the radius
+        for _ in range(max_iter):
+            X_try = _project(X - t[:, None] * grad, radius)
+            f_try, grad_try = _evaluate(X_try, WG, WGt, GG, T, K)
+            step = X_try - X
+            ok = f_try <= f - ARMIJO * np.add.reduce(step * step, axis=1) / t
+            okd = ok[:, None]
+            X = np.where(okd, X_try, X)
+            grad = np.where(okd, grad_try, grad)
+            f = np.where(ok, f_try, f)
+            t = np.where(ok, 2.0 * t, 0.5 * t)
+        best = np.argmin(f, axis=1)
+        x_new = X[rows, :, best]  # (R, d)
+        z = np.einsum("rkd,rd->rk", W, x_new)
+        p = 1.0 / (1.0 + np.exp(-z)) if K == 1 else np.exp(z - z.max(axis=1, keepdims=True))
+        p = p if K == 1 else p / p.sum(axis=1, keepdims=True)
+        r_new = p - T[:, best].T  # (R, K)
+        G += r_new[:, :, None] * x_new[:, None, :]
+        out_X[:, j], out_y[:, j] = x_new, labels[best]
+        trace[:, j + 1] = np.sqrt(np.sum(G * G, axis=(-2, -1)))
+        warm = x_new[:, :, None]
+    return GreedyResult(out_X, out_y, G, trace)

@@ -1,0 +1,57 @@
+"""Private logistic regression by output and objective perturbation ([CM08]_, [CMS11]_).
+
+Modules
+-------
+``output``
+    :func:`perturb_output` and :func:`output_sensitivity` ([CM08]_ Algorithm 1, with the
+    certified solver term), shared with other pages that perturb a fitted model.
+``objective``
+    The calibration of objective perturbation (:func:`objective_calibration`: [CMS11]_
+    Algorithm 2, or [CM08]_ Algorithm 2 as printed), its noise, and the AMP correction for
+    inexact solves.
+``model``
+    :class:`PrivateLogisticRegression` (a scikit-learn classifier) and the batched core
+    (:func:`prepare`, :func:`private_coefs`).
+``synthetic``
+    The data of [CM08]_ Sect. 6 (uniform on the unit sphere, margin or label noise).
+``experiments``
+    Error vs epsilon, learning curves, coefficient distances, Lemma 3/4 bounds, lambda by
+    cross-validation or by a rule of (epsilon, n, d).
+
+References
+----------
+.. [CM08] Chaudhuri & Monteleoni (2008), *Privacy-preserving logistic regression*, NIPS.
+.. [CMS11] Chaudhuri, Monteleoni & Sarwate (2011), *Differentially private empirical risk
+   minimization*, JMLR 12.
+"""
+
+from dpcore.perturbation.model import (
+    METHODS,
+    PrivateLogisticRegression,
+    encode_labels,
+    prepare,
+    private_coefs,
+    scale_records,
+)
+from dpcore.perturbation.objective import (
+    PROOFS,
+    FlawedProofWarning,
+    ObjectiveCalibration,
+    objective_calibration,
+)
+from dpcore.perturbation.output import output_sensitivity, perturb_output
+
+__all__ = [
+    "METHODS",
+    "PROOFS",
+    "FlawedProofWarning",
+    "ObjectiveCalibration",
+    "PrivateLogisticRegression",
+    "encode_labels",
+    "objective_calibration",
+    "output_sensitivity",
+    "perturb_output",
+    "prepare",
+    "private_coefs",
+    "scale_records",
+]

@@ -1,0 +1,488 @@
+"""Private L2-regularised logistic regression: output or objective perturbation ([CM08]_).
+
+:class:`PrivateLogisticRegression` is the release (a scikit-learn classifier); :func:`prepare`
+and :func:`private_coefs` are the batched core it shares with the studies of
+:mod:`dpcore.perturbation.experiments`: many epsilons and restarts in one call, output
+perturbation reusing one non-private fit, objective perturbation one batched solve with the noise
+vectors stacked as linear terms.
+
+Data bounds (enforced, never read from the private data): records are divided by ``data_norm``
+(a bound on ``||x||`` from the domain; ``None`` means the domain is ``[0, 1]^d`` and the bound
+``sqrt(d)``), any record still above norm 1 is clipped to norm 1 (data-independent, so it costs no
+privacy). The intercept is a constant feature of value ``intercept_scaling`` appended *inside*
+the norm bound: augmented records are divided by ``sqrt(1 + intercept_scaling^2)``, so every
+record the mechanism sees has norm <= 1 and the intercept is penalised like every coefficient,
+as the proofs assume. ``fit_intercept=False`` leaves it out (the model then goes through the
+origin, as in [CM08]_ Sect. 2).
+
+References
+----------
+.. [CM08] Chaudhuri & Monteleoni (2008), *Privacy-preserving logistic regression*, NIPS,
+   Algorithms 1 and 2.
+.. [CMS11] Chaudhuri, Monteleoni & Sarwate (2011), *Differentially private empirical risk
+   minimization*, JMLR 12, Algorithm 2.
+.. [IJ19] Iyengar et al. (2019), *Towards practical differentially private convex
+   optimization*, IEEE S&P (AMP).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from dpcore.logistic import BatchedProblem
+from dpcore.perturbation.objective import (
+    AMP_FRACTION,
+    FLAWED_2008,
+    PROOFS,
+    FlawedProofWarning,
+    ObjectiveCalibration,
+    amp_correction,
+    objective_calibration,
+    objective_noise,
+)
+from dpcore.perturbation.output import output_sensitivity, perturb_output
+from dpcore.perturbation.solver import Fits, fit_linear_terms
+from dpcore.validation import (
+    DataError,
+    check_array,
+    check_epsilon,
+    check_random_state,
+    check_scalar,
+)
+
+__all__ = [
+    "METHODS",
+    "MIN_ROWS",
+    "TOL",
+    "Prepared",
+    "PrivateLogisticRegression",
+    "encode_labels",
+    "prepare",
+    "private_coefs",
+    "scale_records",
+]
+
+#: Ways of making the classifier private: [CM08]_ Algorithm 2 ("objective") or 1 ("output").
+METHODS = ("objective", "output")
+#: Certified objective gap of every solve (averaged objective): the solver term of the
+#: sensitivity is ``2 sqrt(2 TOL / lam)``, about 3e-7 at lam = 0.01.
+TOL = 1e-16
+#: Fewest training rows a fit accepts.
+MIN_ROWS = 10
+
+
+def _check_choice(value: object, name: str, choices: tuple[str, ...]) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, one of {choices}, got {type(value).__name__}.")
+    if value not in choices:
+        raise ValueError(f"{name} == {value!r}, must be one of {choices}.")
+    return value
+
+
+def _check_n(n: object) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"n must be an int, got {type(n).__name__} ({n!r}).")
+    return int(n)
+
+
+def encode_labels(y) -> tuple[np.ndarray, np.ndarray]:
+    """Classes and 0/1 labels (1 for ``classes[1]``, i.e. +1 of [CM08]_) of a binary target.
+
+    Raises :class:`~dpcore.DataError` for a target that is not one column, has missing values,
+    has a single class, or more than two.
+    """
+    if isinstance(y, pd.DataFrame):
+        if y.shape[1] != 1:
+            raise DataError(f"y must be one column, got a DataFrame with {y.shape[1]} columns.")
+        y = y.iloc[:, 0]
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise DataError(f"y must be 1-dimensional (one label per row), got shape {arr.shape}.")
+    if pd.isna(arr).any():
+        raise DataError("y has missing labels; drop those rows or fill them before fitting.")
+    try:
+        classes = np.unique(arr)
+    except TypeError:
+        raise DataError("y mixes labels of different types (e.g. numbers and text); use one "
+                        "type for the two classes.") from None
+    if classes.size != 2:
+        kind = "numeric" if np.issubdtype(arr.dtype, np.number) else "non-numeric"
+        shown = ", ".join(map(repr, classes[:5].tolist())) + (", ..." if classes.size > 5 else "")
+        if classes.size < 2:
+            raise DataError(f"y has a single class ({shown}); logistic regression needs two. "
+                            "Pick a target with both outcomes present.")
+        raise DataError(
+            f"y has {classes.size} distinct {kind} values ({shown}); this classifier needs a "
+            "binary target with exactly two classes. Pick a 0/1 or two-level column"
+            + (" (a continuous target must be cut into two classes first)."
+               if kind == "numeric" else ".")
+        )
+    return classes, (arr == classes[1]).astype(float)
+
+
+def scale_records(X, data_norm: float | None, *, fit_intercept: bool = False,
+                  intercept_scaling: float = 1.0) -> tuple[np.ndarray, float]:
+    """Records the mechanism sees, all of norm <= 1, and the factor ``x -> x / factor``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    data_norm : float or None
+        A bound on ``||x||`` from the domain; None: the domain is ``[0, 1]^d`` (data outside it
+        is refused) and the bound is ``sqrt(d)``.
+    fit_intercept : bool, default=False
+        Append the constant ``intercept_scaling``, inside the norm bound.
+    intercept_scaling : float, default=1.0
+
+    Returns
+    -------
+    Z : ndarray of shape (n_samples, n_features + fit_intercept)
+    factor : float
+        Feature ``j`` of ``X`` enters ``Z`` as ``X[:, j] / factor`` (before any clipping).
+    """
+    X = check_array(X, "X")
+    d = X.shape[1]
+    if data_norm is None:
+        if X.min(initial=0.0) < 0.0 or X.max(initial=0.0) > 1.0:
+            raise DataError(
+                f"X has values outside [0, 1] (min {X.min():.3g}, max {X.max():.3g}). With "
+                "data_norm=None the domain is [0, 1]^d (norm bound sqrt(d)); pass data_norm, a "
+                "bound on every record's L2 norm that comes from the domain (not from the "
+                "data), or encode the data into [0, 1] first (dpcore.datasets)."
+            )
+        bound = math.sqrt(d)
+    else:
+        bound = float(data_norm)
+    Z = X / bound
+    norms = np.linalg.norm(Z, axis=1)
+    over = norms > 1.0
+    if over.any():  # clip to the bound: data-independent, costs no privacy
+        Z[over] /= norms[over, None]
+    factor = bound
+    if fit_intercept:
+        k = math.sqrt(1.0 + intercept_scaling**2)
+        Z = np.c_[Z, np.full(Z.shape[0], intercept_scaling)] / k
+        factor = bound * k
+    return Z, factor
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A training set as the mechanisms see it: ``Z`` (norm <= 1), 0/1 labels, the solver."""
+
+    Z: np.ndarray
+    y01: np.ndarray
+    classes: np.ndarray
+    factor: float
+    fit_intercept: bool
+    intercept_scaling: float
+    problem: BatchedProblem
+
+    @property
+    def n(self) -> int:
+        return self.Z.shape[0]
+
+    def to_model(self, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``coef`` (..., d) and ``intercept`` (...,) in the units of the original ``X``."""
+        W = np.asarray(W, dtype=float)
+        if self.fit_intercept:
+            k = math.sqrt(1.0 + self.intercept_scaling**2)
+            return W[..., :-1] / self.factor, W[..., -1] * self.intercept_scaling / k
+        return W / self.factor, np.zeros(W.shape[:-1])
+
+
+def prepare(X, y, *, data_norm: float | None = None, fit_intercept: bool = False,
+            intercept_scaling: float = 1.0, min_rows: int = MIN_ROWS) -> Prepared:
+    """Validate, scale and clip a training set and build its batched solver (see module doc)."""
+    X = check_array(X, "X")
+    classes, y01 = encode_labels(y)
+    if y01.shape[0] != X.shape[0]:
+        raise DataError(f"X has {X.shape[0]} rows but y has {y01.shape[0]} labels.")
+    if X.shape[0] < min_rows:
+        raise DataError(f"Only {X.shape[0]} training rows; private logistic regression needs at "
+                        f"least {min_rows} (its noise scales with 1/n).")
+    Z, factor = scale_records(X, data_norm, fit_intercept=fit_intercept,
+                              intercept_scaling=intercept_scaling)
+    problem = BatchedProblem(Z, y01, np.ones((Z.shape[0], 1)))
+    return Prepared(Z, y01, classes, factor, fit_intercept, intercept_scaling, problem)
+
+
+UNCERTIFIED = (
+    "The solver could not certify the fit to the accuracy the privacy proof needs (objective gap "
+    "{tol:g}) with lam = {lam:g} on {n} records: rounding stops it first. Raise lam (or use "
+    "more records); nothing was released."
+)
+
+
+def _certified(fits: Fits, strict: bool, lam: float, n: int, tol: float) -> np.ndarray:
+    if strict and not fits.certified:
+        raise DataError(UNCERTIFIED.format(tol=tol, lam=lam, n=n))
+    return fits.coef
+
+
+def nonprivate_coef(prep: Prepared, lam: float, tol: float = TOL, *,
+                    strict: bool = False) -> np.ndarray:
+    """The minimiser of the averaged objective, certified to gap ``tol``; not private.
+
+    ``strict=True`` raises :class:`~dpcore.DataError` when rounding keeps the certificate out of
+    reach (a release needs it); studies accept the last iterate.
+    """
+    fits = fit_linear_terms(prep.problem, lam=prep.n * lam, linear=np.zeros((prep.Z.shape[1], 1)),
+                            tol=tol)
+    return _certified(fits, strict, lam, prep.n, tol)[0]
+
+
+def private_coefs(prep: Prepared, *, epsilons, lam: float, restarts: int = 1,
+                  method: str = "objective", proof: str = "2011", tol: float = TOL,
+                  amp_fraction: float = AMP_FRACTION, rng=None,
+                  coef_nonprivate: np.ndarray | None = None, warn: bool = True,
+                  strict: bool = False) -> tuple[np.ndarray, list]:
+    """Private coefficients for every (epsilon, restart) pair, shape (E, R, d_z), vectorised.
+
+    Output perturbation ([CM08]_ Algorithm 1) adds noise to one non-private fit, reused for
+    every pair. Objective perturbation ([CMS11]_ Algorithm 2, or [CM08]_ Algorithm 2 with
+    ``proof="2008"``) draws one ``b`` per pair and fits all pairs that share ``lam + Delta`` in
+    one batched solve (the ``b`` stacked as linear terms), then adds the AMP correction.
+
+    Returns
+    -------
+    W : ndarray of shape (n_epsilons, restarts, d_z)
+        In the scaled space of ``prep.Z``; :meth:`Prepared.to_model` maps back.
+    calibrations : list
+        Per epsilon: the output sensitivity (float) or the :class:`ObjectiveCalibration`.
+
+    Notes
+    -----
+    ``strict=True`` (releases) raises :class:`~dpcore.DataError` if a solve cannot be certified
+    to ``tol``; studies (the default) keep the last iterate.
+    """
+    method = _check_choice(method, "method", METHODS)
+    eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
+    for e in eps:
+        check_epsilon(float(e))
+    restarts = _check_n(restarts)
+    if restarts < 1:
+        raise ValueError(f"restarts == {restarts}, must be >= 1.")
+    rng = check_random_state(rng)
+    n, dz = prep.Z.shape
+    W = np.empty((eps.size, restarts, dz))
+    if method == "output":
+        w0 = (nonprivate_coef(prep, lam, tol, strict=strict) if coef_nonprivate is None
+              else coef_nonprivate)
+        for i, e in enumerate(eps):
+            W[i] = perturb_output(np.broadcast_to(w0, (restarts, dz)), n=n, lam=lam,
+                                  epsilon=float(e), gap=tol, rng=rng)
+        return W, [output_sensitivity(n, lam, gap=tol) for _ in eps]
+    cals = [objective_calibration(float(e), n=n, lam=lam, proof=proof,
+                                  amp_fraction=amp_fraction, warn=warn) for e in eps]
+    B = np.stack([objective_noise(cal, dz, restarts, rng=rng) for cal in cals])  # (E, R, dz)
+    lam_totals = np.array([cal.lam_total for cal in cals])
+    for lt in np.unique(lam_totals):  # one batched solve per distinct lam + Delta
+        rows = np.flatnonzero(lam_totals == lt)
+        linear = B[rows].reshape(-1, dz).T  # (dz, k * R)
+        fits = fit_linear_terms(prep.problem, lam=n * lt, linear=linear, tol=tol,
+                                coef_init=coef_nonprivate if lt == lam else None)
+        W[rows] = _certified(fits, strict, lt, n, tol).reshape(rows.size, restarts, dz)
+    for i, cal in enumerate(cals):
+        W[i] += amp_correction(cal, dz, tol, restarts, rng=rng)
+    return W, cals
+
+
+def _check_bool(value: object, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__}.")
+    return bool(value)
+
+
+class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
+    """Epsilon-differentially private L2-regularised logistic regression ([CM08]_).
+
+    Minimises ``(lam/2)||w||^2 + (1/n) sum_i log(1 + exp(-y_i w.x_i))`` privately, by objective
+    perturbation ([CMS11]_ Algorithm 2, the corrected form of [CM08]_ Algorithm 2) or output
+    perturbation ([CM08]_ Algorithm 1). Neighbouring datasets differ in one record (replace-one,
+    ``n`` fixed); every record is scaled by ``1 / data_norm`` and clipped to norm 1.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy budget of one fit, > 0 (pure epsilon-DP).
+    lam : float, default=0.01
+        Regularisation of the averaged objective, > 0. (scikit-learn's ``C`` is ``1/(n lam)``.)
+    method : {"objective", "output"}, default="objective"
+    proof : {"2011", "2008"}, default="2011"
+        Calibration of objective perturbation: corrected ([CMS11]_) or as printed in [CM08]_,
+        whose proof is incomplete (:class:`~dpcore.perturbation.FlawedProofWarning`).
+    data_norm : float or None, default=None
+        Bound on every record's L2 norm, from the domain (never from the data). None: the
+        domain is ``[0, 1]^d`` (other data is refused) and the bound ``sqrt(d)``.
+    fit_intercept : bool, default=True
+        Add an intercept as a constant feature of value ``intercept_scaling`` counted in the
+        norm bound (augmented records are divided by ``sqrt(1 + intercept_scaling^2)``) and
+        penalised like the coefficients.
+    intercept_scaling : float, default=1.0
+    tol : float, default=1e-16
+        Certified objective gap of the solve; enters the sensitivity (output perturbation) or
+        the size of the AMP correction (objective perturbation).
+    accountant : dpcore.accountant.BudgetAccountant or None, default=None
+        Spend ``epsilon`` through it before drawing any noise.
+    dataset : str, default=""
+        Name recorded in the accountant's ledger.
+    rng : None, int or numpy.random.Generator, default=None
+        None draws fresh OS entropy (use that for a release).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    classes_ : ndarray of shape (2,)
+        ``classes_[1]`` is the positive class (+1 inside).
+    epsilon_spent_ : float
+    lam_ : float
+        Regularisation actually used (``lam + Delta``; [CMS11]_ Algorithm 2 step 2).
+    noise_scale_ : float
+        Scale of the noise norm's Gamma law: ``sensitivity/epsilon`` (output) or
+        ``2/epsilon'`` (objective).
+    data_norm_ : float
+        The norm bound used.
+    n_features_in_ : int
+
+    Notes
+    -----
+    The labels' set is read from ``y`` (as scikit-learn does); it must have two classes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(500, 3)); y = (X[:, 0] > 0.5).astype(int)
+    >>> clf = PrivateLogisticRegression(epsilon=1.0, lam=0.01, rng=0).fit(X, y)
+    >>> clf.coef_.shape, clf.epsilon_spent_
+    ((1, 3), 1.0)
+    """
+
+    def __init__(self, epsilon: float = 1.0, lam: float = 0.01, method: str = "objective",
+                 proof: str = "2011", data_norm: float | None = None, fit_intercept: bool = True,
+                 intercept_scaling: float = 1.0, tol: float = TOL, accountant=None,
+                 dataset: str = "", rng=None) -> None:
+        self.epsilon = epsilon
+        self.lam = lam
+        self.method = method
+        self.proof = proof
+        self.data_norm = data_norm
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.tol = tol
+        self.accountant = accountant
+        self.dataset = dataset
+        self.rng = rng
+
+    def _check_params(self) -> None:
+        check_epsilon(self.epsilon)
+        check_scalar(self.lam, "lam", min_val=0.0)
+        _check_choice(self.method, "method", METHODS)
+        _check_choice(self.proof, "proof", PROOFS)
+        if self.data_norm is not None:
+            check_scalar(self.data_norm, "data_norm", min_val=0.0)
+        _check_bool(self.fit_intercept, "fit_intercept")
+        check_scalar(self.intercept_scaling, "intercept_scaling", min_val=0.0)
+        check_scalar(self.tol, "tol", min_val=0.0)
+        if not isinstance(self.dataset, str):
+            raise TypeError(f"dataset must be a str, got {type(self.dataset).__name__}.")
+
+    def fit(self, X, y) -> PrivateLogisticRegression:
+        """Fit privately on ``X`` (n_samples, n_features) and a two-class ``y``."""
+        self._check_params()
+        if hasattr(X, "columns"):
+            self.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        prep = prepare(X, y, data_norm=self.data_norm, fit_intercept=self.fit_intercept,
+                       intercept_scaling=self.intercept_scaling)
+        rng = check_random_state(self.rng)
+        eps, lam = float(self.epsilon), float(self.lam)
+        if self.method == "objective":
+            cal = objective_calibration(eps, n=prep.n, lam=lam, proof=self.proof, warn=False)
+            if self.proof == "2008":
+                warnings.warn(FLAWED_2008, FlawedProofWarning, stacklevel=2)
+        w0 = None
+        if self.method == "output":  # the exact fit first: a failed certificate spends nothing
+            w0 = nonprivate_coef(prep, lam, float(self.tol), strict=True)
+        if self.accountant is not None:  # spend before any noise is drawn
+            self.accountant.spend(eps, 0.0, mechanism=self._mechanism_name(),
+                                  dataset=self.dataset,
+                                  note=f"n={prep.n}, lam={lam:g}, data_norm={prep.factor:g}")
+        if self.method == "output":
+            W = perturb_output(w0, n=prep.n, lam=lam, epsilon=eps, gap=float(self.tol), rng=rng)
+            self.lam_ = lam
+            self.noise_scale_ = output_sensitivity(prep.n, lam, gap=float(self.tol)) / eps
+        else:
+            W, _ = private_coefs(prep, epsilons=[eps], lam=lam, method="objective",
+                                 proof=self.proof, tol=float(self.tol), rng=rng, warn=False,
+                                 strict=True)
+            W = W[0, 0]
+            self.lam_ = cal.lam_total
+            self.noise_scale_ = cal.noise_scale
+            self.calibration_: ObjectiveCalibration = cal
+        coef, intercept = prep.to_model(W)
+        self.coef_ = coef.reshape(1, -1)
+        self.intercept_ = np.atleast_1d(intercept).astype(float)
+        self.classes_ = prep.classes
+        self.epsilon_spent_ = eps
+        self.data_norm_ = (math.sqrt(prep.Z.shape[1] - self.fit_intercept)
+                           if self.data_norm is None else float(self.data_norm))
+        self.n_features_in_ = self.coef_.shape[1]
+        return self
+
+    def to_dict(self) -> dict:
+        """The released model as plain JSON-ready values (what a data owner publishes).
+
+        Coefficients, intercept, classes, epsilon, lambda (asked and used), the norm bound, the
+        method and calibration. Nothing here is read from the data except through the model.
+        """
+        check_is_fitted(self)
+        return {
+            "model": "private logistic regression (Chaudhuri & Monteleoni 2008)",
+            "method": f"{self.method} perturbation",
+            "calibration": self.proof if self.method == "objective" else None,
+            "epsilon": float(self.epsilon_spent_),
+            "lambda": float(self.lam),
+            "lambda_used": float(self.lam_),
+            "norm_bound": float(self.data_norm_),
+            "fit_intercept": bool(self.fit_intercept),
+            "classes": [c.item() if hasattr(c, "item") else c for c in self.classes_],
+            "features": ([str(f) for f in self.feature_names_in_]
+                         if hasattr(self, "feature_names_in_") else None),
+            "coef": self.coef_[0].tolist(),
+            "intercept": float(self.intercept_[0]),
+        }
+
+    def _mechanism_name(self) -> str:
+        if self.method == "output":
+            return "private logistic regression (output perturbation)"
+        return f"private logistic regression (objective perturbation, {self.proof} proof)"
+
+    def decision_function(self, X) -> np.ndarray:
+        """Margin ``x.coef + intercept``; positive means ``classes_[1]``."""
+        check_is_fitted(self)
+        X = check_array(X, "X")
+        if X.shape[1] != self.n_features_in_:
+            raise DataError(f"X has {X.shape[1]} features, the model was fitted on "
+                            f"{self.n_features_in_}.")
+        return X @ self.coef_[0] + self.intercept_[0]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Probabilities of ``classes_``, shape (n_samples, 2)."""
+        p = expit(self.decision_function(X))
+        return np.c_[1.0 - p, p]
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted class labels."""
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]

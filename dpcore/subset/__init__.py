@@ -1,0 +1,69 @@
+"""Optimal public subset under DP M-estimators from hybrid datasets ([WJ18]_).
+
+A public set E and a private set D: each public point gets a weight, the share of private points
+nearest to it, released with Laplace noise; the DP M-estimator is fitted on the weighted public
+points; Algorithm 2 chooses how many (top-ranked) public points to release, trading the bias of
+few points against the noise of many.
+
+``rescale``                Step 1 of Algorithm 1 (public ranges, one-hot / sqrt(2), distinct E).
+``nearest_public``, ``hybrid_weights``, ``noisy_weights``, ``distance_to_subset``
+                           eq. (3), Definitions 5/6, eq. (5).
+``m_estimate``             DP M-estimators (squared, absolute, logistic) from weighted points.
+``select_subset``          Algorithm 2 with correct accounting -> :class:`SubsetResult`.
+``public_only_estimate``, ``lei_histogram``     baselines.
+``subset_study``           the Monte-Carlo curves of Sect. 5.1 (Figs 4-6), seeded.
+
+References
+----------
+.. [WJ18] Wang, Ji, Kim, Wang, Xiong & Jiang (2018), *Selecting optimal subset to release under
+   differentially private M-estimators from hybrid datasets*, IEEE TKDE 30(3).
+"""
+
+from dpcore.subset.baselines import lei_bins, lei_histogram, public_only_estimate
+from dpcore.subset.estimators import LOSSES, m_estimate, predict, reference_estimate
+from dpcore.subset.experiments import SubsetStudy, paper_sizes, paper_split, subset_study
+from dpcore.subset.rescale import Rescaled, display_plane, rescale, scenario_arguments
+from dpcore.subset.selection import (
+    ACCOUNTINGS,
+    SELECTIONS,
+    SubsetResult,
+    criterion_sensitivity,
+    default_sizes,
+    select_subset,
+)
+from dpcore.subset.weights import (
+    distance_to_subset,
+    hybrid_counts,
+    hybrid_weights,
+    nearest_public,
+    noisy_weights,
+)
+
+__all__ = [
+    "ACCOUNTINGS",
+    "LOSSES",
+    "SELECTIONS",
+    "Rescaled",
+    "SubsetResult",
+    "SubsetStudy",
+    "criterion_sensitivity",
+    "default_sizes",
+    "display_plane",
+    "distance_to_subset",
+    "hybrid_counts",
+    "hybrid_weights",
+    "lei_bins",
+    "lei_histogram",
+    "m_estimate",
+    "nearest_public",
+    "noisy_weights",
+    "paper_sizes",
+    "paper_split",
+    "public_only_estimate",
+    "predict",
+    "reference_estimate",
+    "rescale",
+    "scenario_arguments",
+    "select_subset",
+    "subset_study",
+]

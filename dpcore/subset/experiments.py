@@ -1,0 +1,243 @@
+"""Monte-Carlo study of the optimal public subset ([WJ18]_ Sect. 5.1, Figs 4-6).
+
+A study is seeded and reproducible and spends no budget: it repeats Algorithm 2 on the same D and
+E with independent noise and reports, per candidate size, the prediction error ``t_i`` of the DP
+estimate (the red curve of Figs 5-6), of the hybrid estimate without noise (black, non-private),
+the public-only estimate (blue) and Lei's perturbed histogram (pink, p <= 3), with the sizes that
+Algorithm 2 selected and ``d(D, E_(i))`` (Fig. 4). Every error is computed from the private
+data without noise, to evaluate the mechanism; none of it is a release.
+
+References
+----------
+.. [WJ18] Wang, Ji, Kim, Wang, Xiong & Jiang (2018), IEEE TKDE 30(3), Sect. 5.1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dpcore.random import stream, study_seed
+from dpcore.subset.baselines import LEI_MAX_DIM, lei_histogram, public_only_estimate
+from dpcore.subset.estimators import _check_loss, predict, reference_estimate
+from dpcore.subset.rescale import Rescaled, rescale
+from dpcore.subset.selection import (
+    ACCOUNTINGS,
+    SELECTIONS,
+    Progress,
+    SubsetResult,
+    _check_choice,
+    _check_epsilons,
+    _check_sizes,
+    _report,
+    _select,
+    default_sizes,
+)
+from dpcore.validation import check_scalar
+
+__all__ = ["SubsetStudy", "subset_study", "paper_sizes", "paper_split"]
+
+
+def paper_split(epsilon: float) -> tuple[float, float, float]:
+    """``(0.8, 0.2, 1) x epsilon``, the split of [WJ18]_ Sect. 5.1."""
+    return (0.8 * epsilon, 0.2 * epsilon, 1.0 * epsilon)
+
+
+def paper_sizes(p: int, n_public: int = 10_000) -> np.ndarray:
+    """The paper's candidate grid: 10, 60, ..., 2960 for p = 2 (60 sizes); 100, 300, ..., 9900
+    for larger p (50 sizes), cut at ``n_public`` ([WJ18]_ Sect. 5.1).
+
+    >>> paper_sizes(2).size, paper_sizes(100).size
+    (60, 50)
+    """
+    if p <= 2:
+        return default_sizes(n_public, 10, 50, 60)
+    return default_sizes(n_public, 100, 200, 50)
+
+
+@dataclass(frozen=True)
+class SubsetStudy:
+    """Curves of a Monte-Carlo study; every error here is non-private (evaluation only).
+
+    Attributes
+    ----------
+    sizes : ndarray of int of shape (k,)
+    dp_curves : ndarray of shape (repeats, k)
+        ``t_i`` of the DP estimate of each candidate, per repeat.
+    hybrid_curves : ndarray of shape (repeats, k)
+        ``t_i`` of the hybrid estimate without noise on the same candidates (non-private).
+    noisy_curves : ndarray of shape (repeats, k) or None
+        The released noisy criteria (noisy-curve or as-printed selection).
+    distance : ndarray of shape (repeats, k)
+        ``d(D, E_(i))`` of eq. (5).
+    public_only : float
+        ``t`` of the public-only estimate.
+    lei : ndarray of shape (repeats,) or None
+        ``t`` of Lei's histogram estimate at ``lei_epsilon`` (None when p > 3).
+    lei_epsilon : float
+    selected : ndarray of int of shape (repeats,)
+        Index of the selected candidate in each repeat.
+    epsilon : tuple of float
+    epsilon_spent, epsilon_claimed, sensitivity, sensitivity_bound : float
+        Per repeat (the same in every repeat), as in :class:`SubsetResult`.
+    accounting, selection, loss : str
+    seed : int
+    first : SubsetResult
+        The first repeat in full (weights of every candidate, for inspection).
+    """
+
+    sizes: np.ndarray
+    dp_curves: np.ndarray
+    hybrid_curves: np.ndarray
+    noisy_curves: np.ndarray | None
+    distance: np.ndarray
+    public_only: float
+    lei: np.ndarray | None
+    lei_epsilon: float
+    selected: np.ndarray
+    epsilon: tuple[float, float, float]
+    epsilon_spent: float
+    epsilon_claimed: float
+    sensitivity: float
+    sensitivity_bound: float
+    accounting: str
+    selection: str
+    loss: str
+    seed: int
+    first: SubsetResult
+
+    @property
+    def repeats(self) -> int:
+        return self.dp_curves.shape[0]
+
+    @property
+    def dp_curve(self) -> np.ndarray:
+        """Mean DP error per size (the red curve)."""
+        return self.dp_curves.mean(axis=0)
+
+    @property
+    def hybrid_curve(self) -> np.ndarray:
+        """Mean non-private hybrid error per size (the black curve)."""
+        return self.hybrid_curves.mean(axis=0)
+
+    @property
+    def selected_sizes(self) -> np.ndarray:
+        return self.sizes[self.selected]
+
+    @property
+    def selected_error(self) -> np.ndarray:
+        """``t`` of the selected candidate in each repeat (non-private)."""
+        return self.dp_curves[np.arange(self.repeats), self.selected]
+
+    @property
+    def best_index(self) -> int:
+        """Index of the smallest mean DP error (non-private: for the figure only)."""
+        return int(np.argmin(self.dp_curve))
+
+
+def subset_study(
+    private: Any,
+    public: Any = None,
+    *,
+    epsilon: tuple[float, float, float] = (0.8, 0.2, 1.0),
+    sizes: Sequence[int] | None = None,
+    repeats: int = 10,
+    loss: str = "logistic",
+    accounting: str = "calibrated",
+    selection: str = "exponential",
+    lam: float = 1e-2,
+    lei: bool = True,
+    lei_epsilon: float | None = None,
+    rng: Any = None,
+    progress: Progress = None,
+    target: str | None = None,
+    groups: Any = None,
+    kinds: Any = None,
+) -> SubsetStudy:
+    """Repeat Algorithm 2 ``repeats`` times with independent noise; the curves of Figs 4-6.
+
+    Parameters
+    ----------
+    private, public : DataFrame, array-like, or a Rescaled as ``private`` with public=None
+    epsilon, sizes, loss, accounting, selection, lam, target, groups, kinds :
+        As in :func:`~dpcore.subset.select_subset`.
+    repeats : int, default=10
+        The paper averages 10 repeats.
+    lei : bool, default=True
+        Also run Lei's histogram when there are at most 3 covariates.
+    lei_epsilon : float, default=None
+        Its privacy loss; None: ``epsilon1 + epsilon2 + epsilon3``, the same total as
+        Algorithm 2 (the paper gives it ``epsilon1 + epsilon2``).
+    rng : None, int or numpy.random.Generator, default=None
+        Seed of the study: repeat r uses ``dpcore.random.stream(seed, "subset", r)``.
+    progress : callable(fraction, text), default=None
+
+    Returns
+    -------
+    SubsetStudy
+    """
+    eps = _check_epsilons(epsilon)
+    loss = _check_loss(loss)
+    _check_choice(accounting, "accounting", ACCOUNTINGS)
+    _check_choice(selection, "selection", SELECTIONS)
+    lam = check_scalar(lam, "lam", min_val=0.0)
+    if isinstance(repeats, bool) or not isinstance(repeats, int | np.integer) or repeats < 1:
+        raise ValueError(f"repeats == {repeats!r}, must be an integer >= 1.")
+    seed = study_seed(rng)
+    data = private if isinstance(private, Rescaled) else rescale(
+        private, public, target=target, groups=groups, kinds=kinds
+    )
+    sizes = default_sizes(data.n_public) if sizes is None else _check_sizes(sizes, data.n_public)
+    reference = reference_estimate(data.private, loss, target=data.target, lam=lam)
+    h_ref = predict(data.private, reference, loss, data.target)[0]
+    dp, clean, noisy, dist, chosen = [], [], [], [], []
+    first = None
+    for r in range(int(repeats)):
+        def step(fraction: float, text: str, r: int = r) -> None:
+            _report(progress, (r + fraction) / (repeats + 1), f"repeat {r + 1}/{repeats}: {text}")
+
+        result, clean_t = _select(data, eps, sizes, loss, accounting, selection, lam, True,
+                                  stream(seed, "subset", r), step, reference=reference,
+                                  clean=True)
+        if first is None:
+            first = result
+        dp.append(result.criteria)
+        clean.append(clean_t)
+        noisy.append(result.noisy_criteria)
+        dist.append(result.distance)
+        chosen.append(result.index)
+    _report(progress, repeats / (repeats + 1), "baselines")
+    pub = public_only_estimate(data, loss, lam=lam)
+    public_t = float(np.linalg.norm(predict(data.private, pub, loss, data.target)[0] - h_ref))
+    lei_eps = float(sum(eps)) if lei_epsilon is None else check_scalar(lei_epsilon, "lei_epsilon",
+                                                                        min_val=0.0)
+    lei_t = None
+    if lei and len(data.covariates) <= LEI_MAX_DIM:
+        theta, _, _ = lei_histogram(data, lei_eps, loss, lam=lam, rng=stream(seed, "lei"),
+                                    repeats=int(repeats))
+        lei_t = np.linalg.norm(predict(data.private, theta, loss, data.target) - h_ref, axis=1)
+    _report(progress, 1.0, "done")
+    return SubsetStudy(
+        sizes=sizes,
+        dp_curves=np.array(dp),
+        hybrid_curves=np.array(clean),
+        noisy_curves=None if noisy[0] is None else np.array(noisy),
+        distance=np.array(dist),
+        public_only=public_t,
+        lei=lei_t,
+        lei_epsilon=lei_eps,
+        selected=np.array(chosen),
+        epsilon=eps,
+        epsilon_spent=first.epsilon_spent,
+        epsilon_claimed=first.epsilon_claimed,
+        sensitivity=first.sensitivity,
+        sensitivity_bound=first.sensitivity_bound,
+        accounting=accounting,
+        selection=selection,
+        loss=loss,
+        seed=seed,
+        first=first,
+    )

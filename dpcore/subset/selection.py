@@ -1,0 +1,527 @@
+"""Optimal public subset under DP: [WJ18]_ Algorithm 2 with corrected privacy accounting.
+
+Algorithm 2: (1) rescale D and E (Step 1 of Algorithm 1); (2) noisy weights of all public
+points at ``epsilon1``; (3) sort the public points by them, decreasing; (4) for nested candidate
+subsets ``E_(1) c ... c E_(k)`` of the first ``n_1 < ... < n_k`` points, DP weights at
+``epsilon2 / k`` each and the DP M-estimator ``theta_i``, and the criterion
+``t_i = ||h(theta_i) - h(theta_D)||_2``; (5) noisy criteria at ``epsilon3``; (6) release the
+subset with the smallest noisy criterion and its DP weights.
+
+Two corrections to the paper (both kept selectable as ``accounting="as-printed"``):
+
+* **Accounting of step 5.** The paper releases all k criteria, each with Laplace(1/epsilon3)
+  noise, and counts epsilon3 for the lot. By sequential composition ([WJ18]_ Definition 4) that
+  costs ``k * epsilon3``. By default (``accounting="calibrated"``) the whole selection costs
+  epsilon3: ``selection="exponential"`` picks the index with the exponential mechanism
+  (utility ``-t_i``, sensitivity ``S``) and releases only the index, which the paper's
+  discussion (Sect. 6) suggests; its loss in utility grows like ``2 S log(k) / epsilon3``,
+  whereas ``selection="noisy-curve"`` releases the whole curve with Laplace(k S / epsilon3)
+  per criterion, whose noise grows like k. Report-noisy-min would need Laplace(2 S / epsilon3)
+  (the criteria are not monotone in the data) and selects like the exponential mechanism, so
+  it adds nothing here.
+* **Sensitivity of t_i.** The paper (Sect. 5.1) takes S = 1, arguing that one record changes
+  one component of ``h(theta_i) - h(theta_D)``. But ``theta_D`` is fitted on D, so a changed
+  record moves every component. With ``theta_D`` the L2-regularised fit
+  ``argmin (1/n_D) sum l(x, y; theta) + lam/2 ||theta||^2`` and ``||x|| <= R`` (covariates with
+  intercept), ``||theta_D - theta_D'|| <= 2R/(n_D lam)`` (+ the solver's error); the sigmoid is
+  1/4-Lipschitz, so the other n_D - 1 components move by at most
+  ``(1/4) sqrt(n_D - 1) R ||theta_D - theta_D'||`` in L2, and the changed row by at most 1
+  (``| |a| - |a'| | <= 1`` for a, a' in (-1, 1)). Hence (:func:`criterion_sensitivity`)
+  ``S = 1 + (R/4) sqrt(n_D - 1) (2R/(n_D lam) + 2 sqrt(2 tol/lam))``.
+
+References
+----------
+.. [WJ18] Wang, Ji, Kim, Wang, Xiong & Jiang (2018), IEEE TKDE 30(3), Algorithm 2, Sect. 5.1
+   and Sect. 6.
+.. [CM08] Chaudhuri & Monteleoni (2008), NIPS, Corollary 2 (sensitivity 2/(n lam) of a
+   regularised logistic regression).
+.. [MT07] McSherry & Talwar (2007), FOCS, Theorem 6 (the exponential mechanism).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dpcore.mechanisms import Exponential, Laplace
+from dpcore.subset.estimators import (
+    SOLVER_TOL,
+    _check_loss,
+    m_estimate,
+    predict,
+    reference_estimate,
+)
+from dpcore.subset.rescale import Rescaled, rescale
+from dpcore.subset.weights import (
+    COUNT_SENSITIVITY,
+    NEIGHBOURING,
+    distance_to_subset,
+    hybrid_counts,
+    nearest_public,
+)
+from dpcore.validation import DataError, check_epsilon, check_random_state, check_scalar
+
+__all__ = [
+    "ACCOUNTINGS",
+    "SELECTIONS",
+    "SubsetResult",
+    "criterion_sensitivity",
+    "default_sizes",
+    "select_subset",
+]
+
+ACCOUNTINGS = ("calibrated", "as-printed")
+SELECTIONS = ("exponential", "noisy-curve")
+MECHANISM = "optimal public subset (Wang et al. 2018, Alg. 2)"
+
+Progress = Callable[[float, str], None] | None
+
+
+@dataclass(frozen=True)
+class SubsetResult:
+    """What :func:`select_subset` computed, and which part of it may be released.
+
+    Released (DP): ``size``, ``rows`` and ``weights`` (the selected subset with its DP weights),
+    ``order`` (the ranking by the epsilon1 weights), ``candidate_weights`` and ``estimates``
+    (every candidate's DP weights and estimate, at epsilon2 / k each), and ``noisy_criteria``
+    when not None. Non-private (for studies and display only, computed from D without noise):
+    ``criteria``, ``distance``, ``reference``.
+
+    Attributes
+    ----------
+    size : int
+        Selected size ``n_{i*}``.
+    index : int
+        Its position ``i*`` in ``sizes``.
+    rows : ndarray of shape (size, q)
+        The released rescaled public points (distinct), in ranked order.
+    weights : ndarray of shape (size,)
+        Their DP weights (candidate i*'s, truncated when ``truncate``).
+    public_rows : ndarray of int of shape (size,)
+        Row of the original public table where each released point first appears.
+    sizes : ndarray of int of shape (k,)
+    criteria : ndarray of shape (k,)
+        Noise-free ``t_i`` of the DP estimates (non-private).
+    noisy_criteria : ndarray of shape (k,) or None
+        The released noisy ``t_i`` (``"noisy-curve"`` and ``"as-printed"``); None when the
+        exponential mechanism releases only the index.
+    estimates : ndarray of shape (k, d)
+        DP M-estimate of every candidate.
+    candidate_weights : ndarray of shape (m, k)
+        DP weights of every candidate over the ranked public points (0 beyond its size).
+    order : ndarray of int of shape (m,)
+        Ranking of the distinct public points by their epsilon1 weights (decreasing).
+    ranking_weights : ndarray of shape (m,)
+        The epsilon1 weights, in the original (distinct-point) order.
+    distance : ndarray of shape (k,)
+        ``d(D, E_(i))`` of eq. (5) (non-private).
+    reference : ndarray of shape (d,)
+        ``theta_D`` (non-private).
+    epsilon : tuple of float
+        ``(epsilon1, epsilon2, epsilon3)``.
+    epsilon_spent : float
+        The true privacy cost: ``epsilon1 + epsilon2 + epsilon3`` under the calibrated
+        accounting; ``epsilon1 + epsilon2 + k S epsilon3`` under the as-printed one.
+    epsilon_claimed : float
+        What the paper counts: ``epsilon1 + epsilon2 + epsilon3``.
+    sensitivity : float
+        Sensitivity of each ``t_i`` used for the noise.
+    sensitivity_bound : float
+        The correct bound :func:`criterion_sensitivity`.
+    accounting, selection, loss : str
+    rescaled : Rescaled
+        The Step-1 data (private part non-private).
+    """
+
+    size: int
+    index: int
+    rows: np.ndarray
+    weights: np.ndarray
+    public_rows: np.ndarray
+    sizes: np.ndarray
+    criteria: np.ndarray
+    noisy_criteria: np.ndarray | None
+    estimates: np.ndarray
+    candidate_weights: np.ndarray
+    order: np.ndarray
+    ranking_weights: np.ndarray
+    distance: np.ndarray
+    reference: np.ndarray
+    epsilon: tuple[float, float, float]
+    epsilon_spent: float
+    epsilon_claimed: float
+    sensitivity: float
+    sensitivity_bound: float
+    accounting: str
+    selection: str
+    loss: str
+    rescaled: Rescaled = field(repr=False)
+
+    @property
+    def under_count(self) -> float:
+        """How much the paper's count falls short of the true cost (0 when calibrated)."""
+        return self.epsilon_spent - self.epsilon_claimed
+
+
+def criterion_sensitivity(
+    n_private: int,
+    radius: float,
+    lam: float,
+    *,
+    loss: str = "logistic",
+    accounting: str = "calibrated",
+    dim: int | None = None,
+    tol: float = SOLVER_TOL,
+) -> float:
+    """Sensitivity of one criterion ``t_i = ||h(theta_i) - h(theta_D)||_2`` (replace-one).
+
+    Parameters
+    ----------
+    n_private : int
+        n_D (public under replace-one).
+    radius : float
+        R, the domain bound on ``||x||_2`` of a covariate vector with its intercept.
+    lam : float
+        L2 penalty of ``theta_D``'s objective ``(1/n_D) sum l + lam/2 ||theta||^2``.
+    loss : {"logistic", "squared", "absolute"}, default="logistic"
+    accounting : {"calibrated", "as-printed"}, default="calibrated"
+        ``"as-printed"`` returns the paper's 1 (Sect. 5.1), which is too small.
+    dim : int, default=None
+        q, the number of columns (squared and absolute losses).
+    tol : float, default=SOLVER_TOL
+        Certified objective gap of the solver (relative to the total weight 1).
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    Logistic (module docstring): ``1 + (R/4) sqrt(n_D - 1) (2R/(n_D lam) + 2 sqrt(2 tol/lam))``;
+    the last term bounds the solver's error on both neighbours (``||theta - theta*|| <=
+    sqrt(2 gap / lam)`` by lam-strong convexity). Squared loss, ``h`` the identity: the mean
+    of D moves by at most ``sqrt(q) / n_D``. Absolute loss: a median can jump across the whole
+    domain, so ``sqrt(q)``.
+
+    Examples
+    --------
+    >>> round(criterion_sensitivity(10_000, math.sqrt(3), 1e-2), 3)  # 1 + 3 / (2 lam 100)
+    2.501
+    >>> criterion_sensitivity(10_000, math.sqrt(3), 1e-2, accounting="as-printed")
+    1.0
+    """
+    loss = _check_loss(loss)
+    _check_choice(accounting, "accounting", ACCOUNTINGS)
+    if loss == "logistic" and accounting == "as-printed":
+        return 1.0
+    if loss != "logistic":
+        if dim is None:
+            raise ValueError("dim (the number of columns) is needed for this loss.")
+        return math.sqrt(dim) / (n_private if loss == "squared" else 1.0)
+    lam = check_scalar(lam, "lam", min_val=0.0)
+    shift = 2.0 * radius / (n_private * lam) + 2.0 * math.sqrt(2.0 * tol / lam)
+    return 1.0 + 0.25 * radius * math.sqrt(n_private - 1) * shift
+
+
+def _check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__}; choose {choices}.")
+    if value not in choices:
+        raise ValueError(f"{name} == {value!r}, must be one of {choices}.")
+    return value
+
+
+def _check_epsilons(epsilon: Any) -> tuple[float, float, float]:
+    if not isinstance(epsilon, Sequence) or isinstance(epsilon, str) or len(epsilon) != 3:
+        raise TypeError(
+            f"epsilon must be a tuple (epsilon1, epsilon2, epsilon3), got {epsilon!r}. The "
+            "paper uses (0.8, 0.2, 1) x epsilon."
+        )
+    return tuple(check_epsilon(e, f"epsilon{i + 1}") for i, e in enumerate(epsilon))
+
+
+def default_sizes(n_public: int, start: int = 10, step: int = 50, count: int = 60) -> np.ndarray:
+    """The paper's candidate grid ``start, start + step, ...`` ([WJ18]_ Sect. 5.1), cut at n.
+
+    >>> default_sizes(10_000)[:3].tolist(), default_sizes(10_000).size
+    ([10, 60, 110], 60)
+    """
+    sizes = start + step * np.arange(count)
+    sizes = sizes[sizes <= n_public]
+    if sizes.size == 0:
+        return np.array([n_public])
+    return sizes
+
+
+@dataclass(frozen=True)
+class _Curves:
+    """One run of Algorithm 2 steps 2-4 on rescaled data (internal)."""
+
+    order: np.ndarray
+    ranking_weights: np.ndarray
+    candidate_weights: np.ndarray  # (m, k) in ranked order
+    clean_weights: np.ndarray  # (m, k) non-private hybrid weights, ranked order
+    estimates: np.ndarray
+    criteria: np.ndarray
+    distance: np.ndarray
+
+
+def _weights_by_prefix(data: Rescaled, ranked: np.ndarray, sizes: np.ndarray) -> tuple:
+    index, sqdist = nearest_public(data.private, data.public[ranked], sizes)
+    counts = hybrid_counts(index, data.n_public)
+    mask = np.arange(data.n_public)[:, None] < sizes[None, :]
+    return counts, mask, distance_to_subset(sqdist)
+
+
+def _run(
+    data: Rescaled,
+    sizes: np.ndarray,
+    eps: tuple[float, float, float],
+    loss: str,
+    lam: float,
+    truncate: bool,
+    h_ref: np.ndarray,
+    gen: np.random.Generator,
+    progress: Progress,
+    accountant: Any = None,
+    dataset: str = "private",
+    clean: bool = False,
+) -> _Curves:
+    """Steps 2-4 of Algorithm 2 (noise from ``gen``); optionally also the non-private curve."""
+    n, m, k = data.n_private, data.n_public, sizes.size
+    _report(progress, 0.05, "nearest public points (all of E)")
+    index, _ = nearest_public(data.private, data.public)
+    counts_all = hybrid_counts(index, m)[:, 0]
+    e1, e2, _ = eps
+    if accountant is not None:
+        accountant.spend(e1, mechanism=f"{MECHANISM}: ranking weights (epsilon1)",
+                         dataset=dataset, note=f"Laplace(2/epsilon1) on {m} counts")
+    mech1 = Laplace(e1, COUNT_SENSITIVITY, neighbouring=NEIGHBOURING)
+    ranking = mech1.randomise(counts_all, rng=gen) / n
+    order = np.argsort(-ranking, kind="stable")  # decreasing; ties by the public order
+    _report(progress, 0.25, f"nearest points in {k} nested candidate subsets")
+    counts, mask, distance = _weights_by_prefix(data, order, sizes)
+    if accountant is not None:
+        accountant.spend(e2, mechanism=f"{MECHANISM}: candidate weights (epsilon2)",
+                         dataset=dataset, note=f"{k} candidates at epsilon2/{k} each")
+    mech2 = Laplace(e2 / k, COUNT_SENSITIVITY, neighbouring=NEIGHBOURING)
+    W = np.where(mask, mech2.randomise(counts, rng=gen) / n, 0.0)
+    if truncate:
+        np.maximum(W, 0.0, out=W)
+    _report(progress, 0.5, f"fitting {k} DP M-estimators" + (" and the non-private ones"
+                                                                if clean else ""))
+    ranked_points = data.public[order]
+    clean_W = counts / n
+    both = np.hstack([W, clean_W]) if clean else W
+    theta = m_estimate(ranked_points, both, loss, target=data.target, lam=lam)
+    _report(progress, 0.85, "criteria")
+    h = predict(data.private, theta, loss, data.target)
+    t = np.linalg.norm(h - h_ref, axis=1)
+    return _Curves(
+        order=order,
+        ranking_weights=ranking,
+        candidate_weights=W,
+        clean_weights=clean_W,
+        estimates=theta[:k],
+        criteria=t,  # length k, or 2k with the non-private curve appended
+        distance=distance,
+    )
+
+
+def _report(progress: Progress, fraction: float, text: str) -> None:
+    if progress is not None:
+        progress(fraction, text)
+
+
+def select_subset(
+    private: Any,
+    public: Any,
+    epsilon: tuple[float, float, float] = (0.8, 0.2, 1.0),
+    sizes: Sequence[int] | None = None,
+    loss: str = "logistic",
+    accounting: str = "calibrated",
+    rng: Any = None,
+    progress: Progress = None,
+    *,
+    selection: str = "exponential",
+    lam: float = 1e-2,
+    truncate: bool = True,
+    target: str | None = None,
+    groups: Any = None,
+    kinds: Any = None,
+    accountant: Any = None,
+    dataset: str = "private",
+) -> SubsetResult:
+    """Select the public subset to release with DP weights ([WJ18]_ Algorithm 2).
+
+    Parameters
+    ----------
+    private, public : DataFrame or array-like
+        D and E with the same columns; rescaled by Step 1 (:func:`~dpcore.subset.rescale`)
+        with ``target``, ``groups`` and ``kinds``. A :class:`Rescaled` may be passed as
+        ``private`` with ``public=None``.
+    epsilon : (float, float, float), default=(0.8, 0.2, 1.0)
+        ``(epsilon1, epsilon2, epsilon3)``: ranking weights, candidate weights (epsilon2/k
+        each), selection.
+    sizes : sequence of int, default=None
+        Increasing candidate sizes; None: the paper's grid 10, 60, ... (:func:`default_sizes`).
+    loss : {"logistic", "squared", "absolute"}, default="logistic"
+        Contrast function; ``h`` is the predicted probability on D's covariates (logistic) or
+        the identity.
+    accounting : {"calibrated", "as-printed"}, default="calibrated"
+        ``"calibrated"``: the selection costs epsilon3 in total and uses the correct
+        sensitivity; ``"as-printed"``: Laplace(1/epsilon3) on each criterion, as the paper
+        (which then costs ``k S epsilon3``, reported in ``epsilon_spent``).
+    rng : None, int or numpy.random.Generator, default=None
+        None (fresh OS entropy) for a release; a seed for a study.
+    progress : callable(fraction, text), default=None
+        Called as the work proceeds (for a progress bar).
+    selection : {"exponential", "noisy-curve"}, default="exponential"
+        Calibrated selection: the exponential mechanism (index only) or the noisy curve at
+        Laplace(k S / epsilon3) (module docstring).
+    lam : float, default=1e-2
+        L2 penalty of every logistic fit (theta_D and the candidates), next to weights summing
+        to about 1; it sets the sensitivity of t_i.
+    truncate : bool, default=True
+        Truncate negative weights at 0 ([WJ18]_ Definition 6); required by the logistic and
+        absolute losses.
+    target, groups, kinds :
+        Passed to :func:`~dpcore.subset.rescale` (``scenario_arguments(scenario)`` gives them).
+    accountant : dpcore.accountant.BudgetAccountant, default=None
+        If given, epsilon1, epsilon2 and the true cost of step 5 are spent as three ledger
+        entries, each before its noise is drawn; BudgetExceeded stops the run.
+    dataset : str, default="private"
+        Name of the private dataset in the ledger.
+
+    Returns
+    -------
+    SubsetResult
+
+    Notes
+    -----
+    Neighbouring relation: replace one private record (n_D fixed). Public information used for
+    bounds: E's ranges (Step 1), the column kinds (R), n_D. Step 2 is epsilon1-DP and step 4
+    epsilon2-DP (k Laplace releases of sensitivity-2 count vectors at epsilon2/k, sequential
+    composition); step 5 as in the module docstring. The noise-free criteria and d(D, E') in
+    the result are non-private.
+    """
+    eps = _check_epsilons(epsilon)
+    loss = _check_loss(loss)
+    _check_choice(accounting, "accounting", ACCOUNTINGS)
+    _check_choice(selection, "selection", SELECTIONS)
+    lam = check_scalar(lam, "lam", min_val=0.0)
+    if not isinstance(truncate, bool):
+        raise TypeError(f"truncate must be True or False, got {truncate!r}.")
+    if not truncate and loss != "squared":
+        raise ValueError(
+            f"truncate=False is only possible for the squared loss; the {loss} loss needs "
+            "non-negative weights (Definition 6)."
+        )
+    gen = check_random_state(rng)
+    data = private if isinstance(private, Rescaled) else rescale(
+        private, public, target=target, groups=groups, kinds=kinds
+    )
+    if loss == "logistic" and data.target is None:
+        raise DataError("The logistic loss needs target= (the 0/1 label column).")
+    sizes = default_sizes(data.n_public) if sizes is None else _check_sizes(sizes, data.n_public)
+    return _select(data, eps, sizes, loss, accounting, selection, lam, truncate, gen, progress,
+                   accountant, dataset)[0]
+
+
+def _select(
+    data: Rescaled,
+    eps: tuple[float, float, float],
+    sizes: np.ndarray,
+    loss: str,
+    accounting: str,
+    selection: str,
+    lam: float,
+    truncate: bool,
+    gen: np.random.Generator,
+    progress: Progress,
+    accountant: Any = None,
+    dataset: str = "private",
+    reference: np.ndarray | None = None,
+    clean: bool = False,
+) -> tuple[SubsetResult, np.ndarray | None]:
+    """Algorithm 2 on checked, rescaled inputs; also the non-private curve when ``clean``."""
+    k = sizes.size
+    if reference is None:
+        reference = reference_estimate(data.private, loss, target=data.target, lam=lam)
+    h_ref = predict(data.private, reference, loss, data.target)[0]
+    bound = criterion_sensitivity(data.n_private, data.radius, lam, loss=loss,
+                                  dim=data.public.shape[1])
+    used = criterion_sensitivity(data.n_private, data.radius, lam, loss=loss,
+                                 accounting=accounting, dim=data.public.shape[1])
+    e1, e2, e3 = eps
+    e3_true = k * bound * e3 / used if accounting == "as-printed" else e3
+    if accountant is not None:  # refuse before any work if the whole run does not fit
+        accountant.check(e1 + e2 + e3_true)
+    curves = _run(data, sizes, eps, loss, lam, truncate, h_ref, gen,
+                  progress, accountant, dataset, clean=clean)
+    _report(progress, 0.95, "selection")
+    if accountant is not None:
+        accountant.spend(
+            e3_true, mechanism=f"{MECHANISM}: selection (epsilon3)", dataset=dataset,
+            note=(f"exponential mechanism over {k} candidates" if selection == "exponential"
+                  and accounting == "calibrated" else
+                  f"{k} noisy criteria; paper counts {e3:g}" if accounting == "as-printed"
+                  else f"{k} noisy criteria at Laplace({k}S/epsilon3)"),
+        )
+    t = curves.criteria[:k]
+    noisy = None
+    if accounting == "as-printed":
+        noisy = Laplace(e3, used, neighbouring=NEIGHBOURING).randomise(t, rng=gen)
+        best = int(np.argmin(noisy))
+    elif selection == "noisy-curve":
+        noisy = Laplace(e3, k * bound, neighbouring=NEIGHBOURING).randomise(t, rng=gen)
+        best = int(np.argmin(noisy))
+    else:
+        best = int(Exponential(e3, bound, neighbouring=NEIGHBOURING).randomise(-t, rng=gen))
+    size = int(sizes[best])
+    chosen = curves.order[:size]
+    _report(progress, 1.0, "done")
+    result = SubsetResult(
+        size=size,
+        index=best,
+        rows=data.public[chosen],
+        weights=curves.candidate_weights[:size, best],
+        public_rows=data.public_rows[chosen],
+        sizes=np.asarray(sizes),
+        criteria=t,
+        noisy_criteria=noisy,
+        estimates=curves.estimates,
+        candidate_weights=curves.candidate_weights,
+        order=curves.order,
+        ranking_weights=curves.ranking_weights,
+        distance=curves.distance,
+        reference=reference,
+        epsilon=eps,
+        epsilon_spent=e1 + e2 + e3_true,
+        epsilon_claimed=e1 + e2 + e3,
+        sensitivity=used,
+        sensitivity_bound=bound,
+        accounting=accounting,
+        selection=selection,
+        loss=loss,
+        rescaled=data,
+    )
+    return result, (curves.criteria[k:] if clean else None)
+
+
+def _check_sizes(sizes: Any, n_public: int) -> np.ndarray:
+    arr = np.asarray(sizes)
+    if arr.ndim != 1 or arr.size < 1 or arr.dtype.kind not in "iu":
+        raise TypeError(f"sizes must be a 1D sequence of integers, got {sizes!r}.")
+    if np.any(np.diff(arr) <= 0) or arr[0] < 1:
+        raise ValueError(f"sizes must increase strictly from >= 1, got {arr.tolist()[:6]}...")
+    if arr[-1] > n_public:
+        raise DataError(
+            f"The largest candidate size {arr[-1]} exceeds the {n_public} distinct public "
+            "points; trim the grid."
+        )
+    return arr.astype(int)

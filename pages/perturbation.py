@@ -1,0 +1,266 @@
+"""Private logistic regression (Chaudhuri & Monteleoni 2008): output vs objective perturbation.
+
+The views are seeded simulations on the chosen data (not releases); the "Publish" view makes the
+only thing a data owner would release: one private model.
+"""
+
+import datetime as dt
+import json
+import warnings
+
+import numpy as np
+import streamlit as st
+
+from dpcore.perturbation import FlawedProofWarning, PrivateLogisticRegression
+from dpcore.perturbation.experiments import (
+    epsilon_curve,
+    lambda_by_cv,
+    lambda_rule,
+    learning_curve,
+    lemma_bounds,
+    scenario_arrays,
+    summarise,
+)
+from dpcore.perturbation.synthetic import synthetic
+from dpcore.random import stream
+from ui.budget import budget_sidebar
+from ui.cache import memo
+from ui.errors import show_errors
+from ui.figures.common import show
+from ui.figures.perturbation import bounds_figure, coefficient_bars, distance_boxes, error_curve
+from ui.release import publish_panel
+from ui.sidebar import scenario_sidebar
+from ui.state import keep_widget_state
+from ui.widgets import epsilon_slider, log_slider, replicates_slider, seed_input
+
+VIEWS = ("Error vs ε", "Learning curve", "Distance to non-private", "Bounds (Lemmas 3-4)",
+         "Publish")
+SOURCES = ("Scenario (sidebar)", "Paper: separable sphere", "Paper: noisy sphere")
+SYNTHETIC = {"Paper: separable sphere": "separable", "Paper: noisy sphere": "noisy"}
+EPSILON_GRID = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
+LAMBDAS = (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0)
+CV_LAMBDAS = LAMBDAS[::2]  # decades: 3-fold CV over 6 values
+SIZES = (100, 200, 500, 1000, 2000, 5000, 10_000, 17_500, 20_000, 50_000)
+SYNTHETIC_TEST = 10_000
+LAMBDA_MODES = ("rule of (ε, n, d)", "set by hand", "CV on public data")
+PAPER_N = 17_500
+
+scenario = scenario_sidebar()
+keep_widget_state({"lr_view": VIEWS[0], "lr_source": SOURCES[0], "lr_lambda_mode": LAMBDA_MODES[0],
+                   "lr_method": "objective", "lr_proof": "2011"})
+with st.sidebar:
+    st.header("Private logistic regression")
+    source = st.radio("Training data", SOURCES, key="lr_source",
+                      help="The scenario's private set D, or the paper's synthetic data "
+                           "(Sect. 6: uniform on the unit sphere in 10 dimensions).")
+    epsilon = epsilon_slider("lr_epsilon", 1.0)
+    lambda_mode = st.radio(
+        "Choose λ by", LAMBDA_MODES, key="lr_lambda_mode",
+        help="Rule: λ = 0.2·d/(n·ε) (objective perturbation; reads no data, spends nothing). "
+             "By hand: the slider below. CV: 3-fold cross-validation of the non-private model "
+             "on public data (the scenario's E, or a fresh synthetic sample of 10,000 points as "
+             "in the paper), never on D.")
+    use_rule = lambda_mode == LAMBDA_MODES[0]
+    lam_set = log_slider("Regularisation λ", LAMBDAS, "lr_lambda", 0.01,
+                         help="Used when λ is set by hand. Larger λ: less noise, more bias.")
+    n_choice = int(log_slider("Training size n", SIZES, "lr_n", PAPER_N,
+                              help="Rows used for training (capped at the data's size)."))
+    restarts = replicates_slider("lr_restarts", 10, options=(5, 10, 20, 50),
+                                 label="Restarts (noise draws)",
+                                 help="Each restart draws fresh noise for every method and ε; "
+                                      "the bands show the spread over restarts and folds.")
+    seed = seed_input("lr_seed")
+budget_sidebar()
+
+st.title("Private logistic regression: perturb the output or the objective?")
+st.markdown(
+    "Two ways to publish a logistic-regression classifier with ε-differential privacy "
+    "(Chaudhuri & Monteleoni 2008): fit it and **add noise to the coefficients** (output "
+    "perturbation, Algorithm 1), or **add a random linear term to the objective** before fitting "
+    "(objective perturbation, Algorithm 2, with the 2011 correction of its proof). Which loses "
+    "less accuracy, and how does that depend on ε, λ and n?"
+)
+
+
+def _data():
+    """Training arrays, held-out arrays (or None: cross-validation), norm bound, intercept."""
+    if source in SYNTHETIC:
+        name = SYNTHETIC[source]
+        n = min(n_choice, PAPER_N)
+        X, y = synthetic(name, n, rng=stream(seed, "perturbation page", name, "train"))
+        Xt, yt = synthetic(name, SYNTHETIC_TEST, rng=stream(seed, "perturbation page", name,
+                                                            "test"))
+        return X, y, Xt, yt, 1.0, False, f"synthetic ({name}), n = {n:,}"
+    arrays = scenario_arrays(scenario)
+    n = min(n_choice, arrays.X.shape[0])
+    take = stream(seed, "perturbation page", "rows").permutation(arrays.X.shape[0])[:n]
+    onehot = all(scenario.kinds.get(g) == "onehot" for g, cols in scenario.groups.items()
+                 if any(c in arrays.features for c in cols))
+    return (arrays.X[take], arrays.y[take], arrays.X_test, arrays.y_test, arrays.data_norm,
+            not onehot, f"{scenario.title}, n = {n:,}")
+
+
+def _public():
+    """Public data for choosing λ: the scenario's E, or a fresh synthetic holdout (Sect. 6)."""
+    if source in SYNTHETIC:
+        name = SYNTHETIC[source]
+        return synthetic(name, SYNTHETIC_TEST, rng=stream(seed, "perturbation page", name, "cv"))
+    public = scenario_arrays(scenario, part="public")
+    return public.X, public.y
+
+
+with show_errors():
+    if scenario is None and source not in SYNTHETIC:
+        st.info("Choose a scenario in the sidebar, or the paper's synthetic data.")
+        st.stop()
+    scenario_id = st.session_state.get("scenario_id", "none")
+    X, y, X_test, y_test, norm, intercept, where = _data()
+    n, d = X.shape
+    if lambda_mode == LAMBDA_MODES[2]:
+        X_pub, y_pub = _public()
+        with st.spinner("Cross-validating λ on public data…"):
+            lam_cv = memo(scenario, scenario_id, ("lr cv", source, seed, norm, intercept),
+                          lambda: lambda_by_cv(X_pub, y_pub, CV_LAMBDAS, folds=3,
+                                               data_norm=norm, fit_intercept=intercept,
+                                               seed=seed)[0])
+    lam = {LAMBDA_MODES[0]: lambda: lambda_rule(epsilon, n, d), LAMBDA_MODES[1]: lambda: lam_set,
+           LAMBDA_MODES[2]: lambda: lam_cv}[lambda_mode]()
+    eps_axis = tuple(sorted(set(EPSILON_GRID) | {epsilon}))
+    common = dict(lam=lam, restarts=restarts, X_test=X_test, y_test=y_test, data_norm=norm,
+                  fit_intercept=intercept, seed=seed, **({"folds": 3} if X_test is None else {}))
+    key = (source, n, lam, restarts, seed, norm, intercept)
+    context = f"{where}; λ = {lam:.3g}" + {LAMBDA_MODES[0]: " (rule)", LAMBDA_MODES[1]: "",
+                                           LAMBDA_MODES[2]: " (CV on public data)"}[lambda_mode]
+    held_out = ("the held-out test part" if X_test is not None and source not in SYNTHETIC
+                else f"{SYNTHETIC_TEST:,} fresh test points" if source in SYNTHETIC
+                else "3-fold cross-validation")
+
+    view = st.segmented_control("View", VIEWS, key="lr_view", label_visibility="collapsed")
+    view = view or VIEWS[0]
+    st.caption(
+        f"Records scaled by a norm bound of {norm:.3g} from the domain (never from the data) and "
+        f"clipped to norm 1; d = {d}" + (" plus an intercept" if intercept else "")
+        + f"; test error on {held_out}. These are seeded simulations (restarts = noise draws), "
+        "not releases; the non-private curve is computed without noise."
+    )
+
+    def curve(excess: bool):
+        bar = st.progress(0.0, text="Fitting every method at every ε…")
+        result = memo(scenario, scenario_id, ("lr curve", *key, eps_axis, excess),
+                      lambda: epsilon_curve(X, y, epsilons=eps_axis, excess=excess,
+                                            progress=lambda f: bar.progress(f), **common))
+        bar.empty()
+        return result
+
+    if view == "Error vs ε":
+        res = curve(False)
+        summary = summarise(res)
+        show(error_curve(summary, by="epsilon", chosen=epsilon, xtitle="ε (log scale)"),
+             "fig_error_eps", title="Test error vs ε (Chaudhuri & Monteleoni Fig. 2c-d)",
+             context=context)
+        here = summary[np.isclose(summary["epsilon"], epsilon)].set_index("method")
+        cols = st.columns(len(here))
+        for col, (method, row) in zip(cols, here.iterrows(), strict=True):
+            col.metric(method if method != "non-private" else "non-private (no noise)",
+                       f"{row['mean']:.3f}", help=f"Mean test error at ε = {epsilon:g}; SD "
+                       f"{row['std']:.3f} over folds and restarts.")
+        st.caption("Bands: ±1 SD over folds and restarts; λ is the same at every ε (the value "
+                   "above, set for the chosen ε). Objective perturbation adds noise the "
+                   "size of one record's influence to the objective, so it needs far less than "
+                   "output perturbation's noise, whose scale is 2/(nλε); the 2008 calibration "
+                   "spends slightly less budget on the Jacobian term than the corrected one.")
+    elif view == "Learning curve":
+        n_fold = n if X_test is not None else n - -(-n // 3)  # training rows of a fold
+        sizes = sorted({max(min(50, n_fold), int(n_fold * f))
+                        for f in (0.05, 0.1, 0.2, 0.4, 0.7, 1.0)})
+        bar = st.progress(0.0, text="Fitting at every training size…")
+        res = memo(scenario, scenario_id, ("lr learning", *key, epsilon, tuple(sizes)),
+                   lambda: learning_curve(X, y, sizes=sizes, epsilon=epsilon,
+                                          progress=lambda f: bar.progress(f), **common))
+        bar.empty()
+        show(error_curve(summarise(res, by="n"), by="n", chosen=n_fold, xtitle="training size n",
+                         log_x=False),
+             "fig_learning", title="Learning curves (Chaudhuri & Monteleoni Fig. 2a-b)",
+             context=f"{context}; ε = {epsilon:g}")
+        st.caption("More records make every private method cheaper: the noise of both shrinks "
+                   "like 1/n. λ stays fixed across sizes here.")
+    elif view == "Distance to non-private":
+        res = curve(False)
+        show(distance_boxes(res, epsilon), "fig_distance",
+             title="How far the private model lands from the non-private one", context=context)
+        st.caption("‖w_private − w_non-private‖ over restarts and folds, for records scaled to "
+                   "norm ≤ 1. Boxes: median, middle half, whiskers to 1.5 box-lengths.")
+    elif view == "Bounds (Lemmas 3-4)":
+        res = curve(True)
+        d_fit = d + int(intercept)
+        bounds = lemma_bounds(np.geomspace(min(eps_axis), max(eps_axis), 40),
+                              n=n if X_test is not None else n - n // 3, d=d_fit, lam=lam)
+        show(bounds_figure(res, bounds, epsilon), "fig_bounds",
+             title="Excess training loss and the bounds of Lemmas 3 and 4", context=context)
+        st.caption("Excess regularised training loss f̂(w_private) − f̂(w_non-private). Lemma 3 "
+                   "(output) and Lemma 4 (objective, as printed for the 2008 calibration) bound "
+                   "it with probability 1 − δ = 0.95: the measured 95th percentiles must lie "
+                   "below the dashed lines of their colour.")
+    else:
+        if source in SYNTHETIC:
+            st.info("Publishing is for a scenario's private set: choose 'Scenario (sidebar)' "
+                    "as training data.")
+            st.stop()
+        arrays = scenario_arrays(scenario)
+        n_all = arrays.X.shape[0]
+        left, right = st.columns(2)
+        method = left.radio("Method", ("objective", "output"), key="lr_method", horizontal=True,
+                            format_func=lambda m: f"{m} perturbation")
+        proof = right.radio("Calibration (objective)", ("2011", "2008"), key="lr_proof",
+                            horizontal=True,
+                            help="2011: the corrected proof (Chaudhuri, Monteleoni & Sarwate). "
+                                 "2008: as printed, whose proof omits a Jacobian term.")
+        if method == "objective" and proof == "2008":
+            st.warning("The 2008 calibration's proof is incomplete: the claimed ε is not "
+                       "guaranteed. Use 2011 for a real release.", icon=":material/warning:")
+        lam_release = (lambda_rule(epsilon, n_all, arrays.X.shape[1], method) if use_rule
+                       else lam)
+        st.markdown(
+            f"**One release** at ε = {epsilon:g}, λ = {lam_release:.3g}: an {method}-perturbation "
+            f"model trained on all {n_all:,} records of D. Everything else on this page is a "
+            "simulation.")
+        if arrays.X_test is not None:
+            X_eval, y_eval, eval_name = arrays.X_test, arrays.y_test, "the held-out test part"
+        else:
+            public = scenario_arrays(scenario, part="public")
+            X_eval, y_eval, eval_name = public.X, public.y, "the public set E"
+        settings = (f"ε = {epsilon:g}, λ = {lam_release:.3g}, {method} perturbation"
+                    + (f" ({proof})" if method == "objective" else ""))
+
+        def release(accountant):
+            model = PrivateLogisticRegression(
+                epsilon=epsilon, lam=lam_release, method=method, proof=proof,
+                data_norm=arrays.data_norm, fit_intercept=intercept, accountant=accountant,
+                dataset=scenario.title)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FlawedProofWarning)  # shown above instead
+                return model.fit(arrays.X, arrays.y)
+
+        published = publish_panel("perturbation", scenario=scenario, scenario_id=scenario_id,
+                                  epsilon=epsilon, settings=settings, release=release,
+                                  label="Publish the model")
+        if published is not None:
+            model = published.value
+            error = 1.0 - model.score(X_eval, y_eval)
+            st.success(f"Published at {published.settings} ({published.time:%H:%M:%S} UTC).",
+                       icon=":material/check_circle:")
+            st.metric(f"Test error on {eval_name}", f"{error:.4f}",
+                      help="Measured on data the model was not trained on; the released model "
+                           "itself is the private output.")
+            show(coefficient_bars(model.coef_[0], arrays.features), "fig_coef",
+                 title="Released coefficients (largest 20)",
+                 context=f"{scenario.title}; {published.settings}")
+            payload = model.to_dict() | {
+                "features": list(arrays.features), "classes": [str(c) for c in model.classes_],
+                "test_error": error, "test_set": eval_name, "n_train": n_all,
+                "dataset": scenario.title,
+                "published": published.time.astimezone(dt.UTC).isoformat(),
+            }
+            st.download_button("Download the model (JSON)", json.dumps(payload, indent=2),
+                               "private_logistic_regression.json", "application/json",
+                               key="lr_download")

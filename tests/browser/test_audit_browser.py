@@ -1,0 +1,46 @@
+"""The privacy-audit page in a real browser: one mechanism, then the table of every mechanism.
+
+After every step no ``[data-testid="stException"]`` may be on the page. The screenshot goes to
+``tests/artifacts/audit.png`` and is copied to ``docs/screenshots/audit.png`` for the README.
+"""
+
+from __future__ import annotations
+
+import shutil
+from typing import TYPE_CHECKING
+
+import pytest
+from browser_support import SCREENSHOTS, assert_no_exception, expect, screenshot
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+pytestmark = pytest.mark.browser
+
+
+def wait_idle(page: Page) -> None:
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+    expect(page.get_by_test_id("stMain").get_by_test_id("stProgress")).to_have_count(0)
+    assert_no_exception(page)
+
+
+def test_audit_page_one_mechanism_and_the_table(page: Page):
+    main = page.get_by_test_id("stMain")
+    wait_idle(page)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Privacy audit").click()
+    expect(main.get_by_role("heading", name="Privacy audit", exact=True)).to_be_visible()
+    lower = main.get_by_test_id("stMetric").filter(has_text="Audited lower bound")
+    expect(lower).to_be_visible()
+    wait_idle(page)
+    charts = main.get_by_test_id("stPlotlyChart")
+    expect(charts).to_have_count(1)
+    expect(charts.first.get_by_text("runs on D′")).to_be_visible()
+    main.get_by_role("button", name="Audit every mechanism").click()
+    expect(charts).to_have_count(2)
+    wait_idle(page)
+    expect(main.get_by_test_id("stDataFrame")).to_be_visible()
+    expect(charts.nth(1).get_by_text("claimed ε", exact=True)).to_be_visible()
+    path = screenshot(page, "audit")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(path, SCREENSHOTS / "audit.png")
+    assert_no_exception(page)

@@ -1,0 +1,196 @@
+"""Private data stays private under load: 20 concurrent sessions, and no marker on disk or in logs.
+
+One ``streamlit run`` server (``app_url``, its log in ``tests/artifacts/streamlit.log``) and one
+headless Chromium with 20 browser contexts (separate cookies and storage: 20 users). Every user
+uploads one CSV whose column name carries a marker of its own (random, made at run time, so this
+file does not contain it), splits it at random, and moves the split slider. Checks:
+
+* every session shows its own marker, and none shows another session's marker;
+* none fails (no ``stException``);
+* the median and 95th-percentile time from the slider key press to the redrawn page are
+  printed (a report, not an assertion: wall-clock numbers are not tested);
+* one session then visits every page of ``app.py`` with its upload;
+* finally the working tree, the temp directory and the server log are scanned for every marker
+  (bytes, so also inside binary files): expect none. A positive control checks that the scan
+  finds a marker planted in a file of each place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import statistics
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from browser_support import ARTIFACTS, ROOT
+
+pytestmark = pytest.mark.browser
+
+SESSIONS = 20
+CHROMIUM = "/usr/bin/chromium"
+SINGLE = ROOT / "tests" / "data" / "valid_single.csv"
+PAGE_TITLES = re.findall(r'st\.Page\(\s*"[^"]+",\s*title="([^"]+)"', (ROOT / "app.py").read_text())
+TIMEOUT = 120_000  # ms for one step of one session, 20 sessions sharing 2 cores
+SKIP_DIRS = {".git", "__pycache__", ".ruff_cache", ".pytest_cache", "node_modules"}
+MAX_SCAN_BYTES = 50_000_000  # larger files are data shipped with the project, read in chunks
+
+
+async def _idle(page) -> None:
+    from playwright.async_api import expect
+
+    await expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TIMEOUT)
+    await expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+async def _session(browser, url: str, marker: str, timings: list, *, all_pages: bool,
+                   delay: float = 0.0) -> str:
+    """One user: upload, split at random, move the slider; returns the page's HTML."""
+    from playwright.async_api import expect
+
+    context = await browser.new_context(viewport={"width": 1400, "height": 1400})
+    page = await context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    try:
+        await asyncio.sleep(delay)  # users arrive within a few seconds, then work concurrently
+        await page.goto(url)
+        await _idle(page)
+        side = page.get_by_test_id("stSidebar")
+        await side.get_by_text("Upload", exact=True).click()
+        await side.get_by_text("One file, split by a rule").click()
+        uploader = side.get_by_test_id("stFileUploader").filter(has_text="CSV to split")
+        await expect(uploader).to_be_visible(timeout=TIMEOUT)
+        await _idle(page)
+        data = SINGLE.read_text().replace("region", f"region{marker}").encode()
+        await uploader.locator("input[type=file]").set_input_files(
+            {"name": "mine.csv", "mimeType": "text/csv", "buffer": data})
+        await expect(uploader).to_contain_text("mine.csv", timeout=TIMEOUT)
+        await expect(side.get_by_text("At random", exact=True)).to_be_visible(timeout=TIMEOUT)
+        await _idle(page)
+        await side.get_by_text("At random", exact=True).click()
+        slider = side.get_by_test_id("stSlider").filter(has_text="Share of rows made private")
+        await expect(slider).to_be_visible(timeout=TIMEOUT)
+        await _idle(page)
+        main = page.get_by_test_id("stMain")
+        await expect(main).to_contain_text(marker, timeout=TIMEOUT)
+        before = await main.inner_text()
+        thumb = slider.get_by_role("slider")
+        start = time.perf_counter()
+        await thumb.press("ArrowRight")
+        # Redrawn: the rerun is over and the main area shows the new split.
+        while True:
+            busy = await page.get_by_test_id("stStatusWidget").count()
+            if not busy and await main.inner_text() != before:
+                break
+            if time.perf_counter() - start > TIMEOUT / 1000:
+                raise AssertionError(f"session {marker}: no redraw after the slider move")
+            await asyncio.sleep(0.05)
+        timings.append(time.perf_counter() - start)
+        await _idle(page)
+        html = await page.content()
+        if all_pages:
+            nav = page.get_by_test_id("stSidebarNav")
+            for title in PAGE_TITLES:
+                await nav.get_by_role("link", name=title, exact=True).click()
+                await expect(main.get_by_role("heading").first).to_be_visible(timeout=TIMEOUT)
+                await _idle(page)
+                html += await page.content()
+        return html
+    finally:
+        await context.close()
+
+
+async def _run_all(url: str, markers: list[str], timings: list) -> list[str]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                           args=["--no-sandbox", "--disable-gpu"])
+        try:
+            # Warm-up (not timed): the first visit loads the default built-in scenario into the
+            # server's shared cache, as a running server would have done long before.
+            warm = await browser.new_page()
+            await warm.goto(url)
+            await _idle(warm)
+            await warm.close()
+            return await asyncio.gather(*(
+                _session(browser, url, m, timings, all_pages=(i == 0), delay=0.25 * i)
+                for i, m in enumerate(markers)))
+        finally:
+            await browser.close()
+
+
+def _places() -> dict[str, list[Path]]:
+    return {"working tree": [ROOT], "temp directory": [Path(tempfile.gettempdir())],
+            "server log": [ARTIFACTS / "streamlit.log"]}
+
+
+def _files(root: Path):
+    if root.is_file():
+        yield root
+        return
+    for dirpath, dirnames, filenames in os.walk(root, onerror=lambda e: None):
+        dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS]
+        for name in filenames:
+            path = Path(dirpath) / name
+            if path.is_file() and not path.is_symlink():
+                yield path
+
+
+def scan(markers: list[str]) -> tuple[dict[str, list[str]], int]:
+    """Files of each place that contain any marker; and how many files were read."""
+    needles = [m.encode() for m in markers]
+    found: dict[str, list[str]] = {}
+    n_files = 0
+    for place, roots in _places().items():
+        for root in roots:
+            for path in _files(root):
+                try:
+                    with path.open("rb") as fh:
+                        tail = b""
+                        while chunk := fh.read(MAX_SCAN_BYTES):
+                            block = tail + chunk
+                            if any(n in block for n in needles):
+                                found.setdefault(place, []).append(str(path))
+                                break
+                            tail = chunk[-64:]
+                    n_files += 1
+                except OSError:  # sockets, files of other users, files removed meanwhile
+                    continue
+    return found, n_files
+
+
+def test_twenty_concurrent_sessions_see_only_their_own_data_and_leave_no_trace(app_url):
+    pytest.importorskip("playwright.async_api")
+    markers = [f"ISO{uuid.uuid4().hex[:12].upper()}" for _ in range(SESSIONS)]
+    timings: list[float] = []
+    pages = asyncio.run(_run_all(app_url, markers, timings))
+    for own, html in zip(markers, pages, strict=True):
+        assert own in html
+        others = [m for m in markers if m != own and m in html]
+        assert not others, f"session {own} shows other sessions' data: {others}"
+    median = statistics.median(timings)
+    p95 = sorted(timings)[max(0, int(round(0.95 * len(timings))) - 1)]
+    found, n_files = scan(markers)
+    print(f"\nisolation: {SESSIONS} concurrent sessions, {len(pages)} completed, slider to "
+          f"redraw median {median:.2f} s, p95 {p95:.2f} s; pages visited by one session: "
+          f"{len(PAGE_TITLES)}; files scanned {n_files}; markers found on disk or in logs: "
+          f"{sum(map(len, found.values()))}")
+    assert len(timings) == SESSIONS
+    assert not found, f"markers written to disk or logs: {found}"
+
+
+def test_the_scan_finds_a_planted_marker():
+    # Positive control for scan(): a marker planted in the temp directory is found.
+    marker = f"PLANT{uuid.uuid4().hex[:12].upper()}"
+    planted = Path(tempfile.gettempdir()) / f"planted-{marker[:9]}.bin"
+    planted.write_bytes(b"\x00" * 10 + marker.encode() + b"\x00")
+    try:
+        found, n_files = scan([marker])
+        assert found == {"temp directory": [str(planted)]} and n_files > 0
+    finally:
+        planted.unlink()

@@ -1,0 +1,114 @@
+"""The data-masking page in a real browser: the scatter plots, an ε move, every view, publish.
+
+After every step no ``[data-testid="stException"]`` may be on the page. Screenshots go to
+``tests/artifacts/``; the default scatter plots are copied to ``docs/screenshots/masking.png``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from typing import TYPE_CHECKING
+
+import pytest
+from browser_support import SCREENSHOTS, assert_no_exception, expect, screenshot
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
+
+
+pytestmark = pytest.mark.browser
+
+SCREENSHOT = SCREENSHOTS / "masking.png"
+FIRST_RUN_TIMEOUT = 90_000  # the sidebar loads Adult first; the page then masks the toy data
+DOTS, HEAT = ".scatterlayer .points path", ".heatmaplayer image"
+
+
+def wait_idle(page: Page, timeout: float | None = None) -> None:
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout)
+    expect(page.get_by_test_id("stMain").get_by_test_id("stProgress")).to_have_count(0)
+    assert_no_exception(page)
+
+
+def metric_value(page: Page, label: str) -> Locator:
+    return page.get_by_test_id("stMetric").filter(has_text=label).get_by_test_id(
+        "stMetricValue")
+
+
+def open_view(page: Page, name: str) -> Locator:
+    main = page.get_by_test_id("stMain")
+    # The segmented control's options are radio buttons in this Streamlit version.
+    main.get_by_test_id("stButtonGroup").get_by_role("radio", name=name, exact=True).click()
+    wait_idle(page)
+    return main
+
+
+def expect_charts(panel: Locator, count: int, marks: str = DOTS) -> None:
+    charts = panel.get_by_test_id("stPlotlyChart")
+    expect(charts).to_have_count(count)
+    for i in range(count):
+        expect(charts.nth(i).locator(marks).first).to_be_visible()
+
+
+def test_masking_page_scatter_views_and_publish(page: Page):
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data masking").click()
+    main = page.get_by_test_id("stMain")
+    expect(metric_value(page, "‖refit − w′‖")).to_be_visible(timeout=FIRST_RUN_TIMEOUT)
+    wait_idle(page, timeout=FIRST_RUN_TIMEOUT)
+    expect(main.get_by_role("heading", name="Data masking: publish look-alike records, not "
+                                            "the records")).to_be_visible()
+    expect_charts(main, 1)
+    chart = main.get_by_test_id("stPlotlyChart")
+    expect(chart.locator(HEAT)).to_have_count(3)  # decision regions of the three panels
+    expect(chart.get_by_text("Original private records (non-private)")).to_be_visible()
+    expect(chart.get_by_text("Final masked set (DP, ε = 5)")).to_be_visible()
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(screenshot(page, "masking-scatter"), SCREENSHOT)
+
+    # One step up the ε slider (5 -> 10) redraws the final panel.
+    thumb = page.get_by_test_id("stSidebar").get_by_test_id("stSlider").filter(
+        has_text="Privacy budget ε").get_by_role("slider")
+    expect(thumb).to_have_attribute("aria-valuetext", "5")
+    thumb.focus()
+    thumb.press("ArrowRight")
+    expect(thumb).to_have_attribute("aria-valuetext", "10")
+    expect(chart.get_by_text("Final masked set (DP, ε = 10)")).to_be_visible()
+    wait_idle(page)
+
+    main.get_by_text("Masked set alone, as a recipient sees it", exact=True).click()
+    wait_idle(page)
+    expect(main.get_by_test_id("stPlotlyChart").get_by_text("non-private")).to_have_count(0)
+    expect_charts(main, 1)
+    screenshot(page, "masking-recipient")
+
+    panel = open_view(page, "Greedy animation")
+    expect_charts(panel, 1)
+    panel.get_by_test_id("stPlotlyChart").get_by_text("▶ Play").click()
+    assert_no_exception(page)
+    screenshot(page, "masking-animation")
+
+    panel = open_view(page, "Accuracy vs ε")
+    expect_charts(panel, 2)
+    screenshot(page, "masking-accuracy")
+
+    page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").filter(
+        has_text="Experiment").click()
+    page.get_by_role("option", name="Digits 0, 1, 3: 3 masked by 6 (Fig. 3)").click()
+    wait_idle(page, timeout=FIRST_RUN_TIMEOUT)
+    panel = open_view(page, "Digit images")
+    expect_charts(panel, 4, HEAT)
+    screenshot(page, "masking-digits")
+
+    # Publish at ε = 0.5 (the session budget is 1): one release in the ledger, a CSV offered.
+    for value in ("5", "2", "1", "0.5"):  # one step at a time: a rerun may swallow a key
+        thumb.focus()
+        thumb.press("ArrowLeft")
+        expect(thumb).to_have_attribute("aria-valuetext", value)
+        wait_idle(page, timeout=FIRST_RUN_TIMEOUT)
+    panel = open_view(page, "Publish")
+    panel.get_by_role("button", name="Publish the masked dataset").click()
+    expect(panel.get_by_test_id("stDownloadButton")).to_contain_text(
+        "Download the masked dataset (CSV)", timeout=FIRST_RUN_TIMEOUT)
+    expect(page.get_by_test_id("stSidebar").get_by_text("spent ε = 0.5 of 1 in 1 release")
+           ).to_be_visible()
+    wait_idle(page)
+    screenshot(page, "masking-publish")

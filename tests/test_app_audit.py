@@ -1,0 +1,86 @@
+"""AppTest of the privacy-audit page: one mechanism, the table, a fault, the one-run audit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = "pages/audit.py"
+TIMEOUT = 120
+
+
+def open_page(**state: object) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    at.switch_page(PAGE)
+    return rerun(at)
+
+
+def rerun(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [exc.value for exc in at.exception]
+    return at
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def chart_ids(at: AppTest) -> set[str]:
+    return {c.proto.id for c in at.get("plotly_chart")}
+
+
+def test_page_opens_on_a_correct_mechanism_below_its_claim():
+    at = open_page(au_runs=3000)
+    shown = metrics(at)
+    assert shown["Claimed ε"] == "1"
+    assert float(shown["Audited lower bound"]) <= 1.0
+    assert shown["Runs per dataset"] == "3,000"
+    assert not at.error and len(at.success) == 1
+    assert len(at.get("plotly_chart")) == 1
+    assert any("not releases" in c.value for c in at.caption)
+
+
+def test_a_fault_is_flagged_in_red():
+    at = open_page(au_runs=10_000)
+    at.selectbox(key="au_case").set_value("laplace_halved")
+    rerun(at)
+    assert float(metrics(at)["Audited lower bound"]) > 1.0
+    assert at.error and "too weak" in at.error[0].value
+
+
+def test_refitting_mechanisms_run_fewer_times():
+    at = open_page(au_runs=100_000, au_case="objective2011")
+    assert metrics(at)["Runs per dataset"] == "20,000"
+
+
+def test_table_of_every_mechanism_behind_a_button():
+    at = open_page(au_runs=1000)
+    assert not at.dataframe and at.info
+    at.button(key="au_run_all").click()
+    rerun(at)
+    table = at.dataframe[0].value
+    assert len(table) == 16
+    broken = table[table["broken on purpose"]]
+    correct = table[~table["broken on purpose"]]
+    assert (correct["audited lower bound"] <= correct["claimed epsilon"]).all()
+    assert broken["flagged"].sum() >= 2
+    assert len(at.get("plotly_chart")) == 2
+    at.toggle(key="au_broken").set_value(False)
+    rerun(at)
+    at.button(key="au_run_all").click()
+    rerun(at)
+    assert len(at.dataframe[0].value) == 11
+
+
+def test_one_run_audit():
+    at = open_page(au_runs=1000, au_canaries=50)
+    at.button(key="au_one_run").click()
+    rerun(at)
+    shown = metrics(at)
+    assert shown["Correct guesses"].endswith("/ 10")
+    assert float(shown["Audited lower bound"]) <= 1.0

@@ -1,0 +1,221 @@
+"""AppTest of the "Choose epsilon" page: every control, the three views and the budget's
+composition select box."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from dpcore.planning import (
+    compose,
+    epsilon_for_gaussian,
+    epsilon_for_laplace,
+    gaussian_rho,
+    mean_sensitivity,
+    posterior_bound,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = "pages/choose_epsilon.py"
+TIMEOUT = 240  # the logistic-regression study on wine fits 7 epsilons x 3 folds x restarts
+
+
+def open_page(**state: object) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    state.setdefault("builtin_name", "wine")
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    at.switch_page(PAGE)
+    return rerun(at)
+
+
+def rerun(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [exc.value for exc in at.exception]
+    assert not at.error, [err.value for err in at.error]
+    return at
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def charts(at: AppTest) -> list[str]:
+    return [c.proto.id for c in at.get("plotly_chart")]
+
+
+def captions(at: AppTest) -> str:
+    return " ".join(c.value for c in at.caption)
+
+
+def show_view(at: AppTest, view: str) -> AppTest:
+    at.button_group(key="ce_view").set_value(view)
+    return rerun(at)
+
+
+def target(at: AppTest, name: str) -> AppTest:
+    at.selectbox(key="ce_target").set_value(name)
+    return rerun(at)
+
+
+def test_default_view_answers_a_count_target_in_closed_form():
+    at = open_page()
+    # a count within ±10 in 95 % of releases: ε = ln(20) / 10 = 0.2996
+    assert metrics(at)["Smallest ε"] == f"{epsilon_for_laplace(1.0, 10.0):.3g}" == "0.3"
+    assert metrics(at)["Uncertainty"] == "none (exact)"
+    assert len(charts(at)) == 1 and charts(at)[0].endswith("fig_ce_target")
+    text = captions(at)
+    assert "more privacy ← → more accuracy" in text
+    assert "at ε = 1, a 1 % prior can rise to at most 2.7 %" in text  # the slider's risk line
+    assert "no data read" in text
+
+
+def test_laplace_controls_mean_level_and_error():
+    at = open_page()
+    at.number_input(key="ce_err_count").set_value(5.0)
+    assert metrics(rerun(at))["Smallest ε"] == f"{epsilon_for_laplace(1.0, 5.0):.3g}"
+    at.select_slider(key="ce_level").set_value(0.99)
+    assert metrics(rerun(at))["Smallest ε"] == f"{epsilon_for_laplace(1.0, 5.0, 0.99):.3g}"
+    at.radio(key="ce_query").set_value("mean")
+    rerun(at)
+    at.number_input(key="ce_low").set_value(17.0)
+    at.number_input(key="ce_high").set_value(90.0)
+    at.number_input(key="ce_n").set_value(20000)
+    at.number_input(key="ce_err_mean").set_value(0.05)
+    rerun(at)
+    expected = epsilon_for_laplace(mean_sensitivity(20000, 17.0, 90.0), 0.05, 0.99)
+    assert metrics(at)["Smallest ε"] == f"{expected:.3g}"
+
+
+def test_gaussian_target_and_its_delta():
+    at = target(open_page(), "gaussian")
+    assert metrics(at)["Smallest ε"] == f"{epsilon_for_gaussian(1.0, 10.0, delta=1e-6):.3g}"
+    at.select_slider(key="ce_delta").set_value(1e-9)
+    rerun(at)
+    assert metrics(at)["Smallest ε"] == f"{epsilon_for_gaussian(1.0, 10.0, delta=1e-9):.3g}"
+    assert "analytic Gaussian calibration, δ = 1e-09" in captions(at)
+
+
+def test_out_of_reach_target_says_so_and_shows_the_best_reachable():
+    at = target(open_page(), "laplace")
+    at.number_input(key="ce_err_count").set_value(0.01)  # needs ε = 300
+    rerun(at)
+    assert metrics(at)["Smallest ε"] == "none ≤ 10"
+    assert any("No ε up to 10 meets the target 0.01" in w.value for w in at.warning)
+
+
+def test_importance_theory_forms_tails_and_the_public_route():
+    at = target(open_page(), "iw_theory")
+    assert "non-private references" in captions(at)
+    first = metrics(at)
+    at.radio(key="ce_kind").set_value("plugin")
+    second = metrics(rerun(at))
+    at.radio(key="ce_tail").set_value("chebyshev")
+    third = metrics(rerun(at))
+    assert first != second != third
+    at.radio(key="ce_route").set_value("public")
+    rerun(at)
+    assert "never reads D" not in captions(at)  # the closed form's caption names the stand-in
+    assert "of the stand-in" in captions(at)
+    at.select_slider(key="ce_lambda").set_value(1.0)
+    at.number_input(key="ce_err_iw").set_value(0.2)
+    rerun(at)
+    assert len(charts(at)) == 1
+
+
+def test_importance_monte_carlo_shows_runs_and_interval():
+    at = target(open_page(), "iw_mc")
+    shown = metrics(at)
+    assert shown["Runs per ε"] == "100"
+    assert "non-private" in captions(at) and "not a release" in captions(at)
+    at.select_slider(key="ce_reps").set_value(50)
+    at.number_input(key="ce_err_iw").set_value(0.1)
+    rerun(at)
+    assert metrics(at)["Runs per ε"] == "50"
+    at.radio(key="ce_route").set_value("public")
+    rerun(at)
+    assert "never reads D" in captions(at)
+    at.number_input(key="ce_seed").set_value(3)
+    rerun(at)
+    assert len(charts(at)) == 1
+
+
+def test_logistic_regression_target_runs_when_asked():
+    at = target(open_page(), "lr")
+    assert not charts(at) and any("switch it on" in i.value for i in at.info)
+    at.select_slider(key="ce_restarts").set_value(3)
+    at.toggle(key="ce_run_lr").set_value(True)
+    at.number_input(key="ce_err_lr").set_value(0.3)
+    rerun(at)
+    assert len(charts(at)) == 1 and metrics(at)["Runs per ε"] == "9"  # 3 folds x 3 restarts
+
+
+def test_subset_target_runs_when_asked():
+    at = target(open_page(), "subset")
+    assert not charts(at)
+    at.select_slider(key="ce_sub_reps").set_value(1)
+    at.toggle(key="ce_run_sub").set_value(True)
+    at.number_input(key="ce_err_sub").set_value(3.0)
+    rerun(at)
+    assert len(charts(at)) == 1 and metrics(at)["Runs per ε"] == "1"
+
+
+def test_risk_view_prior_delta_and_the_slider():
+    at = show_view(open_page(), "ε as risk")
+    assert charts(at) == [c for c in charts(at) if c.endswith("fig_ce_risk")] and charts(at)
+    expected = f"{100 * posterior_bound(0.01, 1):.2f} %"
+    assert metrics(at)["At most, after one ε = 1 release"] == expected
+    at.select_slider(key="ce_prior").set_value(0.1)
+    at.select_slider(key="ce_risk_delta").set_value(1e-3)
+    at.select_slider(key="ce_epsilon").set_value(2.0)
+    rerun(at)
+    shown = metrics(at)
+    assert shown["At most, after one ε = 2 release"] == f"{100 * posterior_bound(0.1, 2):.2f} %"
+    assert shown["(ε, δ) = (2, 0.001), expected"] == \
+        f"{100 * posterior_bound(0.1, 2, 1e-3):.2f} %"
+    assert "at ε = 2, a 1 % prior can rise to at most 6.9 %" in captions(at)
+
+
+def test_composition_view_compares_the_three_methods():
+    at = show_view(open_page(), "Composition")
+    shown = metrics(at)
+    # the default plan: 100 Laplace at 0.05, 4 Gaussian at (0.5, 1e-6), 1 importance at 0.1
+    assert shown["sequential"] == "ε = 7.1"
+    eps, deltas = [0.05] * 100 + [0.5] * 4 + [0.1], [0] * 100 + [1e-6] * 4 + [0]
+    advanced = compose(eps, deltas, "advanced", 1e-6)
+    assert shown["advanced"] == f"ε = {advanced[0]:.3g}" and advanced[0] < 7.1
+    rho = [None] * 100 + [gaussian_rho(0.5, 1e-6)] * 4 + [None]
+    assert shown["zcdp"] == f"ε = {compose(eps, deltas, 'zcdp', 1e-6, rhos=rho)[0]:.3g}"
+    assert len(charts(at)) == 2
+    assert "Nothing was spent" in captions(at)
+    at.select_slider(key="ce_slack").set_value(1e-9)
+    at.toggle(key="ce_with_ledger").set_value(True)
+    rerun(at)
+    assert metrics(at)["sequential"] == "ε = 7.1"  # an empty ledger adds nothing
+    assert metrics(at)["advanced"] != shown["advanced"]  # a smaller δ′ costs more ε
+
+
+def test_budget_sidebar_composition_select_box():
+    at = open_page()
+    acc = at.session_state["_budget_accountant"]
+    for _ in range(30):
+        acc.spend(0.03, mechanism="Laplace", dataset="wine")
+    rerun(at)
+    assert any("spent ε = 0.9 of 1 in 30 releases" in p.proto.text for p in at.get("progress"))
+    at.selectbox(key="budget_composition").set_value("zcdp")
+    rerun(at)
+    assert acc.composition == ("zcdp", 1e-6) and acc.budget == (1.0, 1e-6)
+    total = compose([0.03] * 30, method="zcdp", delta_slack=1e-6)
+    assert any(f"total ε = {total[0]:.3g} of 1 in 30 releases (zcdp" in p.proto.text
+               for p in at.get("progress"))
+    assert "Bun & Steinke" in captions(at)
+    at.select_slider(key="budget_delta_slack").set_value(1e-5)
+    rerun(at)
+    assert acc.composition == ("zcdp", 1e-5) and acc.budget[1] == 1e-5
+    at.selectbox(key="budget_composition").set_value("sequential")
+    rerun(at)
+    assert acc.composition[0] == "sequential"
+    assert not math.isnan(acc.total("advanced")[0])

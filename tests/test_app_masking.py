@@ -1,0 +1,132 @@
+"""AppTest of the data-masking page: views, controls, the recipient view, digits and Publish."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = "pages/masking.py"
+TIMEOUT = 120  # seconds per run (2 busy cores)
+TOY = "Toy: three Gaussians (Fig. 2)"
+DIGITS = "Digits 0, 1, 3: 3 masked by 6 (Fig. 3)"
+
+
+def open_page(**state: object) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    # The page's own experiments do not read the sidebar scenario: a small one keeps each
+    # rerun from copying Adult out of the cache.
+    state = {"builtin_name": "three-gaussians", **state}
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    at.switch_page(PAGE)
+    return rerun(at)
+
+
+def rerun(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [exc.value for exc in at.exception]
+    assert not at.error, [err.value for err in at.error]
+    return at
+
+
+def charts(at: AppTest) -> list[str]:
+    return [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def show_view(at: AppTest, view: str) -> AppTest:
+    at.button_group(key="mk_view").set_value(view)
+    return rerun(at)
+
+
+def test_default_page_shows_the_toy_scatter_and_its_quality():
+    at = open_page()
+    assert charts(at) == ["fig_scatter"]
+    shown = metrics(at)
+    # Default eps = 5, N = 300: the masked set reaches w' (the gradient vanishes numerically).
+    assert float(shown["Gradient norm at w′"]) < 1e-6
+    assert float(shown["‖refit − w′‖"]) < 1e-4
+    assert "non-private" in " ".join(at.metric[3].label.split()).lower()
+    assert any("not a release" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize(("view", "expected"), [
+    ("Greedy animation", ["fig_animation"]),
+    ("Accuracy vs ε", ["fig_accuracy_100", "fig_accuracy_200"]),
+    ("Digit images", []),
+    ("Publish", []),
+])
+def test_every_view_builds_only_its_own_figures(view, expected):
+    at = show_view(open_page(mk_draws=10), view)
+    assert charts(at) == expected
+
+
+def test_recipient_view_shows_the_masked_set_alone():
+    at = open_page()
+    at.toggle(key="mk_alone").set_value(True)
+    rerun(at)
+    assert charts(at) == ["fig_recipient"]
+    spec = at.get("plotly_chart")[0].proto.spec
+    assert "non-private" not in spec  # nothing from the private data in the recipient's view
+
+
+def test_small_n_warns_and_controls_redraw():
+    at = open_page()
+    before = metrics(at)["Masked-set model accuracy"]
+    at.select_slider(key="mk_epsilon").set_value(1.0)
+    at.select_slider(key="mk_n").set_value(150)
+    rerun(at)
+    # eps = 1 and N = 150 (the initial set has 100): the masked set cannot reach w'.
+    assert any("could not reach" in w.value for w in at.warning)
+    assert metrics(at)["Masked-set model accuracy"] != before
+    at.radio(key="mk_initial").set_value("Empty")
+    rerun(at)
+    assert charts(at) == ["fig_scatter"]
+
+
+def test_digits_show_images_and_weights():
+    at = open_page()
+    at.selectbox(key="mk_task").set_value(DIGITS)
+    rerun(at)
+    assert charts(at) == ["fig_scatter"]
+    assert any("projection fitted on public data" in c.value for c in at.caption)
+    show_view(at, "Digit images")
+    assert charts(at) == ["fig_private_images", "fig_initial_images", "fig_masked_images",
+                          "fig_weights"]
+
+
+def test_publish_spends_once_and_offers_the_csv():
+    at = open_page()
+    at.select_slider(key="mk_epsilon").set_value(0.5)  # the default session budget is 1
+    show_view(at, "Publish")
+    at.button(key="publish_masking").click()
+    rerun(at)
+    ledger = at.session_state["_budget_accountant"].ledger
+    assert len(ledger) == 1 and ledger["epsilon"].iloc[0] == 0.5
+    assert "masked data generation" in ledger["mechanism"].iloc[0]
+    assert charts(at) == ["fig_released"]
+    assert any(b.key == "mk_download" for b in at.get("download_button"))
+    at.button(key="publish_masking").click()
+    rerun(at)
+    at.button(key="publish_masking").click()  # 1.5 > 1: refused, nothing recorded
+    at.run()
+    assert any("budget" in err.value for err in at.error)
+    assert len(at.session_state["_budget_accountant"]) == 2
+
+
+def test_sidebar_scenario_task_runs_and_refuses_publishing_from_a_derived_public_set():
+    at = open_page(mk_task="Sidebar scenario (its binary target)", builtin_name="wine")
+    assert charts(at) == ["fig_scatter"]
+    assert any("Wine" in c.value for c in at.caption)
+    assert any("projection fitted on public data" in c.value for c in at.caption)  # d = 13
+    at.session_state["builtin_public"] = "identical"  # E = D: a release would carry D's records
+    show_view(rerun(at), "Publish")
+    assert not [b for b in at.button if b.key == "publish_masking"]
+    assert any("refused" in w.value for w in at.warning)

@@ -1,0 +1,160 @@
+"""AppTest of the private logistic regression page: views, every control, Publish."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = "pages/perturbation.py"
+TIMEOUT = 180  # seconds per run: the first run on Adult fits 4 methods x 7 epsilons
+VIEWS = {"Error vs ε": 1, "Learning curve": 1, "Distance to non-private": 1,
+         "Bounds (Lemmas 3-4)": 1, "Publish": 0}
+SMALL = {"builtin_name": "breast-cancer"}  # a fast scenario with a binary target
+
+
+def open_page(**state: object) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    at.switch_page(PAGE)
+    return rerun(at)
+
+
+def rerun(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [exc.value for exc in at.exception]
+    assert not at.error, [err.value for err in at.error]
+    return at
+
+
+def charts(at: AppTest) -> dict[str, str]:
+    return {c.proto.id: c.proto.spec for c in at.get("plotly_chart")}
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def show_view(at: AppTest, view: str) -> AppTest:
+    at.button_group(key="lr_view").set_value(view)
+    return rerun(at)
+
+
+def test_default_page_on_adult_shows_the_epsilon_curve():
+    at = open_page()
+    shown = metrics(at)
+    assert set(shown) == {"non-private (no noise)", "output perturbation",
+                          "objective perturbation", "objective (2008 proof)"}
+    # Adult test error: the non-private model is near 0.16 at the rule's lambda; objective
+    # perturbation beats output perturbation at epsilon = 1 (the page's point).
+    assert float(shown["objective perturbation"]) < float(shown["output perturbation"])
+    assert float(shown["non-private (no noise)"]) == pytest.approx(0.16, abs=0.03)
+    assert [k for k in charts(at) if k.endswith("fig_error_eps")]
+    captions = " ".join(c.value for c in at.caption)
+    assert "not releases" in captions and "held-out test part" in captions
+    assert "more privacy ← → more accuracy" in captions
+
+
+@pytest.mark.parametrize("view, count", VIEWS.items())
+def test_every_view_builds_only_its_own_figures(view, count):
+    at = show_view(open_page(**SMALL), view)
+    assert len(charts(at)) == count
+
+
+@pytest.mark.parametrize("key, value", [
+    ("lr_epsilon", 5.0), ("lr_n", 200), ("lr_restarts", 20), ("lr_seed", 3),
+])
+def test_each_control_redraws_the_figure(key, value):
+    at = open_page(**SMALL)
+    before = charts(at)
+    widget = at.number_input(key=key) if key == "lr_seed" else at.select_slider(key=key)
+    widget.set_value(value)
+    after = charts(rerun(at))
+    assert [k for k in before if before[k] != after.get(k)], f"moving {key} changed no figure"
+
+
+def test_lambda_slider_counts_only_without_the_rule():
+    at = open_page(**SMALL)
+    before = charts(at)
+    at.select_slider(key="lr_lambda").set_value(0.3)
+    assert charts(rerun(at)) == before  # the rule sets lambda
+    at.radio(key="lr_lambda_mode").set_value("set by hand")
+    after = charts(rerun(at))
+    assert after != before
+    assert any("λ = 0.3" in spec for spec in after.values())
+    at.radio(key="lr_lambda_mode").set_value("CV on public data")
+    cv = charts(rerun(at))
+    assert any("CV on public data" in spec for spec in cv.values())
+
+
+@pytest.mark.parametrize("source", ["Paper: separable sphere", "Paper: noisy sphere"])
+def test_synthetic_data_of_the_paper(source):
+    at = open_page(**SMALL)
+    at.radio(key="lr_source").set_value(source)
+    at.select_slider(key="lr_n").set_value(2000)
+    rerun(at)
+    assert any("synthetic" in spec for spec in charts(at).values())
+    assert float(metrics(at)["non-private (no noise)"]) < 0.1
+    at = show_view(at, "Publish")
+    assert any("Publishing is for a scenario" in i.value for i in at.info)
+
+
+def test_publish_a_model_and_download_it():
+    at = show_view(open_page(**SMALL), "Publish")
+    at.select_slider(key="lr_epsilon").set_value(0.5)
+    rerun(at)
+    at.button(key="publish_perturbation").click()
+    rerun(at)
+    first = at.session_state["_release_perturbation"].value
+    at.button(key="publish_perturbation").click()
+    rerun(at)
+    second = at.session_state["_release_perturbation"].value
+    assert not np.array_equal(first.coef_, second.coef_)  # fresh entropy each time
+    ledger = at.session_state["_budget_accountant"].ledger
+    assert list(ledger.epsilon) == [0.5, 0.5]
+    assert any(label.startswith("Test error on") for label in metrics(at))
+    download = at.get("download_button")[0]
+    assert download.label == "Download the model (JSON)"
+    assert [k for k in charts(at) if k.endswith("fig_coef")]
+    at.button(key="publish_perturbation").click()
+    at.run()
+    assert any("budget" in err.value for err in at.error)  # the third press is refused
+    assert len(at.session_state["_budget_accountant"]) == 2
+
+
+def test_publish_controls_method_and_2008_warning():
+    at = show_view(open_page(**SMALL), "Publish")
+    at.select_slider(key="lr_epsilon").set_value(0.5)  # two releases in the budget of 1
+    at.radio(key="lr_proof").set_value("2008")
+    rerun(at)
+    assert any("incomplete" in w.value for w in at.warning)
+    at.button(key="publish_perturbation").click()
+    rerun(at)
+    model = at.session_state["_release_perturbation"].value
+    assert model.proof == "2008" and model.method == "objective"
+    at.radio(key="lr_method").set_value("output")
+    rerun(at)
+    assert not any("incomplete" in w.value for w in at.warning)
+    at.button(key="publish_perturbation").click()
+    rerun(at)
+    model = at.session_state["_release_perturbation"].value
+    assert model.method == "output"
+    payload = model.to_dict()
+    json.dumps(payload)  # JSON-ready
+    assert payload["method"] == "output perturbation"
+    assert set(payload) >= {"coef", "classes", "epsilon", "lambda", "norm_bound", "intercept"}
+    assert payload["epsilon"] == 0.5
+    assert at.get("download_button")[0].label == "Download the model (JSON)"
+
+
+@pytest.mark.parametrize("public", ["identical", "bootstrap"])
+def test_publish_is_refused_when_the_public_set_is_derived_from_the_private_one(public):
+    at = show_view(open_page(builtin_name="breast-cancer", builtin_public=public), "Publish")
+    assert not [b for b in at.button if b.key == "publish_perturbation"]
+    assert any("Publishing is refused" in w.value for w in at.warning)

@@ -1,0 +1,213 @@
+"""Tests of the empirical privacy audit (dpcore.audit).
+
+Statistical margins. For a correctly calibrated mechanism, ``audit`` returns a bound that
+exceeds the true epsilon with probability at most ``1 - confidence`` (two Clopper-Pearson
+bounds at ``1 - alpha/2`` each, threshold chosen on a disjoint half), whatever the pair. The
+tests of correct mechanisms use confidence 0.99, so each would fail for at most 1 % of seeds a
+priori; the seeds are fixed, so the outcome is deterministic. On a pair whose noiseless outputs
+are a fraction f of the sensitivity apart, a Laplace-type mechanism (privacy loss linear in the
+distance) has true epsilon at most ``f * epsilon`` on that pair, so the sharper check
+``lb <= f * epsilon`` holds with the same probability. The faults are checked against the
+claimed epsilon (or against ``f * epsilon`` where f < 1): their true privacy loss on the pair
+is known in closed form (stated per test), and the gap between it and the claim is many
+standard errors of the bound at the number of runs used.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import special, stats
+
+from dpcore import audit as A
+from dpcore.validation import DataError
+
+CORRECT = [k for k in A.CASE_KEYS if k not in A.BROKEN_KEYS]
+#: Cases whose privacy loss on the pair is linear in the distance of the noiseless outputs
+#: (Laplace / L2-Laplace noise), so that the true epsilon on the pair is at most f * epsilon.
+LINEAR = ["laplace", "importance", "output", "masking", "input", "counts",
+          "selection_noisy-curve"]
+
+
+def _runs(case: A.AuditCase) -> int:
+    return 20_000 if case.refits else 100_000
+
+
+# ---------------------------------------------------------------------------- statistics
+def test_clopper_pearson_upper_matches_the_beta_quantile_and_rule_of_three():
+    # k = 0: upper = 1 - alpha^(1/n) exactly (Beta(1, n) quantile); close to 3/n at alpha 0.05.
+    assert float(A.clopper_pearson_upper(0, 1000, 0.05)) == pytest.approx(1 - 0.05 ** (1 / 1000))
+    assert float(A.clopper_pearson_upper(1000, 1000, 0.05)) == 1.0
+    k, n = 37, 500
+    assert float(A.clopper_pearson_upper(k, n, 0.01)) == pytest.approx(
+        stats.beta.ppf(0.99, k + 1, n - k))
+
+
+def test_clopper_pearson_covers_the_true_rate():
+    # 2000 binomial experiments at p = 0.03, n = 400: the 95 % upper bound is below p in at
+    # most 5 % of them; the binomial sd of that share is sqrt(0.05*0.95/2000) = 0.005, so a
+    # share above 0.05 + 3 * 0.005 = 0.065 would refute the coverage.
+    gen = np.random.default_rng(0)
+    k = gen.binomial(400, 0.03, size=2000)
+    assert np.mean(A.clopper_pearson_upper(k, 400, 0.05) < 0.03) <= 0.065
+
+
+def test_epsilon_from_rates_takes_the_larger_form():
+    # forms log((1 - FNR)/FPR) = log 8 and log((1 - FPR)/FNR) = log 4.5: the larger wins.
+    assert float(A.epsilon_from_rates(0.1, 0.2)) == pytest.approx(math.log(0.8 / 0.1))
+    assert float(A.epsilon_from_rates(0.2, 0.1)) == pytest.approx(math.log(0.8 / 0.1))
+    assert float(A.epsilon_from_rates(0.5, 0.5)) == 0.0
+    assert float(A.epsilon_from_rates(0.1, 0.2, delta=0.05)) == pytest.approx(
+        math.log(0.75 / 0.1))
+    assert float(A.epsilon_from_rates(0.0, 0.3)) == math.inf
+
+
+def test_identical_laws_audit_near_zero():
+    gen = np.random.default_rng(1)
+    res = A.audit_scores(gen.normal(size=20_000), gen.normal(size=20_000), confidence=0.99,
+                         rng=2)
+    assert res.epsilon_lb <= 0.1  # same law: true epsilon 0 (bound valid w.p. 0.99)
+
+
+def test_audit_scores_validates_its_input():
+    with pytest.raises(ValueError, match="at least 20"):
+        A.audit_scores(np.zeros(5), np.zeros(5))
+    with pytest.raises(DataError):
+        A.audit_scores(np.r_[np.zeros(30), np.nan], np.zeros(31))
+    with pytest.raises(ValueError, match="confidence"):
+        A.audit_scores(np.zeros(30), np.zeros(30), confidence=1.0)
+    with pytest.raises(TypeError):
+        A.audit_scores(np.zeros(30), np.zeros(30), confidence="high")
+
+
+def test_audit_validates_runs_and_case():
+    case = A.audit_case("laplace")
+    with pytest.raises(TypeError, match="runs must be an int"):
+        A.audit(case, 1000.0)
+    with pytest.raises(ValueError, match="runs == 10"):
+        A.audit(case, 10)
+    with pytest.raises(TypeError, match="AuditCase"):
+        A.audit("laplace", 100)
+    with pytest.raises(ValueError, match="Unknown audit case"):
+        A.audit_cases(1.0, ["nope"])
+
+
+def test_audit_is_reproducible_and_reports_progress():
+    case = A.audit_case("gaussian", 0.5)
+    seen = []
+    a = A.audit(case, 4000, rng=7, progress=seen.append, chunks=4)
+    b = A.audit(case, 4000, rng=7, chunks=4)
+    assert a.epsilon_lb == b.epsilon_lb and np.array_equal(a.scores_d, b.scores_d)
+    assert seen == [0.25, 0.5, 0.75, 1.0]
+    assert a.runs == 4000 and a.row()["runs per dataset"] == 4000
+
+
+def test_hill_climb_finds_the_opposite_corners_of_the_box():
+    x, xp, dist = A.hill_climb_pair(lambda a, b: float(np.linalg.norm(a - b)), 3)
+    assert dist == pytest.approx(math.sqrt(3))
+    assert np.array_equal(np.abs(x - xp), np.ones(3))
+
+
+def test_hill_climb_moves_inside_the_box():
+    # The distance peaks at an interior point of the second record: corners alone miss it.
+    def dist(a, b):
+        return float(-np.sum((b - 0.25) ** 2) + np.sum(a))
+
+    x, xp, _ = A.hill_climb_pair(dist, 2, steps=(0.5, 0.25))
+    assert np.allclose(xp, 0.25) and np.allclose(x, 1.0)
+
+
+# ---------------------------------------------------------------------------- the mechanisms
+@pytest.mark.parametrize("key", CORRECT)
+def test_every_correct_mechanism_audits_below_its_claim(key):
+    case = A.audit_case(key, 1.0)
+    res = A.audit(case, _runs(case), confidence=0.99, rng=2023)
+    assert not case.broken
+    assert 0.0 <= res.epsilon_lb <= case.epsilon
+    if key in LINEAR:
+        assert res.epsilon_lb <= case.fraction * case.epsilon + 1e-12
+
+
+def test_the_audit_is_sharp_where_the_pair_is_hard():
+    # Laplace with f = 1 at 10^5 runs per side: the best threshold t >= 1 has likelihood ratio
+    # exactly e^eps; with ~10^4 held-out tail counts the Clopper-Pearson slack is ~0.05, so the
+    # bound must come within 0.15 of epsilon (it cannot exceed it: previous test).
+    res = A.audit(A.audit_case("laplace", 1.0), 100_000, confidence=0.99, rng=2023)
+    assert res.epsilon_lb >= 0.85
+
+
+def test_noise_halved_is_flagged():
+    # True epsilon of Laplace(1/(2 eps)) on a sensitivity-1 pair: 2 eps = 2; the bound (slack
+    # ~0.1 at 10^5 runs, as above) lies far above the claim 1.
+    res = A.audit(A.audit_case("laplace_halved", 1.0), 100_000, confidence=0.99, rng=2023)
+    assert res.case.broken and res.flagged and res.epsilon_lb > 1.5
+
+
+def test_importance_weights_with_noise_halved_exceed_what_the_correct_noise_allows():
+    # The hill-climbed pair has f = 0.64: the correct mechanism's loss on it is at most
+    # f eps = 0.64, the halved one's 2 f eps = 1.28. The bound must exceed 0.64 (a fault is
+    # shown) and, at 10^5 runs, it reaches the claim 1 (measured 1.1; issue: 0.98-1.18).
+    case = A.audit_case("importance_halved", 1.0)
+    assert case.fraction > 0.6
+    res = A.audit(case, 100_000, confidence=0.95, rng=2023)
+    assert res.epsilon_lb > case.fraction * case.epsilon
+
+
+def test_wang_as_printed_accounting_is_flagged():
+    # k = 10 criteria each moved by S with Laplace(S/eps3) noise: true loss k eps3 = 10.
+    res = A.audit(A.audit_case("selection_as-printed", 1.0), 100_000, confidence=0.99, rng=2023)
+    assert res.flagged and res.epsilon_lb > 3.0
+
+
+def test_norm_bound_read_from_the_data_is_flagged():
+    # The noise scale in the data's units differs tenfold between D and D': the two laws are
+    # almost disjoint (unbounded privacy loss).
+    res = A.audit(A.audit_case("norm_from_data", 1.0), 100_000, confidence=0.99, rng=2023)
+    assert res.flagged and res.epsilon_lb > 3.0
+
+
+def test_objective_perturbation_2008_is_flagged_at_small_n_lam():
+    # n lam = 0.01: the omitted Jacobian factor reaches 1 + 1/(4 n lam) = 26 near w = 0, i.e. a
+    # loss up to log 26 = 3.3 > 1; the 2011 calibration pays for it.
+    res08 = A.audit(A.audit_case("objective2008", 1.0), 20_000, confidence=0.99, rng=2023)
+    res11 = A.audit(A.audit_case("objective2011", 1.0), 20_000, confidence=0.99, rng=2023)
+    assert res08.flagged and res08.epsilon_lb > 1.5
+    assert not res11.flagged
+
+
+def test_objective_likelihood_ratio_is_a_density():
+    # The 1-D density p_b(b(w)) |b'(w)| integrates to 1 (change of variables).
+    z, y = np.r_[0.0, 0.0, 1.0], np.r_[0, 1, 1]
+    w = np.linspace(-2000.0, 2000.0, 2_000_001)  # |b| > 60 beyond: mass e^-27
+    dens = np.exp(A._objective_llr(w, z, y, 0.03, 0.9))
+    assert float(np.sum(dens) * (w[1] - w[0])) == pytest.approx(1.0, abs=2e-3)
+
+
+def test_audit_table_rows_cover_every_case():
+    rows = [A.audit(c, 2000, rng=1).row() for c in A.audit_cases(1.0)]
+    assert len(rows) == len(A.CASE_KEYS)
+    assert {r["broken on purpose"] for r in rows} == {True, False}
+
+
+# ---------------------------------------------------------------------------- one run
+def test_one_run_epsilon_matches_the_binomial_tail():
+    assert A.one_run_epsilon(50, 100) == 0.0
+    assert A.one_run_epsilon(0, 100) == 0.0
+    # All r correct: P(Bin(r, p) >= r) = p^r = 0.05.
+    assert A.one_run_epsilon(100, 100) == pytest.approx(float(special.logit(0.05 ** 0.01)))
+    eps = A.one_run_epsilon(80, 100)
+    p = math.exp(eps) / (1 + math.exp(eps))
+    assert stats.binom.sf(79, 100, p) == pytest.approx(0.05, rel=1e-6)
+    with pytest.raises(ValueError):
+        A.one_run_epsilon(101, 100)
+
+
+def test_one_run_audit_stays_below_the_claim_and_sees_a_large_epsilon():
+    low = A.one_run_audit(2.0, canaries=200, guesses=40, rng=3)
+    high = A.one_run_audit(200.0, canaries=200, guesses=40, rng=3)
+    assert low.epsilon_lb <= 2.0
+    assert high.correct == 40 and 0.0 < high.epsilon_lb <= 200.0
+    with pytest.raises(ValueError, match="guesses"):
+        A.one_run_audit(1.0, canaries=10, guesses=20)

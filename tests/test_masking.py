@@ -1,0 +1,275 @@
+"""dpcore.masking: the solver, eqs. (4)-(5), Algorithm 1 and Algorithm 2 (Pham et al.)."""
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.optimize import approx_fprime
+from sklearn.linear_model import LogisticRegression
+
+from dpcore import DataError, PrivacyLeakWarning
+from dpcore.accountant import BudgetAccountant, BudgetExceeded
+from dpcore.masking import (
+    MaskedDataGenerator,
+    fit_logistic_model,
+    input_perturbation,
+    lipschitz_constant,
+    masking_objective,
+    model_gradient,
+    model_objective,
+    scale_records,
+    summed_gradient,
+)
+from dpcore.perturbation import perturb_output
+
+
+def _blobs(n=150, d=3, C=3, seed=0, spread=0.15):
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(C, d))
+    centres *= 0.5 / np.linalg.norm(centres, axis=1, keepdims=True)
+    y = np.arange(n) % C
+    X = centres[y] + spread * rng.standard_normal((n, d))
+    return X, y
+
+
+# ------------------------------------------------------------------------------------------
+# The regularised binary / multinomial model
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("C", [2, 3, 4])
+def test_solver_matches_sklearn(C):
+    X, y = _blobs(C=C, spread=0.4)
+    lam = 0.05
+    fit = fit_logistic_model(X, y, lam=lam, n_classes=C)
+    # sklearn minimises sum_i loss_i + 1/(2 C_sk) ||W||^2 = n * J(W) when 1/C_sk = n lam.
+    sk = LogisticRegression(C=1 / (lam * len(y)), fit_intercept=False, tol=1e-12,
+                            max_iter=10_000).fit(X, y)
+    j_ours = model_objective(fit.coef, X, y, lam=lam, n_classes=C)
+    j_sk = model_objective(sk.coef_, X, y, lam=lam, n_classes=C)
+    # Strong convexity: J(ours) - min J <= gap <= tol = 1e-12.
+    assert fit.gap <= 1e-12
+    assert j_ours <= j_sk + fit.gap + 1e-14
+    # ||ours - argmin|| <= ||grad||/lam <= sqrt(2 gap / lam) ~ 6e-6; sklearn's own tolerance adds
+    # about 1e-6, hence 1e-5.
+    assert np.abs(fit.coef - sk.coef_).max() < 1e-5
+
+
+def test_batched_fits_equal_single_fits():
+    Xs, ys = zip(*(_blobs(n=60, seed=s, spread=0.5) for s in range(4)), strict=True)
+    X, y = np.stack(Xs), np.stack(ys)
+    batch = fit_logistic_model(X, y, lam=0.1, n_classes=3)
+    for i in range(4):
+        single = fit_logistic_model(X[i], y[i], lam=0.1, n_classes=3)
+        # Both certified to ||W - W*|| <= sqrt(2 * 1e-12 / 0.1) ~ 4.5e-6.
+        np.testing.assert_allclose(batch.coef[i], single.coef, atol=1e-5)
+    assert batch.coef.shape == (4, 3, 3) and batch.gap.shape == (4,)
+
+
+def test_gradient_matches_finite_differences():
+    X, y = _blobs(n=40, spread=0.5)
+    W = np.random.default_rng(3).normal(size=(3, 3))
+    g = model_gradient(W, X, y, lam=0.3, n_classes=3)
+    num = approx_fprime(W.ravel(), lambda w: float(model_objective(w.reshape(3, 3), X, y,
+                                                                   lam=0.3, n_classes=3)), 1e-7)
+    np.testing.assert_allclose(g.ravel(), num, atol=1e-6)  # forward differences: O(h) = 1e-7
+
+
+def test_softmax_lipschitz_constant_is_sqrt2():
+    # Per-record gradient (p - e_y) x^T: Frobenius norm ||p - e_y|| ||x|| <= sqrt(2) ||x||.
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(5000, 4))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    W = rng.normal(size=(5000, 3, 4)) * 10
+    z = np.einsum("nkd,nd->nk", W, x)
+    p = np.exp(z - z.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    r = p - np.eye(3)[rng.integers(0, 3, 5000)]
+    norms = np.linalg.norm(r, axis=1)
+    assert norms.max() <= lipschitz_constant(3) + 1e-12
+    assert norms.max() > 1.35  # the bound is nearly attained (p concentrated on a wrong class)
+    assert lipschitz_constant(2) == 1.0
+
+
+# ------------------------------------------------------------------------------------------
+# Eqs. (4)-(5)
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("K", "y"), [(1, 0), (1, 1), (3, 0), (3, 2)])
+def test_masking_objective_and_gradient(K, y):
+    rng = np.random.default_rng(K + y)
+    W, G, x = rng.normal(size=(K, 5)), rng.normal(size=(K, 5)), rng.normal(size=5)
+    f, g = masking_objective(x, y, W, G)
+    z = W @ x
+    if K == 1:
+        r = 1 / (1 + np.exp(-z)) - y
+    else:
+        r = np.exp(z) / np.exp(z).sum() - np.eye(K)[y]
+    assert f == pytest.approx(np.sum((G + np.outer(r, x)) ** 2), rel=1e-12)
+    num = approx_fprime(x, lambda v: masking_objective(v, y, W, G)[0], 1e-7)
+    np.testing.assert_allclose(g, num, atol=1e-5 * max(1.0, np.abs(g).max()))
+
+
+# ------------------------------------------------------------------------------------------
+# Algorithm 1
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("C", [2, 3])
+def test_refit_lies_within_the_strong_convexity_bound(C):
+    X, y = _blobs(n=200, C=C)
+    gen = MaskedDataGenerator(2.0, 0.5, 200, rng=4, n_classes=C).fit(X, y)
+    # J_S is lam-strongly convex, so ||argmin J_S - W'|| <= ||grad J_S(W')|| / lam, and the
+    # refit is within its own certified ||grad||/lam of argmin J_S: distance_bound_.
+    assert gen.refit_distance_ <= gen.distance_bound_ * (1 + 1e-9) + 1e-12
+    # The greedy search drives the gradient to (numerically) zero: w' and the refit coincide
+    # to far below the noise (its expected norm is K d sensitivity / epsilon >= 0.03).
+    assert gen.gradient_norm_ < 1e-6
+    assert gen.refit_distance_ < 1e-4
+    assert gen.masked_X_.shape == (200, 3) and gen.masked_y_.shape == (200,)
+    assert gen.noisy_coef_.shape == (1 if C == 2 else C, 3)
+    # The gradient norm never increases along the greedy growth (one start of every label is
+    # x = 0, where f = ||G||^2, and the search only descends); up to rounding of ||G||^2.
+    assert np.all(np.diff(gen.gradient_trace_) <= 1e-9 * gen.gradient_trace_[0])
+
+
+def test_sensitivity_is_the_papers_for_binary_and_sqrt2_times_for_softmax():
+    X, y = _blobs(n=100, C=2)
+    gen2 = MaskedDataGenerator(1.0, 0.5, 50, rng=0, n_classes=2).fit(X, y)
+    # 2 / (N lam) (the density exp(-lam N eps ||eta|| / 2)) plus the solver's certified
+    # 2 sqrt(2 gap / lam) with gap <= 1e-12: at most 6e-6 more.
+    assert 2 / (100 * 0.5) <= gen2.sensitivity_ <= 2 / (100 * 0.5) + 6e-6
+    X, y = _blobs(n=100, C=3)
+    gen3 = MaskedDataGenerator(1.0, 0.5, 50, rng=0, n_classes=3).fit(X, y)
+    assert 2 * np.sqrt(2) / 50 <= gen3.sensitivity_ <= 2 * np.sqrt(2) / 50 + 6e-6
+
+
+@pytest.mark.parametrize("C", [2, 3])
+def test_noise_is_the_output_perturbation_release(C):
+    # Step 2 is exactly dpcore.perturbation.perturb_output (whose Gamma-norm law is tested with
+    # it) with this model's Lipschitz constant and the certified gap; the C-class release then
+    # drops the component along the softmax's null direction (rows centred).
+    X, y = _blobs(n=100, d=2, C=C)
+    gen = MaskedDataGenerator(1.0, 0.5, 2, rng=11, n_classes=C, max_iter=0,
+                              n_starts=1).fit(X, y)
+    gap = float(fit_logistic_model(X, y, lam=0.5, n_classes=C).gap)
+    expected = perturb_output(gen.coef_.ravel(), n=100, lam=0.5, epsilon=1.0,
+                              lipschitz=lipschitz_constant(C), gap=gap,
+                              rng=np.random.default_rng(11)).reshape(gen.coef_.shape)
+    if C > 2:
+        expected -= expected.mean(axis=0)
+    np.testing.assert_allclose(gen.noisy_coef_, expected, atol=1e-12)
+    assert np.abs(gen.noisy_coef_.sum(axis=0)).max() < 1e-12 or C == 2
+
+
+def test_initial_set_is_kept_first_and_seed_reproducible():
+    X, y = _blobs(n=90)
+    X0, y0 = _blobs(n=30, seed=9)
+    a = MaskedDataGenerator(3.0, 0.5, 60, rng=7, n_classes=3).fit(X, y, initial=(X0, y0))
+    b = MaskedDataGenerator(3.0, 0.5, 60, rng=7, n_classes=3).fit(X, y, initial=(X0, y0))
+    np.testing.assert_array_equal(a.masked_X_[:30], X0)
+    np.testing.assert_array_equal(a.masked_y_[:30], y0)
+    np.testing.assert_array_equal(a.masked_X_, b.masked_X_)
+    assert a.n_initial_ == 30 and len(a.gradient_trace_) == 31
+
+
+def test_records_are_scaled_by_the_domain_bound_and_samples_stay_in_it():
+    X, y = _blobs(n=100)
+    X = 10 * X
+    gen = MaskedDataGenerator(1.0, 0.5, 80, rng=1, n_classes=3, data_norm=10.0).fit(X, y)
+    assert np.linalg.norm(gen.masked_X_, axis=1).max() <= 10.0 * (1 + 1e-12)
+    assert gen.n_clipped_ == int(np.sum(np.linalg.norm(X, axis=1) > 10.0))
+    Xs, k = scale_records([[0.0, 20.0], [3.0, 4.0]], data_norm=10.0)
+    np.testing.assert_allclose(Xs, [[0.0, 1.0], [0.3, 0.4]])
+    assert k == 1
+
+
+def test_summed_gradient_is_n_times_the_averaged_gradient():
+    X, y = _blobs(n=50)
+    W = np.random.default_rng(0).normal(size=(3, 3))
+    G = summed_gradient(W, X, y, n_total=50, lam=0.2)
+    np.testing.assert_allclose(G / 50, model_gradient(W, X, y, lam=0.2, n_classes=3),
+                               atol=1e-12)
+
+
+def test_generator_spends_before_noise_and_refuses_over_budget():
+    X, y = _blobs(n=60)
+    acc = BudgetAccountant(epsilon=1.5)
+    MaskedDataGenerator(1.0, 0.5, 20, accountant=acc, n_classes=3, dataset="blobs").fit(X, y)
+    assert acc.spent == (1.0, 0.0)
+    assert acc.ledger["dataset"].tolist() == ["blobs"]
+    gen = MaskedDataGenerator(1.0, 0.5, 20, accountant=acc, n_classes=3)
+    with pytest.raises(BudgetExceeded):
+        gen.fit(X, y)
+    assert acc.spent == (1.0, 0.0) and not hasattr(gen, "masked_X_")
+
+
+def test_label_set_read_off_the_data_warns():
+    X, y = _blobs(n=30)
+    with pytest.warns(PrivacyLeakWarning, match="n_classes"):
+        gen = MaskedDataGenerator(1.0, 0.5, 10, rng=0).fit(X, y)
+    assert gen.n_classes_ == 3
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "data", "error"),
+    [
+        ({"epsilon": 0.0}, None, ValueError),
+        ({"epsilon": "1"}, None, TypeError),
+        ({"lam": -1.0}, None, ValueError),
+        ({"n_samples": 2.5}, None, TypeError),
+        ({"n_samples": 0}, None, ValueError),
+        ({"n_classes": 1}, None, ValueError),
+        ({"data_norm": 0.0}, None, ValueError),
+        ({"rng": "seed"}, None, TypeError),
+        ({}, "nan", DataError),
+        ({}, "labels", DataError),
+        ({}, "shape", DataError),
+        ({"n_samples": 5}, "initial", ValueError),
+    ],
+)
+def test_invalid_inputs(kwargs, data, error):
+    X, y = _blobs(n=30)
+    params = {"epsilon": 1.0, "lam": 0.5, "n_samples": 20, "rng": 0, "n_classes": 3, **kwargs}
+    initial = None
+    if data == "nan":
+        X[0, 0] = np.nan
+    elif data == "labels":
+        y = y + 5
+    elif data == "shape":
+        y = y[:-1]
+    elif data == "initial":
+        initial = _blobs(n=10)
+    with pytest.raises(error):
+        MaskedDataGenerator(**params).fit(X, y, initial=initial)
+
+
+# ------------------------------------------------------------------------------------------
+# Algorithm 2
+# ------------------------------------------------------------------------------------------
+
+
+def test_input_perturbation_noise_law():
+    # x' - x has density exp(-eps ||eta|| / 2) for ||x|| <= 1: norm ~ Gamma(d, 2 / eps).
+    X = np.full((4000, 3), 0.1)
+    out = input_perturbation(X, 2.0, rng=0)
+    norms = np.linalg.norm(out - X, axis=1)
+    assert stats.kstest(norms, stats.gamma(a=3, scale=1.0).cdf).pvalue > 0.001
+    # Units: with data_norm = 10 the noise scales by 10 (sensitivity 2 data_norm).
+    out10 = input_perturbation(10 * X, 2.0, rng=0, data_norm=10.0)
+    np.testing.assert_allclose(out10, 10 * out)
+
+
+def test_input_perturbation_projects_outliers_and_spends():
+    acc = BudgetAccountant(epsilon=1.0)
+    out = input_perturbation([[3.0, 4.0]], 1000.0 - 999.5, rng=1, accountant=acc,
+                             dataset="d")
+    assert out.shape == (1, 2)
+    assert acc.spent == (0.5, 0.0)
+    assert "labels" in acc.ledger["note"].iloc[0]
+    with pytest.raises(BudgetExceeded):
+        input_perturbation([[0.1, 0.1]], 0.6, rng=1, accountant=acc)
+    with pytest.raises(DataError):
+        input_perturbation([0.1, 0.2], 1.0)
+    with pytest.raises(ValueError):
+        input_perturbation([[0.1, 0.2]], -1.0)

@@ -1,0 +1,159 @@
+"""Pham et al.'s experiments: the toy masking (Fig. 2), digits (Figs 3-4), accuracy vs epsilon
+(Fig. 5), with fixed seeds."""
+
+import numpy as np
+import pytest
+
+from dpcore.masking import (
+    FIG5_EPSILONS,
+    MaskedDataGenerator,
+    accuracy_vs_epsilon,
+    decision_regions,
+    digits_task,
+    predict_labels,
+    scenario_task,
+    toy_task,
+)
+
+
+@pytest.fixture(scope="module")
+def toy():
+    return toy_task()
+
+
+@pytest.fixture(scope="module")
+def toy_masked(toy):
+    return MaskedDataGenerator(5.0, 0.5, 200, rng=3, n_classes=3, data_norm=toy.data_norm).fit(
+        toy.X_private, toy.y_private, initial=(toy.X_initial, toy.y_initial))
+
+
+def test_toy_task_matches_the_paper(toy):
+    assert toy.X_private.shape == (100, 2) and toy.n_classes == 3
+    # Initial set: real-looking classes 1 and 2, fake class 3 around (2, 2) instead of (1, -1).
+    fake = toy.X_initial[toy.y_initial == 2]
+    np.testing.assert_allclose(fake.mean(axis=0), [2.0, 2.0], atol=3 * 0.5 / np.sqrt(len(fake)))
+    # The domain bound holds for every record (box [-2.5, 3]^2).
+    for X in (toy.X_private, toy.X_initial, toy.X_valid, toy.X_pool):
+        assert np.linalg.norm(X, axis=1).max() <= toy.data_norm
+
+
+def test_toy_masked_class3_is_far_from_the_real_one(toy, toy_masked):
+    gen = toy_masked
+    real3 = toy.X_private[toy.y_private == 2]
+    masked3 = gen.masked_X_[gen.masked_y_ == 2]
+    nearest = np.sqrt(((masked3[:, None] - real3[None]) ** 2).sum(-1)).min(axis=1)
+    # Real class-3 points are N((1, -1), 0.25 I): among 33 of them the nearest neighbour is
+    # typically ~0.2 away. The masked class 3 (fake initial points plus generated ones) does not
+    # imitate them: its typical distance to the nearest real class-3 point is over 2 standard
+    # deviations (1.0), and hardly any masked point sits within 0.25 of a real one.
+    assert np.median(nearest) > 1.0
+    assert np.mean(nearest < 0.25) < 0.05
+
+
+def test_toy_decision_boundaries_nearly_coincide(toy, toy_masked):
+    gen = toy_masked
+    Xv = toy.X_valid / toy.data_norm
+    refit = predict_labels(gen.refit_coef_, Xv)
+    private = predict_labels(gen.coef_, Xv)
+    # Deterministic: a change dW moves every logit difference (w_c - w_l).x by at most
+    # sqrt(2) ||dW||_F ||x||, so predictions can only differ where the non-private top-two
+    # margin is below that.
+    dW = np.linalg.norm(gen.refit_coef_ - gen.coef_)
+    z = np.sort(Xv @ gen.coef_.T, axis=1)
+    band = z[:, -1] - z[:, -2] <= np.sqrt(2) * dW * np.linalg.norm(Xv, axis=1)
+    assert np.all(band[refit != private])
+    # At eps = 5 the noise is small (expected norm K d sens / eps = 6 * 0.057 / 5 = 0.07 against
+    # ||W|| ~ 0.3) and the band holds few validation points: the boundaries nearly coincide.
+    assert np.mean(refit == private) >= 0.95
+    # The masked set's own classifier is w' up to the strong-convexity bound.
+    assert gen.refit_distance_ <= gen.distance_bound_ * (1 + 1e-9) + 1e-12
+
+
+def test_decision_regions_grid(toy_masked):
+    xs, ys, labels = decision_regions(toy_masked.refit_coef_, 3 * np.sqrt(2), (-2.5, 3), (-2.5, 3),
+                                      resolution=50)
+    assert labels.shape == (50, 50) and set(np.unique(labels)) == {0, 1, 2}
+
+
+@pytest.fixture(scope="module")
+def curves(toy):
+    return {n: accuracy_vs_epsilon(toy, n_samples=n, n_draws=50, seed=0) for n in (100, 200)}
+
+
+def _means(frame, method):
+    rows = frame[frame["method"] == method].sort_values("epsilon")
+    return rows["mean"].to_numpy(), rows["sd"].to_numpy()
+
+
+def test_accuracy_rises_with_epsilon(curves):
+    for frame in curves.values():
+        for method in ("masked generation", "input perturbation", "output perturbation"):
+            mean, sd = _means(frame, method)
+            # Consecutive epsilons: allow a dip of 2 standard errors of a difference of two
+            # means of 50 draws (conservative: the draws are shared, which correlates them).
+            se = np.sqrt(sd[1:] ** 2 + sd[:-1] ** 2) / np.sqrt(50)
+            assert np.all(np.diff(mean) >= -2 * se), method
+            assert mean[-1] - mean[0] > 0.3, method  # from chance (1/3) to near non-private
+
+
+def test_masked_generation_beats_input_perturbation(curves):
+    for frame in curves.values():
+        masked, _ = _means(frame, "masked generation")
+        inp, _ = _means(frame, "input perturbation")
+        assert np.sum(masked > inp) >= 7  # "for most epsilon" (the paper's Fig. 5)
+
+
+def test_masked_generation_improves_from_100_to_200(curves):
+    m100, sd100 = _means(curves[100], "masked generation")
+    m200, sd200 = _means(curves[200], "masked generation")
+    # The noise norm halves with N (sensitivity 2 sqrt(2) / (N lam)): better at most epsilons,
+    # never worse by more than 2 standard errors.
+    assert np.sum(m200 > m100) >= 6
+    assert np.all(m200 - m100 >= -2 * np.sqrt(sd100**2 + sd200**2) / np.sqrt(50))
+    assert m200.mean() - m100.mean() > 0.02
+
+
+def test_study_is_seeded_and_shaped(toy):
+    a = accuracy_vs_epsilon(toy, epsilons=(1.0, 10.0), n_samples=30, n_draws=3, seed=5)
+    b = accuracy_vs_epsilon(toy, epsilons=(1.0, 10.0), n_samples=30, n_draws=3, seed=5)
+    assert a.equals(b)
+    assert len(a) == 8 and set(a["method"]) == {"masked generation", "input perturbation",
+                                                "output perturbation", "non-private"}
+    assert FIG5_EPSILONS == (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
+    with pytest.raises(ValueError, match="pool"):
+        accuracy_vs_epsilon(toy, n_samples=10**6)
+
+
+def test_digits_task_and_images():
+    task = digits_task()
+    assert task.d == 25 and task.n_classes == 3
+    assert np.bincount(task.y_initial).tolist() == [30, 30, 30]
+    # The bound derived from the public mean holds for every image in [0, 1]^64, so for all.
+    for X in (task.X_private, task.X_initial, task.X_valid):
+        assert np.linalg.norm(X, axis=1).max() <= task.data_norm
+    assert task.to_images(task.X_private[:4]).shape == (4, 8, 8)
+    gen = MaskedDataGenerator(20.0, 0.5, None, rng=0, n_classes=3,
+                              data_norm=task.data_norm).fit(
+        task.X_private, task.y_private, initial=(task.X_initial, task.y_initial))
+    assert gen.masked_X_.shape == (264, 25)
+    assert task.weights_to_images(gen.refit_coef_).shape == (3, 8, 8)
+    acc = np.mean(gen.predict(task.X_valid) == task.y_valid)
+    assert acc > 0.9  # the non-private fit reaches 0.98; at eps = 20 the noise norm is ~0.1
+    with pytest.raises(ValueError):
+        digits_task((0, 1, 3), replacement=3)
+
+
+@pytest.mark.parametrize("name", ["wine", "breast-cancer"])
+def test_scenario_task_bound_holds_for_every_record(name):
+    from dpcore.datasets import load_scenario
+
+    scenario = load_scenario(name)
+    task = scenario_task(scenario)
+    # The bound comes from the encoding's domain and the public mean only; every record of
+    # either set (any record of the domain) must satisfy it.
+    for X in (task.X_pool, task.X_valid, task.X_initial):
+        assert np.linalg.norm(X, axis=1).max() <= task.data_norm * (1 + 1e-12)
+    assert len(task.y_valid) == round(0.3 * len(scenario.private))
+    assert set(np.unique(task.y_pool)) <= {0, 1}
+    records = task.to_records(task.X_initial)  # the public centring undone: encoded [0, 1]
+    assert records.min() >= -1e-12 and records.max() <= 1 + 1e-12

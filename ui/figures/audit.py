@@ -1,0 +1,46 @@
+"""Figures of the privacy-audit page: the two output distributions, and claimed vs audited ε."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ui.figures.common import COLORS, SEQUENCE, layout, legend_entry
+
+D_COLOR, DPRIME_COLOR = SEQUENCE[3], SEQUENCE[4]
+
+
+def distributions_figure(result) -> go.Figure:
+    """Overlaid histograms of the held-out scores on D and on D', with the chosen threshold."""
+    fig = go.Figure()
+    s0, s1 = np.asarray(result.scores_d), np.asarray(result.scores_dprime)
+    both = np.concatenate([s0, s1])
+    lo, hi = np.quantile(both, [0.002, 0.998])
+    if not hi > lo:
+        lo, hi = float(both.min()) - 0.5, float(both.max()) + 0.5
+    bins = {"start": float(lo), "end": float(hi), "size": float(hi - lo) / 60}
+    for scores, name, color in ((s0, "runs on D", D_COLOR), (s1, "runs on D′", DPRIME_COLOR)):
+        fig.add_trace(go.Histogram(x=np.clip(scores, lo, hi), name=name, xbins=bins,
+                                   histnorm="probability", marker_color=color, opacity=0.55))
+    fig.update_layout(barmode="overlay")
+    fig.add_vline(x=float(np.clip(result.threshold, lo, hi)), line_dash="dash",
+                  line_color=COLORS["chosen"])
+    legend_entry(fig, "threshold (chosen on the other half)", "chosen", dash="dash")
+    return layout(fig, f"score: {result.case.statistic}", "share of runs", height=380)
+
+
+def summary_figure(rows: list[dict]) -> go.Figure:
+    """Claimed ε and audited lower bound for every mechanism, one row each."""
+    names = [("⚠ " if r["broken on purpose"] else "") + r["mechanism"] for r in rows]
+    claimed = [r["claimed epsilon"] for r in rows]
+    audited = [r["audited lower bound"] for r in rows]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(y=names, x=claimed, orientation="h", name="claimed ε",
+                         marker_color=COLORS["theory"]))
+    fig.add_trace(go.Bar(y=names, x=audited, orientation="h",
+                         name="audited lower bound (the noise is at least this strong)",
+                         marker_color=[COLORS["output"] if r["flagged"] else COLORS["dp"]
+                                       for r in rows]))
+    legend_entry(fig, "audited above the claim: a fault", "output", kind="marker")
+    fig.update_layout(barmode="group", yaxis={"autorange": "reversed"})
+    return layout(fig, "ε", "", height=140 + 34 * len(rows))

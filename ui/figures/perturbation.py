@@ -1,0 +1,116 @@
+"""Plotly figures of the private logistic regression page ([CM08] Figs. 2a-d, Lemmas 3-4).
+
+Curves from the data without noise are labelled "non-private" in every legend. Colours: the
+shared roles "output", "objective", "objective2008", "nonprivate" and "theory".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ui.figures.common import COLORS, band, layout
+
+#: Method label of dpcore.perturbation.experiments -> palette role.
+ROLES = {
+    "non-private": "nonprivate",
+    "output perturbation": "output",
+    "objective perturbation": "objective",
+    "objective (2008 proof)": "objective2008",
+}
+PRIVATE = ("output perturbation", "objective perturbation", "objective (2008 proof)")
+
+
+def _name(method: str) -> str:
+    return "non-private (no noise)" if method == "non-private" else method
+
+
+def _chosen_line(fig: go.Figure, x: float) -> None:
+    fig.add_vline(x=x, line_dash="dot", line_color=COLORS["chosen"])
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name="chosen value",
+                             line={"dash": "dot", "color": COLORS["chosen"]}, hoverinfo="skip"))
+
+
+def error_curve(summary: pd.DataFrame, *, by: str, chosen: float, xtitle: str,
+                log_x: bool = True) -> go.Figure:
+    """Mean test error with a ±1 SD band per method against ``by`` (Figs. 2a-d)."""
+    fig = go.Figure()
+    for method in ROLES:
+        part = summary[summary["method"] == method].sort_values(by)
+        if part.empty:
+            continue
+        band(fig, part[by], part["mean"], part["std"].fillna(0.0), _name(method), ROLES[method])
+        fig.data[-2].mode = "lines"  # the band's outline without markers at its corners
+    _chosen_line(fig, chosen)
+    ticks = sorted(summary[by].unique())
+    fig.update_xaxes(tickvals=ticks, ticktext=[f"{v:g}" for v in ticks])
+    if log_x:
+        fig.update_xaxes(type="log")
+    fig.update_yaxes(rangemode="tozero")
+    return layout(fig, xtitle, "test error (mean ± 1 SD)")
+
+
+def distance_boxes(results: pd.DataFrame, chosen: float) -> go.Figure:
+    """Box plots of ``||w_private - w_nonprivate||`` per epsilon and method (log y)."""
+    fig = go.Figure()
+    for method in PRIVATE:
+        part = results[results["method"] == method]
+        if part.empty:
+            continue
+        fig.add_trace(go.Box(
+            x=part["epsilon"].map(lambda v: f"{v:.3g}"), y=part["distance"], name=method,
+            marker_color=COLORS[ROLES[method]], boxpoints="outliers",
+            hovertemplate=f"{method}<br>ε = %{{x}}<br>distance %{{y:.3g}}<extra></extra>"))
+    fig.update_layout(boxmode="group")
+    fig.update_yaxes(type="log", dtick=1, exponentformat="power")
+    fig.update_xaxes(type="category")
+    fig = layout(fig, "ε", "‖w_private − w_non-private‖ (scaled records)")
+    fig.add_annotation(text=f"chosen ε = {chosen:g}", xref="paper", yref="paper", x=1, y=1.0,
+                       xanchor="right", yanchor="bottom", showarrow=False,
+                       font={"color": COLORS["chosen"]})
+    return fig
+
+
+def bounds_figure(results: pd.DataFrame, bounds: pd.DataFrame, chosen: float) -> go.Figure:
+    """Measured excess regularised training loss beside the bounds of Lemmas 3 and 4 (log-log).
+
+    Dots: the 95th percentile over folds and restarts (the lemmas hold with probability 0.95
+    at delta = 0.05); lines: the bounds, coloured as their method, dashed.
+    """
+    fig = go.Figure()
+    for method, bound_col in (("output perturbation", "output perturbation"),
+                              ("objective (2008 proof)", "objective perturbation")):
+        part = results[results["method"] == method]
+        if part.empty:
+            continue
+        q = part.groupby("epsilon")["excess"].quantile(0.95).clip(lower=1e-16)
+        mean = part.groupby("epsilon")["excess"].mean().clip(lower=1e-16)
+        color = COLORS[ROLES[method]]
+        lemma = "Lemma 3" if method.startswith("output") else "Lemma 4"
+        fig.add_trace(go.Scatter(x=q.index, y=q.values, mode="markers+lines",
+                                 name=f"{method}: measured 95th percentile",
+                                 line={"color": color}, marker={"color": color, "size": 9}))
+        fig.add_trace(go.Scatter(x=mean.index, y=mean.values, mode="markers",
+                                 name=f"{method}: measured mean",
+                                 marker={"color": color, "symbol": "circle-open", "size": 9}))
+        fig.add_trace(go.Scatter(x=bounds["epsilon"], y=bounds[bound_col], mode="lines",
+                                 name=f"{lemma} bound (δ = 0.05)",
+                                 line={"color": color, "dash": "dash", "width": 3}))
+    _chosen_line(fig, chosen)
+    ticks = sorted(results["epsilon"].unique())
+    fig.update_xaxes(type="log", tickvals=ticks, ticktext=[f"{v:g}" for v in ticks])
+    fig.update_yaxes(type="log", exponentformat="power", dtick=1)
+    fig = layout(fig, "ε", "excess regularised training loss", height=560)
+    # seven legend entries: below the plot, where they cannot cover the title
+    fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0})
+    return fig
+
+
+def coefficient_bars(coef: np.ndarray, features: list[str], top: int = 20) -> go.Figure:
+    """The released coefficients with the largest magnitude (horizontal bars)."""
+    order = np.argsort(-np.abs(coef))[:top][::-1]
+    fig = go.Figure(go.Bar(x=coef[order], y=[features[i] for i in order], orientation="h",
+                           marker_color=COLORS["dp"], name="released coefficients",
+                           hovertemplate="%{y}: %{x:.3f}<extra></extra>"))
+    return layout(fig, "coefficient", "", height=max(300, 22 * len(order) + 80))
