@@ -13,9 +13,12 @@ from ui.cache import SHARED, content_key
 from ui.errors import show_errors
 from ui.figures.audit import distributions_figure, summary_figure
 from ui.figures.common import show
+from ui.navigation import require_router
 from ui.sidebar import scenario_sidebar
 from ui.state import keep_widget_state
 from ui.widgets import epsilon_slider, log_slider, seed_input
+
+require_router()
 
 RUNS = (1000, 3000, 10_000, 30_000, 100_000)
 REFIT_RUNS = 20_000  # mechanisms that refit a model per run: at most this many runs
@@ -70,6 +73,7 @@ st.markdown(
     "bound is above the claimed ε, the noise is too weak: a bug. If it is below, the noise is "
     "at least this strong on this pair (an audit cannot prove privacy, only find its absence)."
 )
+
 st.caption("Seeded simulations on built-in synthetic pairs of datasets, not releases: no data of "
            "yours is used and no budget is spent.")
 

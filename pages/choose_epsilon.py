@@ -40,10 +40,13 @@ from ui.cache import memo
 from ui.errors import show_errors
 from ui.figures.common import show
 from ui.figures.planning import composition_bars, growth_figure, posterior_figure, target_curve
+from ui.navigation import require_router
 from ui.query import query_sidebar
 from ui.sidebar import scenario_sidebar
 from ui.state import keep_widget_state
 from ui.widgets import epsilon_slider, lambda_slider, log_slider, replicates_slider, seed_input
+
+require_router()
 
 VIEWS = ("Target → ε", "ε as risk", "Composition")
 TARGETS = {
@@ -92,6 +95,7 @@ st.markdown(
     "means as a **risk** to the people in the data; and add up **several releases** before "
     "making them. Nothing on this page is a release, and nothing spends budget."
 )
+
 
 
 def study_caption(route: str, runs: str) -> None:

@@ -7,7 +7,10 @@ from ui.budget import budget_sidebar
 from ui.cache import is_builtin
 from ui.errors import show_errors
 from ui.figures.home import feature_means, mean_difference_figure, summary_table
+from ui.navigation import require_router
 from ui.sidebar import current_upload_report, scenario_sidebar
+
+require_router()
 
 TOP_FEATURES = 20
 PREVIEW_ROWS = 50
@@ -32,6 +35,7 @@ In every scenario, **D** is the private set that must be protected and **E** is 
 needs no protection but may come from a different population.
 """
 )
+
 
 with show_errors():
     if scenario is None:

@@ -11,7 +11,6 @@ import streamlit as st
 from dpcore.importance import (
     LOG_WEIGHT_NOISE_LIMIT,
     ImportanceWeights,
-    bootstrap_estimates,
     default_lambda,
     expected_noise_norm,
     smallest_epsilon,
@@ -32,6 +31,7 @@ from ui.figures.importance import (
     variance_figure,
     weights_histogram,
 )
+from ui.navigation import require_router
 from ui.query import query_sidebar
 from ui.release import publish_panel
 from ui.sidebar import scenario_sidebar
@@ -44,6 +44,8 @@ from ui.widgets import (
     replicates_slider,
     seed_input,
 )
+
+require_router()
 
 LAMBDA_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)  # Fig. 1
 EPSILON_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)  # Fig. 2
@@ -88,6 +90,7 @@ st.markdown(
     "averages over the private D, for any question, without spending more budget "
     "(Ji & Elkan 2013, Algorithm 1)."
 )
+
 with st.expander("How to read this page"):
     st.markdown(
         "- **The query** is the question the weights answer. *I(income=>50K == 1)* reads "
@@ -124,7 +127,8 @@ with show_errors():
 
     def estimates(lams, epss) -> pd.DataFrame:
         rows = [pd.DataFrame({"lam": lv, "epsilon": ev, "rep": np.arange(n_reps),
-                              "estimate": bootstrap_estimates(fits_at(lv), b_E, ev)})
+                              "estimate": cached.estimates(scenario, scenario_id, query, n_reps,
+                                                           sim_seed, lv, ev)})
                 for lv in lams for ev in epss]
         return pd.concat(rows, ignore_index=True).assign(truth=truth)
 
@@ -140,7 +144,8 @@ with show_errors():
         bar.progress((i + 1) / len(lams_needed), text=f"Fitted λ = {lam_value:g}")
     bar.empty()
     d = fits_at(lam).d  # components of a record, the intercept included
-    here = pd.Series(bootstrap_estimates(fits_at(lam), b_E, epsilon))
+    here = pd.Series(cached.estimates(scenario, scenario_id, query, n_reps, sim_seed, lam,
+                                      epsilon))
 
     st.subheader(f"Query: {md(query)}")
     cols = st.columns(5)

@@ -33,10 +33,13 @@ from ui.figures.masking import (
     image_grid,
     scatter_panels,
 )
+from ui.navigation import require_router
 from ui.release import publish_panel
 from ui.sidebar import scenario_sidebar
 from ui.state import keep_widget_state
 from ui.widgets import epsilon_slider, lambda_slider, replicates_slider, seed_input
+
+require_router()
 
 #: Experiment -> (task key, built-in scenario that routes its cache and release; None: sidebar).
 TASKS = {
@@ -82,6 +85,7 @@ st.markdown(
     "recipient can train on the masked set and get the private model up to the noise, without "
     "seeing a single real sensitive record."
 )
+
 
 with show_errors():
     task_key, route_name = TASKS[task_label]

@@ -28,10 +28,13 @@ from ui.cache import memo
 from ui.errors import show_errors
 from ui.figures.common import show
 from ui.figures.perturbation import bounds_figure, coefficient_bars, distance_boxes, error_curve
+from ui.navigation import require_router
 from ui.release import publish_panel
 from ui.sidebar import scenario_sidebar
 from ui.state import keep_widget_state
 from ui.widgets import epsilon_slider, log_slider, replicates_slider, seed_input
+
+require_router()
 
 VIEWS = ("Error vs ε", "Learning curve", "Distance to non-private", "Bounds (Lemmas 3-4)",
          "Publish")
@@ -80,6 +83,7 @@ st.markdown(
     "(objective perturbation, Algorithm 2, with the 2011 correction of its proof). Which loses "
     "less accuracy, and how does that depend on ε, λ and n?"
 )
+
 
 
 def _data():

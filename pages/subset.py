@@ -23,10 +23,13 @@ from ui.cache import memo
 from ui.errors import show_errors
 from ui.figures.common import show
 from ui.figures.subset import distance_curve, error_curve, points_map
+from ui.navigation import require_router
 from ui.release import publish_panel
 from ui.sidebar import scenario_sidebar
 from ui.state import keep_widget_state
 from ui.widgets import epsilon_slider, lambda_slider, replicates_slider, seed_input
+
+require_router()
 
 VIEWS = ("Error vs size", "Distance vs size", "Points and weights", "Publish")
 SPLITS = {
@@ -82,6 +85,7 @@ st.markdown(
     "with Laplace noise. Releasing **more** public points lowers the bias of E but spreads the "
     "noise over more weights; Algorithm 2 of Wang et al. (2018) picks the size under DP."
 )
+
 
 with show_errors():
     if scenario is None:

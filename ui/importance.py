@@ -10,6 +10,7 @@ dpcore on the data and lambda) is reused when epsilon moves.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from dpcore.datasets import Scenario
@@ -19,6 +20,7 @@ from dpcore.importance import (
     BootstrapStudy,
     VarianceTerms,
     balanced_fit,
+    bootstrap_estimates,
 )
 from dpcore.importance import baselines as dp_baselines
 from dpcore.importance import model_distances as dp_model_distances
@@ -39,6 +41,14 @@ def fits(scenario: Scenario, scenario_id: str, n_reps: int, seed: int,
     """Batched non-private fits of every resample at ``lam``."""
     return memo(scenario, scenario_id, ("fits", n_reps, seed, lam),
                 lambda: study(scenario, scenario_id, n_reps, seed).fit(lam))
+
+
+def estimates(scenario: Scenario, scenario_id: str, query: Query, n_reps: int, seed: int,
+              lam: float, epsilon: float) -> np.ndarray:
+    """The replicates' DP estimates at (lam, epsilon): a slider move computes only new cells."""
+    return memo(scenario, scenario_id, ("estimates", query, n_reps, seed, lam, epsilon),
+                lambda: bootstrap_estimates(fits(scenario, scenario_id, n_reps, seed, lam),
+                                            query.evaluate(scenario.public), epsilon))
 
 
 def variance_terms(scenario: Scenario, scenario_id: str, query: Query, n_reps: int, seed: int,

@@ -93,7 +93,7 @@ def band(fig: go.Figure, x: Sequence[float], mean: Sequence[float], sd: Sequence
     x, mean, sd = (np.asarray(v, dtype=float) for v in (x, mean, sd))
     rgb = tuple(int(color[i:i + 2], 16) for i in (1, 3, 5))
     fig.add_trace(go.Scatter(
-        x=np.r_[x, x[::-1]], y=np.r_[mean + sd, (mean - sd)[::-1]], fill="toself",
+        x=np.r_[x, x[::-1]], y=np.r_[mean + sd, (mean - sd)[::-1]], mode="lines", fill="toself",
         fillcolor=f"rgba{(*rgb, 0.18)}", line={"width": 0}, hoverinfo="skip",
         showlegend=False, legendgroup=name,
     ))
