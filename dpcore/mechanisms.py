@@ -37,13 +37,20 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from scipy import optimize, special
 
 from dpcore.noise import sample_gaussian, sample_l2_laplace, sample_laplace
-from dpcore.validation import DataError, check_array, check_random_state, check_scalar
+from dpcore.validation import (
+    DataError,
+    check_array,
+    check_probability,
+    check_random_state,
+    check_scalar,
+)
 
 __all__ = [
     "Mechanism",
@@ -102,13 +109,9 @@ def _check_dim(dim: Any) -> int:
 
 
 def _check_level(level: Any) -> float:
-    level = check_scalar(level, "level")
-    if not 0.0 < level < 1.0:
-        raise ValueError(
-            f"level == {level:g}, must be in (0, 1): the probability that the noise stays "
-            "within the bound (e.g. level=0.95)."
-        )
-    return level
+    return check_probability(
+        level, "level", "the probability that the noise stays within the bound (e.g. level=0.95)."
+    )
 
 
 def _check_neighbouring(neighbouring: Any) -> str:
@@ -128,6 +131,20 @@ def _check_value(value: Any, name: str = "value") -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------------
+
+
+def _add_elementwise(
+    value: Any, sample: Callable[..., Any], scale: float, *, rng: Any
+) -> float | np.ndarray:
+    """``value`` plus independent noise ``sample(scale, size=..., rng=...)`` on every element.
+
+    The noise of :class:`Laplace` and :class:`Gaussian`; a scalar ``value`` gives a float.
+    """
+    arr = _check_value(value)
+    gen = check_random_state(rng)
+    if arr.ndim == 0:
+        return float(arr) + sample(scale, rng=gen)
+    return arr + sample(scale, size=arr.shape, rng=gen)
 
 
 class Mechanism:
@@ -254,11 +271,7 @@ class Laplace(Mechanism):
         -------
         float or ndarray of the same shape as ``value``
         """
-        arr = _check_value(value)
-        gen = check_random_state(rng)
-        if arr.ndim == 0:
-            return float(arr) + sample_laplace(self.scale, rng=gen)
-        return arr + sample_laplace(self.scale, size=arr.shape, rng=gen)
+        return _add_elementwise(value, sample_laplace, self.scale, rng=rng)
 
 
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(24)
@@ -427,11 +440,7 @@ class Gaussian(Mechanism):
         -------
         float or ndarray of the same shape as ``value``
         """
-        arr = _check_value(value)
-        gen = check_random_state(rng)
-        if arr.ndim == 0:
-            return float(arr) + sample_gaussian(self.sigma, rng=gen)
-        return arr + sample_gaussian(self.sigma, size=arr.shape, rng=gen)
+        return _add_elementwise(value, sample_gaussian, self.sigma, rng=rng)
 
     def _repr_args(self) -> list[str]:
         args = [f"epsilon={self.epsilon!r}", f"delta={self.delta!r}"]

@@ -53,7 +53,12 @@ from scipy import optimize, special
 
 from dpcore.mechanisms import Gaussian, Laplace
 from dpcore.simulation import report
-from dpcore.validation import check_random_state, check_scalar
+from dpcore.validation import (
+    check_choice,
+    check_probability,
+    check_random_state,
+    check_scalar,
+)
 
 __all__ = [
     "COARSE_GRID",
@@ -113,21 +118,13 @@ def _check_positive(value: Any, name: str) -> float:
 
 
 def _check_level(level: Any) -> float:
-    level = check_scalar(level, "level")
-    if not 0.0 < level < 1.0:
-        raise ValueError(
-            f"level == {level:g}, must be in (0, 1): the share of releases that must meet the "
-            "target (e.g. level=0.95)."
-        )
-    return level
+    return check_probability(
+        level, "level", "the share of releases that must meet the target (e.g. level=0.95)."
+    )
 
 
 def _check_method(method: Any) -> str:
-    if not isinstance(method, str):
-        raise TypeError(f"method must be a str, got {type(method).__name__} ({method!r}).")
-    if method not in COMPOSITIONS:
-        raise ValueError(f"method == {method!r}, must be one of {COMPOSITIONS}.")
-    return method
+    return check_choice(method, "method", COMPOSITIONS)
 
 
 def _check_slack(delta_slack: Any) -> float:

@@ -19,6 +19,8 @@ __all__ = [
     "check_random_state",
     "check_scalar",
     "check_epsilon",
+    "check_probability",
+    "check_choice",
     "check_array",
     "check_unit_box",
 ]
@@ -83,6 +85,34 @@ def check_scalar(
 def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:
     """A privacy budget: a finite number > 0."""
     return check_scalar(epsilon, name, min_val=0.0)
+
+
+def check_probability(value: Any, name: str, meaning: str) -> float:
+    """A probability strictly between 0 and 1; ``meaning`` (what it is, with an example) ends
+    the message when it is not.
+
+    >>> check_probability(0.95, "level", "the share of releases that meet the target.")
+    0.95
+    """
+    value = check_scalar(value, name)
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"{name} == {value:g}, must be in (0, 1): {meaning}")
+    return value
+
+
+def check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
+    """One of the strings ``choices`` (e.g. a method or loss named by the caller).
+
+    >>> check_choice("sum", "loss", ("sum", "mean"))
+    'sum'
+    """
+    if not isinstance(value, str):
+        raise TypeError(
+            f"{name} must be a str, one of {choices}, got {type(value).__name__} ({value!r})."
+        )
+    if value not in choices:
+        raise ValueError(f"{name} == {value!r}, must be one of {choices}.")
+    return value
 
 
 def check_array(X: Any, name: str = "X", *, ndim: int | None = 2, min_rows: int = 1,

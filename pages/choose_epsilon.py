@@ -250,9 +250,28 @@ def importance_target(kind: str, level: float, route: str) -> None:
                      "measured (stand-in)", fitted="monotone fit", context=context)
 
 
-def logistic_target(route: str) -> None:
+def has_target() -> bool:
+    """Whether the scenario has the 0/1 target the model-based targets need (else say so)."""
     if scenario.target is None:
         st.info("This target needs a scenario with a 0/1 target column.")
+    return scenario.target is not None
+
+
+def run_study(switch: str, key: str, off: str, busy: str, parts: tuple,
+              compute) -> np.ndarray | None:
+    """A study behind an on/off toggle (label ``switch``; ``off`` explains it while off), with a
+    progress bar: ``compute(progress)`` memoised under ``parts``. None while switched off."""
+    if not st.toggle(switch, key=key):
+        st.info(off)
+        return None
+    bar = st.progress(0.0, text=busy)
+    values = memo(scenario, scenario_id, parts, lambda: compute(lambda f: bar.progress(f)))
+    bar.empty()
+    return values
+
+
+def logistic_target(route: str) -> None:
+    if not has_target():
         return
     c1, c2 = st.columns(2)
     error = c1.number_input("Largest acceptable mean test error", min_value=0.0,
@@ -264,19 +283,18 @@ def logistic_target(route: str) -> None:
     onehot = all(scenario.kinds.get(g) == "onehot" for g, cols in scenario.groups.items()
                  if any(c in arrays.features for c in cols))
     rows = arrays.X.shape[0]
-    if not st.toggle(f"Run the study ({len(COARSE_GRID)} values of ε on {rows:,} records; "
-                     "can take a minute on Adult)", key="ce_run_lr"):
-        st.info("The study fits objective perturbation (λ by the rule of the perturbation "
-                "page) at every ε of a coarse grid; switch it on to answer the target.")
+    values = run_study(
+        f"Run the study ({len(COARSE_GRID)} values of ε on {rows:,} records; can take a minute "
+        "on Adult)", "ce_run_lr",
+        "The study fits objective perturbation (λ by the rule of the perturbation page) at every "
+        "ε of a coarse grid; switch it on to answer the target.",
+        "Fitting private models at every ε…", ("ce lr curve", route, restarts, seed),
+        lambda progress: logistic_errors(arrays.X, arrays.y, COARSE_GRID, X_test=arrays.X_test,
+                                         y_test=arrays.y_test, restarts=restarts,
+                                         data_norm=arrays.data_norm, fit_intercept=not onehot,
+                                         seed=seed, progress=progress))
+    if values is None:
         return
-    bar = st.progress(0.0, text="Fitting private models at every ε…")
-    values = memo(scenario, scenario_id, ("ce lr curve", route, restarts, seed),
-                  lambda: logistic_errors(arrays.X, arrays.y, COARSE_GRID, X_test=arrays.X_test,
-                                          y_test=arrays.y_test, restarts=restarts,
-                                          data_norm=arrays.data_norm,
-                                          fit_intercept=not onehot, seed=seed,
-                                          progress=lambda f: bar.progress(f)))
-    bar.empty()
     answer = epsilon_from_curve(COARSE_GRID, values, float(error), rng=seed, name="test error")
     held = "the held-out test part" if arrays.X_test is not None else "3-fold cross-validation"
     study_caption(route, f"{values.shape[1]} fits at each of {len(COARSE_GRID)} ε, test error "
@@ -288,8 +306,7 @@ def logistic_target(route: str) -> None:
 
 
 def subset_target(route: str) -> None:
-    if scenario.target is None:
-        st.info("This target needs a scenario with a 0/1 target column.")
+    if not has_target():
         return
     c1, c2 = st.columns(2)
     error = c1.number_input("Largest acceptable prediction error t", min_value=0.0,
@@ -306,17 +323,17 @@ def subset_target(route: str) -> None:
         data = memo(scenario, scenario_id, ("ce stand-in rescaled", seed),
                     lambda: rescale(private, public, **scenario_arguments(scenario)))
     sizes = np.array([s for s in SUBSET_SIZES if s < data.n_public] + [data.n_public])
-    if not st.toggle(f"Run the study ({len(COARSE_GRID)} values of ε × {repeats} repeats; "
-                     "minutes on Adult, seconds on the simulations)", key="ce_run_sub"):
-        st.info("The study runs Algorithm 2 (split 0.8 : 0.2 : 1 of ε) at every ε of a coarse "
-                "grid over 13 candidate sizes; switch it on to answer the target.")
+    values = run_study(
+        f"Run the study ({len(COARSE_GRID)} values of ε × {repeats} repeats; minutes on Adult, "
+        "seconds on the simulations)", "ce_run_sub",
+        "The study runs Algorithm 2 (split 0.8 : 0.2 : 1 of ε) at every ε of a coarse grid over "
+        "13 candidate sizes; switch it on to answer the target.",
+        "Running Algorithm 2 at every ε…",
+        ("ce subset curve", route, repeats, seed, tuple(int(s) for s in sizes)),
+        lambda progress: subset_errors(data, COARSE_GRID, sizes=sizes, repeats=repeats,
+                                       seed=seed, progress=progress))
+    if values is None:
         return
-    bar = st.progress(0.0, text="Running Algorithm 2 at every ε…")
-    values = memo(scenario, scenario_id, ("ce subset curve", route, repeats, seed,
-                                          tuple(int(s) for s in sizes)),
-                  lambda: subset_errors(data, COARSE_GRID, sizes=sizes, repeats=repeats,
-                                        seed=seed, progress=lambda f: bar.progress(f)))
-    bar.empty()
     answer = epsilon_from_curve(COARSE_GRID, values, float(error), rng=seed,
                                 name="prediction error t")
     study_caption(route, f"{values.shape[1]} repeats at each of {len(COARSE_GRID)} ε")

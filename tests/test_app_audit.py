@@ -2,36 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from functools import partial
 
-from streamlit.testing.v1 import AppTest
+import app_support
+from app_support import metrics
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/audit.py"
 TIMEOUT = 120
 
-
-def open_page(**state: object) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
-    at.switch_page(PAGE)
-    return rerun(at)
-
-
-def rerun(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, [exc.value for exc in at.exception]
-    return at
-
-
-def metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
-
-
-def chart_ids(at: AppTest) -> set[str]:
-    return {c.proto.id for c in at.get("plotly_chart")}
+# A flagged fault is an st.error on this page: rerun checks for exceptions only.
+open_page = partial(app_support.open_page, PAGE, timeout=TIMEOUT, allow_errors=True)
+rerun = partial(app_support.rerun, allow_errors=True)
 
 
 def test_page_opens_on_a_correct_mechanism_below_its_claim():

@@ -4,8 +4,10 @@ composition select box."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
+from functools import partial
 
+import app_support
+from app_support import captions, metrics, rerun
 from streamlit.testing.v1 import AppTest
 
 from dpcore.planning import (
@@ -17,43 +19,12 @@ from dpcore.planning import (
     posterior_bound,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/choose_epsilon.py"
 TIMEOUT = 240  # the logistic-regression study on wine fits 7 epsilons x 3 folds x restarts
 
-
-def open_page(**state: object) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    state.setdefault("builtin_name", "wine")
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
-    at.switch_page(PAGE)
-    return rerun(at)
-
-
-def rerun(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, [exc.value for exc in at.exception]
-    assert not at.error, [err.value for err in at.error]
-    return at
-
-
-def metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
-
-
-def charts(at: AppTest) -> list[str]:
-    return [c.proto.id for c in at.get("plotly_chart")]
-
-
-def captions(at: AppTest) -> str:
-    return " ".join(c.value for c in at.caption)
-
-
-def show_view(at: AppTest, view: str) -> AppTest:
-    at.button_group(key="ce_view").set_value(view)
-    return rerun(at)
+open_page = partial(app_support.open_page, PAGE, timeout=TIMEOUT, builtin_name="wine")
+show_view = partial(app_support.show_view, key="ce_view")
+charts = app_support.chart_ids
 
 
 def target(at: AppTest, name: str) -> AppTest:

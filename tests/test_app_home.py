@@ -6,17 +6,18 @@ simulate ``st.file_uploader`` in AppTest); the bad-input corpus is ``tests/data/
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
+import app_support
 import pytest
+from app_support import DATA, ROOT, assert_clean
 from streamlit.testing.v1 import AppTest
 
 from dpcore import DataError
 from dpcore.datasets import list_scenarios, read_csv_upload, scenario_title
 from dpcore.text import md
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "tests" / "data"
 PAGES = sorted((ROOT / "pages").glob("*.py"))
 TIMEOUT = 60  # seconds per script run: generous, CI machines have 2 cores
 SMALL = "wine"  # a fast built-in scenario to start upload tests from
@@ -40,18 +41,7 @@ UNREADABLE = [
     "utf16.csv",
 ]
 
-
-def start(**state: object) -> AppTest:
-    """Run the app once, with ``state`` put in ``st.session_state`` first."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    for key, value in state.items():
-        at.session_state[key] = value
-    return at.run()
-
-
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [exc.value for exc in at.exception]
-    assert not at.error, [err.value for err in at.error]
+start = partial(app_support.start, timeout=TIMEOUT)
 
 
 def upload(at: AppTest, key: str, name: str, content: bytes | None = None) -> None:

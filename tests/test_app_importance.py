@@ -3,51 +3,26 @@
 from __future__ import annotations
 
 import pickle
-from pathlib import Path
+from functools import partial
 
+import app_support
 import numpy as np
 import pytest
+from app_support import DATA, changed_charts, metrics, rerun
 from streamlit.runtime.caching import cache_data_api, cache_resource_api
 from streamlit.testing.v1 import AppTest
 
 from dpcore.text import md as escape
 from ui.cache import SHARED
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "tests" / "data"
 PAGE = "pages/importance.py"
 TIMEOUT = 120  # seconds per run: the first run on Adult fits 9 lambdas x 100 replicates
 VIEWS = {"Estimates vs ε": 1, "Estimates vs λ": 1, "Bias vs SD": 1, "Variance: theory": 2,
          "Baselines": 1, "Model training": 0, "Publish": 0}
 
-
-def open_page(**state: object) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
-    at.switch_page(PAGE)
-    return rerun(at)
-
-
-def rerun(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, [exc.value for exc in at.exception]
-    assert not at.error, [err.value for err in at.error]
-    return at
-
-
-def charts(at: AppTest) -> dict[str, str]:
-    return {c.proto.id: c.proto.spec for c in at.get("plotly_chart")}
-
-
-def metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
-
-
-def show_view(at: AppTest, view: str) -> AppTest:
-    at.button_group(key="iw_view").set_value(view)
-    return rerun(at)
+open_page = partial(app_support.open_page, PAGE, timeout=TIMEOUT)
+show_view = partial(app_support.show_view, key="iw_view")
+charts = app_support.chart_specs
 
 
 def _cached_values(node: object):
@@ -98,11 +73,8 @@ def test_every_view_builds_only_its_own_figures(view, count):
 )
 def test_each_control_redraws_the_figure(key, value):
     at = open_page(builtin_name="wine")
-    before = charts(at)
     widget = at.number_input(key=key) if key == "iw_seed" else at.select_slider(key=key)
-    widget.set_value(value)
-    after = charts(rerun(at))
-    assert [k for k in before if before[k] != after.get(k)], f"moving {key} changed no figure"
+    assert changed_charts(at, widget, value), f"moving {key} changed no figure"
 
 
 def test_query_builder_in_the_datas_own_units():
@@ -213,9 +185,7 @@ def upload(at: AppTest, public: bytes, private: bytes) -> AppTest:
 
 
 def test_page_on_an_uploaded_scenario_without_a_target():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    at.session_state["builtin_name"] = "wine"
-    at.run()
+    at = app_support.start(timeout=TIMEOUT, builtin_name="wine")
     upload(at, (DATA / "valid_public.csv").read_bytes(), (DATA / "valid_private.csv").read_bytes())
     assert at.session_state["upload_report"] is not None
     at.switch_page(PAGE)
@@ -234,9 +204,7 @@ def test_uploaded_data_never_enters_a_cache_shared_across_sessions():
                  for _ in range(n)]
         return "\n".join(rows).encode()
 
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    at.session_state["builtin_name"] = "wine"
-    at.run()
+    at = app_support.start(timeout=TIMEOUT, builtin_name="wine")
     upload(at, csv(80), csv(60))
     at.switch_page(PAGE)
     rerun(at)

@@ -2,48 +2,27 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from functools import partial
 
+import app_support
 import pytest
+from app_support import metrics, rerun
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/masking.py"
 TIMEOUT = 120  # seconds per run (2 busy cores)
 TOY = "Toy: three Gaussians (Fig. 2)"
 DIGITS = "Digits 0, 1, 3: 3 masked by 6 (Fig. 3)"
 
-
-def open_page(**state: object) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    # The page's own experiments do not read the sidebar scenario: a small one keeps each
-    # rerun from copying Adult out of the cache.
-    state = {"builtin_name": "three-gaussians", **state}
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
-    at.switch_page(PAGE)
-    return rerun(at)
-
-
-def rerun(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, [exc.value for exc in at.exception]
-    assert not at.error, [err.value for err in at.error]
-    return at
+# The page's own experiments do not read the sidebar scenario: a small one keeps each rerun from
+# copying Adult out of the cache.
+open_page = partial(app_support.open_page, PAGE, timeout=TIMEOUT, builtin_name="three-gaussians")
+show_view = partial(app_support.show_view, key="mk_view")
 
 
 def charts(at: AppTest) -> list[str]:
-    return [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
-
-
-def metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
-
-
-def show_view(at: AppTest, view: str) -> AppTest:
-    at.button_group(key="mk_view").set_value(view)
-    return rerun(at)
+    """The page's charts by the last part of their element ids (e.g. ``fig_scatter``)."""
+    return [chart_id.rsplit("-", 1)[-1] for chart_id in app_support.chart_ids(at)]
 
 
 def test_default_page_shows_the_toy_scatter_and_its_quality():

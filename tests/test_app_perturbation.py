@@ -3,47 +3,22 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from functools import partial
 
+import app_support
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
+from app_support import changed_charts, metrics, rerun
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/perturbation.py"
 TIMEOUT = 180  # seconds per run: the first run on Adult fits 4 methods x 7 epsilons
 VIEWS = {"Error vs ε": 1, "Learning curve": 1, "Distance to non-private": 1,
          "Bounds (Lemmas 3-4)": 1, "Publish": 0}
 SMALL = {"builtin_name": "breast-cancer"}  # a fast scenario with a binary target
 
-
-def open_page(**state: object) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
-    at.switch_page(PAGE)
-    return rerun(at)
-
-
-def rerun(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, [exc.value for exc in at.exception]
-    assert not at.error, [err.value for err in at.error]
-    return at
-
-
-def charts(at: AppTest) -> dict[str, str]:
-    return {c.proto.id: c.proto.spec for c in at.get("plotly_chart")}
-
-
-def metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
-
-
-def show_view(at: AppTest, view: str) -> AppTest:
-    at.button_group(key="lr_view").set_value(view)
-    return rerun(at)
+open_page = partial(app_support.open_page, PAGE, timeout=TIMEOUT)
+show_view = partial(app_support.show_view, key="lr_view")
+charts = app_support.chart_specs
 
 
 def test_default_page_on_adult_shows_the_epsilon_curve():
@@ -72,11 +47,8 @@ def test_every_view_builds_only_its_own_figures(view, count):
 ])
 def test_each_control_redraws_the_figure(key, value):
     at = open_page(**SMALL)
-    before = charts(at)
     widget = at.number_input(key=key) if key == "lr_seed" else at.select_slider(key=key)
-    widget.set_value(value)
-    after = charts(rerun(at))
-    assert [k for k in before if before[k] != after.get(k)], f"moving {key} changed no figure"
+    assert changed_charts(at, widget, value), f"moving {key} changed no figure"
 
 
 def test_lambda_slider_counts_only_without_the_rule():

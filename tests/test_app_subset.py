@@ -3,40 +3,19 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
+from functools import partial
 
-from streamlit.testing.v1 import AppTest
+import app_support
+from app_support import metrics, rerun
 
 from dpcore.accountant import BudgetAccountant
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/subset.py"
 TIMEOUT = 120
 MVN = {"builtin_name": "mvn-shift", "sub_grid": "Coarse: 13 sizes over all of E", "sub_reps": 2}
 
-
-def open_page(**state: object) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
-    at.switch_page(PAGE)
-    return rerun(at)
-
-
-def rerun(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, [exc.value for exc in at.exception]
-    assert not at.error, [err.value for err in at.error]
-    return at
-
-
-def charts(at: AppTest) -> dict[str, str]:
-    return {c.proto.id: c.proto.spec for c in at.get("plotly_chart")}
-
-
-def metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
+open_page = partial(app_support.open_page, PAGE, timeout=TIMEOUT)
+charts = app_support.chart_specs
 
 
 def test_default_view_shows_the_error_curve_and_the_spent_epsilon():

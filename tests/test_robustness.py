@@ -8,7 +8,8 @@
   then to its largest (all of a page's controls at once, on a small built-in scenario): no
   exception.
 
-The list of pages is read from ``app.py``, so pages added later are covered. The figures (files
+The list of pages is read from the router (``app.py`` and ``ui/navigation.py``), so pages
+added later are covered. The figures (files
 tried, tracebacks seen) are printed by the run.
 """
 
@@ -26,7 +27,10 @@ from dpcore.datasets import MAX_UPLOAD_BYTES
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
 BAD = sorted((DATA / "bad").iterdir())
-PAGES = re.findall(r'st\.Page\("(pages/[a-z_]+\.py)"', (ROOT / "app.py").read_text())
+# The router: app.py, and the module it may delegate the page list to (ui/navigation.py).
+ROUTER = "".join(p.read_text() for p in (ROOT / "app.py", ROOT / "ui" / "navigation.py")
+                 if p.exists())
+PAGES = list(dict.fromkeys(re.findall(r'st\.Page\(\s*"(pages/[a-z_]+\.py)"', ROUTER)))
 TIMEOUT = 180
 SMALL = "wine"  # a small built-in scenario, so that a page at its largest settings stays quick
 

@@ -53,6 +53,7 @@ from dpcore.perturbation.solver import Fits, fit_linear_terms
 from dpcore.validation import (
     DataError,
     check_array,
+    check_choice,
     check_epsilon,
     check_random_state,
     check_scalar,
@@ -77,14 +78,6 @@ METHODS = ("objective", "output")
 TOL = 1e-16
 #: Fewest training rows a fit accepts.
 MIN_ROWS = 10
-
-
-def _check_choice(value: object, name: str, choices: tuple[str, ...]) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, one of {choices}, got {type(value).__name__}.")
-    if value not in choices:
-        raise ValueError(f"{name} == {value!r}, must be one of {choices}.")
-    return value
 
 
 def _check_n(n: object) -> int:
@@ -266,7 +259,7 @@ def private_coefs(prep: Prepared, *, epsilons, lam: float, restarts: int = 1,
     ``strict=True`` (releases) raises :class:`~dpcore.DataError` if a solve cannot be certified
     to ``tol``; studies (the default) keep the last iterate.
     """
-    method = _check_choice(method, "method", METHODS)
+    method = check_choice(method, "method", METHODS)
     eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
     for e in eps:
         check_epsilon(float(e))
@@ -389,8 +382,8 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
     def _check_params(self) -> None:
         check_epsilon(self.epsilon)
         check_scalar(self.lam, "lam", min_val=0.0)
-        _check_choice(self.method, "method", METHODS)
-        _check_choice(self.proof, "proof", PROOFS)
+        check_choice(self.method, "method", METHODS)
+        check_choice(self.proof, "proof", PROOFS)
         if self.data_norm is not None:
             check_scalar(self.data_norm, "data_norm", min_val=0.0)
         _check_bool(self.fit_intercept, "fit_intercept")

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from dpcore.logistic import fit_logistic, fit_logistic_batched
-from dpcore.validation import DataError, check_scalar
+from dpcore.validation import DataError, check_choice, check_scalar
 
 __all__ = ["LOSSES", "design", "m_estimate", "reference_estimate", "predict"]
 
@@ -41,11 +41,7 @@ GROUP_COLUMNS = 32
 
 
 def _check_loss(loss: Any) -> str:
-    if not isinstance(loss, str):
-        raise TypeError(f"loss must be a str, got {type(loss).__name__}. Choose from {LOSSES}.")
-    if loss not in LOSSES:
-        raise ValueError(f"loss == {loss!r}, must be one of {LOSSES}.")
-    return loss
+    return check_choice(loss, "loss", LOSSES)
 
 
 def design(points: np.ndarray, target: int | None) -> tuple[np.ndarray, np.ndarray]:

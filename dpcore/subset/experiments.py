@@ -29,14 +29,13 @@ from dpcore.subset.selection import (
     SELECTIONS,
     Progress,
     SubsetResult,
-    _check_choice,
     _check_epsilons,
     _check_sizes,
     _report,
     _select,
     default_sizes,
 )
-from dpcore.validation import check_scalar
+from dpcore.validation import check_choice, check_scalar
 
 __all__ = ["SubsetStudy", "subset_study", "paper_sizes", "paper_split"]
 
@@ -181,8 +180,8 @@ def subset_study(
     """
     eps = _check_epsilons(epsilon)
     loss = _check_loss(loss)
-    _check_choice(accounting, "accounting", ACCOUNTINGS)
-    _check_choice(selection, "selection", SELECTIONS)
+    check_choice(accounting, "accounting", ACCOUNTINGS)
+    check_choice(selection, "selection", SELECTIONS)
     lam = check_scalar(lam, "lam", min_val=0.0)
     if isinstance(repeats, bool) or not isinstance(repeats, int | np.integer) or repeats < 1:
         raise ValueError(f"repeats == {repeats!r}, must be an integer >= 1.")

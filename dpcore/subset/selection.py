@@ -63,7 +63,13 @@ from dpcore.subset.weights import (
     hybrid_counts,
     nearest_public,
 )
-from dpcore.validation import DataError, check_epsilon, check_random_state, check_scalar
+from dpcore.validation import (
+    DataError,
+    check_choice,
+    check_epsilon,
+    check_random_state,
+    check_scalar,
+)
 
 __all__ = [
     "ACCOUNTINGS",
@@ -215,7 +221,7 @@ def criterion_sensitivity(
     1.0
     """
     loss = _check_loss(loss)
-    _check_choice(accounting, "accounting", ACCOUNTINGS)
+    check_choice(accounting, "accounting", ACCOUNTINGS)
     if loss == "logistic" and accounting == "as-printed":
         return 1.0
     if loss != "logistic":
@@ -225,14 +231,6 @@ def criterion_sensitivity(
     lam = check_scalar(lam, "lam", min_val=0.0)
     shift = 2.0 * radius / (n_private * lam) + 2.0 * math.sqrt(2.0 * tol / lam)
     return 1.0 + 0.25 * radius * math.sqrt(n_private - 1) * shift
-
-
-def _check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, got {type(value).__name__}; choose {choices}.")
-    if value not in choices:
-        raise ValueError(f"{name} == {value!r}, must be one of {choices}.")
-    return value
 
 
 def _check_epsilons(epsilon: Any) -> tuple[float, float, float]:
@@ -411,8 +409,8 @@ def select_subset(
     """
     eps = _check_epsilons(epsilon)
     loss = _check_loss(loss)
-    _check_choice(accounting, "accounting", ACCOUNTINGS)
-    _check_choice(selection, "selection", SELECTIONS)
+    check_choice(accounting, "accounting", ACCOUNTINGS)
+    check_choice(selection, "selection", SELECTIONS)
     lam = check_scalar(lam, "lam", min_val=0.0)
     if not isinstance(truncate, bool):
         raise TypeError(f"truncate must be True or False, got {truncate!r}.")

@@ -1,0 +1,84 @@
+"""Helpers shared by the AppTest tests (``tests/test_app_*.py``): start the app, open a page,
+rerun it with the standard checks, and read what a page shows.
+
+A test module binds the page-specific arguments once, e.g.::
+
+    open_page = partial(app_support.open_page, PAGE, timeout=TIMEOUT, builtin_name="wine")
+    show_view = partial(app_support.show_view, key="ce_view")
+
+Keywords bound by ``partial`` are defaults: ``open_page(builtin_name="adult")`` overrides them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data"
+
+
+def start(*, timeout: float, **state: object) -> AppTest:
+    """Run the app once, with ``state`` put in ``st.session_state`` first."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def assert_clean(at: AppTest, *, allow_errors: bool = False) -> None:
+    """No exception, and (unless ``allow_errors``) no ``st.error`` on the page."""
+    assert not at.exception, [exc.value for exc in at.exception]
+    if not allow_errors:
+        assert not at.error, [err.value for err in at.error]
+
+
+def rerun(at: AppTest, *, allow_errors: bool = False) -> AppTest:
+    """Run the script again and check it with :func:`assert_clean`."""
+    at.run()
+    assert_clean(at, allow_errors=allow_errors)
+    return at
+
+
+def open_page(page: str, *, timeout: float, allow_errors: bool = False,
+              **state: object) -> AppTest:
+    """Start the app with ``state``, switch to ``page`` (``"pages/x.py"``) and run it clean."""
+    at = start(timeout=timeout, **state)
+    at.switch_page(page)
+    return rerun(at, allow_errors=allow_errors)
+
+
+def show_view(at: AppTest, view: str, *, key: str) -> AppTest:
+    """Pick ``view`` in the page's view chooser (a button group with widget key ``key``)."""
+    at.button_group(key=key).set_value(view)
+    return rerun(at)
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    """The page's ``st.metric`` values by label."""
+    return {m.label: m.value for m in at.metric}
+
+
+def chart_ids(at: AppTest) -> list[str]:
+    """The element ids of the page's plotly charts, in page order."""
+    return [c.proto.id for c in at.get("plotly_chart")]
+
+
+def chart_specs(at: AppTest) -> dict[str, str]:
+    """The page's plotly charts: element id -> figure spec (JSON)."""
+    return {c.proto.id: c.proto.spec for c in at.get("plotly_chart")}
+
+
+def changed_charts(at: AppTest, widget: Any, value: object) -> list[str]:
+    """Set ``widget`` to ``value``, rerun, and return the ids of the charts whose spec changed."""
+    before = chart_specs(at)
+    widget.set_value(value)
+    after = chart_specs(rerun(at))
+    return [k for k in before if before[k] != after.get(k)]
+
+
+def captions(at: AppTest) -> str:
+    """All captions of the page, joined by spaces."""
+    return " ".join(c.value for c in at.caption)
