@@ -2,8 +2,8 @@
 
 Two stores, on purpose:
 
-* Built-in scenarios and what is computed from them go through ``st.cache_data`` and
-  ``st.cache_resource``, which every session of the server process shares. That is fine for data
+* Built-in scenarios and what is computed from them go to :data:`SHARED`, a store that every
+  session of the server process shares. That is fine for data
   that ships with the project.
 * Uploads are private data. Nothing computed from them goes into a shared cache, onto disk or
   into a log: :func:`session_memo` keeps it in this session's ``st.session_state`` only, keyed
@@ -29,25 +29,6 @@ T = TypeVar("T")
 
 _MEMO_KEY = "_upload_memo"
 _MEMO_SIZE = 48  # files, scenarios and study results of one session; oldest dropped first
-
-
-@st.cache_data(show_spinner="Loading the scenario…", max_entries=16)
-def load_builtin(
-    name: str,
-    *,
-    seed: int | None,
-    public: str = "default",
-    encoding: str | None = None,
-    p: int | None = None,
-    shift: str | None = None,
-) -> Scenario:
-    """Load built-in scenario ``name``; ``seed=None`` means the scenario's own fixed seed.
-
-    ``encoding``, ``p`` and ``shift`` are passed on only when given (only some scenarios take them).
-    """
-    given = {"encoding": encoding, "p": p, "shift": shift}
-    options = {key: value for key, value in given.items() if value is not None}
-    return load_scenario(name, rng=seed, public=public, **options)
 
 
 def content_key(*parts: object) -> str:
@@ -101,6 +82,27 @@ class _SharedStore:
 
 #: Results of built-in scenarios, shared across sessions (read-only objects).
 SHARED = _SharedStore(96)
+
+
+def load_builtin(
+    name: str,
+    *,
+    seed: int | None,
+    public: str = "default",
+    encoding: str | None = None,
+    p: int | None = None,
+    shift: str | None = None,
+) -> Scenario:
+    """Load built-in scenario ``name``; ``seed=None`` means the scenario's own fixed seed.
+
+    Shared across sessions without a copy (st.cache_data would unpickle Adult on every rerun):
+    callers must not mutate it. ``encoding``, ``p`` and ``shift`` are passed on only when given
+    (only some scenarios take them).
+    """
+    given = {"encoding": encoding, "p": p, "shift": shift}
+    options = {key: value for key, value in given.items() if value is not None}
+    key = content_key("builtin scenario", name, seed, public, sorted(options.items()))
+    return SHARED.get(key, lambda: load_scenario(name, rng=seed, public=public, **options))
 
 
 def is_builtin(scenario: Scenario) -> bool:
