@@ -23,16 +23,11 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 from dpcore.datasets import load_scenario
-from dpcore.importance import (
-    BootstrapStudy,
-    _balanced_design,
-    _bootstrap_counts,
-    _with_intercept,
-    bootstrap_estimates,
-    monte_carlo,
-)
+from dpcore.importance import BootstrapStudy, bootstrap_estimates, monte_carlo
+from dpcore.importance.mechanism import _balanced_design, _with_intercept
 from dpcore.logistic import fit_logistic_batched, logistic_objective
 from dpcore.queries import indicator
+from dpcore.simulation import bootstrap_counts
 
 LAM, EPS, SEED = 0.1, 0.1, 0
 GRID = [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0]
@@ -61,7 +56,7 @@ def main() -> None:
     X, y, _ = _balanced_design(X_D, X_E)
     n_D, n_E, d = X_D.shape[0], X_E.shape[0], X.shape[1]
     S = np.empty((n_D + n_E, args.reps))
-    S[:n_D] = _bootstrap_counts(n_D, args.reps, SEED) / n_D
+    S[:n_D] = bootstrap_counts(n_D, args.reps, SEED) / n_D
     S[n_D:] = 1.0 / n_E
     print(f"Adult split: N_D={n_D}, N_E={n_E}, d={d} (one-hot items + intercept), "
           f"{args.reps} bootstrap replicates, lam={LAM}\n")
@@ -87,13 +82,13 @@ def main() -> None:
     reps_fits = rows[0][2]  # what a naive page would refit on every slider move
     q = indicator((sc.target, "==", 1))
     b_E = q.evaluate(E)
-    study = BootstrapStudy(D, E, args.reps, SEED)  # what the page caches per scenario
+    study = BootstrapStudy(D, E, args.reps, rng=SEED)  # what the page caches per scenario
     fits = study.fit(LAM)
     t_eps, _ = _time(lambda: bootstrap_estimates(fits, b_E, EPS * 2), repeat=5)
     t_lam, _ = _time(lambda: bootstrap_estimates(study.fit(LAM * 3), b_E, EPS))
     def grid():
-        _bootstrap_counts.cache_clear()  # time the resampling too, as on a first page load
-        return monte_carlo(D, E, q, GRID, [EPS], args.reps, SEED)
+        bootstrap_counts.cache_clear()  # time the resampling too, as on a first page load
+        return monte_carlo(D, E, q, GRID, [EPS], args.reps, rng=SEED)
 
     t_grid, _ = _time(grid)
     rows += [
