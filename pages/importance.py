@@ -18,7 +18,7 @@ from dpcore.importance import (
     typical_log_weight_noise,
 )
 from dpcore.simulation import default_replicates
-from dpcore.text import md
+from dpcore.text import csv_bytes, md
 from ui import importance as cached
 from ui.budget import budget_sidebar
 from ui.errors import show_errors
@@ -294,5 +294,5 @@ with show_errors():
             st.markdown("**Most-weighted public records**")
             st.dataframe(released.nlargest(10, "weight"), hide_index=True)
             st.download_button("Download the release (public rows + weights, CSV)",
-                               released.to_csv(index=False).encode(), "importance_weights.csv",
+                               csv_bytes(released), "importance_weights.csv",
                                "text/csv", key="iw_download")

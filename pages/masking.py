@@ -21,6 +21,7 @@ from dpcore.masking import (
     toy_task,
 )
 from dpcore.random import stream
+from dpcore.text import csv_bytes
 from ui.budget import budget_sidebar
 from ui.cache import load_builtin, memo
 from ui.errors import show_errors
@@ -334,5 +335,5 @@ with show_errors():
             table.insert(0, "label", [names[c] for c in released.masked_y_])
             st.dataframe(table.head(20), hide_index=True)
             st.download_button("Download the masked dataset (CSV)",
-                               table.to_csv(index=False).encode(), "masked_dataset.csv",
+                               csv_bytes(table), "masked_dataset.csv",
                                "text/csv", key="mk_download")

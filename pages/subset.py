@@ -18,6 +18,7 @@ from dpcore.subset import (
     subset_study,
 )
 from dpcore.subset.weights import COUNT_SENSITIVITY
+from dpcore.text import csv_bytes
 from ui.budget import budget_sidebar
 from ui.cache import memo
 from ui.errors import show_errors
@@ -240,5 +241,5 @@ with show_errors():
             st.caption("One row per distinct public point after Step 1 (its first row in E); "
                        "public_rows_alike counts the rows of E it stands for.")
             st.download_button("Download the release (public rows + DP weights, CSV)",
-                               released.to_csv(index=False).encode(), "public_subset.csv",
+                               csv_bytes(released), "public_subset.csv",
                                "text/csv", key="sub_download")

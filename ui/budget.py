@@ -15,6 +15,7 @@ import streamlit as st
 from dpcore import DataError
 from dpcore.accountant import BudgetAccountant
 from dpcore.planning import COMPOSITION_ASSUMPTIONS, COMPOSITIONS
+from dpcore.text import csv_bytes
 
 ACCOUNTANT_KEY = "_budget_accountant"
 BUDGET_KEY = "budget_epsilon"
@@ -114,6 +115,6 @@ def budget_sidebar() -> BudgetAccountant:
                 ledger = accountant.ledger
                 st.dataframe(ledger, hide_index=True)
                 st.download_button("Download the ledger (CSV)",
-                                   ledger.to_csv(index=False).encode(), "privacy_ledger.csv",
+                                   csv_bytes(ledger), "privacy_ledger.csv",
                                    "text/csv", key="ledger_download")
     return accountant
