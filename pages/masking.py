@@ -168,7 +168,7 @@ with show_errors():
     def regions(coef, x_range, y_range):
         if not identity:
             return None
-        return decision_regions(coef, task.data_norm, x_range, y_range, resolution=90)
+        return decision_regions(coef, task.data_norm, x_range, y_range, resolution=60)
 
     if view == "Masked vs original":
         alone = st.toggle("Masked set alone, as a recipient sees it", key="mk_alone")
