@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Locator, Page
 
 expect = pytest.importorskip(
     "playwright.sync_api", reason="Python Playwright is missing: pip install playwright"
@@ -30,3 +30,31 @@ def screenshot(page: Page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=path, full_page=True)
     return path
+
+
+def wait_idle(page: Page, timeout: float | None = None) -> None:
+    """Wait until the rerun is over: no "Running…" status, no progress bar, no exception."""
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout)
+    expect(page.get_by_test_id("stMain").get_by_test_id("stProgress")).to_have_count(0)
+    assert_no_exception(page)
+
+
+def metric_value(page: Page, label: str) -> Locator:
+    """The value of the ``st.metric`` labelled ``label``."""
+    metric = page.get_by_test_id("stMetric").filter(has_text=label)
+    return metric.get_by_test_id("stMetricValue")
+
+
+def open_view(page: Page, name: str, *, shows: str | None = None,
+              timeout: float | None = None) -> Locator:
+    """Pick the view ``name`` in the page's segmented control (its options are radios) and return
+    the main area once the rerun that builds it is over; ``shows``: a text of the new view to
+    wait for, so that the last view's content cannot pass for it."""
+    main = page.get_by_test_id("stMain")
+    choice = main.get_by_test_id("stButtonGroup").get_by_role("radio", name=name, exact=True)
+    choice.click()
+    expect(choice).to_have_attribute("aria-checked", "true")
+    if shows is not None:
+        expect(main.get_by_text(shows).first).to_be_visible(timeout=timeout)
+    wait_idle(page, timeout=timeout)
+    return main

@@ -10,18 +10,12 @@ import shutil
 from typing import TYPE_CHECKING
 
 import pytest
-from browser_support import SCREENSHOTS, assert_no_exception, expect, screenshot
+from browser_support import SCREENSHOTS, assert_no_exception, expect, screenshot, wait_idle
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
-
-
-def wait_idle(page: Page) -> None:
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
-    expect(page.get_by_test_id("stMain").get_by_test_id("stProgress")).to_have_count(0)
-    assert_no_exception(page)
 
 
 def test_audit_page_one_mechanism_and_the_table(page: Page):

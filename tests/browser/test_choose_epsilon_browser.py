@@ -12,10 +12,17 @@ import shutil
 from typing import TYPE_CHECKING
 
 import pytest
-from browser_support import SCREENSHOTS, assert_no_exception, expect, screenshot
+from browser_support import (
+    SCREENSHOTS,
+    expect,
+    metric_value,
+    open_view,
+    screenshot,
+    wait_idle,
+)
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Locator, Page
+    from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
 
@@ -23,26 +30,6 @@ SCREENSHOT = SCREENSHOTS / "choose-epsilon.png"
 # The Monte-Carlo target on Adult fits 100 bootstrap replicates first: allow 2 minutes.
 STUDY_TIMEOUT = 120_000
 LINES = ".scatterlayer .trace"
-
-
-def wait_idle(page: Page, timeout: float | None = None) -> None:
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout)
-    expect(page.get_by_test_id("stMain").get_by_test_id("stProgress")).to_have_count(0)
-    assert_no_exception(page)
-
-
-def metric_value(page: Page, label: str) -> Locator:
-    metric = page.get_by_test_id("stMetric").filter(has_text=label)
-    return metric.get_by_test_id("stMetricValue")
-
-
-def open_view(page: Page, name: str) -> Locator:
-    main = page.get_by_test_id("stMain")
-    choice = main.get_by_test_id("stButtonGroup").get_by_role("radio", name=name, exact=True)
-    choice.click()
-    expect(choice).to_have_attribute("aria-checked", "true")
-    wait_idle(page)
-    return main
 
 
 def test_choose_epsilon_page(page: Page, app_url: str):

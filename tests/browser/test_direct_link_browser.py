@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from browser_support import assert_no_exception, expect, screenshot
+from browser_support import assert_no_exception, expect, screenshot, wait_idle
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
@@ -31,13 +31,6 @@ FILE_NAMES = ("app", "home", "importance")
 # The viewport is 1400 px wide (conftest). The centred layout caps the main block at 736 px
 # (Streamlit's 46rem); the wide one fills what the sidebar leaves, over 1000 px.
 CENTRED_MAX_WIDTH = 736
-
-
-def wait_idle(page: Page, timeout: float | None = None) -> None:
-    """The rerun is over (no "Running…" status, no progress bar) and shows no exception."""
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout)
-    expect(page.get_by_test_id("stMain").get_by_test_id("stProgress")).to_have_count(0)
-    assert_no_exception(page)
 
 
 def assert_app_navigation(page: Page, current: str) -> None:

@@ -11,7 +11,15 @@ import shutil
 from typing import TYPE_CHECKING
 
 import pytest
-from browser_support import SCREENSHOTS, assert_no_exception, expect, screenshot
+from browser_support import (
+    SCREENSHOTS,
+    assert_no_exception,
+    expect,
+    metric_value,
+    open_view,
+    screenshot,
+    wait_idle,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -27,29 +35,6 @@ LAMBDA_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)  # boxes of "Estima
 EPSILON_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)  # boxes of "Estimates vs ε"
 # CSS selectors of drawn Plotly traces: box plots, scatter markers, histogram bars.
 BOXES, DOTS, BARS = ".boxlayer path", ".scatterlayer .points path", ".barlayer .bars path"
-
-
-def wait_idle(page: Page, timeout: float | None = None) -> None:
-    """Wait until the rerun is over: no "Running…" status, no progress bar, no exception."""
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout)
-    expect(page.get_by_test_id("stMain").get_by_test_id("stProgress")).to_have_count(0)
-    assert_no_exception(page)
-
-
-def metric_value(page: Page, label: str) -> Locator:
-    metric = page.get_by_test_id("stMetric").filter(has_text=label)
-    return metric.get_by_test_id("stMetricValue")
-
-
-def open_view(page: Page, name: str) -> Locator:
-    """Pick the view called ``name`` in the view selector and return the main area once the
-    rerun that builds it is over."""
-    main = page.get_by_test_id("stMain")
-    choice = main.get_by_test_id("stButtonGroup").get_by_role("radio", name=name, exact=True)
-    choice.click()
-    expect(choice).to_have_attribute("aria-checked", "true")
-    wait_idle(page)
-    return main
 
 
 def expect_plots(panel: Locator, count: int, marks: str) -> None:

@@ -10,7 +10,15 @@ import shutil
 from typing import TYPE_CHECKING
 
 import pytest
-from browser_support import SCREENSHOTS, assert_no_exception, expect, screenshot
+from browser_support import (
+    SCREENSHOTS,
+    assert_no_exception,
+    expect,
+    metric_value,
+    open_view,
+    screenshot,
+    wait_idle,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -21,25 +29,6 @@ pytestmark = pytest.mark.browser
 SCREENSHOT = SCREENSHOTS / "masking.png"
 FIRST_RUN_TIMEOUT = 90_000  # the sidebar loads Adult first; the page then masks the toy data
 DOTS, HEAT = ".scatterlayer .points path", ".heatmaplayer image"
-
-
-def wait_idle(page: Page, timeout: float | None = None) -> None:
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout)
-    expect(page.get_by_test_id("stMain").get_by_test_id("stProgress")).to_have_count(0)
-    assert_no_exception(page)
-
-
-def metric_value(page: Page, label: str) -> Locator:
-    return page.get_by_test_id("stMetric").filter(has_text=label).get_by_test_id(
-        "stMetricValue")
-
-
-def open_view(page: Page, name: str) -> Locator:
-    main = page.get_by_test_id("stMain")
-    # The segmented control's options are radio buttons in this Streamlit version.
-    main.get_by_test_id("stButtonGroup").get_by_role("radio", name=name, exact=True).click()
-    wait_idle(page)
-    return main
 
 
 def expect_charts(panel: Locator, count: int, marks: str = DOTS) -> None:

@@ -8,10 +8,18 @@ After every step no ``[data-testid="stException"]`` may be on the page. Screensh
 from __future__ import annotations
 
 import shutil
+from functools import partial
 from typing import TYPE_CHECKING
 
 import pytest
-from browser_support import SCREENSHOTS, assert_no_exception, expect, screenshot
+from browser_support import (
+    SCREENSHOTS,
+    expect,
+    metric_value,
+    open_view,
+    screenshot,
+    wait_idle,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -26,29 +34,6 @@ FIRST_RUN_TIMEOUT = 180_000
 BOXES, LINES = ".boxlayer path", ".scatterlayer .points path"
 
 
-def wait_idle(page: Page, timeout: float | None = None) -> None:
-    """Wait until the rerun is over: no "Running…" status, no progress bar, no exception."""
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout)
-    expect(page.get_by_test_id("stMain").get_by_test_id("stProgress")).to_have_count(0)
-    assert_no_exception(page)
-
-
-def metric_value(page: Page, label: str) -> Locator:
-    metric = page.get_by_test_id("stMetric").filter(has_text=label)
-    return metric.get_by_test_id("stMetricValue")
-
-
-def open_view(page: Page, name: str, shows: str) -> Locator:
-    """Pick a view and wait until its own content (text ``shows``) replaced the last view's."""
-    main = page.get_by_test_id("stMain")
-    choice = main.get_by_test_id("stButtonGroup").get_by_role("radio", name=name, exact=True)
-    choice.click()
-    expect(choice).to_have_attribute("aria-checked", "true")
-    expect(main.get_by_text(shows).first).to_be_visible(timeout=FIRST_RUN_TIMEOUT)
-    wait_idle(page, timeout=FIRST_RUN_TIMEOUT)
-    return main
-
-
 def expect_plot(panel: Locator, marks: str) -> Locator:
     charts = panel.get_by_test_id("stPlotlyChart")
     expect(charts).to_have_count(1)
@@ -57,6 +42,7 @@ def expect_plot(panel: Locator, marks: str) -> Locator:
 
 
 def test_perturbation_page_epsilon_views_and_publish(page: Page, app_url: str):
+    view = partial(open_view, page, timeout=FIRST_RUN_TIMEOUT)
     page.get_by_test_id("stSidebarNav").get_by_role(
         "link", name="Private logistic regression").click()
     main = page.get_by_test_id("stMain")
@@ -88,15 +74,15 @@ def test_perturbation_page_epsilon_views_and_publish(page: Page, app_url: str):
     chart.screenshot(path=figure)
     shutil.copyfile(figure, SCREENSHOT)
 
-    expect_plot(open_view(page, "Learning curve", "Learning curves (Chaudhuri"), LINES)
+    expect_plot(view("Learning curve", shows="Learning curves (Chaudhuri"), LINES)
     screenshot(page, "perturbation-view-learning")
-    expect_plot(open_view(page, "Distance to non-private", "How far the private model"), BOXES)
+    expect_plot(view("Distance to non-private", shows="How far the private model"), BOXES)
     screenshot(page, "perturbation-view-distance")
-    expect_plot(open_view(page, "Bounds (Lemmas 3-4)", "Excess training loss and the bounds"),
+    expect_plot(view("Bounds (Lemmas 3-4)", shows="Excess training loss and the bounds"),
                 LINES)
     screenshot(page, "perturbation-view-bounds")
 
-    panel = open_view(page, "Publish", "One release")
+    panel = view("Publish", shows="One release")
     thumb.focus()  # ε = 0.5: within the session's default budget of 1
     thumb.press("ArrowLeft")
     thumb.press("ArrowLeft")

@@ -10,7 +10,14 @@ import shutil
 from typing import TYPE_CHECKING
 
 import pytest
-from browser_support import SCREENSHOTS, assert_no_exception, expect, screenshot
+from browser_support import (
+    SCREENSHOTS,
+    expect,
+    metric_value,
+    open_view,
+    screenshot,
+    wait_idle,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -22,25 +29,6 @@ MVN = "Shifted Gaussians (Wang et al. simulation)"
 # 3 repeats of 60 candidates on 10^4 x 10^4 points: allow 90 s on 2 busy cores.
 FIRST_RUN_TIMEOUT = 90_000
 CURVE = ".scatterlayer .trace"
-
-
-def wait_idle(page: Page, timeout: float | None = None) -> None:
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout)
-    expect(page.get_by_test_id("stMain").get_by_test_id("stProgress")).to_have_count(0)
-    assert_no_exception(page)
-
-
-def metric_value(page: Page, label: str):
-    return page.get_by_test_id("stMetric").filter(has_text=label).get_by_test_id(
-        "stMetricValue")
-
-
-def open_view(page: Page, name: str) -> None:
-    """Pick a view in the segmented control (its options are buttons with role "radio" in
-    current Streamlit) and wait for the rerun that builds it."""
-    group = page.get_by_test_id("stMain").get_by_test_id("stButtonGroup")
-    group.locator("button").filter(has_text=name).click()
-    wait_idle(page)
 
 
 def test_subset_page_curve_slider_views(page: Page):
