@@ -21,6 +21,7 @@ import time
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
+from timing import best_of
 
 from dpcore.datasets import load_scenario
 from dpcore.importance import BootstrapStudy, bootstrap_estimates, monte_carlo
@@ -31,15 +32,6 @@ from dpcore.simulation import bootstrap_counts
 
 LAM, EPS, SEED = 0.1, 0.1, 0
 GRID = [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0]
-
-
-def _time(fn, repeat: int = 3):
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def main() -> None:
@@ -61,7 +53,7 @@ def main() -> None:
     print(f"Adult split: N_D={n_D}, N_E={n_E}, d={d} (one-hot items + intercept), "
           f"{args.reps} bootstrap replicates, lam={LAM}\n")
 
-    t_ours, W = _time(lambda: fit_logistic_batched(X, y, S, lam=LAM, tol=1e-10))
+    t_ours, W = best_of(lambda: fit_logistic_batched(X, y, S, lam=LAM, tol=1e-10))
 
     rows = []
     for label, tol in (("tol=1e-8", 1e-8), ("default tol", 1e-4)):
@@ -84,13 +76,13 @@ def main() -> None:
     b_E = q.evaluate(E)
     study = BootstrapStudy(D, E, args.reps, rng=SEED)  # what the page caches per scenario
     fits = study.fit(LAM)
-    t_eps, _ = _time(lambda: bootstrap_estimates(fits, b_E, EPS * 2), repeat=5)
-    t_lam, _ = _time(lambda: bootstrap_estimates(study.fit(LAM * 3), b_E, EPS))
+    t_eps, _ = best_of(lambda: bootstrap_estimates(fits, b_E, EPS * 2), repeat=5)
+    t_lam, _ = best_of(lambda: bootstrap_estimates(study.fit(LAM * 3), b_E, EPS))
     def grid():
         bootstrap_counts.cache_clear()  # time the resampling too, as on a first page load
         return monte_carlo(D, E, q, GRID, [EPS], args.reps, rng=SEED)
 
-    t_grid, _ = _time(grid)
+    t_grid, _ = best_of(grid)
     rows += [
         ("epsilon move (100 estimates, fits reused)", t_eps, reps_fits),
         ("lambda move (100 batched fits + estimates)", t_lam, reps_fits),

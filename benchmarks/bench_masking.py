@@ -18,10 +18,10 @@ their ratio (project / baseline; below 1 is faster).
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
+from timing import best_of
 
 from dpcore.masking import (
     MaskedDataGenerator,
@@ -33,15 +33,6 @@ from dpcore.masking import (
 from dpcore.masking.greedy import ARMIJO
 
 LAM, SEED = 0.5, 0
-
-
-def _time(fn, repeat: int = 3):
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def _blobs(n: int, d: int, C: int, rng: np.random.Generator):
@@ -98,14 +89,14 @@ def main() -> None:
     # 1. 1,000 masked samples in d = 25.
     rng = np.random.default_rng(SEED)
     X, y = _blobs(1000, 25, 3, rng)
-    t_ours, gen = _time(lambda: MaskedDataGenerator(1.0, LAM, 1000, rng=SEED, n_classes=3)
+    t_ours, gen = best_of(lambda: MaskedDataGenerator(1.0, LAM, 1000, rng=SEED, n_classes=3)
                         .fit(X, y))
     W = gen.noisy_coef_
     G0 = 1000 * LAM * W
     k = args.naive_samples
-    t_naive, _ = _time(lambda: _naive_greedy(W, G0, k, 3, np.random.default_rng(1)), repeat=1)
+    t_naive, _ = best_of(lambda: _naive_greedy(W, G0, k, 3, np.random.default_rng(1)), repeat=1)
     t_naive *= 1000 / k
-    t_sk, _ = _time(lambda: LogisticRegression(C=1 / (LAM * 1000), fit_intercept=False)
+    t_sk, _ = best_of(lambda: LogisticRegression(C=1 / (LAM * 1000), fit_intercept=False)
                     .fit(X, y))
     rows.append(("1,000 masked samples, d = 25, C = 3 (whole Algorithm 1)", t_ours,
                  f"plain loop over candidates and steps (x{1000 // k} of {k} samples)", t_naive))
@@ -115,7 +106,7 @@ def main() -> None:
 
     # 2. The Fig. 5 grid on the toy data.
     task = toy_task()
-    t_grid, frame = _time(lambda: accuracy_vs_epsilon(task, n_samples=100, n_draws=50,
+    t_grid, frame = best_of(lambda: accuracy_vs_epsilon(task, n_samples=100, n_draws=50,
                                                       lam=LAM, seed=SEED))
     pool = task.X_pool / task.data_norm
     fits = args.sklearn_fits
@@ -127,7 +118,7 @@ def main() -> None:
             LogisticRegression(C=1 / (LAM * 100), fit_intercept=False).fit(pool[idx],
                                                                          task.y_pool[idx])
 
-    t_fits, _ = _time(sklearn_fits, repeat=1)
+    t_fits, _ = best_of(sklearn_fits, repeat=1)
     t_fits *= 950 / fits
     rows.append(("Fig. 5 grid, toy: 9 eps x 50 draws x 4 methods, N = 100", t_grid,
                  f"950 scikit-learn fits the grid needs, no generation (x{950 / fits:.0f} of "

@@ -32,6 +32,7 @@ import warnings
 import numpy as np
 import pandas as pd
 from sklearn.linear_model import LogisticRegression
+from timing import best_of
 
 from dpcore.datasets.builtin import _adult_encoded, _adult_raw
 from dpcore.perturbation import PrivateLogisticRegression
@@ -55,15 +56,6 @@ def markdown(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _best(fn, repeat: int = 3):
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
-
 def adult_with_sex() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Adult's training and test parts, one-hot (arules items) with sex kept: d = 113."""
     train, test, _ = _adult_encoded("onehot")
@@ -85,7 +77,7 @@ def speed(restarts: int) -> pd.DataFrame:
         return epsilon_curve(X, y, epsilons=EPSILONS, lam=LAM, restarts=restarts,
                              X_test=X_test, y_test=y_test, seed=0, excess=False)
 
-    t_curve, res = _best(curve)
+    t_curve, res = best_of(curve)
     cpu0 = time.process_time()
     curve()
     cpu = time.process_time() - cpu0
@@ -129,7 +121,7 @@ def adult(seeds: int) -> pd.DataFrame:
         s = summarise(res).set_index("method")
         clf = PrivateLogisticRegression(epsilon=eps, lam=lam, data_norm=norm,
                                         fit_intercept=False)
-        t_fit, _ = _best(lambda clf=clf: clf.fit(X, y))
+        t_fit, _ = best_of(lambda clf=clf: clf.fit(X, y))
         ours = s.loc["objective perturbation"]
         rows.append({
             "epsilon": eps,
@@ -142,7 +134,7 @@ def adult(seeds: int) -> pd.DataFrame:
             "one release fit (s)": round(t_fit, 3),
         })
     sk = LogisticRegression(C=1.0, max_iter=5000)
-    t_sk, _ = _best(lambda: sk.fit(X, y))
+    t_sk, _ = best_of(lambda: sk.fit(X, y))
     print(f"scikit-learn LogisticRegression(C=1) on the same data: test error "
           f"{1 - sk.score(X_test, y_test):.4f}, fit {t_sk:.3f} s (diffprivlib's non-private "
           f"reference in the issue: {DIFFPRIVLIB_NONPRIVATE}).\n")

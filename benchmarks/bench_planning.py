@@ -19,10 +19,10 @@ Prints a markdown table (ratio = baseline / answer). Run: ``python benchmarks/be
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 
 import numpy as np
+from timing import best_of
 
 from dpcore.datasets import load_scenario
 from dpcore.importance import BootstrapStudy, variance_terms
@@ -41,15 +41,6 @@ from dpcore.planning import (
 )
 from dpcore.queries import indicator
 from dpcore.subset import rescale, scenario_arguments
-
-
-def best_of(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
-    times, out = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), out
 
 
 def naive_noise_search(mech: Callable[[float], object], error: float, level: float) -> float:

@@ -27,6 +27,7 @@ import time
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.neighbors import NearestNeighbors
+from timing import best_of
 
 from dpcore.datasets import load_scenario
 from dpcore.subset import (
@@ -41,15 +42,6 @@ from dpcore.subset.estimators import design, predict
 from ui.figures.subset import error_curve
 
 LAM, EPS = 1e-2, 3.0
-
-
-def _best(fn, repeat: int):
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def _baseline(data, res, sizes: np.ndarray, which: np.ndarray) -> float:
@@ -92,13 +84,13 @@ def main() -> None:
             return select_subset(sc.private, sc.public, paper_split(EPS), sizes, rng=0,
                                  lam=LAM, **scenario_arguments(sc))
 
-        ours, res = _best(run, args.repeat if p == 2 else 1)
+        ours, res = best_of(run, args.repeat if p == 2 else 1)
         every = 1 if p == 2 else args.baseline_every
         which = np.arange(0, len(sizes), every)
         base = _baseline(data, res, sizes, which) * sizes.sum() / sizes[which].sum()
         study = subset_study(data, epsilon=paper_split(EPS), sizes=sizes, repeats=1, rng=0,
                              lam=LAM)
-        t_slider, _ = _best(lambda study=study: error_curve(study, 7).to_plotly_json(), 5)
+        t_slider, _ = best_of(lambda study=study: error_curve(study, 7).to_plotly_json(), 5)
         rows.append((f"p = {p}: curve over {len(sizes)} candidates, n_D = n_E = 10^4 "
                      f"(target <= {target:g} s)", ours, base))
         rows.append((f"p = {p}: subset-size slider move (re-read the curve, rebuild the "

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import argparse
 import io
-import time
 
 import numpy as np
 import pandas as pd
+from timing import best_of
 
 from dpcore.datasets import read_csv_upload, scenario_from_uploads
 
@@ -64,15 +64,6 @@ def make_upload_csv(n_rows: int, *, seed: int = 0) -> bytes:
     return frame.to_csv(index=False).encode()
 
 
-def _best(fn, repeat: int) -> tuple[float, object]:
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=400_000)
@@ -89,14 +80,14 @@ def main() -> None:
     def pandas_read():
         return pd.read_csv(io.BytesIO(data))
 
-    t_read, frame = _best(ours_read, args.repeat)
-    t_pd, _ = _best(pandas_read, args.repeat)
+    t_read, frame = best_of(ours_read, args.repeat)
+    t_pd, _ = best_of(pandas_read, args.repeat)
     public = read_csv_upload(half, "public.csv", max_bytes=limit)
 
     def ours_encode():
         return scenario_from_uploads(frame, public, target="income", positive=">50K")
 
-    t_enc, (scenario, _) = _best(ours_encode, args.repeat)
+    t_enc, (scenario, _) = best_of(ours_encode, args.repeat)
 
     def ours_upload():
         private = read_csv_upload(data, "private.csv", max_bytes=limit)
@@ -106,8 +97,8 @@ def main() -> None:
     def pandas_upload():
         return pd.read_csv(io.BytesIO(data)), pd.read_csv(io.BytesIO(half))
 
-    t_all, _ = _best(ours_upload, args.repeat)
-    t_pd_all, _ = _best(pandas_upload, args.repeat)
+    t_all, _ = best_of(ours_upload, args.repeat)
+    t_pd_all, _ = best_of(pandas_upload, args.repeat)
 
     mb, mb_half = len(data) / 2**20, len(half) / 2**20
     print(
