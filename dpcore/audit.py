@@ -68,6 +68,7 @@ __all__ = [
     "AuditResult",
     "OneRunResult",
     "audit",
+    "audit_ceiling",
     "audit_cases",
     "audit_scores",
     "clopper_pearson_upper",
@@ -130,6 +131,26 @@ def epsilon_from_rates(fpr_upper, fnr_upper, delta: float = 0.0) -> np.ndarray:
     out = np.fmax(np.nan_to_num(a, nan=0.0, neginf=0.0, posinf=np.inf),
                  np.nan_to_num(b, nan=0.0, neginf=0.0, posinf=np.inf))
     return np.maximum(out, 0.0)
+
+
+def audit_ceiling(runs: int, confidence: float = 0.95, delta: float = 0.0) -> float:
+    """The largest lower bound that :func:`audit` can ever report with ``runs`` per dataset.
+
+    Even a test that never errs on the held-out half (``runs - runs // 2`` scores per side)
+    only bounds each error rate by its Clopper-Pearson upper limit at zero errors, so the
+    bound cannot exceed ``epsilon_from_rates`` of those limits. When a claim is above this
+    ceiling, an audit below the claim says nothing: more runs are needed.
+
+    Examples
+    --------
+    >>> round(audit_ceiling(1_000), 2)
+    4.9
+    """
+    runs = _check_runs(runs)
+    confidence = _check_confidence(confidence)
+    n_test = runs - runs // 2
+    upper = clopper_pearson_upper(0, n_test, (1.0 - confidence) / 2)
+    return float(epsilon_from_rates(upper, upper, delta))
 
 
 @dataclass(frozen=True)
@@ -267,6 +288,15 @@ class AuditCase:
     broken: bool = False
     refits: bool = False
     covers: str = "the whole release"
+    linear: bool = False
+
+    @property
+    def pair_limit(self) -> float:
+        """The most a correctly calibrated mechanism can lose on this pair: ``f * epsilon`` when
+        the noise is Laplace-type (``linear``: the log-density ratio of two outputs is at most
+        their distance over the noise scale, so the loss on the pair is at most the noiseless
+        outputs' distance over the scale, f epsilon), else the claimed epsilon."""
+        return self.fraction * self.epsilon if self.linear else self.epsilon
 
 
 @dataclass(frozen=True)
@@ -286,7 +316,11 @@ class AuditResult:
     scores_d, scores_dprime : ndarray
         A subsample of the held-out scores, for plotting.
     flagged : bool
-        ``epsilon_lb > case.epsilon``: the claim is refuted at this confidence.
+        ``epsilon_lb > case.pair_limit``: more loss than the claimed epsilon allows on this pair
+        (for Laplace-type noise ``f * epsilon``, else epsilon), so the claim is refuted at this
+        confidence.
+    above_claim : bool
+        ``epsilon_lb > case.epsilon``: the audit alone exceeds the claimed epsilon.
     """
 
     case: AuditCase
@@ -303,6 +337,10 @@ class AuditResult:
 
     @property
     def flagged(self) -> bool:
+        return self.epsilon_lb > self.case.pair_limit
+
+    @property
+    def above_claim(self) -> bool:
         return self.epsilon_lb > self.case.epsilon
 
     def row(self) -> dict:
@@ -311,8 +349,9 @@ class AuditResult:
         return {"mechanism": c.name, "broken on purpose": c.broken, "claimed epsilon": c.epsilon,
                 "delta": c.delta, "audited lower bound": self.epsilon_lb,
                 "confidence": self.confidence, "runs per dataset": self.runs,
-                "f": c.fraction, "flagged": self.flagged, "statistic": c.statistic,
-                "pair": c.pair, "covers": c.covers}
+                "f": c.fraction, "limit on this pair": c.pair_limit,
+                "above the claim": self.above_claim, "flagged": self.flagged,
+                "statistic": c.statistic, "pair": c.pair, "covers": c.covers}
 
 
 def audit(case: AuditCase, runs: int = 100_000, *, confidence: float = 0.95, rng=None,
@@ -415,7 +454,7 @@ def _laplace_case(epsilon: float, *, halved: bool = False) -> AuditCase:
     name = "Laplace" + (" with its noise scale halved" if halved else "")
     return AuditCase("laplace_halved" if halved else "laplace", name, epsilon, 0.0,
                      "any (sensitivity 1)", "f(D) = 0, f(D') = 1", 1.0, "the output", sample,
-                     broken=halved)
+                     broken=halved, linear=True)
 
 
 def _gaussian_case(epsilon: float, delta: float = 1e-5) -> AuditCase:
@@ -501,7 +540,7 @@ def _importance_case(epsilon: float, *, n_private: int = 50, d: int = 3, lam: fl
         "replace one private record (N_D public)",
         f"N_D = {n_private}, d = {d}, lam = {lam:g}; changed record {np.round(x, 2).tolist()} "
         f"-> {np.round(xp, 2).tolist()} (hill-climbed)", dist / sens,
-        "log-likelihood ratio of the noisy beta", sample, broken=halved,
+        "log-likelihood ratio of the noisy beta", sample, broken=halved, linear=True,
         covers="step 1 fitted once per dataset (deterministic), step 2 noise per run")
 
 
@@ -547,7 +586,7 @@ def _output_case(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.1,
                      f"n = {n}, d = {d}, lam = {lam:g}; changed record u -> -u, ||u|| = 1",
                      float(np.linalg.norm(w0 - w1)) / sens,
                      "log-likelihood ratio of the noisy coefficients", sample,
-                     covers="non-private fit once per dataset, noise per run")
+                     covers="non-private fit once per dataset, noise per run", linear=True)
 
 
 def _norm_from_data_case(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.01,
@@ -661,7 +700,7 @@ def _masking_case(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.1,
                      float(np.linalg.norm(centres[0] - centres[1])) / (scales[0] * epsilon),
                      "log-likelihood ratio of w'", sample,
                      covers="step 1-2 (fit once per dataset, noise per run); step 3 (greedy "
-                            "masked samples) is post-processing")
+                            "masked samples) is post-processing", linear=True)
 
 
 def _input_case(epsilon: float, *, d: int = 2) -> AuditCase:
@@ -677,7 +716,7 @@ def _input_case(epsilon: float, *, d: int = 2) -> AuditCase:
 
     return AuditCase("input", "Input perturbation (Pham et al. Alg. 2)", epsilon, 0.0,
                      "replace one record's features", "x = u -> x' = -u, ||u|| = 1 (diameter)",
-                     1.0, "log-likelihood ratio of the noisy record", sample)
+                     1.0, "log-likelihood ratio of the noisy record", sample, linear=True)
 
 
 def _counts_case(epsilon: float, *, n_private: int = 100) -> AuditCase:
@@ -697,7 +736,7 @@ def _counts_case(epsilon: float, *, n_private: int = 100) -> AuditCase:
                      "one record moves from one public point's cell to another's (L1 change 2)",
                      1.0, "Laplace log-likelihood ratio of the noisy counts", sample,
                      covers="the noise step (negative weights truncated afterwards: "
-                            "post-processing)")
+                            "post-processing)", linear=True)
 
 
 def _selection_case(epsilon: float, *, k: int = 10, mode: str = "exponential") -> AuditCase:
@@ -737,7 +776,8 @@ def _selection_case(epsilon: float, *, k: int = 10, mode: str = "exponential") -
                      "replace one private record",
                      f"k = {k} criteria, each moved by its stated sensitivity S", 1.0, stat,
                      sample, broken=broken,
-                     covers="the selection step's noise with its stated sensitivity S")
+                     covers="the selection step's noise with its stated sensitivity S",
+                     linear=mode != "exponential")
 
 
 #: Every case: key -> builder of the case at a claimed epsilon (built lazily: some fit models).

@@ -11,6 +11,7 @@ from dpcore import audit as A
 from ui.budget import budget_sidebar
 from ui.cache import SHARED, content_key
 from ui.errors import show_errors
+from ui.export import export_panel
 from ui.figures.audit import distributions_figure, summary_figure
 from ui.figures.common import show
 from ui.navigation import require_router
@@ -63,6 +64,7 @@ with st.sidebar:
                                        "this probability.")
     seed = seed_input("au_seed")
 budget_sidebar()
+export_panel("audit")
 
 st.title("Privacy audit")
 st.markdown(
@@ -87,14 +89,27 @@ with show_errors():
     cols = st.columns(4)
     cols[0].metric("Claimed ε", f"{case.epsilon:g}")
     cols[1].metric("Audited lower bound", f"{result.epsilon_lb:.2f}",
-                   delta="above the claim: a fault" if result.flagged else None,
+                   delta=("above the claim: a fault" if result.above_claim else
+                          "above what ε allows on this pair: a fault" if result.flagged
+                          else None),
                    delta_color="inverse")
     cols[2].metric("Pair's share f of the sensitivity", f"{case.fraction:.2f}")
     cols[3].metric("Runs per dataset", f"{n_runs:,}")
+    ceiling = A.audit_ceiling(n_runs, confidence, case.delta)
+    if case.pair_limit > ceiling:
+        st.warning(
+            f"With {n_runs:,} runs per dataset no audit can show more than ε = {ceiling:.2f}, "
+            f"even a test that never errs, so a result below the claim ({case.epsilon:g}) "
+            f"means nothing here. Raise the runs or lower ε to audit this claim.",
+            icon=":material/blur_on:")
     if result.flagged:
+        limit = ("" if result.above_claim else
+                 f" On this pair, a share f = {case.fraction:.2f} of the sensitivity apart, "
+                 f"correctly calibrated Laplace-type noise loses at most f × ε = "
+                 f"{case.pair_limit:.2f}; the audit shows more.")
         st.error(f"The outputs on the two datasets are easier to tell apart than ε = "
                  f"{case.epsilon:g} allows: the audit shows ε ≥ {result.epsilon_lb:.2f} "
-                 f"(confidence {confidence:g}). The noise is too weak.", icon="🚨")
+                 f"(confidence {confidence:g}).{limit} The noise is too weak.", icon="🚨")
     else:
         st.success(f"The noise is at least this strong: on this pair no test did better than "
                    f"ε = {result.epsilon_lb:.2f} (claimed {case.epsilon:g}, confidence "
@@ -130,12 +145,13 @@ with show_errors():
                      f"{runs:,} ({REFIT_RUNS:,} at most for refits); seed {seed}")
         table = pd.DataFrame(rows)[["mechanism", "broken on purpose", "claimed epsilon",
                                     "audited lower bound", "confidence", "runs per dataset", "f",
-                                    "flagged"]]
+                                    "limit on this pair", "flagged"]]
         st.dataframe(table, hide_index=True, width="stretch",
                      column_config={"audited lower bound": st.column_config.NumberColumn(
                          format="%.3f"), "f": st.column_config.NumberColumn(format="%.2f")})
         st.caption("Read each row as: the noise is at least this strong. A correct mechanism "
-                   "stays below its claim; a bar in red is a fault the audit caught.")
+                   "stays below its claim, and for Laplace-type noise below f × ε (the limit on "
+                   "this pair); a bar in red is a fault the audit caught.")
     else:
         st.info("Runs every mechanism on its hard pair (a few seconds at 10⁵ runs).")
 

@@ -14,18 +14,21 @@ import streamlit as st
 from dpcore.perturbation import FlawedProofWarning, PrivateLogisticRegression
 from dpcore.perturbation.experiments import (
     epsilon_curve,
+    guessing_error,
     lambda_by_cv,
     lambda_rule,
     learning_curve,
     lemma_bounds,
     scenario_arrays,
     summarise,
+    swamped_methods,
 )
 from dpcore.perturbation.synthetic import synthetic
 from dpcore.random import stream
 from ui.budget import budget_sidebar
 from ui.cache import memo
 from ui.errors import show_errors
+from ui.export import export_panel
 from ui.figures.common import show
 from ui.figures.perturbation import bounds_figure, coefficient_bars, distance_boxes, error_curve
 from ui.navigation import require_router
@@ -74,6 +77,7 @@ with st.sidebar:
                                       "the bands show the spread over restarts and folds.")
     seed = seed_input("lr_seed")
 budget_sidebar()
+export_panel("perturbation")
 
 st.title("Private logistic regression: perturb the output or the objective?")
 st.markdown(
@@ -163,6 +167,14 @@ with show_errors():
              "fig_error_eps", title="Test error vs ε (Chaudhuri & Monteleoni Fig. 2c-d)",
              context=context)
         here = summary[np.isclose(summary["epsilon"], epsilon)].set_index("method")
+        guess = guessing_error(y_test if y_test is not None else y)
+        swamped = swamped_methods(summary, epsilon, guess)
+        if swamped:
+            st.warning(
+                f"At ε = {epsilon:g}, {' and '.join(swamped)} cannot be told from always "
+                f"guessing the most frequent class (test error {guess:.3f}, non-private): the "
+                "noise has erased what the model learned, so these errors mean nothing. Raise "
+                "ε, use more records (n) or a larger λ.", icon=":material/blur_on:")
         cols = st.columns(len(here))
         for col, (method, row) in zip(cols, here.iterrows(), strict=True):
             col.metric(method if method != "non-private" else "non-private (no noise)",

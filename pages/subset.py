@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from dpcore.runs.subset import GRIDS, SPLITS, grid_sizes, split_epsilon
 from dpcore.subset import (
     display_plane,
-    paper_sizes,
     rescale,
     scenario_arguments,
     select_subset,
@@ -22,6 +22,7 @@ from dpcore.text import csv_bytes
 from ui.budget import budget_sidebar
 from ui.cache import memo
 from ui.errors import show_errors
+from ui.export import export_panel
 from ui.figures.common import show
 from ui.figures.subset import distance_curve, error_curve, points_map
 from ui.navigation import require_router
@@ -33,16 +34,6 @@ from ui.widgets import epsilon_slider, lambda_slider, replicates_slider, seed_in
 require_router()
 
 VIEWS = ("Error vs size", "Distance vs size", "Points and weights", "Publish")
-SPLITS = {
-    "0.8 : 0.2 : 1 (Sect. 5.1)": (0.8, 0.2, 1.0),
-    "1 : 1 : 1 (Sect. 5.2)": (1.0, 1.0, 1.0),
-    "0.5 : 1 : 0.5": (0.5, 1.0, 0.5),
-    "0.4 : 0.2 : 0.4": (0.4, 0.2, 0.4),
-}
-GRIDS = ("Paper, low dimension: 10, 60, … (60 sizes)",
-         "Paper, high dimension: 100, 300, … (50 sizes)",
-         "Coarse: 13 sizes over all of E", "Custom")
-COARSE = (10, 30, 100, 300, 600, 1000, 1500, 2000, 3000, 4000, 6000, 8000, 10000)
 ACCOUNTING = {"calibrated": "Calibrated (correct): selection costs ε₃",
               "as-printed": "As printed: k noisy criteria, counted as ε₃"}
 SELECTION = {"exponential": "Exponential mechanism (index only)",
@@ -59,7 +50,7 @@ with st.sidebar:
         "Split ε₁ : ε₂ : ε₃ (× ε)", list(SPLITS), key="sub_split",
         help="ε₁ ranks the public points, ε₂ weights the k candidate subsets (ε₂/k each), "
              "ε₃ selects one. The paper uses 0.8 : 0.2 : 1 in its simulations.")
-    eps = tuple(f * epsilon for f in SPLITS[split_name])
+    eps = split_epsilon(epsilon, split_name)
     accounting = st.radio("Accounting of the selection", list(ACCOUNTING), key="sub_accounting",
                           format_func=ACCOUNTING.get)
     selection = "exponential"
@@ -79,6 +70,7 @@ with st.sidebar:
                                     "curves average them (the paper uses 10).")
     sim_seed = seed_input("sub_seed")
 budget_sidebar()
+export_panel("subset")
 
 st.title("Optimal public subset: how much of E to release")
 st.markdown(
@@ -99,15 +91,10 @@ with show_errors():
     data = memo(scenario, scenario_id, ("subset rescaled",),
                 lambda: rescale(scenario.private, scenario.public,
                                 **scenario_arguments(scenario)))
-    if grid == GRIDS[0]:
-        sizes = paper_sizes(2, data.n_public)
-    elif grid == GRIDS[1]:
-        sizes = paper_sizes(100, data.n_public)
-    elif grid == GRIDS[2]:
-        sizes = np.array([s for s in COARSE if s < data.n_public] + [data.n_public])
+    if grid == GRIDS[3]:
+        sizes = grid_sizes(grid, data.n_public, start, step, count)
     else:
-        sizes = start + step * np.arange(count)
-        sizes = sizes[sizes <= data.n_public]
+        sizes = grid_sizes(grid, data.n_public)
     if sizes.size < 2:
         st.error(f"The grid has fewer than two sizes within the {data.n_public:,} distinct "
                  "public points: lower the first size or the step.")
@@ -157,6 +144,13 @@ with show_errors():
         f"weights get Laplace({COUNT_SENSITIVITY:g}k/ε₂) noise per count. These are simulations "
         "of the mechanism, seeded and reproducible: none of them is a release."
     )
+    if study.dp_curve[j] >= study.public_only:
+        st.warning(
+            f"At this size the DP weights do worse than no weights at all: error "
+            f"{study.dp_curve[j]:.3g} against {study.public_only:.3g} for the public data alone "
+            "(both non-private evaluations). The noise on the counts swamps what they say about "
+            "D, so this release would buy nothing: raise ε₂, release fewer points, or use the "
+            "public data as it is.", icon=":material/blur_on:")
     if accounting == "as-printed":
         st.warning(
             f"As printed, the paper releases {len(study.sizes)} noisy criteria with "

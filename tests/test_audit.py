@@ -153,6 +153,15 @@ def test_importance_weights_with_noise_halved_exceed_what_the_correct_noise_allo
     assert case.fraction > 0.6
     res = A.audit(case, 100_000, confidence=0.95, rng=2023)
     assert res.epsilon_lb > case.fraction * case.epsilon
+    assert res.flagged  # above the pair's limit f eps: the audit reports the fault
+
+
+@pytest.mark.parametrize("key", LINEAR)
+def test_laplace_type_cases_know_their_pair_limit(key):
+    # The limit f eps is what flags a fault whose true loss lies between f eps and eps.
+    case = A.audit_case(key, 2.0)
+    assert case.linear and case.pair_limit == pytest.approx(case.fraction * 2.0)
+    assert not A.audit_case("gaussian", 2.0).linear
 
 
 def test_wang_as_printed_accounting_is_flagged():

@@ -45,6 +45,7 @@ __all__ = [
     "CURVE_METHODS",
     "ScenarioArrays",
     "epsilon_curve",
+    "guessing_error",
     "lambda_by_cv",
     "lambda_rule",
     "learning_curve",
@@ -52,6 +53,7 @@ __all__ = [
     "record_norm_bound",
     "scenario_arrays",
     "summarise",
+    "swamped_methods",
 ]
 
 #: Methods of a study: label -> (method, proof) of :func:`~dpcore.perturbation.private_coefs`.
@@ -291,6 +293,42 @@ def summarise(results: pd.DataFrame, by: str = "epsilon",
     """Mean, SD (over folds and restarts) and count of ``value`` per (method, ``by``)."""
     out = results.groupby(["method", by], sort=True)[value].agg(["mean", "std", "count"])
     return out.reset_index()
+
+
+def guessing_error(y) -> float:
+    """Test error of always predicting the most frequent class of ``y`` (a reference without
+    any model; non-private when ``y`` holds private labels).
+
+    Examples
+    --------
+    >>> guessing_error([0, 1, 1, 1])
+    0.25
+    """
+    _, counts = np.unique(np.asarray(y), return_counts=True)
+    if counts.size == 0:
+        raise DataError("guessing_error needs at least one label; got none.")
+    return float(1.0 - counts.max() / counts.sum())
+
+
+def swamped_methods(summary: pd.DataFrame, epsilon: float, guess: float) -> list[str]:
+    """Private methods whose mean error at ``epsilon`` cannot be told from guessing.
+
+    A method is swamped when its mean error plus two standard errors (over folds and restarts)
+    reaches ``guess``, the error of always predicting the most frequent class: at that ε the
+    noise has erased what the model learned, and its result means nothing.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        :func:`summarise` of an :func:`epsilon_curve` (columns method, epsilon, mean, std,
+        count).
+    epsilon : float
+    guess : float
+        :func:`guessing_error` of the evaluation labels.
+    """
+    rows = summary[np.isclose(summary["epsilon"], epsilon) & (summary["method"] != "non-private")]
+    upper = rows["mean"] + 2.0 * rows["std"].fillna(0.0) / np.sqrt(rows["count"])
+    return rows.loc[upper >= guess, "method"].tolist()
 
 
 def lambda_by_cv(X, y, lams: Sequence[float], *, folds: int = 5,

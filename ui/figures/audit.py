@@ -41,6 +41,7 @@ def summary_figure(rows: list[dict]) -> go.Figure:
                          name="audited lower bound (the noise is at least this strong)",
                          marker_color=[COLORS["output"] if r["flagged"] else COLORS["dp"]
                                        for r in rows]))
-    legend_entry(fig, "audited above the claim: a fault", "output", kind="marker")
+    legend_entry(fig, "above the claim (or above f × ε for Laplace-type noise): a fault",
+                 "output", kind="marker")
     fig.update_layout(barmode="group", yaxis={"autorange": "reversed"})
     return layout(fig, "ε", "", height=140 + 34 * len(rows))

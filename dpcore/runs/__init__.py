@@ -1,0 +1,258 @@
+"""Runs: a page's numbers recomputed from a JSON config, without the dashboard.
+
+A run config is what a page's "Export this run" gives: the sidebar's choices (the scenario, or the
+uploaded files' names and SHA-256), every control of the page and its study seed. :func:`run`
+rebuilds the scenario and calls the page's module, ``dpcore.runs.<page>``, which computes the same
+numbers through the same dpcore calls and random streams as the page: the same config gives the
+same numbers in the browser, in ``python -m dpcore run`` and in the exported script.
+
+Each page module defines ``CONTROLS`` (the control keys it reads, with the page's defaults),
+``SEED_KEY`` (the page's seed widget, or None), ``compute(scenario, controls, seed, *,
+progress=None, parallel=None) -> dict[str, DataFrame]`` and ``takeaway(numbers, controls) -> str``.
+
+A run is a study: seeded, reproducible, spending no budget. Nothing here releases anything.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pprint
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pandas as pd
+
+from dpcore.runs.scenarios import DEFAULT_SCENARIO, build_scenario, file_roles, sha256
+from dpcore.validation import DataError
+
+__all__ = ["FORMAT", "PAGES", "RunConfig", "RunResult", "build_scenario", "file_roles",
+           "page_module", "run", "script", "sha256"]
+
+FORMAT = "privacy-utility-explorer/run"
+VERSION = 1
+#: Pages whose numbers a run can recompute, in the app's order.
+PAGES = ("home", "primer", "importance", "subset", "perturbation", "masking", "audit",
+         "choose_epsilon")
+
+
+def page_module(page: str) -> ModuleType:
+    """The run module of ``page`` (``dpcore.runs.<page>``)."""
+    if page not in PAGES:
+        raise DataError(f"Unknown page {page!r} in the run config; expected one of {PAGES}.")
+    return importlib.import_module(f"dpcore.runs.{page}")
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-ready copy of a control value (numpy scalars become Python numbers)."""
+    if hasattr(value, "item") and callable(value.item):
+        return value.item()
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """What a page's numbers depend on: its scenario, its controls and its study seed.
+
+    Parameters
+    ----------
+    page : str
+        One of :data:`PAGES`.
+    scenario : dict
+        The sidebar's choices (see :func:`dpcore.runs.scenarios.build_scenario`).
+    controls : dict
+        The page's widget values by key (missing keys take the page's defaults).
+    seed : int
+        The page's study seed.
+
+    Examples
+    --------
+    >>> config = RunConfig("importance", {"builtin_name": "adult"}, {"iw_epsilon": 1.0}, 3)
+    >>> RunConfig.from_dict(json.loads(config.to_json())) == config
+    True
+    """
+
+    page: str
+    scenario: dict = field(default_factory=lambda: dict(DEFAULT_SCENARIO))
+    controls: dict = field(default_factory=dict)
+    seed: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The config as the JSON object that exports and the CLI use."""
+        return {"format": FORMAT, "version": VERSION, "page": self.page,
+                "scenario": _plain(self.scenario), "controls": _plain(self.controls),
+                "seed": int(self.seed)}
+
+    def to_json(self) -> str:
+        """The config as JSON text (UTF-8, indented, keys in order)."""
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RunConfig:
+        """Validate a config object (as read from JSON); raises DataError saying what is wrong."""
+        if not isinstance(data, Mapping):
+            raise DataError(f"A run config is a JSON object; got {type(data).__name__}.")
+        if data.get("format", FORMAT) != FORMAT:
+            raise DataError(f"Not a run config of this tool: format {data.get('format')!r}, "
+                            f"expected {FORMAT!r}.")
+        if data.get("version", VERSION) != VERSION:
+            raise DataError(f"Run config version {data.get('version')!r} is not supported; "
+                            f"this version reads version {VERSION}.")
+        if "page" not in data:
+            raise DataError(f"The run config names no page; add \"page\": one of {PAGES}.")
+        page_module(data["page"])  # validates the name
+        scenario, controls = data.get("scenario", {}), data.get("controls", {})
+        for name, value in (("scenario", scenario), ("controls", controls)):
+            if not isinstance(value, Mapping):
+                raise DataError(f"The config's {name!r} must be an object; got "
+                                f"{type(value).__name__}.")
+        seed = data.get("seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise DataError(f"The config's seed must be a whole number >= 0; got {seed!r}.")
+        return cls(data["page"], dict(scenario), dict(controls), seed)
+
+    @classmethod
+    def load(cls, path: str | Path) -> RunConfig:
+        """Read a config file; raises DataError when it is missing or not valid JSON."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise DataError(f"Cannot read the config {str(path)!r}: {exc.strerror}.") from exc
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"The config {str(path)!r} is not valid JSON: {exc.msg} at line "
+                            f"{exc.lineno}.") from exc
+        return cls.from_dict(data)
+
+    def with_controls(self, **controls: Any) -> RunConfig:
+        """A copy with some controls changed."""
+        return RunConfig(self.page, dict(self.scenario), {**self.controls, **controls}, self.seed)
+
+
+@dataclass
+class RunResult:
+    """The numbers of one run, by table name, with the config that produced them."""
+
+    config: RunConfig
+    numbers: dict[str, pd.DataFrame]
+
+    def takeaway(self) -> str:
+        """Two sentences on what the numbers show, computed from them."""
+        return page_module(self.config.page).takeaway(self.numbers, self.controls)
+
+    @property
+    def controls(self) -> dict[str, Any]:
+        """The controls the run used: the page's defaults updated with the config's."""
+        return {**page_module(self.config.page).CONTROLS, **self.config.controls}
+
+    def to_json(self) -> str:
+        """Every table as JSON records, by name (what ``numbers.json`` holds)."""
+        tables = {name: json.loads(table.to_json(orient="records", double_precision=15))
+                  for name, table in self.numbers.items()}
+        return json.dumps(tables, indent=2, ensure_ascii=False)
+
+
+def _as_config(config: RunConfig | Mapping[str, Any] | str | Path) -> RunConfig:
+    if isinstance(config, RunConfig):
+        return config
+    if isinstance(config, Mapping):
+        return RunConfig.from_dict(config)
+    return RunConfig.load(config)
+
+
+def run(config: RunConfig | Mapping[str, Any] | str | Path, *,
+        files: Mapping[str, bytes] | None = None,
+        progress: Callable[[float], None] | None = None,
+        parallel: Any = None) -> RunResult:
+    """Recompute a page's numbers from its run config.
+
+    Parameters
+    ----------
+    config : RunConfig, mapping, or path of a JSON file
+    files : mapping of role to bytes, optional
+        The uploaded files of an upload config (``"public"``/``"private"`` or ``"single"``);
+        their SHA-256 must match the config's.
+    progress : callable, optional
+        Called with the fraction done (0 to 1).
+    parallel : dpcore.parallel.Parallel, optional
+        Where Monte-Carlo grids run (default: in this process). The numbers do not depend on it.
+
+    Returns
+    -------
+    RunResult
+
+    Raises
+    ------
+    DataError
+        When the config, the files or the choices it holds cannot be used.
+    """
+    config = _as_config(config)
+    module = page_module(config.page)
+    scenario = build_scenario(config.scenario, files)
+    controls = {**module.CONTROLS, **config.controls}
+    numbers = module.compute(scenario, controls, config.seed, progress=progress,
+                             parallel=parallel)
+    if progress is not None:
+        progress(1.0)
+    return RunResult(config, numbers)
+
+
+_SCRIPT = '''"""Recompute the numbers of one run of the privacy/utility explorer ({page} page).
+
+Exported from the dashboard. Run it where dpcore is installed (`pip install .` in the project, or
+from the project's root folder):
+
+    python {filename}{file_args}
+
+It prints every table of numbers as CSV: the same numbers as the page showed for this config
+(a seeded study, not a release). From the project's root it also writes the figures as HTML.
+"""
+
+import sys
+from pathlib import Path
+
+from dpcore.runs import run
+
+CONFIG = {config}
+ROLES = {roles!r}
+
+
+def main() -> None:
+    files = dict(zip(ROLES, (Path(path).read_bytes() for path in sys.argv[1:]), strict=False))
+    result = run(CONFIG, files=files)
+    for name, table in result.numbers.items():
+        print(f"## {{name}}")
+        print(table.to_csv(index=False), end="")
+    print(f"## takeaway\\n{{result.takeaway()}}")
+    try:
+        from ui.figures.runs import figures
+    except ImportError:
+        return
+    for name, fig in figures(result).items():
+        fig.write_html(f"{{CONFIG['page']}}-{{name}}.html", include_plotlyjs=True)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def script(config: RunConfig, filename: str = "rerun.py") -> str:
+    """A standalone Python script that recomputes and prints the numbers of ``config``.
+
+    Uploaded files are passed on its command line in the order the config lists them.
+    """
+    roles = file_roles(config.scenario)
+    file_args = "".join(f" {role.upper()}_FILE.csv" for role in roles)
+    return _SCRIPT.format(page=config.page, filename=filename, file_args=file_args,
+                          config=pprint.pformat(config.to_dict(), sort_dicts=False, width=96),
+                          roles=roles)

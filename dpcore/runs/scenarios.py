@@ -1,0 +1,158 @@
+"""The scenario of a run config: the sidebar's choices, rebuilt without Streamlit.
+
+A config stores the sidebar's widget values (see ``ui/sidebar.py``), never data. A built-in
+scenario is loaded from them; an uploaded one needs the files' bytes, checked against the SHA-256
+recorded in the config, so a run never silently uses other data than the page did.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+from dpcore.datasets import (
+    Scenario,
+    list_scenarios,
+    load_scenario,
+    read_csv_upload,
+    scenario_from_uploads,
+    split_by_value,
+    split_random,
+)
+from dpcore.validation import DataError
+
+__all__ = ["BUILTIN", "UPLOAD", "DEFAULT_SCENARIO", "build_scenario", "file_roles", "sha256"]
+
+BUILTIN, UPLOAD = "Built-in", "Upload"
+TWO_FILES, ONE_FILE = "Public and private files", "One file, split by a rule"
+BY_VALUE, AT_RANDOM = "By a column value (biased)", "At random"
+UPLOAD_SEED = 0  # the sidebar's seed of a split when its seed box is empty
+
+#: The sidebar's initial choice: the Adult scenario with its own public set and seed.
+DEFAULT_SCENARIO: dict[str, Any] = {
+    "source": BUILTIN, "builtin_name": "adult", "builtin_public": "default",
+    "builtin_encoding": "onehot", "builtin_p": 2, "builtin_shift": "paper", "seed": None,
+}
+# Options of load_scenario that only some built-in scenarios take (as in the sidebar).
+_ENCODING_SCENARIOS = {"adult"}
+_DIMENSION_SCENARIOS = {"mvn-shift"}
+
+
+def sha256(data: bytes) -> str:
+    """Hex SHA-256 of a file's bytes (what a config records instead of the data)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_roles(spec: Mapping[str, Any]) -> list[str]:
+    """The roles of the files an upload config needs (``"public"``, ``"private"`` or
+    ``"single"``); empty for a built-in scenario."""
+    if spec.get("source", BUILTIN) != UPLOAD:
+        return []
+    return [entry["role"] for entry in spec.get("files", [])]
+
+
+def build_scenario(spec: Mapping[str, Any], files: Mapping[str, bytes] | None = None) -> Scenario:
+    """Rebuild the scenario that the sidebar's choices ``spec`` describe.
+
+    Parameters
+    ----------
+    spec : mapping
+        The sidebar's widget values (keys of :data:`DEFAULT_SCENARIO`, or for uploads
+        ``upload_mode``, ``upload_target``, ``upload_drop_missing``, ``split_*`` and ``files``:
+        a list of ``{"role", "name", "sha256"}``). Missing keys take the sidebar's defaults.
+    files : mapping of str to bytes, optional
+        The uploaded files' bytes by role; required for an upload scenario.
+
+    Returns
+    -------
+    Scenario
+
+    Raises
+    ------
+    DataError
+        If a file is missing or its SHA-256 differs from the config's, or the choices are not
+        valid (unknown scenario, refused split or encoding).
+
+    Examples
+    --------
+    >>> build_scenario({"builtin_name": "three-gaussians"}).name
+    'three-gaussians'
+    """
+    source = spec.get("source", BUILTIN)
+    if source == BUILTIN:
+        return _builtin(spec)
+    if source != UPLOAD:
+        raise DataError(f"The config's scenario source must be {BUILTIN!r} or {UPLOAD!r}, got "
+                        f"{source!r}.")
+    return _upload(spec, files or {})
+
+
+def _builtin(spec: Mapping[str, Any]) -> Scenario:
+    values = {**DEFAULT_SCENARIO, **spec}
+    name = values["builtin_name"]
+    if name not in list_scenarios():
+        raise DataError(f"Unknown built-in scenario {name!r}; choose one of {list_scenarios()}.")
+    options: dict[str, Any] = {}
+    if name in _ENCODING_SCENARIOS:
+        options["encoding"] = values["builtin_encoding"]
+    if name in _DIMENSION_SCENARIOS:
+        options["p"] = int(values["builtin_p"])
+        options["shift"] = values["builtin_shift"]
+    try:
+        return load_scenario(name, rng=values["seed"], public=values["builtin_public"], **options)
+    except ValueError as exc:
+        raise DataError(str(exc)) from exc
+
+
+def _file(entry: Mapping[str, Any], files: Mapping[str, bytes]) -> bytes:
+    role, name = entry["role"], entry.get("name", entry["role"])
+    if role not in files:
+        raise DataError(f"This config was made on uploaded files: give the {role} file "
+                        f"{name!r} (SHA-256 {entry.get('sha256', '?')[:12]}…), e.g. "
+                        f"`--file {role}=PATH` on the command line.")
+    data = files[role]
+    if "sha256" in entry and sha256(data) != entry["sha256"]:
+        raise DataError(f"The {role} file given is not the one this config was made on: its "
+                        f"SHA-256 is {sha256(data)[:12]}…, the config expects "
+                        f"{entry['sha256'][:12]}… ({name!r}). Give the same file.")
+    return data
+
+
+def _upload(spec: Mapping[str, Any], files: Mapping[str, bytes]) -> Scenario:
+    entries = {entry["role"]: entry for entry in spec.get("files", [])}
+    mode = spec.get("upload_mode", TWO_FILES)
+    names = [entry.get("name", role) for role, entry in entries.items()]
+    if mode == TWO_FILES:
+        if set(entries) != {"public", "private"}:
+            raise DataError("An upload config with two files lists a 'public' and a 'private' "
+                            f"file; this one lists {sorted(entries)}.")
+        public = read_csv_upload(_file(entries["public"], files), entries["public"]["name"])
+        private = read_csv_upload(_file(entries["private"], files), entries["private"]["name"])
+        names = [entries["public"]["name"], entries["private"]["name"]]
+    elif mode == ONE_FILE:
+        if set(entries) != {"single"}:
+            raise DataError("An upload config split by a rule lists one 'single' file; this "
+                            f"one lists {sorted(entries)}.")
+        frame = read_csv_upload(_file(entries["single"], files), entries["single"]["name"])
+        seed = spec.get("seed")
+        rng = UPLOAD_SEED if seed is None else int(seed)
+        try:
+            if spec.get("split_rule", BY_VALUE) == BY_VALUE:
+                private, public = split_by_value(frame, spec["split_column"], spec["split_value"],
+                                                 p=float(spec.get("split_p", 0.9)), rng=rng)
+            else:
+                private, public = split_random(frame, float(spec.get("split_fraction", 0.5)),
+                                               rng=rng)
+        except (KeyError, ValueError) as exc:
+            raise DataError(f"The config's split cannot be applied: {exc}") from exc
+    else:
+        raise DataError(f"Unknown upload mode {mode!r}; expected {TWO_FILES!r} or {ONE_FILE!r}.")
+    missing = "drop" if spec.get("upload_drop_missing", False) else "impute"
+    try:
+        scenario, _ = scenario_from_uploads(
+            private, public, target=spec.get("upload_target"), public_missing=missing,
+            title="Uploaded data: " + " + ".join(names))
+    except ValueError as exc:
+        raise DataError(str(exc)) from exc
+    return scenario
