@@ -35,7 +35,6 @@ References
 
 from __future__ import annotations
 
-import itertools
 import math
 import numbers
 import threading
@@ -44,7 +43,7 @@ from typing import Any
 
 import pandas as pd
 
-from dpcore.planning import COMPOSITIONS, PlannedRelease, compose
+from dpcore.planning import COMPOSITIONS, PLAN_DATASET, PlannedRelease, compose_parts
 from dpcore.validation import DataError, check_scalar
 
 __all__ = ["BudgetExceeded", "BudgetAccountant", "COMPOSITIONS", "DEFAULT_DELTA_SLACK"]
@@ -59,7 +58,6 @@ RECORD_COLUMNS = (*LEDGER_COLUMNS, "partition", "rho")
 #: delta' of advanced and zCDP composition unless set otherwise.
 DEFAULT_DELTA_SLACK = 1e-6
 #: Most combinations of parts (one per dataset) a total enumerates.
-MAX_PART_CHOICES = 100_000
 
 
 class BudgetExceeded(DataError):
@@ -112,36 +110,6 @@ def _check_rho(rho: Any) -> float | None:
     if rho is None:
         return None
     return check_scalar(rho, "rho", min_val=0.0, include_min=True)
-
-
-def _compose_records(records: list[dict[str, Any]], method: str,
-                     delta_slack: float) -> tuple[float, float]:
-    """Compose under ``method``, parallel over the parts of each dataset (largest total)."""
-    parts: dict[str, list[str]] = {}
-    for r in records:
-        if r.get("partition") is not None:
-            names = parts.setdefault(r["dataset"], [])
-            if r["partition"] not in names:
-                names.append(r["partition"])
-    if not parts:
-        choices: Iterable[tuple[str, ...]] = [()]
-    else:
-        count = math.prod(len(v) for v in parts.values())
-        if count > MAX_PART_CHOICES:
-            raise ValueError(f"{count} combinations of parts are too many to enumerate; record "
-                             "releases on fewer parts.")
-        choices = itertools.product(*parts.values())
-    datasets = list(parts)
-    best = (0.0, 0.0)
-    for choice in choices:
-        mine = dict(zip(datasets, choice, strict=True))
-        chosen = [r for r in records
-                  if r.get("partition") is None or mine.get(r["dataset"]) == r["partition"]]
-        total = compose([r["epsilon"] for r in chosen], [r["delta"] for r in chosen], method,
-                        delta_slack if method != "sequential" else 0.0,
-                        rhos=[r.get("rho") for r in chosen])
-        best = (max(best[0], total[0]), max(best[1], total[1]))
-    return best
 
 
 def _fits(spent: float, extra: float, budget: float) -> bool:
@@ -258,7 +226,7 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
         if method not in COMPOSITIONS:
             raise ValueError(f"method == {method!r}, must be one of {COMPOSITIONS}.")
         slack = self._slack if delta_slack is None else float(delta_slack)
-        return _compose_records(self._records, method, slack)
+        return compose_parts(self._records, method, slack)
 
     @property
     def composition(self) -> tuple[str, float]:
@@ -293,7 +261,9 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
         Parameters
         ----------
         planned : iterable of dpcore.planning.PlannedRelease
-            Future releases (each ``count`` times), on the whole data (no partition).
+            Future releases (each ``count`` times), on the whole data or, when their
+            ``partition`` is set, on that part of the planned data only (parts compose in
+            parallel with each other).
         method : str, default=None
             None: the chosen composition (:attr:`composition`).
         delta_slack : float, default=None
@@ -315,11 +285,12 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
         """
         method = self._method if method is None else method
         slack = self._slack if delta_slack is None else float(delta_slack)
-        extra = [{"dataset": "", "partition": None, "epsilon": r.epsilon, "delta": r.delta,
+        extra = [{"dataset": PLAN_DATASET if r.partition is not None else "",
+                  "partition": r.partition, "epsilon": r.epsilon, "delta": r.delta,
                   "rho": r.rho} for r in planned for _ in range(r.count)]
         if method not in COMPOSITIONS:
             raise ValueError(f"method == {method!r}, must be one of {COMPOSITIONS}.")
-        return _compose_records([*self._records, *extra], method, slack)
+        return compose_parts([*self._records, *extra], method, slack)
 
     @property
     def records(self) -> pd.DataFrame:
@@ -388,11 +359,11 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
         new = {"dataset": dataset, "partition": partition, "epsilon": epsilon, "delta": delta,
                "rho": rho}
         records = [*self._records, new]
-        totals = {"sequential": _compose_records(records, "sequential", self._slack)}
+        totals = {"sequential": compose_parts(records, "sequential", self._slack)}
         problem = ""
         if self._method != "sequential":
             try:
-                totals[self._method] = _compose_records(records, self._method, self._slack)
+                totals[self._method] = compose_parts(records, self._method, self._slack)
             except ValueError as exc:
                 problem = f" ({self._method} cannot account for the ledger: {exc})"
         budget = (self._epsilon, self._delta)

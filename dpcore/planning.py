@@ -41,6 +41,7 @@ References
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 from collections.abc import Iterable, Sequence
@@ -69,6 +70,7 @@ __all__ = [
     "PlannedRelease",
     "compare_compositions",
     "compose",
+    "compose_parts",
     "composition_growth",
     "epsilon_for_gaussian",
     "epsilon_for_importance_theory",
@@ -934,7 +936,13 @@ class PlannedRelease:
     delta: float = 0.0
     count: int = 1
     rho: float | None = None
+    partition: str | None = None
 
+
+#: The dataset name of planned releases restricted to a part (a row's ``partition``).
+PLAN_DATASET = "(planned)"
+#: Most combinations of parts that parallel composition enumerates.
+MAX_PART_CHOICES = 100_000
 
 #: Mechanisms of the "what if" table and whether they need delta > 0.
 PLANNABLE = {"Laplace": False, "Gaussian": True, "L2 Laplace": False, "Exponential": False,
@@ -942,7 +950,13 @@ PLANNABLE = {"Laplace": False, "Gaussian": True, "L2 Laplace": False, "Exponenti
 
 
 def planned_releases(table: pd.DataFrame, *, calibration: str = "analytic") -> list[PlannedRelease]:
-    """Rows of a "what if" table (columns mechanism, epsilon, delta, count) as releases.
+    """Rows of a "what if" table (columns mechanism, epsilon, delta, count, and optionally
+    part) as releases.
+
+    A row with a ``part`` (e.g. "region = North") reads only that part of the data's rows:
+    releases on different parts compose in parallel (:func:`compose_parts`). The parts must be
+    disjoint and fixed by a rule that reads no private values as a whole (a column's value,
+    record by record).
 
     A ``"Gaussian"`` row gets its ρ from the calibrated mechanism (:func:`gaussian_rho`); every
     other row must be pure (δ = 0) and counts as ε²/2 under zCDP. Rows with a missing epsilon or
@@ -974,17 +988,74 @@ def planned_releases(table: pd.DataFrame, *, calibration: str = "analytic") -> l
                 raise ValueError(f"Row {i}: {mech} is a pure ε-DP mechanism, so δ must be 0 "
                                  f"(got δ = {delta:g}); choose 'Gaussian' for an (ε, δ) release.")
             rho = None
-        out.append(PlannedRelease(mech, float(eps), delta, int(count), rho))
+        part = getattr(row, "part", None)
+        part = None if part is None or pd.isna(part) or not str(part).strip() else str(part)
+        out.append(PlannedRelease(mech, float(eps), delta, int(count), rho, part))
     return out
 
 
-def _expand(releases: Iterable[PlannedRelease]) -> tuple[list[float], list[float], list]:
-    eps, dels, rhos = [], [], []
-    for r in releases:
-        eps += [r.epsilon] * r.count
-        dels += [r.delta] * r.count
-        rhos += [r.rho] * r.count
-    return eps, dels, rhos
+def _records(releases: Iterable[PlannedRelease]) -> list[dict[str, Any]]:
+    """Planned releases as ledger-like records (a release on a part belongs to the plan's
+    data, :data:`PLAN_DATASET`)."""
+    return [{"dataset": PLAN_DATASET if r.partition is not None else "",
+             "partition": r.partition, "epsilon": r.epsilon, "delta": r.delta, "rho": r.rho}
+            for r in releases for _ in range(r.count)]
+
+
+def compose_parts(records: list[dict[str, Any]], method: str,
+                  delta_slack: float) -> tuple[float, float]:
+    """Compose releases under ``method``, in parallel over the parts of each dataset.
+
+    Parallel composition ([JLE14]_ Sect. 1.6): a release recorded with a ``partition`` reads
+    only that part of its ``dataset``'s rows, and different parts of one dataset are disjoint.
+    A person lies in one part of each dataset, so the total is the largest, over one choice of
+    part per dataset, of the composition of the releases without a part plus those of the
+    chosen parts (``method`` as in :func:`compose`).
+
+    Parameters
+    ----------
+    records : list of dict
+        Each with ``dataset``, ``partition`` (None: every row), ``epsilon``, ``delta`` and
+        optionally ``rho``.
+    method : {"sequential", "advanced", "zcdp"}
+    delta_slack : float
+        δ' of advanced and zcdp (ignored by sequential).
+
+    Examples
+    --------
+    >>> parts = [{"dataset": "D", "partition": p, "epsilon": 1.0, "delta": 0.0}
+    ...          for p in ("north", "south", "east")]
+    >>> compose_parts(parts, "sequential", 0.0)  # three regions: one person sees one release
+    (1.0, 0.0)
+    >>> compose_parts([*parts, {"dataset": "D", "partition": None, "epsilon": 0.5,
+    ...                         "delta": 0.0}], "sequential", 0.0)
+    (1.5, 0.0)
+    """
+    parts: dict[str, list[str]] = {}
+    for r in records:
+        if r.get("partition") is not None:
+            names = parts.setdefault(r["dataset"], [])
+            if r["partition"] not in names:
+                names.append(r["partition"])
+    if not parts:
+        choices: Iterable[tuple[str, ...]] = [()]
+    else:
+        count = math.prod(len(v) for v in parts.values())
+        if count > MAX_PART_CHOICES:
+            raise ValueError(f"{count} combinations of parts are too many to enumerate; record "
+                             "releases on fewer parts.")
+        choices = itertools.product(*parts.values())
+    datasets = list(parts)
+    best = (0.0, 0.0)
+    for choice in choices:
+        mine = dict(zip(datasets, choice, strict=True))
+        chosen = [r for r in records
+                  if r.get("partition") is None or mine.get(r["dataset"]) == r["partition"]]
+        total = compose([r["epsilon"] for r in chosen], [r["delta"] for r in chosen], method,
+                        delta_slack if method != "sequential" else 0.0,
+                        rhos=[r.get("rho") for r in chosen])
+        best = (max(best[0], total[0]), max(best[1], total[1]))
+    return best
 
 
 def compare_compositions(releases: Iterable[PlannedRelease], delta_slack: float = 1e-6, *,
@@ -1005,21 +1076,23 @@ def compare_compositions(releases: Iterable[PlannedRelease], delta_slack: float 
         One row per method: method, epsilon, delta, releases, assumptions (and ``problem``, the
         reason when a method cannot account for the set, with NaN totals).
     """
-    eps, dels, rhos = _expand(releases)
+    records = _records(releases)
     if ledger is not None and len(ledger):
-        eps = list(ledger["epsilon"].astype(float)) + eps
-        dels = list(ledger["delta"].astype(float)) + dels
-        past = ledger["rho"] if "rho" in ledger else pd.Series([None] * len(ledger))
-        rhos = [None if r is None or pd.isna(r) else float(r) for r in past] + rhos
+        past = [{"dataset": row.get("dataset", ""),
+                 "partition": None if pd.isna(row.get("partition")) else row.get("partition"),
+                 "epsilon": float(row["epsilon"]), "delta": float(row["delta"]),
+                 "rho": None if pd.isna(row.get("rho")) else float(row.get("rho"))}
+                for row in ledger.to_dict("records")]
+        records = past + records
     rows = []
     for method in COMPOSITIONS:
         try:
-            total_eps, total_delta = compose(eps, dels, method, delta_slack, rhos=rhos)
+            total_eps, total_delta = compose_parts(records, method, delta_slack)
             problem = ""
         except ValueError as exc:
             total_eps = total_delta = math.nan
             problem = str(exc)
         rows.append({"method": method, "epsilon": total_eps, "delta": total_delta,
-                     "releases": len(eps), "assumptions": COMPOSITION_ASSUMPTIONS[method],
+                     "releases": len(records), "assumptions": COMPOSITION_ASSUMPTIONS[method],
                      "problem": problem})
     return pd.DataFrame(rows)

@@ -38,6 +38,7 @@ from ui import importance as iw_cache
 from ui.budget import budget_sidebar
 from ui.cache import memo
 from ui.errors import show_errors
+from ui.export import export_panel
 from ui.figures.common import show
 from ui.figures.planning import composition_bars, growth_figure, posterior_figure, target_curve
 from ui.navigation import require_router
@@ -73,6 +74,7 @@ DEFAULT_PLAN = pd.DataFrame({
     "epsilon": [0.05, 0.5, 0.1],
     "delta": [0.0, 1e-6, 0.0],
     "count": [100, 4, 1],
+    "part": [None, None, None],
 })
 
 scenario = scenario_sidebar()
@@ -88,6 +90,7 @@ with st.sidebar:
     epsilon = epsilon_slider("ce_epsilon", 1.0)
     seed = seed_input("ce_seed")
 accountant = budget_sidebar()
+export_panel("choose_epsilon")
 
 st.title("Choose epsilon")
 st.markdown(
@@ -385,8 +388,11 @@ def risk_view() -> None:
 
 
 def composition_view() -> None:
-    st.markdown("**Plan the releases** (edit the table: mechanism, ε, δ, how many). Pure "
-                "mechanisms need δ = 0; a Gaussian release needs δ > 0.")
+    st.markdown("**Plan the releases** (edit the table: mechanism, ε, δ, how many, and "
+                "optionally the part of the rows each reads). Pure mechanisms need δ = 0; a "
+                "Gaussian release needs δ > 0. Releases on different parts (for example one "
+                "count per region) compose in **parallel**: a person in one region is exposed "
+                "to that region's releases only.")
     plan = st.data_editor(
         DEFAULT_PLAN, key="ce_plan", num_rows="dynamic", hide_index=True,
         column_config={
@@ -396,6 +402,11 @@ def composition_view() -> None:
             "delta": st.column_config.NumberColumn("δ", min_value=0.0, max_value=0.1,
                                                    format="%g"),
             "count": st.column_config.NumberColumn("count", min_value=0, step=1),
+            "part": st.column_config.TextColumn(
+                "part (disjoint rows)",
+                help="Leave empty for a release on every row. Name a part (e.g. 'region = "
+                     "North') for a release that reads only those rows: releases on different "
+                     "parts compose in parallel, since each person is in one part only."),
         })
     c1, c2 = st.columns(2)
     slack = c1.select_slider("δ′ of advanced and zCDP", DELTAS, key="ce_slack",

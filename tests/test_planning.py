@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from scipy import integrate, special
 
+from dpcore.accountant import BudgetAccountant
 from dpcore.mechanisms import Gaussian, Laplace
 from dpcore.planning import (
     COMPOSITIONS,
@@ -354,3 +355,18 @@ def test_what_if_table():
     out = compare_compositions([PlannedRelease("Laplace", 0.1)], ledger=ledger).set_index("method")
     assert "zCDP cannot" in out.loc["zcdp", "problem"] and math.isnan(out.loc["zcdp", "epsilon"])
     assert out.loc["sequential", "epsilon"] == pytest.approx(1.1)
+
+
+def test_a_plan_on_disjoint_parts_composes_in_parallel():
+    # Worked example (parallel composition, JLE14 Sect. 1.6): one Laplace count per region at
+    # eps = 0.5 for three regions, plus two releases at 0.1 on every row. A person is in one
+    # region: sequential total 0.5 + 2 x 0.1 = 0.7, not 3 x 0.5 + 0.2 = 1.7.
+    table = pd.DataFrame({"mechanism": ["Laplace"] * 4, "epsilon": [0.5, 0.5, 0.5, 0.1],
+                          "delta": [0.0] * 4, "count": [1, 1, 1, 2],
+                          "part": ["region = N", "region = S", "region = E", None]})
+    releases = planned_releases(table)
+    assert [r.partition for r in releases] == ["region = N", "region = S", "region = E", None]
+    totals = compare_compositions(releases).set_index("method")
+    assert totals.loc["sequential", "epsilon"] == pytest.approx(0.7)
+    acc = BudgetAccountant(epsilon=1.0)
+    assert acc.preview(releases, "sequential") == pytest.approx((0.7, 0.0))
