@@ -711,7 +711,7 @@ def logistic_errors(X: Any, y: Any, epsilons: Sequence[float], *, X_test: Any = 
     for one method. ``lam=None`` takes :func:`~dpcore.perturbation.experiments.lambda_rule` at
     each epsilon (a rule of epsilon, n and d that reads no data), one curve call per epsilon;
     a number uses that lambda at every epsilon in one call. ``progress(fraction)`` is called
-    after each epsilon under the rule.
+    after each epsilon under the rule (after each fold otherwise).
     """
     from dpcore.perturbation.experiments import epsilon_curve, lambda_rule
 
@@ -723,14 +723,10 @@ def logistic_errors(X: Any, y: Any, epsilons: Sequence[float], *, X_test: Any = 
     d = np.asarray(X).shape[1] + int(fit_intercept)
     if lam is None:
         rule = "objective" if method.startswith("objective") else "output"
-        frames = []
-        for i, e in enumerate(eps):
-            frames.append(epsilon_curve(X, y, epsilons=[e], lam=lambda_rule(e, n, d, rule),
-                                        **common))
-            report(progress, (i + 1) / len(eps))
-        res = pd.concat(frames, ignore_index=True)
+        lams = [lambda_rule(e, n, d, rule) for e in eps]
+        res = epsilon_curve(X, y, epsilons=eps, lam=lams, progress=progress, **common)
     else:
-        res = epsilon_curve(X, y, epsilons=eps, lam=lam, **common)
+        res = epsilon_curve(X, y, epsilons=eps, lam=lam, progress=progress, **common)
     res = res.sort_values(["epsilon", "fold", "restart"])
     return res["error"].to_numpy().reshape(len(eps), -1)
 

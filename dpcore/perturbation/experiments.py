@@ -165,12 +165,27 @@ def _evaluate(prep: Prepared, W: np.ndarray, X_test, y_test, classes) -> np.ndar
 
 
 def _one_split(Xtr, ytr, Xte, yte, *, epsilons, lam, restarts, methods, data_norm,
-               fit_intercept, seed, key, excess=True) -> list[dict]:
+               fit_intercept, seed, key, excess=True, progress: Progress = None) -> list[dict]:
+    """Rows of one train/test split. ``lam`` is one value for every epsilon, or a list with
+    one value per epsilon (each epsilon then fitted as if alone, sharing the prepared data)."""
     prep = prepare(Xtr, ytr, data_norm=data_norm, fit_intercept=fit_intercept)
     Xte = check_array(Xte, "X_test")
     classes = prep.classes
     if not np.isin(np.asarray(yte), classes).all():
         raise DataError("The test labels include a class not seen in training.")
+    groups = ([(lam, list(epsilons))] if not isinstance(lam, list)
+              else [(lam_e, [e]) for lam_e, e in zip(lam, epsilons, strict=True)])
+    rows = []
+    for g, (lam_g, eps_g) in enumerate(groups):
+        rows += _one_lambda(prep, Xte, yte, classes, epsilons=eps_g, lam=lam_g,
+                            restarts=restarts, methods=methods, seed=seed, key=key,
+                            excess=excess)
+        report(progress, (g + 1) / len(groups))
+    return rows
+
+
+def _one_lambda(prep: Prepared, Xte, yte, classes, *, epsilons, lam, restarts, methods, seed,
+                key, excess) -> list[dict]:
     w_np = nonprivate_coef(prep, lam)
     base = _loss(prep, w_np[None], lam)[0]
     rows = []
@@ -219,8 +234,9 @@ def epsilon_curve(X, y, *, epsilons: Sequence[float], lam: float, restarts: int 
     ----------
     X, y : training data (any two classes); with ``X_test`` None, ``folds``-fold CV over them.
     epsilons : sequence of float
-    lam : float
-        Regularisation of the averaged objective.
+    lam : float or sequence of float
+        Regularisation of the averaged objective: one value, or one per epsilon (each epsilon
+        is then fitted as in a call of its own, the data prepared once).
     restarts : int, default=20
         Noise draws per (fold, epsilon).
     folds : int, default=5
@@ -245,14 +261,19 @@ def epsilon_curve(X, y, *, epsilons: Sequence[float], lam: float, restarts: int 
         f_lam(w_nonprivate)`` on the training data).
     """
     eps = [check_epsilon(float(e)) for e in epsilons]
+    if isinstance(lam, Sequence | np.ndarray):
+        lam = [check_scalar(float(v), "lam", min_val=0.0) for v in lam]
+        if len(lam) != len(eps):
+            raise ValueError(f"lam has {len(lam)} values for {len(eps)} epsilons; give one "
+                             "value, or one per epsilon.")
     methods = _check_methods(methods)
     splits = _splits(X, y, X_test, y_test, folds, seed)
     rows = []
     for k, (Xtr, ytr, Xte, yte) in enumerate(splits):
         rows += _one_split(Xtr, ytr, Xte, yte, epsilons=eps, lam=lam, restarts=restarts,
                            methods=methods, data_norm=data_norm, fit_intercept=fit_intercept,
-                           seed=seed, key={"fold": k}, excess=excess)
-        report(progress, (k + 1) / len(splits))
+                           seed=seed, key={"fold": k}, excess=excess,
+                           progress=lambda f, k=k: report(progress, (k + f) / len(splits)))
     return pd.DataFrame(rows)
 
 
