@@ -21,7 +21,8 @@ import pandas as pd
 from dpcore.validation import DataError
 
 __all__ = ["Condition", "Query", "indicator", "column_mean", "raw_indicator", "raw_mean",
-           "OPERATORS"]
+           "OPERATORS", "INDICATOR", "MEAN", "MAX_CONDITIONS", "default_condition",
+           "public_median", "query_from_controls"]
 
 OPERATORS = {
     "==": operator.eq,
@@ -237,3 +238,109 @@ def raw_mean(scenario, column: str) -> Query:
         return Query(mean_of=column, label=f"mean of {column}")
     raise DataError(f"{column!r} is not numeric: ask for the fraction of records with one of its "
                     "values instead.")
+
+
+#: The query builder's two kinds of question (the values of its ``<key>_kind`` control).
+INDICATOR, MEAN = "Fraction of records where…", "Mean of a column"
+#: Most conditions a query builder joins.
+MAX_CONDITIONS = 3
+_CATEGORICAL = ("onehot", "dummy")
+
+
+def _target_condition(scenario) -> tuple[str, str, object] | None:
+    """``(column, "==", positive class)`` for the scenario's target, if it has one."""
+    for column, items in scenario.groups.items():
+        if scenario.target in items:
+            if scenario.kinds.get(column) in _CATEGORICAL:
+                levels = scenario.categories[column]
+                offset = scenario.kinds[column] == "dummy"
+                return column, "==", levels[items.index(scenario.target) + offset]
+            return column, "==", 1.0
+    return None
+
+
+def public_median(scenario, column: str) -> float:
+    """A default threshold: the column's median in the *public* set (raw units).
+
+    Read from E only (public data), so a default query reveals nothing about D; without raw
+    public data, the middle of the column's public scaling bounds.
+    """
+    raw = scenario.raw_public
+    if raw is not None and column in raw and raw[column].notna().any():
+        return float(np.round(raw[column].median(), 6))
+    low, high = scenario.bounds.get(column, (0.0, 1.0))
+    return (low + high) / 2
+
+
+def default_condition(scenario) -> tuple[str, str, object]:
+    """The default query's condition: how often the target takes its positive class, or,
+    without a target, how often the first numeric column exceeds its public median."""
+    target = _target_condition(scenario)
+    if target is not None:
+        return target
+    scaled = [col for col, kind in scenario.kinds.items() if kind == "scaled"]
+    if scaled:
+        return scaled[0], ">", public_median(scenario, scaled[0])
+    column = next(iter(scenario.groups))
+    if scenario.kinds.get(column) in _CATEGORICAL:
+        return column, "==", scenario.categories[column][0]
+    return column, "==", 1.0
+
+
+def _pick(options: Sequence[object], value: object, default: object = None) -> object:
+    """A select box's value: ``value`` if it is an option, else ``default`` if it is one, else
+    the first option (how :func:`ui.state.choose` falls back)."""
+    if value is not None and value in options:
+        return value
+    return default if default in options else options[0]
+
+
+def query_from_controls(scenario, controls: Mapping[str, object], key: str = "q") -> Query:
+    """The query that the query builder's controls describe (the widgets of ``ui/query.py``).
+
+    ``controls`` maps the builder's widget keys to their values: ``<key>_kind`` (:data:`INDICATOR`
+    or :data:`MEAN`), ``<key>_mean_column``, ``<key>_n`` (1 to :data:`MAX_CONDITIONS`),
+    ``<key>_combine`` (``"and"``/``"or"``) and, per condition ``i``, ``<key>_col_i``,
+    ``<key>_op_i`` and ``<key>_value_i`` (raw units). A missing (or None) value, or one that is
+    not among the widget's options, takes the widget's default, which follows
+    :func:`default_condition`. The page and a run config therefore build the same query.
+
+    Examples
+    --------
+    >>> from dpcore.datasets import load_scenario
+    >>> wine = load_scenario("wine")
+    >>> str(query_from_controls(wine, {}, key="iw_q"))
+    'I(cultivar == 1)'
+    >>> str(query_from_controls(wine, {"iw_q_n": 2, "iw_q_combine": "or", "iw_q_col_1": "alcohol",
+    ...                                "iw_q_op_1": ">", "iw_q_value_1": 13.5}, key="iw_q"))
+    'I(cultivar == 1 OR alcohol > 13.5)'
+    """
+    columns = list(scenario.groups)
+    first = default_condition(scenario)
+    numeric = [col for col in columns if scenario.kinds.get(col) in ("scaled", "binary")]
+    if controls.get(f"{key}_kind", INDICATOR) == MEAN and numeric:
+        return raw_mean(scenario, _pick(numeric, controls.get(f"{key}_mean_column"), first[0]))
+    n_terms = controls.get(f"{key}_n")
+    n_terms = 1 if n_terms is None else int(n_terms)
+    if not 1 <= n_terms <= MAX_CONDITIONS:
+        raise ValueError(f"{key}_n == {n_terms}: a query joins 1 to {MAX_CONDITIONS} "
+                         "conditions.")
+    combine = _pick(("and", "or"), controls.get(f"{key}_combine")) if n_terms > 1 else "and"
+    conditions = []
+    for i in range(n_terms):
+        column = _pick(columns, controls.get(f"{key}_col_{i}"), first[0])
+        kind = scenario.kinds.get(column)
+        categorical = kind in _CATEGORICAL
+        ops = ["==", "!="] if categorical else list(OPERATORS)
+        default_op = first[1] if column == first[0] else ("==" if categorical else ">")
+        op = _pick(ops, controls.get(f"{key}_op_{i}"), default_op)
+        default = first[2] if column == first[0] else None
+        value = controls.get(f"{key}_value_{i}")
+        if categorical:
+            value = _pick(list(scenario.categories[column]), value, default)
+        elif kind == "binary":
+            value = _pick([1.0, 0.0], value, default)
+        elif value is None:
+            value = public_median(scenario, column) if default is None else default
+        conditions.append((column, op, value))
+    return raw_indicator(scenario, *conditions, combine=combine)

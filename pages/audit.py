@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import audit as A
+from dpcore.runs.audit import REFIT_RUNS, audit_one, runs_for
 from ui.budget import budget_sidebar
 from ui.cache import SHARED, content_key
 from ui.errors import show_errors
@@ -22,7 +23,6 @@ from ui.widgets import epsilon_slider, log_slider, seed_input
 require_router()
 
 RUNS = (1000, 3000, 10_000, 30_000, 100_000)
-REFIT_RUNS = 20_000  # mechanisms that refit a model per run: at most this many runs
 CONFIDENCES = (0.9, 0.95, 0.99)
 CANARIES = (50, 100, 200, 500)
 
@@ -37,17 +37,12 @@ def _labels() -> dict[str, str]:
     return {key: _label(key) for key in A.CASE_KEYS}
 
 
-def _runs_for(case: A.AuditCase, runs: int) -> int:
-    return min(runs, REFIT_RUNS) if case.refits else runs
-
-
 def _one(key: str, epsilon: float, runs: int, confidence: float, seed: int,
          progress=None) -> A.AuditResult:
     case = A.audit_case(key, epsilon)
-    parts = ("audit", key, epsilon, _runs_for(case, runs), confidence, seed)
-    return SHARED.get(content_key(*parts), lambda: A.audit(
-        case, _runs_for(case, runs), confidence=confidence, rng=seed, progress=progress,
-        chunks=4 if progress else 1))
+    parts = ("audit", key, epsilon, runs_for(case, runs), confidence, seed)
+    return SHARED.get(content_key(*parts), lambda: audit_one(
+        key, epsilon, runs, confidence, seed, progress=progress))
 
 
 scenario_sidebar()  # the audit uses no scenario: the sidebar stays for navigation
@@ -83,7 +78,7 @@ with show_errors():
     labels = _labels()
     key = st.selectbox("Mechanism", A.CASE_KEYS, key="au_case", format_func=labels.get)
     case = A.audit_case(key, epsilon)
-    n_runs = _runs_for(case, runs)
+    n_runs = runs_for(case, runs)
     with st.spinner("Running the mechanism…"):
         result = _one(key, epsilon, runs, confidence, seed)
     cols = st.columns(4)

@@ -12,7 +12,6 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.importance import BootstrapStudy, variance_terms
-from dpcore.perturbation.experiments import scenario_arrays
 from dpcore.planning import (
     COARSE_GRID,
     COMPOSITION_ASSUMPTIONS,
@@ -29,11 +28,18 @@ from dpcore.planning import (
     planned_releases,
     posterior_bound,
     posterior_curves,
-    public_stand_in,
     search_epsilon,
     subset_errors,
 )
-from dpcore.subset import rescale, scenario_arguments
+from dpcore.runs.choose_epsilon import (
+    DEFAULT_PLAN,
+    PRIORS,
+    logistic_arrays,
+    risk_grid,
+    route_data,
+    subset_data,
+    subset_sizes,
+)
 from ui import importance as iw_cache
 from ui.budget import budget_sidebar
 from ui.cache import memo
@@ -64,18 +70,9 @@ DELTAS = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
 ROUTES = ("private", "public")
 ROUTE_LABELS = {"private": "Private D (a non-private study)",
                 "public": "Public stand-in (halves of E)"}
-PRIORS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
-RISK_EPSILONS = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0)
 RISK_DELTAS = (0.0, 1e-6, 1e-4, 1e-3, 1e-2)
-SUBSET_SIZES = (10, 30, 100, 300, 600, 1000, 1500, 2000, 3000, 4000, 6000, 8000, 10000)
 QUERIES = ("count", "mean")
-DEFAULT_PLAN = pd.DataFrame({
-    "mechanism": ["Laplace", "Gaussian", "Importance weights"],
-    "epsilon": [0.05, 0.5, 0.1],
-    "delta": [0.0, 1e-6, 0.0],
-    "count": [100, 4, 1],
-    "part": [None, None, None],
-})
+# PRIORS, DEFAULT_PLAN and the study helpers live in dpcore.runs.choose_epsilon (the CLI's run).
 
 scenario = scenario_sidebar()
 keep_widget_state({
@@ -196,7 +193,7 @@ def data_for(route: str):
     if route == "private":
         return scenario.private, scenario.public
     return memo(scenario, scenario_id, ("ce stand-in", seed),
-                lambda: public_stand_in(scenario.public, rng=seed))
+                lambda: route_data(scenario, route, seed))
 
 
 def importance_target(kind: str, level: float, route: str) -> None:
@@ -282,9 +279,7 @@ def logistic_target(route: str) -> None:
     with c2:
         restarts = replicates_slider("ce_restarts", 5, options=(3, 5, 10, 20),
                                      label="Restarts (noise draws per ε)")
-    arrays = scenario_arrays(scenario, part="private" if route == "private" else "public")
-    onehot = all(scenario.kinds.get(g) == "onehot" for g, cols in scenario.groups.items()
-                 if any(c in arrays.features for c in cols))
+    arrays, onehot = logistic_arrays(scenario, route)
     rows = arrays.X.shape[0]
     values = run_study(
         f"Run the study ({len(COARSE_GRID)} values of ε on {rows:,} records; can take a minute "
@@ -317,15 +312,13 @@ def subset_target(route: str) -> None:
     with c2:
         repeats = replicates_slider("ce_sub_reps", 2, options=(1, 2, 3, 5),
                                     label="Repeats of Algorithm 2 per ε")
-    private, public = data_for(route)
     if route == "private":  # the same cache entry as the optimal-subset page
         data = memo(scenario, scenario_id, ("subset rescaled",),
-                    lambda: rescale(scenario.private, scenario.public,
-                                    **scenario_arguments(scenario)))
+                    lambda: subset_data(scenario, route, seed))
     else:
         data = memo(scenario, scenario_id, ("ce stand-in rescaled", seed),
-                    lambda: rescale(private, public, **scenario_arguments(scenario)))
-    sizes = np.array([s for s in SUBSET_SIZES if s < data.n_public] + [data.n_public])
+                    lambda: subset_data(scenario, route, seed))
+    sizes = subset_sizes(data.n_public)
     values = run_study(
         f"Run the study ({len(COARSE_GRID)} values of ε × {repeats} repeats; minutes on Adult, "
         "seconds on the simulations)", "ce_run_sub",
@@ -366,8 +359,7 @@ def risk_view() -> None:
                        f"{100 * posterior_bound(prior, epsilon, delta):.2f} %",
                        help="Expected over releases: with probability up to δ an (ε, δ) "
                             "release may reveal the record outright.")
-    priors = np.geomspace(PRIORS[0], PRIORS[-1], 60)
-    eps_set = sorted(set(RISK_EPSILONS) | {epsilon})
+    priors, eps_set = risk_grid(epsilon)
     curves = posterior_curves(priors, eps_set)
     delta_curve = posterior_curves(priors, [epsilon], delta) if delta > 0 else None
     show(posterior_figure(curves, prior, epsilon, delta_curve), "fig_ce_risk",

@@ -2,21 +2,23 @@
 
 import streamlit as st
 
+from dpcore.runs.home import TOP_FEATURES  # bars shown; shared with the run module
 from dpcore.text import md
 from ui.budget import budget_sidebar
 from ui.cache import is_builtin
 from ui.errors import show_errors
+from ui.export import export_panel
 from ui.figures.home import feature_means, mean_difference_figure, summary_table
 from ui.navigation import require_router
 from ui.sidebar import current_upload_report, scenario_sidebar
 
 require_router()
 
-TOP_FEATURES = 20
 PREVIEW_ROWS = 50
 
 scenario = scenario_sidebar()
 budget_sidebar()
+export_panel("home")
 
 st.title("Privacy/utility explorer")
 st.markdown(

@@ -17,11 +17,19 @@ from dpcore.importance import (
     summarise,
     typical_log_weight_noise,
 )
+from dpcore.runs.importance import (
+    EPSILON_GRID,
+    LAMBDA_GRID,
+    MODEL_EPSILONS,
+    REPLICATES,
+    VIEWS,
+)
 from dpcore.simulation import default_replicates
 from dpcore.text import csv_bytes, md
 from ui import importance as cached
 from ui.budget import budget_sidebar
 from ui.errors import show_errors
+from ui.export import export_panel
 from ui.figures.common import show
 from ui.figures.importance import (
     baselines_figure,
@@ -47,15 +55,11 @@ from ui.widgets import (
 
 require_router()
 
-LAMBDA_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)  # Fig. 1
-EPSILON_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)  # Fig. 2
-MODEL_EPSILONS = (0.1, 1.0, 10.0)
-REPLICATES = (20, 50, 100, 200)
 PAPER_D = 63
-# The first view needs one lambda only, so a page opens fast even on a large upload; the lambda
+# LAMBDA_GRID (Fig. 1), EPSILON_GRID (Fig. 2), MODEL_EPSILONS, REPLICATES and VIEWS come from
+# dpcore.runs.importance, which recomputes this page's numbers from an exported run config. The
+# first view needs one lambda only, so a page opens fast even on a large upload; the lambda
 # views fit the whole grid when they are chosen.
-VIEWS = ("Estimates vs ε", "Estimates vs λ", "Bias vs SD", "Variance: theory", "Baselines",
-         "Model training", "Publish")
 
 scenario = scenario_sidebar()
 keep_widget_state({"iw_view": VIEWS[0], "iw_model_reps": 10, "iw_models": False,
@@ -82,6 +86,7 @@ with st.sidebar:
     sim_seed = seed_input("iw_seed")
     query = query_sidebar(scenario, key="iw_q") if scenario is not None else None
 budget_sidebar()
+export_panel("importance")
 
 st.title("Importance weighting: publish weights, not data")
 st.markdown(

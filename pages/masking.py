@@ -13,18 +13,22 @@ from dpcore.masking import (
     MaskedDataGenerator,
     accuracy_vs_epsilon,
     decision_regions,
-    digits_task,
-    fit_logistic_model,
-    input_perturbation,
-    scale_records,
-    scenario_task,
-    toy_task,
 )
-from dpcore.random import stream
+from dpcore.runs.masking import (
+    FIG5_N,
+    INITIAL,
+    TASKS,
+    VIEWS,
+    load_task,
+    masked_size,
+    masking_study,
+    validation_accuracy,
+)
 from dpcore.text import csv_bytes
 from ui.budget import budget_sidebar
 from ui.cache import load_builtin, memo
 from ui.errors import show_errors
+from ui.export import export_panel
 from ui.figures.common import show
 from ui.figures.masking import (
     Panel,
@@ -42,17 +46,9 @@ from ui.widgets import epsilon_slider, lambda_slider, replicates_slider, seed_in
 
 require_router()
 
-#: Experiment -> (task key, built-in scenario that routes its cache and release; None: sidebar).
-TASKS = {
-    "Toy: three Gaussians (Fig. 2)": ("toy", "three-gaussians"),
-    "Digits 0, 1, 3: 3 masked by 6 (Fig. 3)": ("digits-013-6", "digits"),
-    "Digits 0, 1, 4: 4 masked by 8 (Fig. 4)": ("digits-014-8", "digits"),
-    "Sidebar scenario (its binary target)": ("scenario", None),
-}
-INITIAL = ("Public / fake initial set", "Empty")
+# TASKS (experiment -> task key, built-in scenario that routes its cache and release; None:
+# the sidebar's), INITIAL, FIG5_N and VIEWS live in dpcore.runs.masking (the CLI's run).
 N_OPTIONS = (50, 100, 150, 200, 300, 400, 500)
-FIG5_N = (100, 200)
-VIEWS = ("Masked vs original", "Greedy animation", "Accuracy vs ε", "Digit images", "Publish")
 
 scenario = scenario_sidebar()
 keep_widget_state({"mk_view": VIEWS[0], "mk_task": next(iter(TASKS)), "mk_initial": INITIAL[0],
@@ -77,6 +73,7 @@ with st.sidebar:
                              "tends to invent a few huge outliers.")
     seed = seed_input("mk_seed")
 budget_sidebar()
+export_panel("masking")
 
 st.title("Data masking: publish look-alike records, not the records")
 st.markdown(
@@ -95,42 +92,27 @@ with show_errors():
             st.info("Choose a scenario in the sidebar to begin.")
             st.stop()
         route, route_id = scenario, st.session_state["scenario_id"]
-        task = memo(route, route_id, ("masking task",), lambda: scenario_task(scenario))
+        task = memo(route, route_id, ("masking task",), lambda: load_task(task_key, scenario))
     else:
         route, route_id = load_builtin(route_name, seed=None), f"masking:{task_key}"
-        builders = {"toy": toy_task, "digits-013-6": lambda: digits_task((0, 1, 3), 6),
-                    "digits-014-8": lambda: digits_task((0, 1, 4), 8)}
-        task = memo(route, route_id, ("masking task", task_key), builders[task_key])
+        task = memo(route, route_id, ("masking task", task_key), lambda: load_task(task_key))
 
     initial = (task.X_initial, task.y_initial) if initial_choice == INITIAL[0] else None
     m = len(task.y_initial) if initial is not None else 0
-    n = n_chosen if n_chosen > m else m + 50
+    n = masked_size(n_chosen, m)
     settings = f"ε = {epsilon:g}, λ = {lam:g}, N = {n}" + ("" if bounded else ", unbounded")
     context = f"{task.title}; {settings}"
 
     def study():
-        gen = MaskedDataGenerator(epsilon, lam, n, rng=stream(seed, "masking page", "generator"),
-                                  n_classes=task.n_classes, data_norm=task.data_norm,
-                                  bounded=bounded, dataset=task.title,
-                                  progress=lambda f: bar.progress(f))
-        gen.fit(task.X_private, task.y_private, initial=initial)
-        gen.progress = None  # the cached result keeps no reference to this run's widgets
-        perturbed = input_perturbation(task.X_private, epsilon, data_norm=task.data_norm,
-                                       rng=stream(seed, "masking page", "input"))
-        initial_coef = None
-        if initial is not None:
-            initial_coef = fit_logistic_model(scale_records(initial[0], task.data_norm)[0],
-                                              initial[1], lam=lam,
-                                              n_classes=task.n_classes).coef
-        return gen, perturbed, initial_coef
+        return masking_study(task, epsilon, lam, n, initial, bounded, seed,
+                             progress=lambda f: bar.progress(f))
 
     bar = st.progress(0.0, text="Growing the masked set…")
     gen, perturbed, initial_coef = memo(route, route_id, ("masking study", task_key, epsilon,
                                                           lam, n, initial_choice, bounded, seed),
                                     study)
     bar.empty()
-    accuracy = {which: float(np.mean(gen.predict(task.X_valid, which) == task.y_valid))
-                for which in ("refit", "private")}
+    accuracy = validation_accuracy(gen, task)
     cols = st.columns(4)
     cols[0].metric("Gradient norm at w′", f"{gen.gradient_norm_:.2g}",
                    help="‖∇J_S(w′)‖, the gradient of the masked set's regularised objective at "

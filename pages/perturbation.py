@@ -15,16 +15,29 @@ from dpcore.perturbation import FlawedProofWarning, PrivateLogisticRegression
 from dpcore.perturbation.experiments import (
     epsilon_curve,
     guessing_error,
-    lambda_by_cv,
     lambda_rule,
     learning_curve,
-    lemma_bounds,
     scenario_arrays,
     summarise,
     swamped_methods,
 )
-from dpcore.perturbation.synthetic import synthetic
-from dpcore.random import stream
+from dpcore.runs.perturbation import (
+    EPSILON_GRID,
+    LAMBDA_MODES,
+    LAMBDAS,
+    PAPER_N,
+    SIZES,
+    SOURCES,
+    SYNTHETIC,
+    SYNTHETIC_TEST,
+    VIEWS,
+    bound_curves,
+    cv_lambda,
+    learning_sizes,
+    public_data,
+    study_lambda,
+    training_data,
+)
 from ui.budget import budget_sidebar
 from ui.cache import memo
 from ui.errors import show_errors
@@ -39,17 +52,8 @@ from ui.widgets import epsilon_slider, log_slider, replicates_slider, seed_input
 
 require_router()
 
-VIEWS = ("Error vs ε", "Learning curve", "Distance to non-private", "Bounds (Lemmas 3-4)",
-         "Publish")
-SOURCES = ("Scenario (sidebar)", "Paper: separable sphere", "Paper: noisy sphere")
-SYNTHETIC = {"Paper: separable sphere": "separable", "Paper: noisy sphere": "noisy"}
-EPSILON_GRID = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
-LAMBDAS = (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0)
-CV_LAMBDAS = LAMBDAS[::2]  # decades: 3-fold CV over 6 values
-SIZES = (100, 200, 500, 1000, 2000, 5000, 10_000, 17_500, 20_000, 50_000)
-SYNTHETIC_TEST = 10_000
-LAMBDA_MODES = ("rule of (ε, n, d)", "set by hand", "CV on public data")
-PAPER_N = 17_500
+# The views, sources, grids and the study's data come from dpcore.runs.perturbation, which
+# recomputes this page's numbers from an exported run config.
 
 scenario = scenario_sidebar()
 keep_widget_state({"lr_view": VIEWS[0], "lr_source": SOURCES[0], "lr_lambda_mode": LAMBDA_MODES[0],
@@ -92,29 +96,12 @@ st.markdown(
 
 def _data():
     """Training arrays, held-out arrays (or None: cross-validation), norm bound, intercept."""
-    if source in SYNTHETIC:
-        name = SYNTHETIC[source]
-        n = min(n_choice, PAPER_N)
-        X, y = synthetic(name, n, rng=stream(seed, "perturbation page", name, "train"))
-        Xt, yt = synthetic(name, SYNTHETIC_TEST, rng=stream(seed, "perturbation page", name,
-                                                            "test"))
-        return X, y, Xt, yt, 1.0, False, f"synthetic ({name}), n = {n:,}"
-    arrays = scenario_arrays(scenario)
-    n = min(n_choice, arrays.X.shape[0])
-    take = stream(seed, "perturbation page", "rows").permutation(arrays.X.shape[0])[:n]
-    onehot = all(scenario.kinds.get(g) == "onehot" for g, cols in scenario.groups.items()
-                 if any(c in arrays.features for c in cols))
-    return (arrays.X[take], arrays.y[take], arrays.X_test, arrays.y_test, arrays.data_norm,
-            not onehot, f"{scenario.title}, n = {n:,}")
+    return training_data(scenario, source, n_choice, seed)
 
 
 def _public():
     """Public data for choosing λ: the scenario's E, or a fresh synthetic holdout (Sect. 6)."""
-    if source in SYNTHETIC:
-        name = SYNTHETIC[source]
-        return synthetic(name, SYNTHETIC_TEST, rng=stream(seed, "perturbation page", name, "cv"))
-    public = scenario_arrays(scenario, part="public")
-    return public.X, public.y
+    return public_data(scenario, source, seed)
 
 
 with show_errors():
@@ -128,11 +115,9 @@ with show_errors():
         X_pub, y_pub = _public()
         with st.spinner("Cross-validating λ on public data…"):
             lam_cv = memo(scenario, scenario_id, ("lr cv", source, seed, norm, intercept),
-                          lambda: lambda_by_cv(X_pub, y_pub, CV_LAMBDAS, folds=3,
-                                               data_norm=norm, fit_intercept=intercept,
-                                               seed=seed)[0])
-    lam = {LAMBDA_MODES[0]: lambda: lambda_rule(epsilon, n, d), LAMBDA_MODES[1]: lambda: lam_set,
-           LAMBDA_MODES[2]: lambda: lam_cv}[lambda_mode]()
+                          lambda: cv_lambda(X_pub, y_pub, norm, intercept, seed))
+    lam = study_lambda(lambda_mode, epsilon=epsilon, n=n, d=d, lam_set=lam_set,
+                       lam_cv=lam_cv if lambda_mode == LAMBDA_MODES[2] else None)
     eps_axis = tuple(sorted(set(EPSILON_GRID) | {epsilon}))
     common = dict(lam=lam, restarts=restarts, X_test=X_test, y_test=y_test, data_norm=norm,
                   fit_intercept=intercept, seed=seed, **({"folds": 3} if X_test is None else {}))
@@ -186,9 +171,7 @@ with show_errors():
                    "output perturbation's noise, whose scale is 2/(nλε); the 2008 calibration "
                    "spends slightly less budget on the Jacobian term than the corrected one.")
     elif view == "Learning curve":
-        n_fold = n if X_test is not None else n - -(-n // 3)  # training rows of a fold
-        sizes = sorted({max(min(50, n_fold), int(n_fold * f))
-                        for f in (0.05, 0.1, 0.2, 0.4, 0.7, 1.0)})
+        n_fold, sizes = learning_sizes(n, X_test is not None)  # training rows of a fold
         bar = st.progress(0.0, text="Fitting at every training size…")
         res = memo(scenario, scenario_id, ("lr learning", *key, epsilon, tuple(sizes)),
                    lambda: learning_curve(X, y, sizes=sizes, epsilon=epsilon,
@@ -208,9 +191,8 @@ with show_errors():
                    "norm ≤ 1. Boxes: median, middle half, whiskers to 1.5 box-lengths.")
     elif view == "Bounds (Lemmas 3-4)":
         res = curve(True)
-        d_fit = d + int(intercept)
-        bounds = lemma_bounds(np.geomspace(min(eps_axis), max(eps_axis), 40),
-                              n=n if X_test is not None else n - n // 3, d=d_fit, lam=lam)
+        bounds = bound_curves(eps_axis, n=n, d=d, intercept=intercept,
+                              held_out=X_test is not None, lam=lam)
         show(bounds_figure(res, bounds, epsilon), "fig_bounds",
              title="Excess training loss and the bounds of Lemmas 3 and 4", context=context)
         st.caption("Excess regularised training loss f̂(w_private) − f̂(w_non-private). Lemma 3 "

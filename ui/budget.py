@@ -3,13 +3,17 @@
 Every release of every page spends through :func:`session_accountant`, a
 :class:`dpcore.accountant.BudgetAccountant` kept in ``st.session_state`` (never shared between
 sessions). :func:`budget_sidebar` lets the user set the total, shows what is spent as a bar and
-lists the ledger, downloadable as CSV. A select box chooses how releases compose (sequential,
-advanced or zCDP, each with its assumptions stated); the bar shows that total, and the accountant
-refuses releases by it (:meth:`dpcore.accountant.BudgetAccountant.set_composition`).
+lists the ledger, downloadable as CSV and as JSON. A select box chooses how releases compose
+(sequential, advanced or zCDP, each with its assumptions stated); the bar shows that total, and
+the accountant refuses releases by it (:meth:`dpcore.accountant.BudgetAccountant.set_composition`).
 """
 
 from __future__ import annotations
 
+import json
+import math
+
+import pandas as pd
 import streamlit as st
 
 from dpcore import DataError
@@ -28,6 +32,29 @@ COMPOSITION_LABELS = {
     "advanced": "Advanced (Kairouz-Oh-Viswanath): + δ′",
     "zcdp": "zCDP (pure and Gaussian releases): + δ′",
 }
+
+
+def ledger_json(accountant: BudgetAccountant) -> bytes:
+    """The ledger as JSON: the budget, the composition, what is spent, and one record per
+    release with the same fields and values as the CSV (times in ISO 8601, UTC)."""
+
+    def plain(value: object) -> object:
+        if isinstance(value, pd.Timestamp):
+            return value.isoformat()
+        return value.item() if hasattr(value, "item") else value
+
+    records = [{column: plain(value) for column, value in row.items()}
+               for row in accountant.ledger.to_dict(orient="records")]
+    method, slack = accountant.composition
+    document = {
+        "format": "privacy-utility-explorer/ledger",
+        "budget": {"epsilon": None if math.isinf(accountant.budget[0]) else accountant.budget[0],
+                   "delta": accountant.budget[1]},  # null: no limit
+        "composition": {"method": method, "delta_slack": slack},
+        "spent": {"epsilon": accountant.spent[0], "delta": accountant.spent[1]},
+        "releases": records,
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False).encode("utf-8")
 
 
 def session_accountant() -> BudgetAccountant:
@@ -117,4 +144,7 @@ def budget_sidebar() -> BudgetAccountant:
                 st.download_button("Download the ledger (CSV)",
                                    csv_bytes(ledger), "privacy_ledger.csv",
                                    "text/csv", key="ledger_download")
+                st.download_button("Download the ledger (JSON)",
+                                   ledger_json(accountant), "privacy_ledger.json",
+                                   "application/json", key="ledger_download_json")
     return accountant

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.presentation import presentation_toggle
 from ui.state import hold_widget_state
 
 _ROUTED = False  # has st.navigation run in this server process?
@@ -21,6 +22,8 @@ def pages() -> dict[str, list]:
     return {
         "Start": [
             st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+            st.Page("pages/primer.py", title="Mechanism primer", icon=":material/school:"),
+            st.Page("pages/present.py", title="Present", icon=":material/slideshow:"),
         ],
         "Publishing with a public set": [
             st.Page("pages/importance.py", title="Importance weighting",
@@ -50,6 +53,7 @@ def route() -> None:
     hold_widget_state()
     navigation = st.navigation(pages())
     _ROUTED = True
+    presentation_toggle(navigation)
     navigation.run()
 
 

@@ -9,51 +9,24 @@ public median.
 
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 from dpcore.datasets import Scenario
-from dpcore.queries import OPERATORS, Query, raw_indicator, raw_mean
+from dpcore.queries import (
+    INDICATOR,
+    MAX_CONDITIONS,
+    MEAN,
+    OPERATORS,
+    Query,
+    default_condition,
+    public_median,
+    query_from_controls,
+)
 from ui.state import choose, keep_widget_state
 
-INDICATOR, MEAN = "Fraction of records where…", "Mean of a column"
-MAX_CONDITIONS = 3
+__all__ = ["INDICATOR", "MEAN", "default_condition", "public_median", "query_sidebar"]
+
 CATEGORICAL = ("onehot", "dummy")
-
-
-def _target_condition(scenario: Scenario) -> tuple[str, str, object] | None:
-    """``(column, "==", positive class)`` for the scenario's target, if it has one."""
-    for column, items in scenario.groups.items():
-        if scenario.target in items:
-            if scenario.kinds.get(column) in CATEGORICAL:
-                levels = scenario.categories[column]
-                offset = scenario.kinds[column] == "dummy"
-                return column, "==", levels[items.index(scenario.target) + offset]
-            return column, "==", 1.0
-    return None
-
-
-def public_median(scenario: Scenario, column: str) -> float:
-    """A default threshold: the column's median in the *public* set (raw units)."""
-    raw = scenario.raw_public
-    if raw is not None and column in raw and raw[column].notna().any():
-        return float(np.round(raw[column].median(), 6))
-    low, high = scenario.bounds.get(column, (0.0, 1.0))
-    return (low + high) / 2
-
-
-def default_condition(scenario: Scenario) -> tuple[str, str, object]:
-    """The default query's condition (see the module docstring)."""
-    target = _target_condition(scenario)
-    if target is not None:
-        return target
-    scaled = [col for col, kind in scenario.kinds.items() if kind == "scaled"]
-    if scaled:
-        return scaled[0], ">", public_median(scenario, scaled[0])
-    column = next(iter(scenario.groups))
-    if scenario.kinds.get(column) in CATEGORICAL:
-        return column, "==", scenario.categories[column][0]
-    return column, "==", 1.0
 
 
 def _start_column(column: str, key: str, dependents: tuple[str, ...]) -> None:
@@ -95,17 +68,19 @@ def query_sidebar(scenario: Scenario, key: str = "q") -> Query:
     kind = st.radio("Question", (INDICATOR, MEAN), key=f"{key}_kind",
                     help="What the published weights are used to estimate: the share of records "
                          "that satisfy some conditions, or the average of a numeric column.")
+    values: dict[str, object] = {f"{key}_kind": kind}
     if kind == MEAN:
         if not numeric:
             st.warning("This data has no numeric column to average; showing a fraction instead.")
         else:
-            return raw_mean(scenario, choose("Column", numeric, f"{key}_mean_column", first[0]))
+            values[f"{key}_mean_column"] = choose("Column", numeric, f"{key}_mean_column",
+                                                  first[0])
+            return query_from_controls(scenario, values, key)
     n_terms = st.number_input("Conditions", 1, MAX_CONDITIONS, key=f"{key}_n")
-    combine = "and"
+    values[f"{key}_n"] = int(n_terms)
     if n_terms > 1:
-        combine = st.radio("Combine with", ("and", "or"), key=f"{key}_combine", horizontal=True,
-                           format_func=str.upper)
-    conditions = []
+        values[f"{key}_combine"] = st.radio("Combine with", ("and", "or"), key=f"{key}_combine",
+                                            horizontal=True, format_func=str.upper)
     for i in range(int(n_terms)):
         column = choose(f"Column {i + 1}", columns, f"{key}_col_{i}", first[0])
         categorical = scenario.kinds.get(column) in CATEGORICAL
@@ -118,5 +93,6 @@ def query_sidebar(scenario: Scenario, key: str = "q") -> Query:
         with right:
             value = _value_widget(scenario, column, f"{key}_value_{i}", "Value",
                                   first[2] if column == first[0] else None)
-        conditions.append((column, op, value))
-    return raw_indicator(scenario, *conditions, combine=combine)
+        values |= {f"{key}_col_{i}": column, f"{key}_op_{i}": op, f"{key}_value_{i}": value}
+    # The same function rebuilds the query from a run config (dpcore.runs).
+    return query_from_controls(scenario, values, key)

@@ -11,6 +11,9 @@ None before one is loaded). The choice lives in ``st.session_state`` so every pa
     SHA-256 of the uploaded bytes and options): a cheap cache key for pages.
 ``st.session_state["upload_report"]``
     The :class:`~dpcore.datasets.UploadReport` of an uploaded scenario, else None.
+``st.session_state["upload_files"]``
+    The uploaded scenario's files as ``[{"role", "name", "sha256"}]`` (role "public", "private"
+    or "single"): what an exported config or a shareable link names instead of the data.
 
 The widgets (all keyed, see ``_DEFAULTS``) are drawn by each page, so Streamlit would reset them
 on a page switch; :func:`ui.state.keep_widget_state` re-assigns their values first, Streamlit's
@@ -21,6 +24,7 @@ page switch they are empty and the uploaded scenario stays current until a new f
 from __future__ import annotations
 
 import functools
+import hashlib
 from typing import Any
 
 import pandas as pd
@@ -50,6 +54,7 @@ from ui.state import choose, hold_widget_state, keep_widget_state
 SCENARIO_KEY = "scenario"
 SCENARIO_ID_KEY = "scenario_id"
 REPORT_KEY = "upload_report"
+UPLOAD_FILES_KEY = "upload_files"
 PROBLEMS_KEY = "_scenario_problems"
 LIMIT_TEXT = (f"CSV files up to {MAX_UPLOAD_BYTES // 2**20} MB each (comma-separated, UTF-8, "
               "one header row); a larger file is refused by the uploader and marked in red.")
@@ -278,6 +283,17 @@ def _build_from_frames(
         problems.append(str(exc))
         return
     _set_current(scenario, scenario_id, report)
+    roles = ("public", "private") if mode == TWO_FILES else ("single",)
+    st.session_state[UPLOAD_FILES_KEY] = [
+        {"role": role, "name": file.name,
+         "sha256": session_memo(content_key("sha256", file.file_id, file.name, len(data)),
+                                functools.partial(_sha256, data))}
+        for role, file, data in zip(roles, files, contents, strict=True)
+    ]
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def _split_panel(

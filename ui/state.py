@@ -14,6 +14,8 @@ from typing import Any
 
 import streamlit as st
 
+from ui import links
+
 _HELD = "_held_widget_keys"
 
 
@@ -22,20 +24,24 @@ def hold_widget_state() -> None:
 
     Streamlit's documented pattern: re-assigning a widget's key at the start of a run keeps its
     state through a run that does not draw it. Called by ``app.py`` and by the scenario sidebar
-    at the start of every page.
+    at the start of every page. The first run of a session also restores the controls a
+    shareable link names (:func:`ui.links.restore`), before any widget is drawn.
     """
+    links.restore()
     for key in st.session_state.get(_HELD, ()):
         if key in st.session_state:
             st.session_state[key] = st.session_state[key]
 
 
 def keep_widget_state(defaults: Mapping[str, Any]) -> None:
-    """Re-assign each widget's remembered value, or its default the first time."""
+    """Re-assign each widget's remembered value, or its default the first time (or, once, the
+    value a shareable link gave it: :func:`ui.links.claim`)."""
     held = st.session_state.setdefault(_HELD, set())
     for key, default in defaults.items():
         kept = f"_kept_{key}"
         value = st.session_state[key] if key in st.session_state else st.session_state.get(
             kept, default)
+        value = links.claim(key, default, value)
         st.session_state[key] = st.session_state[kept] = value
         held.add(key)
 

@@ -30,6 +30,7 @@ from dpcore.importance.mechanism import (
 )
 from dpcore.logistic import BatchedProblem, fit_logistic, fit_logistic_batched
 from dpcore.mechanisms import L2Laplace
+from dpcore.parallel import SEQUENTIAL, Parallel
 from dpcore.perturbation import perturb_output
 from dpcore.random import stream, study_seed
 from dpcore.simulation import Progress, bootstrap_counts, noisy_replicates, report
@@ -114,6 +115,21 @@ class BootstrapStudy:
         return BootstrapFits(float(lam), fitted[1:], fitted[0], self.public, self.n_private,
                              self.seed)
 
+    def fit_many(self, lambdas: Iterable[float], *, parallel: Parallel | None = None,
+                 progress: Progress = None) -> list[BootstrapFits]:
+        """:meth:`fit` at every ``lam`` of a grid, one cell per ``lam`` run by ``parallel``.
+
+        The fits are deterministic (no noise is drawn), so they are the same on every backend;
+        ``None`` runs them here, one after another.
+        """
+        lambdas = [check_lam(lam) for lam in lambdas]
+        return (parallel or SEQUENTIAL).map(_fit_cell, lambdas, progress=progress, shared=self)
+
+
+def _fit_cell(lam: float, study: BootstrapStudy) -> BootstrapFits:
+    """One cell of :meth:`BootstrapStudy.fit_many` (top level, so that workers can unpickle it)."""
+    return study.fit(lam)
+
 
 def bootstrap_fits(private, public, lam: float, n_reps: int = 100, *, rng=None,
                    fit_intercept: bool = True, clip: bool = False) -> BootstrapFits:
@@ -139,12 +155,23 @@ def bootstrap_estimates(fits: BootstrapFits, public_values, epsilon: float | Non
     return _weighted_means(fits.public, noisy, b_E)
 
 
+def _lambda_cell(cell: tuple[float, list[float], np.ndarray],
+                 study: BootstrapStudy) -> list[np.ndarray]:
+    """One cell of :func:`monte_carlo`'s grid: the fits at one ``lam``, the estimates at every
+    epsilon (noise from the stream ``(seed, "importance", lam, epsilon)``, whoever runs it)."""
+    lam, epsilons, b_E = cell
+    fits = study.fit(lam)
+    return [bootstrap_estimates(fits, b_E, eps) for eps in epsilons]
+
+
 def monte_carlo(private, public, query, lambdas: Iterable[float], epsilons: Iterable[float],
                 n_reps: int = 100, *, rng=None, progress: Progress = None,
-                fit_intercept: bool = True) -> pd.DataFrame:
+                fit_intercept: bool = True, parallel: Parallel | None = None) -> pd.DataFrame:
     """Estimates over ``n_reps`` bootstrap resamples of D for a grid of ``lam`` and ``epsilon``.
 
-    One batched solve per ``lam``; every ``epsilon`` reuses it and only draws noise.
+    One batched solve per ``lam``; every ``epsilon`` reuses it and only draws noise. Each ``lam``
+    is one cell of the grid, run by ``parallel``: its noise comes from its own named streams and
+    the resamples from the seed, so the numbers are the same on every backend.
 
     Parameters
     ----------
@@ -156,6 +183,8 @@ def monte_carlo(private, public, query, lambdas: Iterable[float], epsilons: Iter
     n_reps : int, default=100
     rng : None, int or numpy.random.Generator, default=None
     progress : callable taking the fraction done, default=None
+    parallel : dpcore.parallel.Parallel, default=None
+        Where the cells (one per ``lam``) run; None runs them here, one after another.
 
     Returns
     -------
@@ -166,15 +195,12 @@ def monte_carlo(private, public, query, lambdas: Iterable[float], epsilons: Iter
     epsilons = [check_epsilon(eps) for eps in epsilons]
     b_D, b_E = query_values(query, private, public)
     study = BootstrapStudy(private, public, n_reps, rng=rng, fit_intercept=fit_intercept)
-    frames = []
-    for i, lam in enumerate(lambdas):
-        fits = study.fit(lam)
-        for eps in epsilons:
-            frames.append(pd.DataFrame({
-                "lam": lam, "epsilon": eps, "rep": np.arange(n_reps),
-                "estimate": bootstrap_estimates(fits, b_E, eps),
-            }))
-        report(progress, (i + 1) / len(lambdas))
+    cells = [(lam, epsilons, b_E) for lam in lambdas]
+    per_lam = (parallel or SEQUENTIAL).map(_lambda_cell, cells, progress=progress, shared=study)
+    frames = [pd.DataFrame({"lam": lam, "epsilon": eps, "rep": np.arange(n_reps),
+                            "estimate": estimates})
+              for lam, row in zip(lambdas, per_lam, strict=True)
+              for eps, estimates in zip(epsilons, row, strict=True)]
     out = pd.concat(frames, ignore_index=True)
     out["truth"] = float(b_D.mean())
     out["public_mean"] = float(b_E.mean())

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 from ui.figures.common import COLORS, SEQUENCE, layout, legend_entry
@@ -45,3 +48,14 @@ def summary_figure(rows: list[dict]) -> go.Figure:
                  "output", kind="marker")
     fig.update_layout(barmode="group", yaxis={"autorange": "reversed"})
     return layout(fig, "ε", "", height=140 + 34 * len(rows))
+
+
+def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
+    """The histogram of a run (:mod:`dpcore.runs.audit`), built as the page builds it."""
+    m = numbers["metrics"].iloc[0]
+    scores = numbers["scores"]
+    result = SimpleNamespace(
+        scores_d=scores.loc[scores["dataset"] == "D", "score"].to_numpy(),
+        scores_dprime=scores.loc[scores["dataset"] == "D′", "score"].to_numpy(),
+        threshold=float(m["threshold"]), case=SimpleNamespace(statistic=m["statistic"]))
+    return {"distributions": distributions_figure(result)}

@@ -27,7 +27,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-import streamlit as st
 
 COLORS = {
     "dp": "#1f77b4",
@@ -53,16 +52,21 @@ def fmt(value: float) -> str:
 
 def layout(fig: go.Figure, xtitle: str, ytitle: str, *, height: int = 420,
            title: str | None = None) -> go.Figure:
-    """The shared layout: legend on top in one row, small margins, axis titles."""
-    fig.update_layout(
-        height=height, margin={"l": 10, "r": 10, "t": 40 if title else 30, "b": 10},
-        showlegend=True,
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0,
-                "traceorder": "normal"},
-        xaxis_title=xtitle, yaxis_title=ytitle,
-    )
+    """The shared layout: legend on top in one row, small margins, axis titles.
+
+    One update with nested dictionaries (plotly's ``xaxis_title=`` shorthand parses a path per
+    property and costs several times more on every redraw).
+    """
+    spec: dict = {
+        "height": height, "margin": {"l": 10, "r": 10, "t": 40 if title else 30, "b": 10},
+        "showlegend": True,
+        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left",
+                   "x": 0, "traceorder": "normal"},
+        "xaxis": {"title": {"text": xtitle}}, "yaxis": {"title": {"text": ytitle}},
+    }
     if title:
-        fig.update_layout(title={"text": title, "x": 0, "xanchor": "left"})
+        spec["title"] = {"text": title, "x": 0, "xanchor": "left"}
+    fig.update_layout(spec)
     return fig
 
 
@@ -106,10 +110,17 @@ def show(fig: go.Figure, key: str, *, title: str, context: str = "") -> None:
 
     ``title`` names the figure and ``context`` the settings (dataset, query, ε, λ); both go into
     the figure's title, so the camera button's PNG is self-explanatory, and into the file name.
+    Under the figure, "HTML" and "PNG" buttons download it (:func:`ui.export.figure_downloads`:
+    built only when clicked). Streamlit is imported here, so ``ui.figures`` imports without it.
     """
+    import streamlit as st
+
+    from ui.export import figure_downloads
+
     title, context = html.escape(title), html.escape(context)  # they may quote column names
     text = f"{title}<br><sup>{context}</sup>" if context else title
     fig.update_layout(title={"text": text, "x": 0, "xanchor": "left", "font": {"size": 15}},
                       margin={"t": 80})
     name = "".join(ch if ch.isalnum() else "_" for ch in f"{title} {context}")[:80].strip("_")
     st.plotly_chart(fig, key=key, config={"toImageButtonOptions": {"filename": name}})
+    figure_downloads(fig, name, key=key)

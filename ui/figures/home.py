@@ -9,42 +9,20 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore.datasets import Scenario
+from dpcore.runs.home import (
+    PRIVATE_LABEL,
+    PUBLIC_LABEL,
+    TOP_FEATURES,
+    feature_means,
+    summary_table,
+)
 from ui.figures.common import COLORS
 
-PUBLIC_LABEL = "public E"
-PRIVATE_LABEL = "private D (non-private reference)"
+__all__ = ["PUBLIC_LABEL", "PRIVATE_LABEL", "summary_table", "feature_means",
+           "mean_difference_figure", "run_figures"]
+
 PUBLIC_COLOR = COLORS["public"]
 PRIVATE_COLOR = COLORS["nonprivate"]
-
-
-def summary_table(scenario: Scenario) -> pd.DataFrame:
-    """One row per set: number of records, encoded features d and, with a target, its rate."""
-    frames = {PUBLIC_LABEL: scenario.public, PRIVATE_LABEL: scenario.private}
-    table = pd.DataFrame(
-        {
-            "records": [len(frame) for frame in frames.values()],
-            "features d": [scenario.d] * len(frames),
-        },
-        index=pd.Index(list(frames), name="set"),
-    )
-    if scenario.target is not None:
-        table["target rate"] = [frame[scenario.target].mean() for frame in frames.values()]
-    return table
-
-
-def feature_means(scenario: Scenario) -> pd.DataFrame:
-    """Mean of every encoded feature but the target's in E and D, largest difference first."""
-    columns = scenario.predictors
-    means = pd.DataFrame(
-        {
-            PUBLIC_LABEL: scenario.public[columns].mean(),
-            PRIVATE_LABEL: scenario.private[columns].mean(),
-        }
-    )
-    means["difference E - D"] = means[PUBLIC_LABEL] - means[PRIVATE_LABEL]
-    order = means["difference E - D"].abs().sort_values(ascending=False, kind="stable").index
-    return means.loc[order].rename_axis("feature")
 
 
 def mean_difference_figure(means: pd.DataFrame, top: int = 20) -> go.Figure:
@@ -70,3 +48,13 @@ def mean_difference_figure(means: pd.DataFrame, top: int = 20) -> go.Figure:
         yaxis={"autorange": "reversed", "automargin": True},
     )
     return fig
+
+
+def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
+    """The home page's figure for a run's numbers (:func:`dpcore.runs.home.compute`)."""
+    means = numbers["feature_means"].set_index("feature")
+    fig = mean_difference_figure(means, top=TOP_FEATURES)
+    fig.update_layout(title={"text": "How the two sets differ: the features whose averages "
+                                     "differ most", "x": 0, "xanchor": "left",
+                             "font": {"size": 15}}, margin={"t": 80})
+    return {"feature_means": fig}

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ui.figures.common import COLORS, SEQUENCE, legend_entry, reference_line
+from ui.figures.common import COLORS, SEQUENCE, reference_line
 from ui.figures.common import fmt as _fmt
 from ui.figures.common import layout as _layout
 
@@ -27,18 +27,33 @@ def _reference_lines(fig: go.Figure, truth: float, public_mean: float) -> None:
 
 def estimate_boxes(results: pd.DataFrame, by: str, chosen: float, truth: float,
                    public_mean: float, label: str) -> go.Figure:
-    """Box plots of the DP estimates over replicates, one box per value of ``by`` (Figs 1-2)."""
-    fig = go.Figure()
+    """Box plots of the DP estimates over replicates, one box per value of ``by`` (Figs 1-2).
+
+    Built as one figure specification (the traces, the two reference lines as layout shapes
+    and the shared layout) and validated once: this figure is redrawn on every slider move, and
+    plotly's one-property-at-a-time helpers (``add_box``, ``add_hline``) cost several times the
+    rest of the rerun.
+    """
+    data: list[dict] = []
     for value, group in results.groupby(by, sort=True):
-        is_chosen = np.isclose(value, chosen)
-        fig.add_box(y=group["estimate"], name=_fmt(value), boxpoints="outliers",
-                    marker_color=CHOSEN_COLOR if is_chosen else ESTIMATE_COLOR,
-                    legendgroup="dp", showlegend=False,
-                    hovertemplate=f"{label} = {_fmt(value)}<br>estimate %{{y:.4f}}<extra></extra>")
-    legend_entry(fig, "DP estimates", "dp", kind="marker")
-    legend_entry(fig, "at the chosen value", "chosen", kind="marker")
-    _reference_lines(fig, truth, public_mean)
-    fig.update_xaxes(type="category")
+        color = CHOSEN_COLOR if np.isclose(value, chosen) else ESTIMATE_COLOR
+        data.append({"type": "box", "y": group["estimate"].to_numpy(), "name": _fmt(value),
+                     "boxpoints": "outliers", "marker": {"color": color}, "legendgroup": "dp",
+                     "showlegend": False,
+                     "hovertemplate": f"{label} = {_fmt(value)}<br>estimate %{{y:.4f}}"
+                                      "<extra></extra>"})
+    legend = [("DP estimates", "dp", "markers", None), ("at the chosen value", "chosen",
+                                                        "markers", None),
+              (TRUTH, "nonprivate", "lines", "dash"), (PUBLIC_MEAN, "public", "lines", "dash")]
+    for name, role, mode, dash in legend:  # legend items without data (as legend_entry)
+        style = ({"marker": {"color": COLORS[role], "symbol": "square"}} if mode == "markers"
+                 else {"line": {"color": COLORS[role], "dash": dash}})
+        data.append({"type": "scatter", "x": [None], "y": [None], "mode": mode, "name": name,
+                     "hoverinfo": "skip", **style})
+    shapes = [{"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": y,
+               "y1": y, "line": {"dash": "dash", "color": COLORS[role]}}
+              for y, role in ((truth, "nonprivate"), (public_mean, "public"))]
+    fig = go.Figure({"data": data, "layout": {"xaxis": {"type": "category"}, "shapes": shapes}})
     return _layout(fig, label, "estimate of the query")
 
 
@@ -137,3 +152,44 @@ def distance_boxes(frame: pd.DataFrame, model: str) -> go.Figure:
     fig.update_layout(title={"text": model, "x": 0, "xanchor": "left"},
                       margin={"t": 40})
     return fig
+
+
+def _titled(fig: go.Figure, title: str) -> go.Figure:
+    fig.update_layout(title={"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}},
+                      margin={"t": 80})  # as ui.figures.common.show titles a page's figure
+    return fig
+
+
+def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
+    """The selected view's figures for a run's numbers (:func:`dpcore.runs.importance.compute`),
+    drawn with the page's builders."""
+    m = numbers["metrics"].iloc[0]
+    truth, public_mean = float(m["truth_nonprivate"]), float(m["public_mean"])
+    epsilon, lam = float(m["epsilon"]), float(m["lam"])
+    figs: dict[str, go.Figure] = {}
+    if "estimates_by_epsilon" in numbers:
+        figs["estimates_by_epsilon"] = _titled(estimate_boxes(
+            numbers["estimates_by_epsilon"], "epsilon", epsilon, truth, public_mean, "ε"),
+            "DP estimates vs ε (Ji & Elkan Fig. 2)")
+    if "estimates_by_lambda" in numbers:
+        figs["estimates_by_lambda"] = _titled(estimate_boxes(
+            numbers["estimates_by_lambda"], "lam", lam, truth, public_mean, "λ"),
+            "DP estimates vs λ (Ji & Elkan Fig. 1)")
+    if "summary_by_epsilon" in numbers:
+        figs["variance_by_epsilon"] = _titled(variance_figure(
+            numbers["summary_by_epsilon"], numbers["theory_by_epsilon_nonprivate"], "epsilon",
+            "ε"), "Variance vs ε (Theorem 2)")
+        figs["variance_by_lambda"] = _titled(variance_figure(
+            numbers["summary_by_lambda"], numbers["theory_by_lambda_nonprivate"], "lam", "λ"),
+            "Variance vs λ (Theorem 2)")
+    elif "summary_by_lambda" in numbers:
+        figs["bias_sd"] = _titled(bias_sd_figure(
+            numbers["summary_by_lambda"], numbers["theory_by_lambda_nonprivate"], lam),
+            "Bias vs standard deviation across λ (Ji & Elkan Fig. 4)")
+    if "baselines" in numbers:
+        figs["baselines"] = _titled(baselines_figure(numbers["baselines"], truth, public_mean),
+                                    "Every method on the same resamples (Ji & Elkan Sect. 5.1)")
+    if "model_distances" in numbers:
+        for model, name in (("linear SVM", "svm"), ("logistic regression", "lr")):
+            figs[f"model_distances_{name}"] = distance_boxes(numbers["model_distances"], model)
+    return figs

@@ -17,6 +17,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from dpcore.runs.masking import axis_ranges  # noqa: F401  (the page's axes: one definition)
 from ui.figures.common import COLORS, band, layout
 
 #: One colour and one marker per class (colour-blind-safe Dark2 hues).
@@ -45,18 +46,22 @@ class Panel:
     faint: int = 0  # the first ``faint`` points are drawn pale (e.g. the initial set)
 
 
-def _region_trace(regions, n_classes: int) -> go.Heatmap:
+def _region_trace(regions, n_classes: int) -> dict:
+    """The decision regions as a heatmap specification (one pale colour per class)."""
     xs, ys, labels = regions
     scale = []
     for c in range(n_classes):
         color = _rgba(CLASS_COLORS[c % len(CLASS_COLORS)], 0.16)
         scale += [[c / n_classes, color], [(c + 1) / n_classes, color]]
-    return go.Heatmap(x=xs, y=ys, z=labels, zmin=-0.5, zmax=n_classes - 0.5, colorscale=scale,
-                      showscale=False, hoverinfo="skip")
+    return {"type": "heatmap", "x": xs, "y": ys, "z": labels, "zmin": -0.5,
+            "zmax": n_classes - 0.5, "colorscale": scale, "showscale": False,
+            "hoverinfo": "skip"}
 
 
 def _class_traces(X, y, class_names, *, showlegend: bool, hollow: bool = False,
-                  name_suffix: str = "", opacity: float = 0.85, group_suffix: str = ""):
+                  name_suffix: str = "", opacity: float = 0.85,
+                  group_suffix: str = "") -> list[dict]:
+    """One scatter specification per class (colour and marker symbol of the class)."""
     traces = []
     for c, name in enumerate(class_names):
         rows = y == c
@@ -64,52 +69,60 @@ def _class_traces(X, y, class_names, *, showlegend: bool, hollow: bool = False,
         marker = {"color": "rgba(0,0,0,0)" if hollow else color, "size": 7,
                   "symbol": CLASS_SYMBOLS[c % len(CLASS_SYMBOLS)],
                   "line": {"color": color if hollow else "white", "width": 1.2 if hollow else 0.5}}
-        traces.append(go.Scatter(
-            x=X[rows, 0], y=X[rows, 1], mode="markers", name=f"{name}{name_suffix}",
-            legendgroup=f"{name}{group_suffix}", showlegend=showlegend, marker=marker,
-            opacity=opacity, hovertemplate=f"{name}{name_suffix}<br>(%{{x:.2f}}, %{{y:.2f}})"
-                                           "<extra></extra>"))
+        traces.append({
+            "type": "scatter", "x": X[rows, 0], "y": X[rows, 1], "mode": "markers",
+            "name": f"{name}{name_suffix}", "legendgroup": f"{name}{group_suffix}",
+            "showlegend": showlegend, "marker": marker, "opacity": opacity,
+            "hovertemplate": f"{name}{name_suffix}<br>(%{{x:.2f}}, %{{y:.2f}})<extra></extra>"})
     return traces
-
-
-def axis_ranges(*point_sets: np.ndarray, pad: float = 0.08) -> tuple[list[float], list[float]]:
-    """Ranges that hold every given 2-D point, padded by ``pad`` of the span."""
-    points = np.concatenate([np.asarray(p, dtype=float).reshape(-1, 2) for p in point_sets])
-    lo, hi = points.min(axis=0), points.max(axis=0)
-    span = np.maximum(hi - lo, 1e-9)
-    lo, hi = lo - pad * span, hi + pad * span
-    return [float(lo[0]), float(hi[0])], [float(lo[1]), float(hi[1])]
 
 
 def scatter_panels(panels: Sequence[Panel], class_names: Sequence[str], *, xtitle: str,
                    ytitle: str, x_range, y_range, height: int = 440) -> go.Figure:
     """Panels side by side on shared axes (Pham et al. Fig. 2 (a)-(c)), each with the decision
     regions of the classifier fitted on its own set. Points outside the ranges are not drawn
-    (input-perturbed records at small ε lie far outside)."""
-    fig = make_subplots(rows=1, cols=len(panels), shared_xaxes=True, shared_yaxes=True,
-                        subplot_titles=[p.title for p in panels], horizontal_spacing=0.03)
-    C = len(class_names)
-    for i, panel in enumerate(panels, start=1):
+    (input-perturbed records at small ε lie far outside).
+
+    Built as one figure specification (axes domains and panel titles laid out here rather than
+    by ``make_subplots``, traces as dictionaries) and validated once: the figure is redrawn on
+    every slider move, and plotly's incremental helpers cost most of that rerun.
+    """
+    n, C, gap = len(panels), len(class_names), 0.03
+    width = (1.0 - gap * (n - 1)) / n
+    data: list[dict] = []
+    axes: dict[str, dict] = {}
+    titles = []
+    for i, panel in enumerate(panels):
+        suffix = "" if i == 0 else str(i + 1)
+        left = i * (width + gap)
+        axes[f"xaxis{suffix}"] = {"domain": [left, left + width], "anchor": f"y{suffix}",
+                                  "range": list(x_range), "title": {"text": xtitle},
+                                  "constrain": "domain"}
+        axes[f"yaxis{suffix}"] = {"domain": [0.0, 1.0], "anchor": f"x{suffix}",
+                                  "range": list(y_range)}
+        if i:
+            axes[f"yaxis{suffix}"] |= {"matches": "y", "showticklabels": False}
+        titles.append({"text": panel.title, "x": left + width / 2, "xref": "paper", "y": 1.0,
+                       "yref": "paper", "xanchor": "center", "yanchor": "bottom",
+                       "showarrow": False, "font": {"size": 16}})
+        traces = []
         if panel.regions is not None:
-            fig.add_trace(_region_trace(panel.regions, C), row=1, col=i)
+            traces.append(_region_trace(panel.regions, C))
         if panel.faint:
-            for trace in _class_traces(panel.X[:panel.faint], panel.y[:panel.faint], class_names,
-                                       showlegend=False, opacity=0.3):
-                fig.add_trace(trace, row=1, col=i)
-        for trace in _class_traces(panel.X[panel.faint:], panel.y[panel.faint:], class_names,
-                                   showlegend=i == 1):
-            fig.add_trace(trace, row=1, col=i)
+            traces += _class_traces(panel.X[:panel.faint], panel.y[:panel.faint], class_names,
+                                    showlegend=False, opacity=0.3)
+        traces += _class_traces(panel.X[panel.faint:], panel.y[panel.faint:], class_names,
+                                showlegend=i == 0)
         if panel.extra is not None:
             label, Xe, ye = panel.extra
-            for trace in _class_traces(Xe, ye, class_names, showlegend=True, hollow=True,
-                                       name_suffix=f" ({label})", group_suffix="extra"):
-                fig.add_trace(trace, row=1, col=i)
-    layout(fig, "", "", height=height)
+            traces += _class_traces(Xe, ye, class_names, showlegend=True, hollow=True,
+                                    name_suffix=f" ({label})", group_suffix="extra")
+        data += [trace | {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"} for trace in traces]
+    axes["yaxis"]["title"] = {"text": ytitle}
+    fig = go.Figure({"data": data, "layout": {**axes, "annotations": titles}})
+    layout(fig, xtitle, ytitle, height=height)
     fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0},
                       margin={"b": 90})
-    fig.update_xaxes(range=list(x_range), title_text=xtitle, constrain="domain")
-    fig.update_yaxes(range=list(y_range))
-    fig.update_yaxes(title_text=ytitle, row=1, col=1)
     return fig
 
 
@@ -127,7 +140,8 @@ def growth_animation(X0, y0, X_new, y_new, trace, class_names: Sequence[str], *,
     def scatter_data(k):
         X = np.concatenate([X0, X_new[:k]])
         y = np.concatenate([y0, y_new[:k]])
-        traces = _class_traces(X, y, class_names, showlegend=True)
+        traces = [go.Scatter({k: v for k, v in t.items() if k != "type"})
+                  for t in _class_traces(X, y, class_names, showlegend=True)]
         last = X_new[k - 1:k] if k else np.empty((0, 2))
         traces.append(go.Scatter(x=last[:, 0], y=last[:, 1], mode="markers", name="newest sample",
                                  marker={"size": 15, "color": "rgba(0,0,0,0)",
@@ -224,3 +238,86 @@ def image_grid(images: np.ndarray, titles: Sequence[str], *, cols: int = 8, zmin
                                                                  "b": 10},
                       coloraxis_showscale=diverging)
     return fig
+
+
+def _run_regions(numbers: dict[str, pd.DataFrame], panel: str):
+    """``(xs, ys, labels)`` of one panel's decision regions from a run's long table."""
+    table = numbers.get("regions")
+    if table is None:
+        return None
+    part = table[table["panel"] == panel]
+    if part.empty:
+        return None
+    res = int(round(np.sqrt(len(part))))
+    x, y = part["x"].to_numpy(), part["y"].to_numpy()
+    return x[:res], y[::res], part["label"].to_numpy().reshape(res, res)
+
+
+def _run_images(table: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
+    h, w = int(table["row"].max()) + 1, int(table["col"].max()) + 1
+    titles = table.drop_duplicates("image")["title"].tolist()
+    return table["value"].to_numpy().reshape(-1, h, w), titles
+
+
+def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
+    """The figures of a run's view (:mod:`dpcore.runs.masking`), built as the page builds them."""
+    epsilon = float(numbers["metrics"]["epsilon"].iloc[0])
+    figures: dict[str, go.Figure] = {}
+    axes = numbers.get("axes")
+    if axes is not None:
+        names = tuple(numbers["classes"]["name"])
+        xtitle, ytitle = axes["title"]
+        x_range = [float(axes["low"].iloc[0]), float(axes["high"].iloc[0])]
+        y_range = [float(axes["low"].iloc[1]), float(axes["high"].iloc[1])]
+
+    def xy(frame):
+        return frame[["x", "y"]].to_numpy(), frame["code"].to_numpy()
+
+    if "masked_points" in numbers and "gradient_trace" not in numbers:  # masked vs original
+        masked = numbers["masked_points"]
+        faint = int(masked["from_initial_set"].sum())
+        final = Panel(f"Final masked set (DP, ε = {epsilon:g})", *xy(masked),
+                      _run_regions(numbers, "masked set (DP)"), faint=faint)
+        if "private_points_nonprivate" not in numbers:
+            figures["recipient_view"] = scatter_panels(
+                [final], names, xtitle=xtitle, ytitle=ytitle, x_range=x_range, y_range=y_range,
+                height=520)
+        else:
+            extra = None
+            if "input_perturbed_points" in numbers:
+                extra = (f"input perturbation, ε = {epsilon:g}",
+                         *xy(numbers["input_perturbed_points"]))
+            panels = [Panel("Original private records (non-private)",
+                            *xy(numbers["private_points_nonprivate"]),
+                            _run_regions(numbers, "original (non-private)"), extra=extra)]
+            if "initial_points" in numbers:
+                panels.append(Panel("Initial masked set (public / fake)",
+                                    *xy(numbers["initial_points"]),
+                                    _run_regions(numbers, "initial set")))
+            panels.append(final)
+            figures["masked_vs_original"] = scatter_panels(
+                panels, names, xtitle=xtitle, ytitle=ytitle, x_range=x_range, y_range=y_range)
+    if "gradient_trace" in numbers:
+        masked = numbers["masked_points"]
+        first = masked["from_initial_set"].to_numpy(dtype=bool)
+        X, y = xy(masked)
+        figures["greedy_animation"] = growth_animation(
+            X[first], y[first], X[~first], y[~first],
+            numbers["gradient_trace"]["gradient_norm"].to_numpy(), names, x_range=x_range,
+            y_range=y_range, xtitle=xtitle, ytitle=ytitle)
+    for name in sorted(numbers):
+        if name.startswith("accuracy_N"):
+            figures[name.replace("accuracy_N", "accuracy_vs_epsilon_N")] = accuracy_figure(
+                numbers[name], epsilon=epsilon)
+    per_class = 6
+    for name, key, cols in (("private_images_nonprivate", "private_images", per_class * 3),
+                            ("initial_images", "initial_images", per_class * 3),
+                            ("masked_images", "masked_images", per_class * 3)):
+        if name in numbers:
+            images, titles = _run_images(numbers[name])
+            figures[key] = image_grid(images, titles, cols=cols)
+    if "weight_images" in numbers:
+        images, titles = _run_images(numbers["weight_images"])
+        n_classes = len({t.split(": ", 1)[1] for t in titles})
+        figures["weight_images"] = image_grid(images, titles, cols=n_classes, diverging=True)
+    return figures

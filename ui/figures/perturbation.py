@@ -114,3 +114,31 @@ def coefficient_bars(coef: np.ndarray, features: list[str], top: int = 20) -> go
                            marker_color=COLORS["dp"], name="released coefficients",
                            hovertemplate="%{y}: %{x:.3f}<extra></extra>"))
     return layout(fig, "coefficient", "", height=max(300, 22 * len(order) + 80))
+
+
+def _titled(fig: go.Figure, title: str) -> go.Figure:
+    fig.update_layout(title={"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}},
+                      margin={"t": 80})  # as ui.figures.common.show titles a page's figure
+    return fig
+
+
+def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
+    """The selected view's figure for a run's numbers (:func:`dpcore.runs.perturbation.compute`),
+    drawn with the page's builders."""
+    m = numbers["metrics"].iloc[0]
+    epsilon = float(m["epsilon"])
+    if "bounds" in numbers:
+        return {"bounds": _titled(bounds_figure(numbers["results"], numbers["bounds"], epsilon),
+                                  "Excess training loss and the bounds of Lemmas 3 and 4")}
+    if "summary" in numbers and "n" in numbers["summary"]:
+        return {"learning_curve": _titled(error_curve(
+            numbers["summary"], by="n", chosen=float(m["n_fold"]), xtitle="training size n",
+            log_x=False), "Learning curves (Chaudhuri & Monteleoni Fig. 2a-b)")}
+    if "summary" in numbers:
+        return {"error_vs_epsilon": _titled(error_curve(
+            numbers["summary"], by="epsilon", chosen=epsilon, xtitle="ε (log scale)"),
+            "Test error vs ε (Chaudhuri & Monteleoni Fig. 2c-d)")}
+    if "results" in numbers:
+        return {"distance": _titled(distance_boxes(numbers["results"], epsilon),
+                                    "How far the private model lands from the non-private one")}
+    return {}

@@ -8,6 +8,7 @@ value is "chosen".
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -130,3 +131,50 @@ def growth_figure(frame: pd.DataFrame, budget: float | None = None) -> go.Figure
     fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.25, "x": 0,
                               "xanchor": "left"})
     return fig
+
+
+def _run_answer(m: pd.Series, curve: pd.DataFrame) -> SimpleNamespace:
+    """The parts of a :class:`dpcore.planning.EpsilonAnswer` :func:`target_curve` reads."""
+    return SimpleNamespace(curve=curve, n_runs=int(m["runs_per_epsilon"]),
+                           target=float(m["target_value"]), met=bool(m["met"]),
+                           epsilon=float(m["smallest_epsilon"]), achieved=float(m["achieved"]),
+                           best_epsilon=float(m["best_epsilon"]), low=float(m["interval_low"]),
+                           high=float(m["interval_high"]))
+
+
+def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
+    """The figures of a run's view (:mod:`dpcore.runs.choose_epsilon`), built as the page
+    builds them."""
+    m = numbers["metrics"].iloc[0]
+    epsilon = float(controls.get("ce_epsilon", 1.0))
+    if "posterior_curves" in numbers:
+        return {"risk": posterior_figure(numbers["posterior_curves"], float(m["prior"]),
+                                         float(m["epsilon"]),
+                                         numbers.get("posterior_curve_delta"))}
+    if "composition" in numbers:
+        return {"composition": composition_bars(numbers["composition"]),
+                "growth": growth_figure(numbers["growth"], float(m["budget"]))}
+    curve = numbers.get("curve_nonprivate", numbers.get("curve"))
+    if curve is None:
+        return {}
+    answer = _run_answer(m, curve)
+    target = m["target"]
+    level = float(m["level"]) if "level" in m and pd.notna(m["level"]) else 0.95
+    if target in ("laplace", "gaussian"):
+        mechanism = "Laplace" if target == "laplace" else "Gaussian"
+        labels = (f"{level:.0%} radius of the noise", "",
+                  f"{mechanism} noise radius (closed form)")
+    elif target == "iw_theory":
+        labels = (f"{level:.0%} error radius of the estimate", "",
+                  str(m["source"]).split(": ")[1])
+    elif target == "iw_mc":
+        labels = (f"{level:.0%} quantile of |estimate − truth|",
+                  "measured (non-private truth)" if "curve_nonprivate" in numbers
+                  else "measured (stand-in)", "monotone fit")
+    elif target == "lr":
+        labels = ("mean test error", "measured", "monotone fit")
+    else:
+        labels = ("mean prediction error t of the selected subset", "measured", "monotone fit")
+    ytitle, measured, fitted = labels
+    return {"target": target_curve(answer, ytitle=ytitle, measured_name=measured,
+                                   fitted_name=fitted, chosen=epsilon)}

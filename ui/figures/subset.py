@@ -7,6 +7,7 @@ curves and points computed from D without noise are labelled "non-private" in th
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
@@ -106,3 +107,52 @@ def points_map(public_xy: np.ndarray, weights: np.ndarray, in_subset: np.ndarray
     _legend_below(_layout(fig, labels[0], labels[1], height=560))
     fig.update_xaxes(title_text=labels[0], row=1, col=2)
     return fig
+
+
+class _RunStudy:
+    """The parts of a :class:`dpcore.subset.SubsetStudy` the figures read, rebuilt from a run's
+    tables (see :func:`dpcore.runs.subset.compute`)."""
+
+    def __init__(self, numbers: dict[str, pd.DataFrame]) -> None:
+        m = numbers["metrics"].iloc[0]
+        self.public_only = float(m["public_only_error_nonprivate"])
+        lei = m.get("lei_error_mean_nonprivate")
+        self.lei = None if lei is None or pd.isna(lei) else np.array([float(lei)])
+        if "error_by_repeat" in numbers:
+            by = numbers["error_by_repeat"]
+            self.repeats = int(by["repeat"].max())
+            self.sizes = by.loc[by["repeat"] == 1, "size"].to_numpy()
+            shape = (self.repeats, self.sizes.size)
+            self.dp_curves = by["dp_error_nonprivate"].to_numpy().reshape(shape)
+            self.hybrid_curves = by["hybrid_error_nonprivate"].to_numpy().reshape(shape)
+            curve = numbers["error_curve"]
+            self.noisy_curves = (curve["noisy_criterion_repeat1"].to_numpy()[None, :]
+                                 if "noisy_criterion_repeat1" in curve else None)
+            chosen = numbers["selected"]["selected_size"].to_numpy()
+            self.selected = np.searchsorted(self.sizes, chosen)
+            self.dp_curve = self.dp_curves.mean(axis=0)
+            self.hybrid_curve = self.hybrid_curves.mean(axis=0)
+        if "distance_curve_nonprivate" in numbers:
+            dist = numbers["distance_curve_nonprivate"]
+            self.sizes = dist["size"].to_numpy()
+            self.distance = dist["distance_nonprivate"].to_numpy()[None, :]
+
+
+def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
+    """The figure of a run's view (:mod:`dpcore.runs.subset`), built as the page builds it."""
+    size = int(numbers["metrics"]["inspected_size"].iloc[0])
+    if "error_curve" in numbers:
+        study = _RunStudy(numbers)
+        inspected = int(np.flatnonzero(study.sizes == size)[0])
+        return {"error_vs_size": error_curve(study, inspected)}
+    if "distance_curve_nonprivate" in numbers:
+        study = _RunStudy(numbers)
+        inspected = int(np.flatnonzero(study.sizes == size)[0])
+        return {"distance_vs_size": distance_curve(study, inspected)}
+    if "public_points" in numbers:
+        pub, priv = numbers["public_points"], numbers["private_points_nonprivate"]
+        labels = tuple(numbers["axes"]["label"])
+        return {"points_and_weights": points_map(
+            pub[["x", "y"]].to_numpy(), pub["dp_weight"].to_numpy(),
+            pub["in_subset"].to_numpy(dtype=bool), priv[["x", "y"]].to_numpy(), labels)}
+    return {}

@@ -1,0 +1,409 @@
+"""The command line: recompute a page's numbers and figures from an exported run config.
+
+``python -m dpcore run CONFIG.json --out DIR`` reads a run config (what a page's "Export this
+run" gives, or one of ``examples/*.json``), recomputes the page's numbers through
+:func:`dpcore.runs.run` (a seeded study: the same config gives the same numbers, on any backend
+and any number of workers), and writes into ``DIR``:
+
+- ``config.json``: the config that ran (the page's defaults filled in by the page module);
+- ``<table>.csv``: every table of numbers, and all of them in ``numbers.json``;
+- ``takeaway.txt``: the two-sentence summary computed from the numbers;
+- ``figures/<name>.html`` (standalone, plotly.js inlined) when the project's ``ui`` package is
+  importable (run from the project's root), and ``figures/<name>.png`` through kaleido when a
+  Chromium is found.
+
+Monte-Carlo grids run where ``--backend`` says: ``sequential`` (default), ``loky`` (``--workers``
+local processes) or ``dask`` (a Dask cluster at ``--scheduler tcp://host:8786``, or a local one).
+
+Errors in what the user gave (config, files, options) print one line and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from dpcore.validation import DataError
+
+__all__ = ["main", "numbers_json"]
+
+PROG = "python -m dpcore"
+#: Width of the PNGs in px (drawn at scale 2), as the dashboard's PNG downloads.
+PNG_WIDTH = 1100
+_BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+class UsageError(Exception):
+    """Something the user gave cannot be used; the message says what and how to fix it."""
+
+
+# ------------------------------------------------------------------------------- helpers --
+
+def _examples_dir() -> Path:
+    """The project's ``examples/`` folder (next to the dpcore package, else the working dir)."""
+    here = Path(__file__).resolve().parent.parent / "examples"
+    return here if here.is_dir() else Path.cwd() / "examples"
+
+
+def _chromium() -> str | None:
+    """The Chromium that renders PNGs: ``$BROWSER_PATH``, ``/usr/bin/chromium`` or one on PATH."""
+    candidates = [os.environ.get("BROWSER_PATH"), os.environ.get("CHROME_PATH"),
+                  "/usr/bin/chromium", *(shutil.which(name) for name in _BROWSERS)]
+    for candidate in candidates:
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the working folder where it lies below it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _stem(name: str) -> str:
+    """A safe file name from a table or figure name."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", str(name)).strip("._") or "table"
+
+
+def _parse_files(items: Sequence[str]) -> dict[str, bytes]:
+    """``ROLE=PATH`` arguments as ``{role: bytes}``."""
+    files: dict[str, bytes] = {}
+    for item in items:
+        role, sep, path = item.partition("=")
+        if not sep or not role or not path:
+            raise UsageError(f"--file expects ROLE=PATH (e.g. --file private=private.csv), got "
+                             f"{item!r}.")
+        if role in files:
+            raise UsageError(f"--file gives the role {role!r} twice; give each role once.")
+        try:
+            files[role] = Path(path).read_bytes()
+        except OSError as err:
+            raise UsageError(f"cannot read the {role} file {path!r}: {err.strerror}.") from err
+    return files
+
+
+def _parse_sets(items: Sequence[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` control overrides; VALUE is read as JSON, else kept as text."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--set expects KEY=VALUE (e.g. --set iw_epsilon=1.0), got {item!r}.")
+        try:
+            out[key] = json.loads(text)
+        except json.JSONDecodeError:
+            out[key] = text
+    return out
+
+
+def _parallel(args: argparse.Namespace):
+    from dpcore.parallel import Parallel
+
+    backend = args.backend or ("dask" if args.scheduler else "sequential")
+    if args.scheduler and backend != "dask":
+        raise UsageError(f"--scheduler needs --backend dask, got --backend {backend}.")
+    workers = args.workers
+    if backend == "sequential":
+        if workers not in (None, 1):
+            raise UsageError("--workers needs --backend loky or dask (the sequential backend "
+                             "runs in this process).")
+        workers = 1
+    try:
+        return Parallel(backend, n_jobs=-1 if workers is None else workers,
+                        scheduler=args.scheduler)
+    except (TypeError, ValueError) as err:
+        raise UsageError(str(err)) from err
+
+
+class _Bar:
+    """A tqdm progress bar on stderr, fed with fractions done (never moving backwards)."""
+
+    def __init__(self, label: str, enabled: bool) -> None:
+        self.bar = None
+        if enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=100, desc=label, unit="%", file=sys.stderr, leave=True,
+                            bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}]")
+
+    def __call__(self, fraction: float) -> None:
+        if self.bar is not None:
+            value = round(100 * min(1.0, max(0.0, float(fraction))))
+            if value > self.bar.n:
+                self.bar.update(value - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _json_value(value: Any) -> Any:
+    """A table cell as JSON: numpy scalars as Python numbers (floats keep all 17 digits, so the
+    JSON holds the same numbers as the CSV), NaN and missing values as null."""
+    if hasattr(value, "item") and callable(value.item):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else str(value)
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    try:
+        if pd.isna(value):
+            return None
+    except (TypeError, ValueError):
+        pass
+    return str(value)
+
+
+def numbers_json(numbers: dict[str, pd.DataFrame]) -> str:
+    """Every table as a list of records, by name: the ``numbers.json`` of a run.
+
+    Examples
+    --------
+    >>> print(numbers_json({"t": pd.DataFrame({"x": [0.1 + 0.2, float("nan")]})}))
+    {
+      "t": [
+        {
+          "x": 0.30000000000000004
+        },
+        {
+          "x": null
+        }
+      ]
+    }
+    """
+    tables = {name: [{str(k): _json_value(v) for k, v in row.items()}
+                     for row in table.to_dict(orient="records")]
+              for name, table in numbers.items()}
+    return json.dumps(tables, indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def _write_numbers(result, out: Path) -> list[Path]:
+    written = []
+    for name, table in result.numbers.items():
+        path = out / f"{_stem(name)}.csv"
+        table.to_csv(path, index=False)
+        written.append(path)
+    (out / "numbers.json").write_text(numbers_json(result.numbers) + "\n", encoding="utf-8")
+    return written
+
+
+def _figures(result) -> tuple[dict[str, Any], str | None]:
+    """The run's figures, or a note saying why there are none."""
+    try:
+        from ui.figures.runs import figures
+    except ImportError:
+        return {}, ("figures skipped: they need the project checkout (its `ui` package); run "
+                    "from the project's root folder to get them.")
+    return figures(result), None
+
+
+def _figure_html(fig) -> str:
+    try:
+        from ui.export import figure_html
+    except ImportError:
+        return fig.to_html(include_plotlyjs=True, full_html=True)
+    return figure_html(fig).decode("utf-8")
+
+
+def _write_pngs(figs: dict[str, Any], folder: Path, browser: str) -> list[Path]:
+    """Every figure as a PNG through one kaleido (Chromium) session."""
+    import kaleido
+
+    jobs, paths = [], []
+    for name, fig in figs.items():
+        path = folder / f"{_stem(name)}.png"
+        height = int(fig.layout.height or 450)
+        jobs.append({"fig": fig, "path": path,
+                     "opts": {"format": "png", "width": PNG_WIDTH, "height": height, "scale": 2}})
+        paths.append(path)
+    kaleido.write_fig_from_object_sync(jobs, kopts={"path": browser, "mathjax": False})
+    return paths
+
+
+# ------------------------------------------------------------------------------ commands --
+
+def _cmd_run(args: argparse.Namespace, say: Callable[[str], None]) -> int:
+    from dpcore.runs import RunConfig, file_roles, run
+
+    config = RunConfig.load(args.config)
+    if args.seed is not None or args.set:
+        if args.seed is not None and args.seed < 0:
+            raise UsageError(f"--seed must be >= 0, got {args.seed}.")
+        config = RunConfig.from_dict({**config.to_dict(),
+                                      "controls": {**config.controls, **_parse_sets(args.set)},
+                                      "seed": config.seed if args.seed is None else args.seed})
+    files = _parse_files(args.file)
+    roles = file_roles(config.scenario)
+    if files and not roles:
+        raise UsageError("this config uses a built-in scenario: it reads no files, so drop "
+                         "--file.")
+    unknown = sorted(set(files) - set(roles))
+    if unknown:
+        raise UsageError(f"--file gives the role(s) {', '.join(unknown)}, but this config's "
+                         f"uploads are {', '.join(roles)}; pass --file ROLE=PATH for those.")
+    parallel = _parallel(args)
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UsageError(f"cannot create the output folder {str(out)!r}: {err.strerror}.") from err
+    bar = _Bar(f"{config.page} ({parallel.backend})", enabled=not args.quiet)
+    try:
+        with parallel:
+            parallel.connect()
+            result = run(config, files=files, progress=bar, parallel=parallel)
+    finally:
+        bar.close()
+    full = RunConfig(config.page, config.scenario, result.controls, config.seed)
+    (out / "config.json").write_text(full.to_json() + "\n", encoding="utf-8")
+    tables = _write_numbers(result, out)
+    takeaway = result.takeaway()
+    (out / "takeaway.txt").write_text(takeaway + "\n", encoding="utf-8")
+    say(f"{_count(len(tables), 'table')} of numbers: {', '.join(p.name for p in tables)} "
+        "and numbers.json")
+    if args.no_figures:
+        say("figures skipped (--no-figures).")
+    else:
+        figs, note = _figures(result)
+        if note:
+            say(note)
+        elif figs:
+            folder = out / "figures"
+            folder.mkdir(exist_ok=True)
+            for name, fig in figs.items():
+                (folder / f"{_stem(name)}.html").write_text(_figure_html(fig), encoding="utf-8")
+            say(f"{_count(len(figs), 'figure')} as HTML in {folder}")
+            browser = None if args.no_png else _chromium()
+            if args.no_png:
+                say("PNG skipped (--no-png).")
+            elif browser is None:
+                say("PNG skipped: no Chromium found (looked at $BROWSER_PATH, /usr/bin/chromium "
+                    "and chromium/google-chrome on PATH); install Debian's `chromium` or set "
+                    "BROWSER_PATH.")
+            else:
+                pngs = _write_pngs(figs, folder, browser)
+                say(f"{_count(len(pngs), 'figure')} as PNG in {folder}")
+        else:
+            say("this page has no figures for these controls.")
+    say(f"takeaway: {takeaway}")
+    say(f"written to {out}")
+    return 0
+
+
+def _cmd_pages(args: argparse.Namespace, say: Callable[[str], None]) -> int:
+    import importlib
+
+    from dpcore.runs import PAGES
+
+    examples = sorted(_examples_dir().glob("*.json"))
+    by_page: dict[str, list[Path]] = {}
+    for path in examples:
+        try:
+            page = json.loads(path.read_text(encoding="utf-8")).get("page")
+        except (OSError, ValueError, AttributeError):
+            continue
+        by_page.setdefault(page, []).append(path)
+    for page in PAGES:
+        try:
+            module = importlib.import_module(f"dpcore.runs.{page}")
+            n = len(getattr(module, "CONTROLS", {}))
+            state = f"{n} controls"
+        except ImportError:
+            state = "no run module yet"
+        found = ", ".join(_shown(p) for p in by_page.get(page, [])) or "no example config"
+        say(f"{page:<15} {state:<18} {found}")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Recompute the privacy/utility explorer's numbers and figures without the "
+                    "dashboard, from an exported run config. Runs are seeded studies: the same "
+                    "config gives the same numbers on every backend.",
+        epilog=f"Example: {PROG} run examples/importance-adult.json --out out/importance",
+    )
+    from dpcore import __version__
+
+    parser.add_argument("--version", action="version", version=f"dpcore {__version__}")
+    parser.add_argument("--traceback", action="store_true",
+                        help="show the full traceback of a refused value (for bug reports)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    run = sub.add_parser(
+        "run", help="recompute a page's numbers and figures from a run config",
+        description="Recompute a page's numbers from CONFIG (a page's 'Export this run' JSON) "
+                    "and write them as CSV and JSON, with the figures as HTML (and PNG where "
+                    "Chromium is found), into --out.")
+    run.add_argument("config", metavar="CONFIG.json", help="the run config")
+    run.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
+    run.add_argument("--file", action="append", default=[], metavar="ROLE=PATH",
+                     help="an uploaded file of an upload config (role public, private or "
+                          "single); its SHA-256 must match the config's. Repeat per file.")
+    run.add_argument("--backend", choices=("sequential", "loky", "dask"), default=None,
+                     help="where Monte-Carlo grids run: this process (default), local "
+                          "processes (loky) or a Dask cluster (dask)")
+    run.add_argument("--workers", type=int, default=None, metavar="N",
+                     help="local workers for loky, or for a local Dask cluster (default: all "
+                          "cores)")
+    run.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                     help="a Dask scheduler, e.g. tcp://10.0.0.5:8786 (implies --backend dask)")
+    run.add_argument("--seed", type=int, default=None, help="override the config's study seed")
+    run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                     help="override one control (VALUE read as JSON), e.g. --set iw_reps=200")
+    run.add_argument("--no-figures", action="store_true", help="write numbers only")
+    run.add_argument("--no-png", action="store_true", help="write HTML figures only")
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    run.set_defaults(handler=_cmd_run)
+
+    pages = sub.add_parser("pages", help="list the pages a run can recompute and their example "
+                                         "configs",
+                           description="List the pages, their controls and the example configs "
+                                       "in examples/.")
+    pages.set_defaults(handler=_cmd_pages)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 done, 2 unusable input, 1 failure)."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+
+    def say(text: str) -> None:
+        print(text, flush=True)
+
+    def fail(text: str, status: int) -> int:
+        print(f"{PROG}: error: {text}", file=sys.stderr, flush=True)
+        return status
+
+    try:
+        return args.handler(args, say)
+    except (UsageError, DataError) as err:
+        return fail(str(err), 2)
+    except (ValueError, TypeError) as err:  # a control's value that the page refuses
+        if args.traceback:
+            raise
+        return fail(f"{err} (add --traceback for where it was raised)", 2)
+    except ImportError as err:  # a backend whose package is missing
+        return fail(str(err), 2)
+    except ConnectionError as err:  # no Dask scheduler at the address
+        return fail(str(err), 2)
+    except KeyboardInterrupt:
+        return fail("interrupted.", 130)

@@ -1,0 +1,138 @@
+"""Presentation mode: one paper's headline figure at a time, full width, with its takeaway.
+
+Each slide is a preset of :mod:`ui.presentation` (a run config on built-in data): its numbers are
+recomputed through the page's run, exactly as the page computes them, and the takeaway is
+computed from those numbers. Seeded studies, not releases. Keys: → / Page Down next,
+← / Page Up previous, Escape leaves presentation mode.
+"""
+
+import streamlit as st
+
+from dpcore.text import md
+from ui.errors import show_errors
+from ui.figures.common import show
+from ui.figures.runs import figures
+from ui.navigation import require_router
+from ui.presentation import (
+    available,
+    enlarge,
+    figure_title,
+    pick_figure,
+    result,
+    return_page,
+)
+from ui.state import keep_widget_state
+
+require_router()
+
+CHOICE = "present_choice"
+# The sidebar, header and toolbar go; the type grows for a projector.
+STYLE = """
+<style>
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+[data-testid="stExpandSidebarButton"], [data-testid="stHeader"], [data-testid="stToolbar"],
+[data-testid="stDecoration"] {display: none !important;}
+[data-testid="stMainBlockContainer"] {max-width: 100%; padding: 1.2rem 2.5rem 2rem 2.5rem;}
+[data-testid="stMain"] h1 {font-size: 2.5rem;}
+[data-testid="stMain"] [data-testid="stCaptionContainer"] {font-size: 1.1rem;}
+.st-key-present_paper p {font-size: 1.45rem; font-weight: 600;}
+.st-key-present_takeaway p {font-size: 1.75rem; line-height: 1.4;}
+.st-key-present_position p {font-size: 1.45rem; text-align: center; margin-top: 0.3rem;}
+.st-key-present_choice [data-baseweb="select"] {font-size: 1.05rem;}
+.st-key-present_keys {display: none;}
+</style>
+"""
+# Page Up / Page Down click the Previous / Next buttons (the arrow keys and Escape are the
+# buttons' own shortcuts). Installed once per browser tab; it acts only where the buttons exist.
+KEYS = """
+<script>
+(function () {
+  if (window.__presentKeys) { return; }
+  window.__presentKeys = true;
+  document.addEventListener("keydown", function (event) {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) { return; }
+    var target = event.target;
+    if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) {
+      return;
+    }
+    var key = {PageDown: "present_next", PageUp: "present_previous"}[event.key];
+    var button = key && document.querySelector(".st-key-" + key + " button");
+    if (button && !button.disabled) { event.preventDefault(); button.click(); }
+  });
+})();
+</script>
+"""
+
+st.markdown(STYLE, unsafe_allow_html=True)
+offered, missing = available()
+
+if not offered:
+    st.title("Presentation mode")
+    st.info("No page has a run yet, so there is nothing to present.")
+    if st.button("Leave presentation mode", key="present_leave", shortcut="Esc"):
+        st.switch_page(return_page())
+    st.stop()
+
+keys = [preset.key for preset in offered]
+by_key = {preset.key: preset for preset in offered}
+keep_widget_state({CHOICE: keys[0]})
+if st.session_state[CHOICE] not in keys:
+    st.session_state[CHOICE] = st.session_state[f"_kept_{CHOICE}"] = keys[0]
+
+
+def step(delta: int) -> None:
+    """Button callback: move ``delta`` slides, staying within the first and the last."""
+    i = keys.index(st.session_state[CHOICE])
+    st.session_state[CHOICE] = st.session_state[f"_kept_{CHOICE}"] = keys[
+        min(max(i + delta, 0), len(keys) - 1)]
+
+
+position = keys.index(st.session_state[CHOICE])
+bar_cols = st.columns([1.1, 5, 0.9, 1.1, 1.6], vertical_alignment="center")
+bar_cols[0].button("Previous", key="present_previous", icon=":material/arrow_back:",
+                   on_click=step, args=(-1,), shortcut="Left", disabled=position == 0,
+                   width="stretch", help="Previous slide (← or Page Up)")
+bar_cols[1].selectbox(
+    "Preset", keys, key=CHOICE, label_visibility="collapsed",
+    format_func=lambda k: f"{keys.index(k) + 1}. {by_key[k].paper}: {by_key[k].title}")
+with bar_cols[2].container(key="present_position"):
+    st.markdown(f"{position + 1} / {len(keys)}")
+bar_cols[3].button("Next", key="present_next", icon=":material/arrow_forward:",
+                   icon_position="right", on_click=step, args=(1,), shortcut="Right",
+                   disabled=position == len(keys) - 1, width="stretch",
+                   help="Next slide (→ or Page Down)")
+if bar_cols[4].button("Leave presentation", key="present_leave", icon=":material/close:",
+                      shortcut="Esc", width="stretch",
+                      help="Back to the page you came from (Escape)"):
+    st.switch_page(return_page())
+
+preset = by_key[keys[position]]
+st.title(preset.title)
+with st.container(key="present_paper"):
+    st.markdown(f"Paper: {md(preset.paper)}")
+
+with show_errors():
+    bar = st.progress(0.0, text=f"Computing {preset.paper}…")
+    run_result = result(preset, progress=lambda f, *_: bar.progress(min(max(float(f), 0.0),
+                                                                         1.0)))
+    bar.empty()
+    with st.container(key="present_takeaway"):
+        st.markdown(md(run_result.takeaway()))
+    shown = pick_figure(figures(run_result), preset)
+    columns = st.columns(len(shown)) if len(shown) > 1 else [st.container()]
+    for column, (name, fig) in zip(columns, shown.items(), strict=True):
+        with column:
+            show(enlarge(fig, height=640 if len(shown) == 1 else 560),
+                 f"present_{preset.key}_{name}",
+                 title=f"{figure_title(preset, name)} ({preset.paper})",
+                 context=preset.note if len(shown) == 1 else "")
+    st.caption(f"{preset.note} A seeded study of the mechanism (reproducible, run through the "
+               f"{preset.page.replace('_', ' ')} page's computation), not a release: it spends no "
+               "budget.")
+
+if missing:
+    st.caption("Not offered yet, because their page has no run module: "
+               + "; ".join(f"{md(p.paper)} ({p.page})" for p in missing) + ".")
+
+with st.container(key="present_keys"):
+    st.html(KEYS, unsafe_allow_javascript=True)

@@ -1,0 +1,97 @@
+"""Presentation mode in a real browser: the sidebar toggle, full-screen slides, the keyboard.
+
+From the home page the sidebar's "Presentation mode" toggle opens ``/present``: no sidebar, no
+header, the first preset (Ji & Elkan Fig. 1) with its figure and takeaway. → and Page Down go to
+the next slide, ← back, Escape leaves to the page the presenter came from. A direct link to
+``/present`` opens it too. Screenshots of two slides go to ``tests/artifacts/present-*.png``.
+
+After every step no ``[data-testid="stException"]`` may be on the page.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from browser_support import assert_no_exception, expect, screenshot, wait_idle
+
+from ui.presentation import PRESETS
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+
+pytestmark = pytest.mark.browser
+
+# A slide's first run computes its study (Wang Fig. 6 takes ~20 s on 2 busy cores).
+SLIDE_TIMEOUT = 120_000
+
+
+def expect_slide(page: Page, index: int) -> None:
+    """Wait until slide ``index`` (0-based) is shown with its figure, and the app is idle."""
+    main = page.get_by_test_id("stMain")
+    preset = PRESETS[index]
+    expect(main.get_by_role("heading", name=preset.title, exact=True)).to_be_visible(
+        timeout=SLIDE_TIMEOUT)
+    expect(main.get_by_text(f"{index + 1} / {len(PRESETS)}", exact=True)).to_be_visible()
+    # This slide's figures, titled with its paper (not the last slide's, still on screen while
+    # this one computes), and nothing left over from the last slide.
+    charts = main.get_by_test_id("stPlotlyChart")
+    expect(charts).to_have_count(len(preset.figure), timeout=SLIDE_TIMEOUT)
+    for i in range(len(preset.figure)):
+        expect(charts.nth(i).locator(".gtitle")).to_contain_text(preset.paper)
+    expect(main.locator('[data-stale="true"]')).to_have_count(0, timeout=SLIDE_TIMEOUT)
+    wait_idle(page, timeout=SLIDE_TIMEOUT)
+    expect(main.locator(".st-key-present_takeaway")).to_contain_text(".")
+    assert_no_exception(page)
+
+
+def test_toggle_slides_and_keyboard(page: Page):
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_role("heading", name="Privacy/utility explorer")).to_be_visible(
+        timeout=SLIDE_TIMEOUT)
+    wait_idle(page, timeout=SLIDE_TIMEOUT)
+    page.get_by_test_id("stSidebar").get_by_text("Presentation mode", exact=True).click()
+    expect_slide(page, 0)
+    assert page.url.rstrip("/").endswith("/present")
+    # The controls are hidden: no sidebar, no header.
+    expect(page.get_by_test_id("stSidebar")).to_be_hidden()
+    expect(page.get_by_test_id("stHeader")).to_be_hidden()
+    # Larger type than a page's: the takeaway's paragraphs are set at 1.75rem (28 px).
+    size = main.locator(".st-key-present_takeaway p").first.evaluate(
+        "e => parseFloat(getComputedStyle(e).fontSize)")
+    assert size >= 24, size
+    screenshot(page, "present-ji-elkan-1")
+
+    main.click(position={"x": 5, "y": 5})  # focus the page, not a widget
+    page.keyboard.press("ArrowRight")
+    expect_slide(page, 1)
+    page.keyboard.press("PageDown")
+    expect_slide(page, 2)
+    page.keyboard.press("ArrowLeft")
+    expect_slide(page, 1)
+    page.keyboard.press("PageUp")
+    expect_slide(page, 0)
+
+    # Jump with the selector to the last slide: Wang Fig. 6.
+    main.get_by_test_id("stSelectbox").click()
+    page.get_by_role("option", name=f"{len(PRESETS)}. {PRESETS[-1].paper}", exact=False).click()
+    expect_slide(page, len(PRESETS) - 1)
+    screenshot(page, "present-wang-6")
+
+    main.click(position={"x": 5, "y": 5})
+    page.keyboard.press("Escape")
+    expect(main.get_by_role("heading", name="Privacy/utility explorer")).to_be_visible(
+        timeout=SLIDE_TIMEOUT)
+    expect(page.get_by_test_id("stSidebar")).to_be_visible()
+    assert_no_exception(page)
+
+
+def test_direct_link_and_every_slide(page: Page, app_url: str):
+    page.goto(f"{app_url}/present")
+    expect_slide(page, 0)
+    for index in range(1, len(PRESETS)):
+        page.get_by_role("button", name="Next").click()
+        expect_slide(page, index)
+        screenshot(page, f"present-{PRESETS[index].key}")
+    expect(page.get_by_role("button", name="Next")).to_be_disabled()

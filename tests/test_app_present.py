@@ -1,0 +1,115 @@
+"""AppTest of presentation mode: the toggle, every preset, next/previous and the selector.
+
+Each preset is a run of built-in data whose result goes to the shared store, so the presets are
+computed once per test process (about 35 s on two cores in all) and every later AppTest reuses
+them.
+"""
+
+from __future__ import annotations
+
+import html
+
+import app_support
+import pytest
+from app_support import assert_clean, captions, chart_specs, rerun
+from streamlit.testing.v1 import AppTest
+
+import ui.presentation
+from dpcore.text import md
+from ui.figures.runs import figures
+from ui.presentation import PRESETS, available, pick_figure, result
+
+TIMEOUT = 120  # seconds per run: a preset's first run computes its study (Wang Fig. 6: ~16 s)
+KEYS = [preset.key for preset in PRESETS]
+
+
+def present(**state: object) -> AppTest:
+    """Start the app with the sidebar toggle just switched on (as its callback leaves it)."""
+    at = app_support.start(timeout=TIMEOUT, presentation=True, _presentation_target="on",
+                           **state)
+    assert_clean(at)
+    return at
+
+
+def slide(at: AppTest) -> str:
+    """The key of the preset shown."""
+    return at.selectbox(key="present_choice").value
+
+
+def takeaway(at: AppTest) -> str:
+    """The takeaway's markdown: the paragraph after "Paper: …"."""
+    texts = [m.value for m in at.markdown]
+    return texts[texts.index(next(t for t in texts if t.startswith("Paper: "))) + 1]
+
+
+def test_every_preset_has_its_page_run():
+    offered, missing = available()
+    assert not missing, [p.key for p in missing]
+    assert [p.page for p in offered] == ["importance", "importance", "perturbation", "masking",
+                                         "masking", "subset", "subset"]
+
+
+def test_the_toggle_is_in_the_sidebar_and_opens_and_leaves_presentation_mode():
+    at = app_support.start(timeout=TIMEOUT, builtin_name="three-gaussians")  # a light home
+    toggle = at.sidebar.toggle(key="presentation")
+    assert toggle.label == "Presentation mode" and toggle.value is False
+    at = present(builtin_name="three-gaussians")
+    assert at.title[0].value == PRESETS[0].title
+    assert at.markdown[0].value.startswith("<style>") and "stSidebar" in at.markdown[0].value
+    at.button(key="present_leave").click()
+    rerun(at)
+    assert at.title[0].value == "Privacy/utility explorer"  # back home: no return page known
+    assert not [b for b in at.button if b.key == "present_next"]
+
+
+@pytest.mark.parametrize("preset", PRESETS, ids=KEYS)
+def test_each_preset_renders_its_figure_and_computed_takeaway(preset):
+    at = present(present_choice=preset.key)
+    assert slide(at) == preset.key
+    assert at.title[0].value == preset.title
+    assert f"{KEYS.index(preset.key) + 1} / {len(PRESETS)}" in [m.value for m in at.markdown]
+    computed = result(preset)  # the shared store's run: what the page showed
+    assert takeaway(at) == md(computed.takeaway())
+    specs = chart_specs(at)
+    expected = pick_figure(figures(computed), preset)
+    assert set(expected) <= set(figures(computed)) and set(preset.figure) == set(expected), (
+        "the preset names a figure its run does not make")
+    assert len(specs) == len(expected)
+    assert all(f"present_{preset.key}_" in key for key in specs)
+    assert all(html.escape(preset.paper) in spec for spec in specs.values())  # in the title
+    assert "not a release" in captions(at)
+    assert not at.get("progress")  # emptied once computed
+
+
+def test_the_takeaway_follows_the_numbers_not_a_text():
+    # Two presets of the same page with other controls: other numbers, other sentences.
+    first, second = result(PRESETS[0]), result(PRESETS[1])
+    assert first.takeaway() != second.takeaway()
+    assert f"{0.1:g}" in first.takeaway()
+
+
+def test_next_previous_and_the_selector_move_one_slide():
+    at = present()
+    assert slide(at) == KEYS[0] and at.button(key="present_previous").disabled
+    at.button(key="present_next").click()
+    rerun(at)
+    assert slide(at) == KEYS[1] and at.title[0].value == PRESETS[1].title
+    assert "2 / 7" in [m.value for m in at.markdown]
+    at.button(key="present_previous").click()
+    rerun(at)
+    assert slide(at) == KEYS[0] and at.title[0].value == PRESETS[0].title
+    at.selectbox(key="present_choice").set_value(KEYS[-1])
+    rerun(at)
+    assert at.title[0].value == PRESETS[-1].title and at.button(key="present_next").disabled
+    assert not at.button(key="present_previous").disabled
+
+
+def test_presets_of_a_page_without_run_are_not_offered_and_are_named(monkeypatch):
+    monkeypatch.setattr(ui.presentation, "_has_run", lambda page: page != "subset")
+    at = present()
+    options = at.selectbox(key="present_choice").options
+    assert len(options) == 5 and not any("Wang" in o for o in options)
+    assert "5 / 5" not in [m.value for m in at.markdown] and "1 / 5" in [
+        m.value for m in at.markdown]
+    note = captions(at)
+    assert "Not offered yet" in note and "Wang et al" in note and "(subset)" in note

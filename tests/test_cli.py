@@ -1,0 +1,225 @@
+"""The command line, ``python -m dpcore``: help, runs that reproduce, and one-line errors.
+
+The main runs go through a subprocess (what a user types); the error cases and the cases that
+need a patched environment call :func:`dpcore.cli.main` in this process, which is the same code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import dpcore
+from dpcore import cli
+from dpcore.runs import PAGES, RunConfig, run, sha256
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "importance-adult.json"
+SMALL = {  # the importance page on the small built-in scenario: a run of a few seconds
+    "format": "privacy-utility-explorer/run", "version": 1, "page": "importance",
+    "scenario": {"source": "Built-in", "builtin_name": "three-gaussians"},
+    "controls": {"iw_epsilon": 1.0, "iw_lambda": 0.1, "iw_reps": 40,
+                 "iw_view": "Estimates vs λ"},
+    "seed": 3,
+}
+PREFIX = "python -m dpcore: error: "
+
+
+def dpcore_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "dpcore", *args], capture_output=True,
+                          text=True, cwd=cwd, env=env, timeout=300)
+
+
+def tables(folder: Path) -> dict[str, pd.DataFrame]:
+    return {name: pd.DataFrame(rows)
+            for name, rows in json.loads((folder / "numbers.json").read_text()).items()}
+
+
+@pytest.fixture(scope="module")
+def small_config(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("config") / "small.json"
+    path.write_text(json.dumps(SMALL, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def small_run(small_config, tmp_path_factory) -> Path:
+    """One sequential run of the small config through the command line, HTML figures only."""
+    out = tmp_path_factory.mktemp("run") / "out"
+    done = dpcore_cli("run", str(small_config), "--out", str(out), "--no-png")
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+# ----------------------------------------------------------------------------------- help --
+
+def test_help_lists_the_commands():
+    done = dpcore_cli("--help")
+    assert done.returncode == 0
+    for command in ("run", "pages"):
+        assert f"    {command} " in done.stdout
+    assert "usage: python -m dpcore" in done.stdout
+
+
+def test_pages_lists_every_page_and_its_example(capsys):
+    assert cli.main(["pages"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == list(PAGES)
+    assert any("examples/importance-adult.json" in line for line in lines)
+
+
+# ------------------------------------------------------------------------------------ run --
+
+def test_run_writes_numbers_config_and_figures(small_run):
+    expected = run(SMALL)  # the same config in this process
+    got = tables(small_run)
+    assert set(got) == set(expected.numbers)
+    for name, table in expected.numbers.items():
+        csv = pd.read_csv(small_run / f"{name}.csv")
+        assert list(csv.columns) == list(table.columns)
+        # CSV keeps 17 significant digits (round trip), so the numbers are equal, not close.
+        pd.testing.assert_frame_equal(csv, table.reset_index(drop=True), check_dtype=False,
+                                      rtol=0, atol=0)
+    assert RunConfig.load(small_run / "config.json") == RunConfig(
+        "importance", SMALL["scenario"], expected.controls, SMALL["seed"])
+    assert (small_run / "takeaway.txt").read_text().strip() == expected.takeaway()
+    html = small_run / "figures" / "estimates_by_lambda.html"
+    assert html.read_text(encoding="utf-8").lstrip().lower().startswith(("<html", "<!doctype"))
+
+
+def test_the_written_config_reruns_to_the_same_numbers_on_two_workers(small_run, tmp_path,
+                                                                      capsys):
+    out = tmp_path / "again"
+    status = cli.main(["run", str(small_run / "config.json"), "--out", str(out), "--backend",
+                       "loky", "--workers", "2", "--no-figures", "-q"])
+    assert status == 0, capsys.readouterr().err
+    assert (out / "numbers.json").read_bytes() == (small_run / "numbers.json").read_bytes()
+
+
+def test_example_config_runs_and_is_reproducible(tmp_path):
+    """examples/importance-adult.json (fewer replicates) gives the numbers of dpcore.runs.run."""
+    out = tmp_path / "example"
+    done = dpcore_cli("run", str(EXAMPLE), "--out", str(out), "--set", "iw_reps=20",
+                      "--no-figures", "--quiet")
+    assert done.returncode == 0, done.stderr
+    config = RunConfig.load(EXAMPLE).with_controls(iw_reps=20)
+    expected = run(config)
+    got = tables(out)
+    for name, table in expected.numbers.items():
+        pd.testing.assert_frame_equal(got[name], table.reset_index(drop=True),
+                                      check_dtype=False, rtol=0, atol=0)
+    assert "takeaway:" in done.stdout and done.stderr == ""  # --quiet: no bar
+
+
+def test_progress_bar_goes_to_stderr(small_config, tmp_path):
+    done = dpcore_cli("run", str(small_config), "--out", str(tmp_path), "--no-figures")
+    assert done.returncode == 0
+    assert "100%" in done.stderr and "importance (sequential)" in done.stderr
+    assert "100%" not in done.stdout
+
+
+@pytest.mark.skipif(cli._chromium() is None, reason="no Chromium to render PNGs")
+def test_png_figures_through_chromium(small_config, tmp_path, capsys):
+    assert cli.main(["run", str(small_config), "--out", str(tmp_path), "-q"]) == 0
+    png = tmp_path / "figures" / "estimates_by_lambda.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "1 figure as PNG" in capsys.readouterr().out
+
+
+def test_without_chromium_the_png_step_says_why(small_config, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(cli, "_chromium", lambda: None)
+    assert cli.main(["run", str(small_config), "--out", str(tmp_path), "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "PNG skipped: no Chromium found" in out
+    assert (tmp_path / "figures" / "estimates_by_lambda.html").exists()
+    assert not list(tmp_path.glob("figures/*.png"))
+
+
+def test_without_the_ui_package_figures_are_skipped_with_a_reason(small_config, tmp_path,
+                                                                   capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ui.figures.runs", None)  # as outside the checkout
+    assert cli.main(["run", str(small_config), "--out", str(tmp_path), "-q"]) == 0
+    assert "figures skipped: they need the project checkout" in capsys.readouterr().out
+    assert (tmp_path / "numbers.json").exists() and not (tmp_path / "figures").exists()
+
+
+def test_upload_config_runs_with_its_file(tmp_path, capsys):
+    s = dpcore.load_scenario("three-gaussians")
+    data = pd.concat([s.raw_private, s.raw_public]).to_csv(index=False).encode()
+    (tmp_path / "data.csv").write_bytes(data)
+    config = {**SMALL, "scenario": {
+        "source": "Upload", "upload_mode": "One file, split by a rule", "upload_target": None,
+        "split_rule": "At random", "split_fraction": 0.5, "seed": 1,
+        "files": [{"role": "single", "name": "data.csv", "sha256": sha256(data)}]}}
+    path = tmp_path / "upload.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    args = ["run", str(path), "--out", str(tmp_path / "out"), "--no-figures", "-q"]
+    assert cli.main([*args, "--file", f"single={tmp_path / 'data.csv'}"]) == 0
+    expected = run(config, files={"single": data})
+    assert tables(tmp_path / "out")["metrics"].equals(
+        expected.numbers["metrics"].reset_index(drop=True))
+    capsys.readouterr()
+    # The same config with other bytes is refused, naming the file and the mismatch.
+    (tmp_path / "other.csv").write_bytes(data + b"0,0,1\n")
+    assert cli.main([*args, "--file", f"single={tmp_path / 'other.csv'}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(PREFIX) and "SHA-256" in err and "data.csv" in err
+    # Without the file it says which one to give.
+    assert cli.main(args) == 2
+    assert "--file single=PATH" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------- errors --
+
+def _bad_configs(tmp: Path) -> dict[str, Path]:
+    bad_json = tmp / "bad.json"
+    bad_json.write_text("{not json", encoding="utf-8")
+    unknown_page = tmp / "page.json"
+    unknown_page.write_text(json.dumps({**SMALL, "page": "nowhere"}), encoding="utf-8")
+    bad_seed = tmp / "seed.json"
+    bad_seed.write_text(json.dumps({**SMALL, "seed": -1}), encoding="utf-8")
+    return {"missing": tmp / "missing.json", "bad_json": bad_json, "page": unknown_page,
+            "seed": bad_seed}
+
+
+@pytest.mark.parametrize(("case", "extra", "message"), [
+    ("missing", [], "Cannot read the config"),
+    ("bad_json", [], "is not valid JSON"),
+    ("page", [], "Unknown page 'nowhere'"),
+    ("seed", [], "seed must be a whole number"),
+    ("small", ["--file", "private=x.csv"], "cannot read the private file"),
+    ("small", ["--file", "nonsense"], "--file expects ROLE=PATH"),
+    ("small", ["--file", f"private={__file__}"], "built-in scenario"),
+    ("small", ["--workers", "2"], "--workers needs --backend loky or dask"),
+    ("small", ["--backend", "loky", "--scheduler", "tcp://h:1"], "--scheduler needs --backend"),
+    ("small", ["--backend", "loky", "--workers", "0"], "n_jobs == 0"),
+    ("small", ["--set", "iw_epsilon=-1"], "epsilon == -1"),
+    ("small", ["--set", "iw_view=nonsense"], "iw_view == 'nonsense'"),
+    ("small", ["--seed", "-2"], "--seed must be >= 0"),
+])
+def test_errors_print_one_line_and_exit_2(case, extra, message, small_config, tmp_path, capsys):
+    path = small_config if case == "small" else _bad_configs(tmp_path)[case]
+    status = cli.main(["run", str(path), "--out", str(tmp_path / "out"), "-q", *extra])
+    captured = capsys.readouterr()
+    assert status == 2
+    assert captured.err.startswith(PREFIX) and message in captured.err
+    assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
+
+
+def test_error_exit_from_the_command_line(tmp_path):
+    done = dpcore_cli("run", str(tmp_path / "nowhere.json"), "--out", str(tmp_path))
+    assert done.returncode == 2
+    assert done.stderr.startswith(PREFIX) and done.stderr.count("\n") == 1
+    assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+def test_usage_errors_exit_2():
+    done = dpcore_cli("run")
+    assert done.returncode == 2 and "--out" in done.stderr and "Traceback" not in done.stderr
