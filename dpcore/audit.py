@@ -143,7 +143,7 @@ def audit_ceiling(runs: int, confidence: float = 0.95, delta: float = 0.0) -> fl
 
     Examples
     --------
-    >>> round(audit_ceiling(1_000), 2)
+    >>> round(audit_ceiling(1_000), 1)
     4.9
     """
     runs = _check_runs(runs)

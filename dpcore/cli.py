@@ -127,7 +127,7 @@ def _parallel(args: argparse.Namespace):
         workers = 1
     try:
         return Parallel(backend, n_jobs=-1 if workers is None else workers,
-                        scheduler=args.scheduler)
+                        scheduler=args.scheduler, blas_threads=args.blas_threads)
     except (TypeError, ValueError) as err:
         raise UsageError(str(err)) from err
 
@@ -298,8 +298,14 @@ def _cmd_run(args: argparse.Namespace, say: Callable[[str], None]) -> int:
                     "and chromium/google-chrome on PATH); install Debian's `chromium` or set "
                     "BROWSER_PATH.")
             else:
-                pngs = _write_pngs(figs, folder, browser)
-                say(f"{_count(len(pngs), 'figure')} as PNG in {folder}")
+                try:
+                    pngs = _write_pngs(figs, folder, browser)
+                except Exception as err:  # Chromium and kaleido fail in many ways
+                    print(f"{PROG}: warning: PNG export through {browser} failed "
+                          f"({type(err).__name__}: {err}); the HTML figures are written.",
+                          file=sys.stderr, flush=True)
+                else:
+                    say(f"{_count(len(pngs), 'figure')} as PNG in {folder}")
         else:
             say("this page has no figures for these controls.")
     say(f"takeaway: {takeaway}")
@@ -365,6 +371,11 @@ def _parser() -> argparse.ArgumentParser:
                           "cores)")
     run.add_argument("--scheduler", default=None, metavar="ADDRESS",
                      help="a Dask scheduler, e.g. tcp://10.0.0.5:8786 (implies --backend dask)")
+    run.add_argument("--blas-threads", type=int, default=None, metavar="N",
+                     help="BLAS threads of every grid cell (default: as many as this process "
+                          "uses, so the numbers equal the page's bit for bit; 1 is fastest with "
+                          "several workers, and its numbers are the same on every backend but "
+                          "may differ from the page's in the last digits)")
     run.add_argument("--seed", type=int, default=None, help="override the config's study seed")
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override one control (VALUE read as JSON), e.g. --set iw_reps=200")

@@ -40,7 +40,8 @@ import numpy as np
 from dpcore.random import Key, stream
 from dpcore.simulation import Progress, report
 
-__all__ = ["BACKENDS", "SEQUENTIAL", "Cell", "Parallel", "grid_cells", "normal_mean"]
+__all__ = ["BACKENDS", "SEQUENTIAL", "Cell", "Parallel", "current_blas_threads", "grid_cells",
+           "local_cluster", "normal_mean"]
 
 T = TypeVar("T")
 
@@ -118,6 +119,27 @@ def normal_mean(cell: Cell) -> float:
     return float(cell.rng().standard_normal(int(cell.params.get("size", 1000))).mean())
 
 
+def current_blas_threads() -> int:
+    """The number of threads this process's BLAS uses now (1 if threadpoolctl sees none)."""
+    from threadpoolctl import threadpool_info
+
+    return max([int(lib["num_threads"]) for lib in threadpool_info()
+                if lib.get("user_api") == "blas"], default=1)
+
+
+class _Limited:
+    """``func`` run with the BLAS on exactly ``threads`` threads (picklable, for workers)."""
+
+    def __init__(self, func: Callable[..., Any], threads: int) -> None:
+        self.func, self.threads = func, threads
+
+    def __call__(self, *args: Any) -> Any:
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=self.threads, user_api="blas"):
+            return self.func(*args)
+
+
 def _check_n_jobs(n_jobs: Any) -> int:
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
         raise TypeError(f"n_jobs must be an int, got {type(n_jobs).__name__} ({n_jobs!r}). "
@@ -152,13 +174,21 @@ class Parallel:
         ``"dask"`` starts when there is neither ``scheduler`` nor a current client.
     scheduler : str, default=None
         Address of a running Dask scheduler (``"tcp://host:8786"``); only with ``"dask"``.
+    blas_threads : int, default=None
+        BLAS threads of every cell. None: as many as the calling process uses (workers are set to
+        the same number), so the numbers equal those computed in this process, bit for bit. An
+        int sets every cell to it, in this process too: ``1`` is the fastest with several
+        workers, and its numbers are the same for any backend and number of workers.
 
     Notes
     -----
     ``func`` must be a top-level (picklable) function and each cell must carry its own stream
-    (:class:`Cell`), so the results are the same for every backend and number of workers. A
-    ``"dask"`` instance keeps its client (and any cluster it started) until :meth:`close`; use it
-    as a context manager.
+    (:class:`Cell`), so the results are the same for every backend and number of workers. The
+    BLAS thread count is fixed too, because it changes how a matrix product's sums are split and
+    so the last bits of an iterative solver's fits (about 1e-7 on Adult's 114 columns): with the
+    same count and the same numpy build, every backend computes the same floating-point numbers.
+    A ``"dask"`` instance keeps its client (and any cluster it started) until :meth:`close`; use
+    it as a context manager.
 
     Examples
     --------
@@ -167,7 +197,7 @@ class Parallel:
     """
 
     def __init__(self, backend: str = "sequential", n_jobs: int = 1,
-                 scheduler: str | None = None) -> None:
+                 scheduler: str | None = None, *, blas_threads: int | None = None) -> None:
         if not isinstance(backend, str) or backend not in BACKENDS:
             raise ValueError(f"backend == {backend!r}, must be one of {BACKENDS}.")
         if scheduler is not None:
@@ -179,13 +209,23 @@ class Parallel:
                                  f"backend={backend!r}.")
         self.backend = backend
         self.n_jobs = _check_n_jobs(n_jobs)
+        if blas_threads is not None:
+            if isinstance(blas_threads, bool) or not isinstance(blas_threads, numbers.Integral):
+                raise TypeError(f"blas_threads must be an int or None, got "
+                                f"{type(blas_threads).__name__} ({blas_threads!r}).")
+            if blas_threads < 1:
+                raise ValueError(f"blas_threads == {blas_threads}, must be >= 1 (or None: as "
+                                 "many as this process uses).")
+            blas_threads = int(blas_threads)
+        self.blas_threads = blas_threads
         self.scheduler = scheduler
         self._client = None
         self._cluster = None
 
     def __repr__(self) -> str:
+        extra = "" if self.blas_threads is None else f", blas_threads={self.blas_threads}"
         return (f"Parallel(backend={self.backend!r}, n_jobs={self.n_jobs}, "
-                f"scheduler={self.scheduler!r})")
+                f"scheduler={self.scheduler!r}{extra})")
 
     def __enter__(self) -> Parallel:
         return self
@@ -234,7 +274,12 @@ class Parallel:
             report(progress, 1.0)
             return []
         extra = () if shared is None else (shared,)
-        if self.backend == "sequential" or (self.backend == "loky" and self.n_jobs == 1):
+        local = self.backend == "sequential" or (self.backend == "loky" and self.n_jobs == 1)
+        if self.blas_threads is not None:
+            func = _Limited(func, self.blas_threads)
+        elif not local:  # workers use this process's BLAS thread count
+            func = _Limited(func, current_blas_threads())
+        if local:
             results = (func(cell, *extra) for cell in cells)
         elif self.backend == "loky":
             results = self._joblib(func, cells, extra, backend="loky", n_jobs=self.n_jobs)
@@ -293,11 +338,35 @@ class Parallel:
             return distributed.get_client()  # a client the caller opened
         except ValueError:
             pass
-        n_workers = self.n_jobs if self.n_jobs > 0 else None
-        self._cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1,
-                                                 dashboard_address=None)
+        self._cluster = local_cluster(self.n_jobs if self.n_jobs > 0 else None)
         self._client = distributed.Client(self._cluster)
         return self._client
+
+
+def local_cluster(n_workers: int | None = None):
+    """A ``dask.distributed.LocalCluster`` of single-threaded worker processes for grids.
+
+    Dask starts its workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which makes glibc map and
+    unmap every large temporary array: the importance grid ran about 1.4x slower in such workers
+    than in a plain process (measured on the 10^4-replicate grid of
+    ``benchmarks/bench_parallel.py``). The workers started here keep glibc's default; Dask's
+    other worker settings stay. The scheduler's HTTP server takes a free port (Dask's default,
+    8787, may be taken by another cluster).
+
+    Parameters
+    ----------
+    n_workers : int, default=None
+        Worker processes (None: Dask's choice from the number of cores).
+    """
+    import dask
+
+    distributed = _require("dask.distributed", "dask")
+    environ = {key: value
+               for key, value in dask.config.get("distributed.nanny.pre-spawn-environ").items()
+               if key != "MALLOC_TRIM_THRESHOLD_"}
+    with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
+        return distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1,
+                                        processes=True, dashboard_address=":0")
 
 
 #: The default: every cell in this process, one after another.

@@ -18,7 +18,8 @@ from dpcore import DataError
 from dpcore.datasets import list_scenarios, read_csv_upload, scenario_title
 from dpcore.text import md
 
-PAGES = sorted((ROOT / "pages").glob("*.py"))
+# Pages that draw the scenario sidebar (presentation mode hides it).
+PAGES = sorted(p for p in (ROOT / "pages").glob("*.py") if "scenario_sidebar()" in p.read_text())
 TIMEOUT = 60  # seconds per script run: generous, CI machines have 2 cores
 SMALL = "wine"  # a fast built-in scenario to start upload tests from
 

@@ -138,7 +138,8 @@ def test_publish_twice_gives_two_releases_then_the_budget_refuses_a_third():
     ledger = at.session_state["_budget_accountant"].ledger
     assert list(ledger.epsilon) == [0.5, 0.5]
     assert any("spent ε = 1 of 1 in 2 releases" in p.proto.text for p in at.get("progress"))
-    assert at.get("download_button")[0].label.startswith("Download the release")
+    (download,) = [b for b in at.get("download_button") if b.key == "iw_download"]
+    assert download.label.startswith("Download the release")
     at.button(key="publish_importance").click()
     at.run()
     assert any("budget" in err.value for err in at.error)  # refused, in the main area

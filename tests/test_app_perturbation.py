@@ -93,7 +93,7 @@ def test_publish_a_model_and_download_it():
     ledger = at.session_state["_budget_accountant"].ledger
     assert list(ledger.epsilon) == [0.5, 0.5]
     assert any(label.startswith("Test error on") for label in metrics(at))
-    download = at.get("download_button")[0]
+    (download,) = [b for b in at.get("download_button") if b.key == "lr_download"]
     assert download.label == "Download the model (JSON)"
     assert [k for k in charts(at) if k.endswith("fig_coef")]
     at.button(key="publish_perturbation").click()
@@ -124,7 +124,8 @@ def test_publish_controls_method_and_2008_warning():
     assert payload["method"] == "output perturbation"
     assert set(payload) >= {"coef", "classes", "epsilon", "lambda", "norm_bound", "intercept"}
     assert payload["epsilon"] == 0.5
-    assert at.get("download_button")[0].label == "Download the model (JSON)"
+    (download,) = [b for b in at.get("download_button") if b.key == "lr_download"]
+    assert download.label == "Download the model (JSON)"
 
 
 @pytest.mark.parametrize("public", ["identical", "bootstrap"])

@@ -103,6 +103,16 @@ def test_the_written_config_reruns_to_the_same_numbers_on_two_workers(small_run,
     assert (out / "numbers.json").read_bytes() == (small_run / "numbers.json").read_bytes()
 
 
+def test_dask_scheduler_gives_the_same_numbers(small_run, small_config, tmp_path, capsys):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster:
+        status = cli.main(["run", str(small_config), "--out", str(tmp_path), "--scheduler",
+                           cluster.scheduler_address, "--no-figures", "-q"])
+    assert status == 0, capsys.readouterr().err
+    assert (tmp_path / "numbers.json").read_bytes() == (small_run / "numbers.json").read_bytes()
+
+
 def test_example_config_runs_and_is_reproducible(tmp_path):
     """examples/importance-adult.json (fewer replicates) gives the numbers of dpcore.runs.run."""
     out = tmp_path / "example"
@@ -200,6 +210,7 @@ def _bad_configs(tmp: Path) -> dict[str, Path]:
     ("small", ["--workers", "2"], "--workers needs --backend loky or dask"),
     ("small", ["--backend", "loky", "--scheduler", "tcp://h:1"], "--scheduler needs --backend"),
     ("small", ["--backend", "loky", "--workers", "0"], "n_jobs == 0"),
+    ("small", ["--blas-threads", "0"], "blas_threads == 0"),
     ("small", ["--set", "iw_epsilon=-1"], "epsilon == -1"),
     ("small", ["--set", "iw_view=nonsense"], "iw_view == 'nonsense'"),
     ("small", ["--seed", "-2"], "--seed must be >= 0"),

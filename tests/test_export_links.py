@@ -34,7 +34,7 @@ TIMEOUT = 180
 PAGES = {"home": "pages/home.py", "importance": "pages/importance.py",
          "subset": "pages/subset.py", "perturbation": "pages/perturbation.py",
          "masking": "pages/masking.py", "audit": "pages/audit.py",
-         "choose_epsilon": "pages/choose_epsilon.py"}
+         "choose_epsilon": "pages/choose_epsilon.py", "primer": "pages/primer.py"}
 start = partial(app_support.start, timeout=TIMEOUT, builtin_name="wine")
 
 
@@ -347,6 +347,7 @@ def test_a_link_restores_every_control(page):
         assert at.session_state[key] == value, (key, value)
         assert links.decode(params[key]) == value, key
     config = _config(at, page)
+    assert RunConfig.from_dict(config).to_dict() == config
     expected = {**config["scenario"], **config["controls"]}
     assert set(expected) <= set(params)
     opened = _open_link(page, params)
@@ -397,3 +398,30 @@ def test_a_link_to_an_upload_names_the_files_to_upload():
     assert md("priv_*x*.csv") in info  # the name is escaped, never markdown
     assert at.session_state["source"] == "Upload"
     assert at.session_state["upload_target"] == "income"
+
+
+def test_the_upload_notice_goes_once_the_named_files_are_uploaded():
+    import hashlib
+
+    public, private, _ = _files()
+    files = [{"role": "public", "name": "public.csv", "sha256": hashlib.sha256(public).hexdigest()},
+             {"role": "private", "name": "private.csv",
+              "sha256": hashlib.sha256(private).hexdigest()}]
+    at = _open_link("importance", {"source": "Upload", "upload_target": "income",
+                                   "files": json.dumps(files)})
+    assert any("SHA-256" in i.value for i in at.info)
+    at.file_uploader(key="upload_public").set_value(("public.csv", public, "text/csv"))
+    at.file_uploader(key="upload_private").set_value(("private.csv", private, "text/csv"))
+    rerun(at)
+    assert not any("SHA-256" in i.value for i in at.info)
+    assert at.session_state["upload_target"] == "income"  # the link's target, kept
+    assert at.session_state["upload_files"] == files
+
+
+def test_ui_figures_import_without_streamlit():
+    import subprocess
+    import sys
+
+    code = ("import sys, ui.figures.common, ui.figures.importance, ui.export; "
+            "assert 'streamlit' not in sys.modules, 'streamlit was imported'")
+    subprocess.run([sys.executable, "-c", code], cwd=app_support.ROOT, check=True)

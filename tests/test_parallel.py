@@ -43,7 +43,7 @@ def cluster():
     """Two single-threaded worker processes, started for this module and closed after it."""
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as local:
+                                  dashboard_address=":0") as local:
         yield local
 
 
@@ -72,6 +72,8 @@ def test_grid_cells_refuses_repeated_keys_and_bad_keys():
     ({"backend": "loky", "n_jobs": True}, TypeError, "n_jobs must be an int"),
     ({"backend": "loky", "scheduler": "tcp://h:8786"}, ValueError, "needs backend='dask'"),
     ({"backend": "dask", "scheduler": 8786}, TypeError, "address string"),
+    ({"blas_threads": 0}, ValueError, "blas_threads == 0"),
+    ({"blas_threads": 1.0}, TypeError, "blas_threads must be an int"),
 ])
 def test_parallel_refuses_bad_arguments(kwargs, error, match):
     with pytest.raises(error, match=match):
@@ -131,6 +133,27 @@ def test_loky_one_job_runs_in_this_process(cells):
                                                                             for c in cells[:2]]
 
 
+@pytest.fixture(scope="module")
+def adult_study():
+    """Adult's 114 columns: enough for the BLAS thread count to move the fits' last bits."""
+    sc = dpcore.load_scenario("adult")
+    return BootstrapStudy(sc.private, sc.public, 20, rng=0)
+
+
+def _same_fits(a, b) -> bool:
+    return all(np.array_equal(x.coefs, y.coefs) and np.array_equal(x.coef_full, y.coef_full)
+               for x, y in zip(a, b, strict=True))
+
+
+def test_workers_use_this_process_blas_threads_or_the_given_count(adult_study):
+    lams = (0.1, 0.3)
+    here = adult_study.fit_many(lams)
+    assert _same_fits(adult_study.fit_many(lams, parallel=Parallel("loky", n_jobs=2)), here)
+    one = adult_study.fit_many(lams, parallel=Parallel(blas_threads=1))
+    assert _same_fits(adult_study.fit_many(lams, parallel=Parallel("loky", n_jobs=2,
+                                                                   blas_threads=1)), one)
+
+
 # -------------------------------------------------------------------------------- dask --
 
 def test_dask_local_cluster_gives_identical_numbers(scenario, sequential_grid, cells, cluster):
@@ -145,6 +168,15 @@ def test_dask_local_cluster_gives_identical_numbers(scenario, sequential_grid, c
     assert dask._client is None  # closed by the with block
 
 
+def test_dask_workers_match_this_process_on_adult(adult_study, cluster):
+    lams = (0.1, 0.3)
+    with Parallel("dask", scheduler=cluster.scheduler_address) as dask:
+        assert _same_fits(adult_study.fit_many(lams, parallel=dask), adult_study.fit_many(lams))
+    with Parallel("dask", scheduler=cluster.scheduler_address, blas_threads=1) as dask:
+        assert _same_fits(adult_study.fit_many(lams, parallel=dask),
+                          adult_study.fit_many(lams, parallel=Parallel(blas_threads=1)))
+
+
 def test_dask_without_scheduler_uses_the_current_client(cells, cluster):
     distributed = pytest.importorskip("distributed")
     with distributed.Client(cluster) as client:
@@ -152,6 +184,15 @@ def test_dask_without_scheduler_uses_the_current_client(cells, cluster):
         assert dask.map(normal_mean, cells[:4]) == SEQUENTIAL.map(normal_mean, cells[:4])
         assert dask._cluster is None  # it used the open client, started nothing
         assert client.status == "running"
+
+
+def test_dask_without_client_starts_and_closes_a_local_cluster(cells):
+    pytest.importorskip("distributed")
+    with Parallel("dask", n_jobs=1) as dask:
+        assert dask.map(normal_mean, cells[:3]) == SEQUENTIAL.map(normal_mean, cells[:3])
+        cluster = dask._cluster
+        assert cluster is not None and len(cluster.workers) == 1
+    assert dask._cluster is None and cluster.status.name == "closed"
 
 
 def test_dask_wrong_address_says_how_to_fix(monkeypatch):

@@ -70,12 +70,10 @@ def _same(a: object, b: object) -> bool:
     return a == b
 
 
-def assert_same_figures(page: list[list[dict]], ran: list[list[dict]], *,
-                        rtol: dict[int, float] | None = None) -> None:
-    """Trace for trace, the same names and bit-identical x and y (figure ``i`` within relative
-    ``rtol[i]`` instead, where a solver is not reproducible bit for bit)."""
+def assert_same_figures(page: list[list[dict]], ran: list[list[dict]]) -> None:
+    """Trace for trace, the same names and bit-identical x and y."""
     assert len(page) == len(ran) >= 1
-    for i, (fig_page, fig_run) in enumerate(zip(page, ran, strict=True)):
+    for fig_page, fig_run in zip(page, ran, strict=True):
         assert len(fig_page) == len(fig_run)
         for t_page, t_run in zip(fig_page, fig_run, strict=True):
             assert t_page["type"] == t_run["type"] and t_page["name"] == t_run["name"]
@@ -83,10 +81,7 @@ def assert_same_figures(page: list[list[dict]], ran: list[list[dict]], *,
                 assert (axis in t_page) == (axis in t_run)
                 if axis not in t_page:
                     continue
-                if rtol and i in rtol and isinstance(t_page[axis], np.ndarray):
-                    np.testing.assert_allclose(t_page[axis], t_run[axis], rtol=rtol[i], atol=0)
-                else:
-                    assert _same(t_page[axis], t_run[axis]), (t_page["name"], axis)
+                assert _same(t_page[axis], t_run[axis]), (t_page["name"], axis)
 
 
 def config_of(at, page: str) -> RunConfig:
@@ -151,14 +146,8 @@ def test_importance_run_reproduces_the_page(view):
     assert row["query"] == "I(cultivar == 1 OR alcohol > 13.5)"
     assert (row["epsilon"], row["lam"], row["replicates"]) == (0.3, 0.03, 50)
     assert metrics(at) == _importance_metrics(row)
-    # The linear SVM of "Model training" (the first figure) comes from liblinear, whose dual
-    # coordinate descent shuffles its coordinates with NumPy's global state (dpcore's
-    # LinearSVC has no random_state), so two fits stop at different points within its
-    # stopping tolerance tol = 1e-6: distances of order 0.1-1 then differ by ~1e-6 (measured
-    # 1.4e-6 at most). rtol = 1e-4 leaves two orders of magnitude of headroom and still
-    # catches any other stream or seed (which moves them by >1e-2). Everything else is exact.
-    rtol = {0: 1e-4} if view == "Model training" else None
-    assert_same_figures(page_figures(at), run_figures_of(result), rtol=rtol)
+    # Every figure, the linear SVM's included (liblinear is seeded), is bit-identical.
+    assert_same_figures(page_figures(at), run_figures_of(result))
     if view == "Estimates vs ε":  # the boxes hold exactly the run's estimates, per epsilon
         boxes = [t for t in page_figures(at)[0] if t["type"] == "box"]
         table = result.numbers["estimates_by_epsilon"]

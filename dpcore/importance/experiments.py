@@ -211,8 +211,10 @@ def _svm_coef(X: np.ndarray, y: np.ndarray, weights: np.ndarray, Lambda: float) 
     """Linear SVM minimising ``Lambda/2 ||w||^2 + (1/n) sum_i weights_i hinge_i``."""
     from sklearn.svm import LinearSVC
 
+    # liblinear's dual solver shuffles with a seed; a fixed one makes the study reproducible
+    # (without it, it reads numpy's global random state).
     model = LinearSVC(C=1.0 / (X.shape[0] * Lambda), loss="hinge", fit_intercept=False,
-                      dual=True, tol=1e-6, max_iter=20_000)
+                      dual=True, tol=1e-6, max_iter=20_000, random_state=0)
     model.fit(X, y, sample_weight=weights)
     return model.coef_[0]
 

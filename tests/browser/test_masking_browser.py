@@ -95,8 +95,8 @@ def test_masking_page_scatter_views_and_publish(page: Page):
         wait_idle(page, timeout=FIRST_RUN_TIMEOUT)
     panel = open_view(page, "Publish")
     panel.get_by_role("button", name="Publish the masked dataset").click()
-    expect(panel.get_by_test_id("stDownloadButton")).to_contain_text(
-        "Download the masked dataset (CSV)", timeout=FIRST_RUN_TIMEOUT)
+    expect(panel.get_by_test_id("stDownloadButton").filter(
+        has_text="Download the masked dataset (CSV)")).to_be_visible(timeout=FIRST_RUN_TIMEOUT)
     expect(page.get_by_test_id("stSidebar").get_by_text("spent ε = 0.5 of 1 in 1 release")
            ).to_be_visible()
     wait_idle(page)

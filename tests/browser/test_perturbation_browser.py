@@ -92,7 +92,7 @@ def test_perturbation_page_epsilon_views_and_publish(page: Page, app_url: str):
     error = metric_value(page, "Test error on the held-out test part")
     expect(error).to_be_visible()
     wait_idle(page)
-    expect(panel.get_by_test_id("stDownloadButton")).to_contain_text(
-        "Download the model (JSON)")
+    expect(panel.get_by_test_id("stDownloadButton").filter(
+        has_text="Download the model (JSON)")).to_be_visible()
     expect(page.get_by_test_id("stSidebar").get_by_text("spent ε = 0.5 of 1")).to_be_visible()
     screenshot(page, "perturbation-view-publish")

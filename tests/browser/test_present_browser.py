@@ -51,7 +51,10 @@ def test_toggle_slides_and_keyboard(page: Page):
     expect(main.get_by_role("heading", name="Privacy/utility explorer")).to_be_visible(
         timeout=SLIDE_TIMEOUT)
     wait_idle(page, timeout=SLIDE_TIMEOUT)
-    page.get_by_test_id("stSidebar").get_by_text("Presentation mode", exact=True).click()
+    toggle = page.get_by_test_id("stSidebar").get_by_text("Presentation mode", exact=True)
+    expect(toggle).to_be_visible()
+    screenshot(page, "present-toggle")
+    toggle.click()
     expect_slide(page, 0)
     assert page.url.rstrip("/").endswith("/present")
     # The controls are hidden: no sidebar, no header.
