@@ -50,6 +50,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlparse
 
 import numpy as np
 
@@ -331,7 +332,7 @@ def open_target(page: Page, url: str, target: Target) -> float:
     )
     wait_idle(page, target.first_load_timeout)
     elapsed = time.perf_counter() - t0
-    if not page.url.rstrip("/").endswith(target.path.rstrip("/")):
+    if not urlparse(page.url).path.rstrip("/").endswith(target.path.rstrip("/")):
         raise RuntimeError(f"{target.path} is not a page of the app (sent to {page.url})")
     if page.get_by_test_id("stException").count():
         raise RuntimeError("the page shows an exception after its first render")

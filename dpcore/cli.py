@@ -13,7 +13,9 @@ and any number of workers), and writes into ``DIR``:
   Chromium is found.
 
 Monte-Carlo grids run where ``--backend`` says: ``sequential`` (default), ``loky`` (``--workers``
-local processes) or ``dask`` (a Dask cluster at ``--scheduler tcp://host:8786``, or a local one).
+local processes) or ``dask`` (a Dask cluster at ``--scheduler tcp://host:8786``, or a local one),
+each cell with ``--blas-threads`` BLAS threads (default: this process's count, so the numbers
+are the page's bit for bit; see :class:`dpcore.parallel.Parallel`).
 
 Errors in what the user gave (config, files, options) print one line and exit with status 2.
 """

@@ -14,7 +14,9 @@ Reproducibility does not depend on the backend because no cell draws from a shar
 each cell names its own stream, ``dpcore.random.stream(seed, *keys)`` (see :class:`Cell` and
 :func:`grid_cells`) or a child of ``dpcore.random.spawn``, so its numbers depend on the seed and
 its keys only, never on which worker runs it or in which order. That is NumPy's recommended way
-of seeding parallel work ("Parallel random number generation", ``SeedSequence.spawn``).
+of seeding parallel work ("Parallel random number generation", ``SeedSequence.spawn``). The
+BLAS thread count, which moves the last bits of iterative fits, is fixed for every cell too
+(``blas_threads``; by default the caller's, so workers compute what this process computes).
 
 joblib, dask and distributed are imported only when a backend needs them: dpcore imports and
 runs sequentially without them.
@@ -31,7 +33,9 @@ True
 from __future__ import annotations
 
 import numbers
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -41,7 +45,7 @@ from dpcore.random import Key, stream
 from dpcore.simulation import Progress, report
 
 __all__ = ["BACKENDS", "SEQUENTIAL", "Cell", "Parallel", "current_blas_threads", "grid_cells",
-           "local_cluster", "normal_mean"]
+           "local_cluster", "normal_mean", "restore_environ"]
 
 T = TypeVar("T")
 
@@ -128,16 +132,31 @@ def current_blas_threads() -> int:
 
 
 class _Limited:
-    """``func`` run with the BLAS on exactly ``threads`` threads (picklable, for workers)."""
+    """``func`` run in a worker whose BLAS uses exactly ``threads`` threads (picklable).
+
+    The count is process-wide and is left set: workers are dedicated processes, and several
+    cells running side by side in one worker must not each set and restore it (OpenBLAS does
+    not take a count raised from another thread than the one that lowered it). In the caller's
+    own process :meth:`Parallel.map` sets the count around the whole map instead, so cells of
+    an in-process cluster find it set already.
+    """
 
     def __init__(self, func: Callable[..., Any], threads: int) -> None:
         self.func, self.threads = func, threads
 
     def __call__(self, *args: Any) -> Any:
-        from threadpoolctl import threadpool_limits
+        if current_blas_threads() != self.threads:
+            from threadpoolctl import ThreadpoolController
 
-        with threadpool_limits(limits=self.threads, user_api="blas"):
-            return self.func(*args)
+            ThreadpoolController().limit(limits=self.threads, user_api="blas")
+            if current_blas_threads() != self.threads:
+                raise RuntimeError(
+                    f"this worker's BLAS could not be set to {self.threads} threads (it uses "
+                    f"{current_blas_threads()}), so its numbers could differ from the other "
+                    f"workers'. Start the workers with OPENBLAS_NUM_THREADS={self.threads} "
+                    f"(and OMP_NUM_THREADS, MKL_NUM_THREADS), or pass blas_threads=1."
+                )
+        return self.func(*args)
 
 
 def _check_n_jobs(n_jobs: Any) -> int:
@@ -275,20 +294,25 @@ class Parallel:
             return []
         extra = () if shared is None else (shared,)
         local = self.backend == "sequential" or (self.backend == "loky" and self.n_jobs == 1)
-        if self.blas_threads is not None:
-            func = _Limited(func, self.blas_threads)
-        elif not local:  # workers use this process's BLAS thread count
-            func = _Limited(func, current_blas_threads())
-        if local:
-            results = (func(cell, *extra) for cell in cells)
-        elif self.backend == "loky":
-            results = self._joblib(func, cells, extra, backend="loky", n_jobs=self.n_jobs)
-        else:
-            results = self._dask(func, cells, extra)
-        out = []
-        for result in results:
-            out.append(result)
-            report(progress, len(out) / len(cells))
+        here = current_blas_threads()
+        threads = here if self.blas_threads is None else self.blas_threads
+        if not local:  # every worker runs its cells at the same BLAS thread count
+            func = _Limited(func, threads)
+        out: list[T] = []
+        with ExitStack() as stack:
+            if threads != here:  # set (and restored) in this thread, for the whole map
+                from threadpoolctl import threadpool_limits
+
+                stack.enter_context(threadpool_limits(limits=threads, user_api="blas"))
+            if local:
+                results = (func(cell, *extra) for cell in cells)
+            elif self.backend == "loky":
+                results = self._joblib(func, cells, extra, backend="loky", n_jobs=self.n_jobs)
+            else:
+                results = self._dask(func, cells, extra)
+            for result in results:
+                out.append(result)
+                report(progress, len(out) / len(cells))
         return out
 
     def _joblib(self, func, cells, extra, **config) -> Iterator:
@@ -351,7 +375,10 @@ def local_cluster(n_workers: int | None = None):
     than in a plain process (measured on the 10^4-replicate grid of
     ``benchmarks/bench_parallel.py``). The workers started here keep glibc's default; Dask's
     other worker settings stay. The scheduler's HTTP server takes a free port (Dask's default,
-    8787, may be taken by another cluster).
+    8787, may be taken by another cluster). Dask's nannies write the workers' settings
+    (``OPENBLAS_NUM_THREADS=1``, ...) into this process's ``os.environ`` before spawning them;
+    the environment is restored afterwards, so that processes started later (an exported
+    script, a browser) do not inherit them.
 
     Parameters
     ----------
@@ -364,9 +391,22 @@ def local_cluster(n_workers: int | None = None):
     environ = {key: value
                for key, value in dask.config.get("distributed.nanny.pre-spawn-environ").items()
                if key != "MALLOC_TRIM_THRESHOLD_"}
-    with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
-        return distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1,
-                                        processes=True, dashboard_address=":0")
+    saved = dict(os.environ)
+    try:
+        with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
+            return distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1,
+                                            processes=True, dashboard_address=":0")
+    finally:
+        restore_environ(saved)
+
+
+def restore_environ(saved: dict[str, str]) -> None:
+    """Put ``os.environ`` back to ``saved`` (what a Dask nanny changed in this process)."""
+    for key in set(os.environ) - set(saved):
+        del os.environ[key]
+    for key, value in saved.items():
+        if os.environ.get(key) != value:
+            os.environ[key] = value
 
 
 #: The default: every cell in this process, one after another.

@@ -29,7 +29,7 @@ from dpcore.text import csv_bytes, md
 from ui import importance as cached
 from ui.budget import budget_sidebar
 from ui.errors import show_errors
-from ui.export import export_panel
+from ui.export import export_panel, refresh_export
 from ui.figures.common import show
 from ui.figures.importance import (
     baselines_figure,
@@ -76,7 +76,7 @@ if scenario is not None and st.session_state.get("_iw_defaults_for") != st.sessi
         len(scenario.private), REPLICATES)
 with st.sidebar:
     st.header("Importance weighting")
-    epsilon = epsilon_slider("iw_epsilon", 0.1)
+    epsilon_slot = st.container()  # the ε slider, drawn by the results fragment below
     lam = lambda_slider("iw_lambda", 0.1,
                         help="Larger λ: less noise, weights closer to 1 (more bias).")
     n_reps = replicates_slider(
@@ -117,187 +117,211 @@ with st.expander("How to read this page"):
         "they are shown to explain the mechanism and would never be published."
     )
 
-with show_errors():
-    if scenario is None or query is None:
-        st.info("Choose a scenario in the sidebar to begin.")
-        st.stop()
-    scenario_id = st.session_state["scenario_id"]
-    D, E = scenario.private, scenario.public
-    b_D, b_E = query.evaluate(D), query.evaluate(E)
-    truth, public_mean = float(b_D.mean()), float(b_E.mean())
-    context = f"{scenario.title}; {query}; ε = {epsilon:g}, λ = {lam:g}"
 
-    def fits_at(lam_value: float):
-        return cached.fits(scenario, scenario_id, n_reps, sim_seed, lam_value)
 
-    def estimates(lams, epss) -> pd.DataFrame:
-        rows = [pd.DataFrame({"lam": lv, "epsilon": ev, "rep": np.arange(n_reps),
-                              "estimate": cached.estimates(scenario, scenario_id, query, n_reps,
-                                                           sim_seed, lv, ev)})
-                for lv in lams for ev in epss]
-        return pd.concat(rows, ignore_index=True).assign(truth=truth)
+@st.fragment
+def results() -> None:
+    """Everything the ε slider changes. A fragment: an ε move reruns only this function (the
+    slider, the numbers and the figure of the chosen view; the export's config and the link
+    follow), not the scenario, query, budget and export panels; any other control reruns the
+    whole page."""
+    with epsilon_slot:
+        epsilon = epsilon_slider("iw_epsilon", 0.1)
+    refresh_export("importance")  # the export's config and the URL follow the slider
+    with show_errors():
+        if scenario is None or query is None:
+            st.info("Choose a scenario in the sidebar to begin.")
+            st.stop()
+        scenario_id = st.session_state["scenario_id"]
+        D, E = scenario.private, scenario.public
+        b_D, b_E = query.evaluate(D), query.evaluate(E)
+        truth, public_mean = float(b_D.mean()), float(b_E.mean())
+        context = f"{scenario.title}; {query}; ε = {epsilon:g}, λ = {lam:g}"
 
-    lam_axis = tuple(sorted(set(LAMBDA_GRID) | {lam}))
-    eps_axis = tuple(sorted(set(EPSILON_GRID) | {epsilon}))
-    view = st.segmented_control("View", VIEWS, key="iw_view", label_visibility="collapsed")
-    view = view or VIEWS[0]
-    needs_grid = view in ("Estimates vs λ", "Bias vs SD", "Variance: theory")
-    lams_needed = lam_axis if needs_grid else (lam,)
-    bar = st.progress(0.0, text="Fitting the bootstrap replicates…")
-    for i, lam_value in enumerate(lams_needed):
-        fits_at(lam_value)
-        bar.progress((i + 1) / len(lams_needed), text=f"Fitted λ = {lam_value:g}")
-    bar.empty()
-    d = fits_at(lam).d  # components of a record, the intercept included
-    here = pd.Series(cached.estimates(scenario, scenario_id, query, n_reps, sim_seed, lam,
-                                      epsilon))
+        def fits_at(lam_value: float):
+            return cached.fits(scenario, scenario_id, n_reps, sim_seed, lam_value)
 
-    st.subheader(f"Query: {md(query)}")
-    cols = st.columns(5)
-    cols[0].metric("Truth on D (non-private)", f"{truth:.4f}",
-                   help="The answer on the private data itself, without noise: shown for "
-                        "comparison only, never released.")
-    cols[1].metric("Unweighted public mean", f"{public_mean:.4f}",
-                   help="The answer on E without weights: free, but biased when E differs from D.")
-    cols[2].metric("Median DP estimate", f"{here.median():.4f}",
-                   delta=f"{here.median() - truth:+.4f} vs truth", delta_color="off")
-    cols[3].metric("SD over replicates", f"{here.std():.4f}")
-    cols[4].metric("Noise norm E‖δ‖", f"{expected_noise_norm(d, len(D), lam, epsilon):.3g}",
-                   help="The average length of the random vector δ added to the model's "
-                        "coefficients β before release: d·√d/(N_D λ ε), plus a small term for "
-                        "the solver's accuracy.")
-    log_noise = typical_log_weight_noise(E, len(D), lam, epsilon)
-    if log_noise > LOG_WEIGHT_NOISE_LIMIT:
-        better_lam = default_lambda(E, len(D), epsilon, LAMBDAS)
-        better_eps = smallest_epsilon(E, len(D), lam, EPSILONS)
-        fixes = [f"raise λ to {better_lam:g}"] if better_lam > lam else []
-        fixes += [f"raise ε to {better_eps:g}"] if better_eps is not None else []
-        st.warning(
-            f"At ε = {epsilon:g} and λ = {lam:g} the noise moves a typical record's log-weight "
-            f"by about {log_noise:.1f} (a factor of e^{log_noise:.1f} on its weight): the "
-            "weights are mostly noise, so the estimates scatter over the whole range. "
-            f"To see the signal, {' or '.join(fixes) or 'use a larger dataset'}.",
-            icon=":material/blur_on:")
-    st.caption(
-        f"ε = {epsilon:g}, λ = {lam:g}, {n_reps} bootstrap resamples of D ({len(D):,} records) "
-        f"against E ({len(E):,} records); d = {d} components (with the intercept; Ji & Elkan's "
-        f"Adult encoding had {PAPER_D}). The noise grows like d^1.5 / (N_D λ ε). These are "
-        "simulations of the mechanism, seeded and reproducible: none of them is a release."
-    )
+        def estimates(lams, epss) -> pd.DataFrame:
+            rows = [pd.DataFrame({"lam": lv, "epsilon": ev, "rep": np.arange(n_reps),
+                                  "estimate": cached.estimates(scenario, scenario_id, query, n_reps,
+                                                               sim_seed, lv, ev)})
+                    for lv in lams for ev in epss]
+            return pd.concat(rows, ignore_index=True).assign(truth=truth)
 
-    if view == "Estimates vs λ":
-        by_lam = estimates(lam_axis, [epsilon])
-        show(estimate_boxes(by_lam, "lam", lam, truth, public_mean, "λ"), "fig_lambda",
-             title="DP estimates vs λ (Ji & Elkan Fig. 1)", context=context)
-        st.caption("Each box is the spread of the DP estimate over the replicates: the line in "
-                   "the box is the median, the box holds the middle half, the whiskers reach "
-                   "the furthest estimates within 1.5 box-lengths, dots are the rest. Small λ: "
-                   "centred on the truth but noisy; large λ: steady but pulled towards the "
-                   "public mean.")
-    elif view == "Estimates vs ε":
-        by_eps = estimates([lam], eps_axis)
-        show(estimate_boxes(by_eps, "epsilon", epsilon, truth, public_mean, "ε"), "fig_epsilon",
-             title="DP estimates vs ε (Ji & Elkan Fig. 2)", context=context)
-        st.caption("A larger budget ε shrinks the spread; the centre barely moves, so privacy "
-                   "costs variance, not bias. Boxes: median, middle half, whiskers to 1.5 "
-                   "box-lengths, dots beyond.")
-    elif view in ("Bias vs SD", "Variance: theory"):
-        by_lam = estimates(lam_axis, [epsilon])
-        summary_lam = summarise(by_lam)
-        terms = {lv: cached.variance_terms(scenario, scenario_id, query, n_reps, sim_seed, lv)
-                 for lv in lam_axis}
-        theory_lam = pd.DataFrame([terms[lv].at(epsilon) for lv in lam_axis])
-        if view == "Bias vs SD":
-            show(bias_sd_figure(summary_lam, theory_lam, lam), "fig_bias_sd",
-                 title="Bias vs standard deviation across λ (Ji & Elkan Fig. 4)", context=context)
-            st.caption("Raising λ trades standard deviation for bias; the best λ sits at the "
-                       "knee. The dashed curve predicts both without simulation (non-private).")
-        else:
+        lam_axis = tuple(sorted(set(LAMBDA_GRID) | {lam}))
+        eps_axis = tuple(sorted(set(EPSILON_GRID) | {epsilon}))
+        view = st.segmented_control("View", VIEWS, key="iw_view", label_visibility="collapsed")
+        view = view or VIEWS[0]
+        needs_grid = view in ("Estimates vs λ", "Bias vs SD", "Variance: theory")
+        lams_needed = lam_axis if needs_grid else (lam,)
+        missing = [lv for lv in lams_needed
+                   if not cached.has_fits(scenario, scenario_id, n_reps, sim_seed, lv)]
+        if missing:  # a bar only when there is work (an ε move never fits)
+            bar = st.progress(0.0, text="Fitting the bootstrap replicates…")
+            for i, lam_value in enumerate(missing):
+                fits_at(lam_value)
+                bar.progress((i + 1) / len(missing), text=f"Fitted λ = {lam_value:g}")
+            bar.empty()
+        d = fits_at(lam).d  # components of a record, the intercept included
+        here = pd.Series(cached.estimates(scenario, scenario_id, query, n_reps, sim_seed, lam,
+                                          epsilon))
+
+        st.subheader(f"Query: {md(query)}")
+        cols = st.columns(5)
+        cols[0].metric("Truth on D (non-private)", f"{truth:.4f}",
+                       help="The answer on the private data itself, without noise: shown for "
+                            "comparison only, never released.")
+        cols[1].metric("Unweighted public mean", f"{public_mean:.4f}",
+                       help="The answer on E without weights: free, but biased when E differs "
+                            "from D.")
+        cols[2].metric("Median DP estimate", f"{here.median():.4f}",
+                       delta=f"{here.median() - truth:+.4f} vs truth", delta_color="off")
+        cols[3].metric("SD over replicates", f"{here.std():.4f}")
+        cols[4].metric("Noise norm E‖δ‖", f"{expected_noise_norm(d, len(D), lam, epsilon):.3g}",
+                       help="The average length of the random vector δ added to the model's "
+                            "coefficients β before release: d·√d/(N_D λ ε), plus a small term for "
+                            "the solver's accuracy.")
+        log_noise = typical_log_weight_noise(E, len(D), lam, epsilon)
+        if log_noise > LOG_WEIGHT_NOISE_LIMIT:
+            better_lam = default_lambda(E, len(D), epsilon, LAMBDAS)
+            better_eps = smallest_epsilon(E, len(D), lam, EPSILONS)
+            fixes = [f"raise λ to {better_lam:g}"] if better_lam > lam else []
+            fixes += [f"raise ε to {better_eps:g}"] if better_eps is not None else []
+            st.warning(
+                f"At ε = {epsilon:g} and λ = {lam:g} the noise moves a typical record's log-weight "
+                f"by about {log_noise:.1f} (a factor of e^{log_noise:.1f} on its weight): the "
+                "weights are mostly noise, so the estimates scatter over the whole range. "
+                f"To see the signal, {' or '.join(fixes) or 'use a larger dataset'}.",
+                icon=":material/blur_on:")
+        st.caption(
+            f"ε = {epsilon:g}, λ = {lam:g}, {n_reps} bootstrap resamples of D ({len(D):,} records) "
+            f"against E ({len(E):,} records); d = {d} components (with the intercept; Ji & Elkan's "
+            f"Adult encoding had {PAPER_D}). The noise grows like d^1.5 / (N_D λ ε). These are "
+            "simulations of the mechanism, seeded and reproducible: none of them is a release."
+        )
+
+        if view == "Estimates vs λ":
+            by_lam = estimates(lam_axis, [epsilon])
+            show(estimate_boxes(by_lam, "lam", lam, truth, public_mean, "λ"), "fig_lambda",
+                 title="DP estimates vs λ (Ji & Elkan Fig. 1)", context=context)
+            st.caption("Each box is the spread of the DP estimate over the replicates: the line in "
+                       "the box is the median, the box holds the middle half, the whiskers reach "
+                       "the furthest estimates within 1.5 box-lengths, dots are the rest. Small λ: "
+                       "centred on the truth but noisy; large λ: steady but pulled towards the "
+                       "public mean.")
+        elif view == "Estimates vs ε":
             by_eps = estimates([lam], eps_axis)
-            theory_eps = pd.DataFrame([terms[lam].at(ev) for ev in eps_axis])
-            left, right = st.columns(2)
-            with left:
-                show(variance_figure(summarise(by_eps), theory_eps, "epsilon", "ε"),
-                     "fig_var_eps", title="Variance vs ε (Theorem 2)", context=context)
-            with right:
-                show(variance_figure(summary_lam, theory_lam, "lam", "λ"), "fig_var_lam",
-                     title="Variance vs λ (Theorem 2)", context=context)
-            st.caption("Dots: measured variance of the DP estimates. Theorem 2 bounds it from "
-                       "above (the printed form is 4× the delta-method form); the plug-in curve "
-                       "predicts it without simulation. Curves read D without noise: "
-                       "non-private references.")
-            with st.expander("Numbers"):
-                st.dataframe(summarise(by_eps).merge(theory_eps, on=["lam", "epsilon"]),
-                             hide_index=True)
-    elif view == "Baselines":
-        base = cached.baselines(scenario, scenario_id, query, epsilon, n_reps, sim_seed)
-        ours = pd.DataFrame({"method": "importance weights (this page)", "estimate": here})
-        frame = pd.concat([ours, base[["method", "estimate"]]])
-        show(baselines_figure(frame, truth, public_mean), "fig_baselines",
-             title="Every method on the same resamples (Ji & Elkan Sect. 5.1)", context=context)
-        st.caption("Laplace perturbation of the records (L1 sensitivity "
-                   f"{scenario.record_l1_sensitivity:g} per record) is either hopelessly noisy "
-                   "(raw; most of it lies off this chart) or biased towards ½ (trimmed); the "
-                   "Laplace mechanism answers this one query well but spends budget on every "
-                   "question asked.")
-        st.dataframe(frame.groupby("method", sort=False).estimate
-                     .agg(median="median", sd="std").reset_index(), hide_index=True)
-    elif view == "Model training":
-        if scenario.target is None:
-            st.info("This scenario has no target to train a classifier on: choose one in the "
-                    "sidebar (uploads: the target column) to compare models.")
-        else:
-            st.markdown(
-                "Train a linear SVM and a logistic regression on **weighted E** and measure how "
-                "far each lands from the same model trained on D (non-private). This view uses "
-                f"its own budgets ε = {', '.join(map(str, MODEL_EPSILONS))}, not the slider's.")
-            model_reps = st.select_slider("Replicates for the model comparison", (5, 10, 20, 50),
-                                          key="iw_model_reps")
-            if st.toggle("Train the models (takes a few seconds)", key="iw_models"):
-                bar = st.progress(0.0, text="Training SVMs and logistic regressions…")
-                dist = cached.model_distances(scenario, scenario_id, lam, MODEL_EPSILONS,
-                                              model_reps, sim_seed,
-                                              progress=lambda f: bar.progress(f))
-                bar.empty()
-                norms = dist.attrs["reference_norm"]
+            show(estimate_boxes(by_eps, "epsilon", epsilon, truth, public_mean, "ε"), "fig_epsilon",
+                 title="DP estimates vs ε (Ji & Elkan Fig. 2)", context=context)
+            st.caption("A larger budget ε shrinks the spread; the centre barely moves, so privacy "
+                       "costs variance, not bias. Boxes: median, middle half, whiskers to 1.5 "
+                       "box-lengths, dots beyond.")
+        elif view in ("Bias vs SD", "Variance: theory"):
+            by_lam = estimates(lam_axis, [epsilon])
+            summary_lam = summarise(by_lam)
+            terms = {lv: cached.variance_terms(scenario, scenario_id, query, n_reps, sim_seed, lv)
+                     for lv in lam_axis}
+            theory_lam = pd.DataFrame([terms[lv].at(epsilon) for lv in lam_axis])
+            if view == "Bias vs SD":
+                show(bias_sd_figure(summary_lam, theory_lam, lam), "fig_bias_sd",
+                     title="Bias vs standard deviation across λ (Ji & Elkan Fig. 4)",
+                     context=context)
+                st.caption("Raising λ trades standard deviation for bias; the best λ sits at the "
+                           "knee. The dashed curve predicts both without simulation (non-private).")
+            else:
+                by_eps = estimates([lam], eps_axis)
+                theory_eps = pd.DataFrame([terms[lam].at(ev) for ev in eps_axis])
                 left, right = st.columns(2)
                 with left:
-                    show(distance_boxes(dist, "linear SVM"), "fig_svm",
-                         title="Linear SVM (Ji & Elkan Fig. 3)", context=f"λ = {lam:g}")
+                    show(variance_figure(summarise(by_eps), theory_eps, "epsilon", "ε"),
+                         "fig_var_eps", title="Variance vs ε (Theorem 2)", context=context)
                 with right:
-                    show(distance_boxes(dist, "logistic regression"), "fig_lr",
-                         title="Logistic regression", context=f"λ = {lam:g}")
-                st.caption(
-                    "How far a classifier trained on weighted E lands from the one trained on D "
-                    f"(norms {norms['linear SVM']:.2f} for the SVM, "
-                    f"{norms['logistic regression']:.2f} for logistic regression; non-private "
-                    "references), against releasing the SVM itself by output perturbation.")
-    else:
-        st.markdown(
-            f"**One release** at ε = {epsilon:g} and λ = {lam:g}: the only output on this page "
-            "that leaves the data owner. Everything else is a simulation of the mechanism.")
-        step1 = cached.step1(scenario, scenario_id, lam)
+                    show(variance_figure(summary_lam, theory_lam, "lam", "λ"), "fig_var_lam",
+                         title="Variance vs λ (Theorem 2)", context=context)
+                st.caption("Dots: measured variance of the DP estimates. Theorem 2 bounds it from "
+                           "above (the printed form is 4× the delta-method form); the plug-in "
+                           "curve "
+                           "predicts it without simulation. Curves read D without noise: "
+                           "non-private references.")
+                with st.expander("Numbers"):
+                    st.dataframe(summarise(by_eps).merge(theory_eps, on=["lam", "epsilon"]),
+                                 hide_index=True)
+        elif view == "Baselines":
+            base = cached.baselines(scenario, scenario_id, query, epsilon, n_reps, sim_seed)
+            ours = pd.DataFrame({"method": "importance weights (this page)", "estimate": here})
+            frame = pd.concat([ours, base[["method", "estimate"]]])
+            show(baselines_figure(frame, truth, public_mean), "fig_baselines",
+                 title="Every method on the same resamples (Ji & Elkan Sect. 5.1)", context=context)
+            st.caption("Laplace perturbation of the records (L1 sensitivity "
+                       f"{scenario.record_l1_sensitivity:g} per record) is either hopelessly noisy "
+                       "(raw; most of it lies off this chart) or biased towards ½ (trimmed); the "
+                       "Laplace mechanism answers this one query well but spends budget on every "
+                       "question asked.")
+            st.dataframe(frame.groupby("method", sort=False).estimate
+                         .agg(median="median", sd="std").reset_index(), hide_index=True)
+        elif view == "Model training":
+            if scenario.target is None:
+                st.info("This scenario has no target to train a classifier on: choose one in the "
+                        "sidebar (uploads: the target column) to compare models.")
+            else:
+                st.markdown(
+                    "Train a linear SVM and a logistic regression on **weighted E** and measure "
+                    "how "
+                    "far each lands from the same model trained on D (non-private). This view uses "
+                    f"its own budgets ε = {', '.join(map(str, MODEL_EPSILONS))}, not the slider's.")
+                model_reps = st.select_slider("Replicates for the model comparison",
+                                              (5, 10, 20, 50),
+                                              key="iw_model_reps")
+                if st.toggle("Train the models (takes a few seconds)", key="iw_models"):
+                    bar = st.progress(0.0, text="Training SVMs and logistic regressions…")
+                    dist = cached.model_distances(scenario, scenario_id, lam, MODEL_EPSILONS,
+                                                  model_reps, sim_seed,
+                                                  progress=lambda f: bar.progress(f))
+                    bar.empty()
+                    norms = dist.attrs["reference_norm"]
+                    left, right = st.columns(2)
+                    with left:
+                        show(distance_boxes(dist, "linear SVM"), "fig_svm",
+                             title="Linear SVM (Ji & Elkan Fig. 3)", context=f"λ = {lam:g}")
+                    with right:
+                        show(distance_boxes(dist, "logistic regression"), "fig_lr",
+                             title="Logistic regression", context=f"λ = {lam:g}")
+                    st.caption(
+                        "How far a classifier trained on weighted E lands from the one trained "
+                        "on D "
+                        f"(norms {norms['linear SVM']:.2f} for the SVM, "
+                        f"{norms['logistic regression']:.2f} for logistic regression; non-private "
+                        "references), against releasing the SVM itself by output perturbation.")
+        else:
+            st.markdown(
+                f"**One release** at ε = {epsilon:g} and λ = {lam:g}: the only output on this page "
+                "that leaves the data owner. Everything else is a simulation of the mechanism.")
+            step1 = cached.step1(scenario, scenario_id, lam)
 
-        def release(accountant):
-            return ImportanceWeights(epsilon, lam, accountant=accountant).fit(
-                D, E, step1=step1, dataset=scenario.title)
+            def release(accountant):
+                return ImportanceWeights(epsilon, lam, accountant=accountant).fit(
+                    D, E, step1=step1, dataset=scenario.title)
 
-        published = publish_panel("importance", scenario=scenario, scenario_id=scenario_id,
-                                  epsilon=epsilon, settings=f"ε = {epsilon:g}, λ = {lam:g}",
-                                  release=release, label="Publish the weights")
-        if published is not None:
-            iw = published.value
-            st.success(f"Published at {published.settings} "
-                       f"({published.time:%H:%M:%S} UTC).", icon=":material/check_circle:")
-            st.metric("DP estimate of the query from this release", f"{iw.estimate(b_E):.4f}")
-            show(weights_histogram(iw.weights_), "fig_weights", title="Released weights",
-                 context=f"{scenario.title}; {published.settings}")
-            st.caption("How the weights spread: records like D's are weighted up, the rest down.")
-            shown = scenario.raw_public if scenario.raw_public is not None else E
-            released = shown.reset_index(drop=True)
-            released.insert(0, "weight", iw.weights_)
-            st.markdown("**Most-weighted public records**")
-            st.dataframe(released.nlargest(10, "weight"), hide_index=True)
-            st.download_button("Download the release (public rows + weights, CSV)",
-                               csv_bytes(released), "importance_weights.csv",
-                               "text/csv", key="iw_download")
+            published = publish_panel("importance", scenario=scenario, scenario_id=scenario_id,
+                                      epsilon=epsilon, settings=f"ε = {epsilon:g}, λ = {lam:g}",
+                                      release=release, label="Publish the weights")
+            if published is not None:
+                iw = published.value
+                st.success(f"Published at {published.settings} "
+                           f"({published.time:%H:%M:%S} UTC).", icon=":material/check_circle:")
+                st.metric("DP estimate of the query from this release", f"{iw.estimate(b_E):.4f}")
+                show(weights_histogram(iw.weights_), "fig_weights", title="Released weights",
+                     context=f"{scenario.title}; {published.settings}")
+                st.caption("How the weights spread: records like D's are weighted up, the rest "
+                           "down.")
+                shown = scenario.raw_public if scenario.raw_public is not None else E
+                released = shown.reset_index(drop=True)
+                released.insert(0, "weight", iw.weights_)
+                st.markdown("**Most-weighted public records**")
+                st.dataframe(released.nlargest(10, "weight"), hide_index=True)
+                st.download_button("Download the release (public rows + weights, CSV)",
+                                   csv_bytes(released), "importance_weights.csv",
+                                   "text/csv", key="iw_download")
+
+
+results()

@@ -28,7 +28,7 @@ from dpcore.text import csv_bytes
 from ui.budget import budget_sidebar
 from ui.cache import load_builtin, memo
 from ui.errors import show_errors
-from ui.export import export_panel
+from ui.export import export_panel, refresh_export
 from ui.figures.common import show
 from ui.figures.masking import (
     Panel,
@@ -58,7 +58,7 @@ with st.sidebar:
     task_label = st.selectbox("Experiment", list(TASKS), key="mk_task",
                               help="The paper's toy and digit experiments, or the scenario "
                                    "chosen above (one class against the rest).")
-    epsilon = epsilon_slider("mk_epsilon", 5.0, options=FIG5_EPSILONS)
+    epsilon_slot = st.container()  # the ε slider, drawn by the results fragment below
     lam = lambda_slider("mk_lambda", 0.5, help="Regularisation of the logistic model (the paper "
                         "uses 0.5). Larger λ: less noise on the classifier, a weaker fit.")
     initial_choice = st.radio("Initial masked set", INITIAL, key="mk_initial",
@@ -85,237 +85,250 @@ st.markdown(
 )
 
 
-with show_errors():
-    task_key, route_name = TASKS[task_label]
-    if route_name is None:
-        if scenario is None:
-            st.info("Choose a scenario in the sidebar to begin.")
-            st.stop()
-        route, route_id = scenario, st.session_state["scenario_id"]
-        task = memo(route, route_id, ("masking task",), lambda: load_task(task_key, scenario))
-    else:
-        route, route_id = load_builtin(route_name, seed=None), f"masking:{task_key}"
-        task = memo(route, route_id, ("masking task", task_key), lambda: load_task(task_key))
 
-    initial = (task.X_initial, task.y_initial) if initial_choice == INITIAL[0] else None
-    m = len(task.y_initial) if initial is not None else 0
-    n = masked_size(n_chosen, m)
-    settings = f"ε = {epsilon:g}, λ = {lam:g}, N = {n}" + ("" if bounded else ", unbounded")
-    context = f"{task.title}; {settings}"
-
-    def study():
-        return masking_study(task, epsilon, lam, n, initial, bounded, seed,
-                             progress=lambda f: bar.progress(f))
-
-    bar = st.progress(0.0, text="Growing the masked set…")
-    gen, perturbed, initial_coef = memo(route, route_id, ("masking study", task_key, epsilon,
-                                                          lam, n, initial_choice, bounded, seed),
-                                    study)
-    bar.empty()
-    accuracy = validation_accuracy(gen, task)
-    cols = st.columns(4)
-    cols[0].metric("Gradient norm at w′", f"{gen.gradient_norm_:.2g}",
-                   help="‖∇J_S(w′)‖, the gradient of the masked set's regularised objective at "
-                        "the noisy classifier w′: how far the masked set is from having w′ as "
-                        "its own optimum (0 = exactly).")
-    cols[1].metric("‖refit − w′‖", f"{gen.refit_distance_:.2g}",
-                   help=f"Distance between the model a recipient trains on the masked set and "
-                        f"w′. Strong convexity bounds it by {gen.distance_bound_:.2g} (the "
-                        f"gradient norm / λ).")
-    cols[2].metric("Masked-set model accuracy", f"{accuracy['refit']:.3f}",
-                   help="Validation accuracy of the model a recipient trains on the masked set "
-                        "(a study number).")
-    cols[3].metric("Non-private model accuracy", f"{accuracy['private']:.3f}",
-                   help="The model fitted on the private data without noise: a non-private "
-                        "reference, never released.")
-    if gen.distance_bound_ > 0.05:
-        st.warning(f"The masked set could not reach w′ (gradient norm {gen.gradient_norm_:.2g}): "
-                   "the noise is large and N is small for records kept in the domain. Raise N "
-                   "or ε, or let the search leave the domain.", icon="⚠️")
-    st.caption(
-        f"{task.description} N = {n} masked records"
-        + (f" (the initial set has {m}; N was raised to {n})" if n != n_chosen else "")
-        + ". A seeded simulation of the mechanism, not a release: it spends no budget."
-    )
-
-    view = st.segmented_control("View", VIEWS, key="mk_view", label_visibility="collapsed")
-    view = view or VIEWS[0]
-    _, _, identity = task.projection()
-    names = task.class_names
-    if identity:
-        xtitle, ytitle = task.feature_names[:2]
-    else:
-        xtitle, ytitle = "public PC 1", "public PC 2"
-
-    def regions(coef, x_range, y_range):
-        if not identity:
-            return None
-        return decision_regions(coef, task.data_norm, x_range, y_range, resolution=60)
-
-    if view == "Masked vs original":
-        alone = st.toggle("Masked set alone, as a recipient sees it", key="mk_alone")
-        masked2 = task.project(gen.masked_X_)
-        private2 = task.project(task.X_private)
-        initial2 = task.project(task.X_initial) if initial is not None else np.empty((0, 2))
-        x_range, y_range = axis_ranges(masked2, private2, initial2)
-        final = Panel(f"Final masked set (DP, ε = {epsilon:g})", masked2, gen.masked_y_,
-                      regions(gen.refit_coef_, x_range, y_range), faint=gen.n_initial_)
-        if alone:
-            fig = scatter_panels([final], names, xtitle=xtitle, ytitle=ytitle, x_range=x_range,
-                                 y_range=y_range, height=520)
-            show(fig, "fig_recipient", title="The published masked set, as a recipient sees it",
-                 context=context)
-            st.caption("Only what is published: the masked records, their labels, and the "
-                       "regions of the model trained on them. Pale points are the initial set.")
+@st.fragment
+def results() -> None:
+    """Everything the ε slider changes. A fragment: an ε move reruns only this function (the
+    slider, the masked set and the chosen view; the export's config and the link follow), not
+    the scenario, budget and export panels; any other control reruns the whole page."""
+    with epsilon_slot:
+        epsilon = epsilon_slider("mk_epsilon", 5.0, options=FIG5_EPSILONS)
+    refresh_export("masking")  # the export's config and the URL follow the slider
+    with show_errors():
+        task_key, route_name = TASKS[task_label]
+        if route_name is None:
+            if scenario is None:
+                st.info("Choose a scenario in the sidebar to begin.")
+                st.stop()
+            route, route_id = scenario, st.session_state["scenario_id"]
+            task = memo(route, route_id, ("masking task",), lambda: load_task(task_key, scenario))
         else:
-            with_input = st.toggle("Show input-perturbed records for contrast", key="mk_input")
-            extra = (f"input perturbation, ε = {epsilon:g}", task.project(perturbed),
-                     task.y_private) if with_input else None
-            panels = [Panel("Original private records (non-private)", private2, task.y_private,
-                            regions(gen.coef_, x_range, y_range), extra=extra)]
-            if initial is not None:
-                panels.append(Panel("Initial masked set (public / fake)", initial2,
-                                    task.y_initial, regions(initial_coef, x_range, y_range)))
-            panels.append(final)
-            fig = scatter_panels(panels, names, xtitle=xtitle, ytitle=ytitle, x_range=x_range,
-                                 y_range=y_range)
-            show(fig, "fig_scatter", title="Original vs masked records (Pham et al. Fig. 2)",
-                 context=context)
-            outside = 0
-            if with_input:
-                p2 = task.project(perturbed)
-                outside = int(np.sum((p2[:, 0] < x_range[0]) | (p2[:, 0] > x_range[1])
-                                     | (p2[:, 1] < y_range[0]) | (p2[:, 1] > y_range[1])))
-            st.caption(
-                "Shaded: the decision regions of the model trained on each set. The masked "
-                "records need not resemble the sensitive ones, yet their model is the noisy "
-                "model w′: where its regions differ from the original's, that is the privacy "
-                "noise, which shrinks as ε or the private N grows. Hollow markers: the same "
-                "private records after input "
-                "perturbation (Algorithm 2) at the same ε"
-                + (f" ({outside} of {len(perturbed)} fall outside the axes)" if outside else "")
-                + "; its labels are published unperturbed, so it protects features only."
-                + ("" if identity else " The 2-D view is a projection fitted on public data "
-                   "only; regions are not drawn for d > 2.")
-            )
-    elif view == "Greedy animation":
-        new = slice(gen.n_initial_, None)
-        init2 = task.project(gen.masked_X_[:gen.n_initial_])
-        new2 = task.project(gen.masked_X_[new])
-        x_range, y_range = axis_ranges(init2, new2)
-        fig = growth_animation(init2, gen.masked_y_[:gen.n_initial_], new2, gen.masked_y_[new],
-                               gen.gradient_trace_, names, x_range=x_range, y_range=y_range,
-                               xtitle=xtitle, ytitle=ytitle)
-        show(fig, "fig_animation", title="Greedy growth of the masked set (Algorithm 1, step 3)",
-             context=context)
-        st.caption("Press ▶ or drag the slider: each new record is the one that cancels the "
-                   "most of the remaining gradient (eq. 4), so the gradient norm falls as "
-                   "records appear. Once it is zero, further records sit at the origin, where "
-                   "a record adds nothing to the gradient.")
-    elif view == "Accuracy vs ε":
-        n_draws = replicates_slider("mk_draws", 20, options=(10, 20, 50),
-                                    label="Draws per ε (the paper: 50)")
-        columns = st.columns(len(FIG5_N))
-        for col, n_fig in zip(columns, FIG5_N, strict=True):
-            with col:
-                if n_fig > len(task.y_pool):
-                    st.info(f"N = {n_fig} needs more than the {len(task.y_pool)} private "
-                            "records of this task.")
-                    continue
-                bar = st.progress(0.0, text=f"Simulating N = {n_fig}…")
-                frame = memo(route, route_id, ("fig5", task_key, lam, n_fig, n_draws, seed),
-                             lambda n_fig=n_fig, bar=bar: accuracy_vs_epsilon(
-                                 task, lam=lam, n_samples=n_fig, n_draws=n_draws, seed=seed,
-                                 progress=lambda f, text, b=bar: b.progress(f, text=text)))
-                bar.empty()
-                show(accuracy_figure(frame, epsilon=epsilon), f"fig_accuracy_{n_fig}",
-                     title=f"Accuracy vs ε, N = {n_fig} (Pham et al. Fig. 5)",
-                     context=f"{task.title}; λ = {lam:g}; {n_draws} draws")
-        st.caption("Mean validation accuracy over draws, ±1 SD shaded. Masked generation: the "
-                   "model trained on the masked set; output perturbation: the noisy model w′ "
-                   "itself; input perturbation: a model trained on noisy records (labels "
-                   "unprotected); non-private: the model on the private draw (a reference). "
-                   "Where the masked set reaches w′, its curve lies on output perturbation's. "
-                   "Seeded simulations, not releases.")
-    elif view == "Digit images":
-        if task.components is None:
-            st.info("Images exist for the digit experiments only: pick one in the sidebar.")
+            route, route_id = load_builtin(route_name, seed=None), f"masking:{task_key}"
+            task = memo(route, route_id, ("masking task", task_key), lambda: load_task(task_key))
+
+        initial = (task.X_initial, task.y_initial) if initial_choice == INITIAL[0] else None
+        m = len(task.y_initial) if initial is not None else 0
+        n = masked_size(n_chosen, m)
+        settings = f"ε = {epsilon:g}, λ = {lam:g}, N = {n}" + ("" if bounded else ", unbounded")
+        context = f"{task.title}; {settings}"
+
+        def study():
+            return masking_study(task, epsilon, lam, n, initial, bounded, seed,
+                                 progress=lambda f: bar.progress(f))
+
+        bar = st.progress(0.0, text="Growing the masked set…")
+        parts = ("masking study", task_key, epsilon, lam, n, initial_choice, bounded, seed)
+        gen, perturbed, initial_coef = memo(route, route_id, parts, study)
+        bar.empty()
+        accuracy = validation_accuracy(gen, task)
+        cols = st.columns(4)
+        cols[0].metric("Gradient norm at w′", f"{gen.gradient_norm_:.2g}",
+                       help="‖∇J_S(w′)‖, the gradient of the masked set's regularised objective at "
+                            "the noisy classifier w′: how far the masked set is from having w′ as "
+                            "its own optimum (0 = exactly).")
+        cols[1].metric("‖refit − w′‖", f"{gen.refit_distance_:.2g}",
+                       help=f"Distance between the model a recipient trains on the masked set and "
+                            f"w′. Strong convexity bounds it by {gen.distance_bound_:.2g} (the "
+                            f"gradient norm / λ).")
+        cols[2].metric("Masked-set model accuracy", f"{accuracy['refit']:.3f}",
+                       help="Validation accuracy of the model a recipient trains on the masked set "
+                            "(a study number).")
+        cols[3].metric("Non-private model accuracy", f"{accuracy['private']:.3f}",
+                       help="The model fitted on the private data without noise: a non-private "
+                            "reference, never released.")
+        if gen.distance_bound_ > 0.05:
+            st.warning(f"The masked set could not reach w′ (gradient norm "
+                       f"{gen.gradient_norm_:.2g}): "
+                       "the noise is large and N is small for records kept in the domain. Raise N "
+                       "or ε, or let the search leave the domain.", icon="⚠️")
+        st.caption(
+            f"{task.description} N = {n} masked records"
+            + (f" (the initial set has {m}; N was raised to {n})" if n != n_chosen else "")
+            + ". A seeded simulation of the mechanism, not a release: it spends no budget."
+        )
+
+        view = st.segmented_control("View", VIEWS, key="mk_view", label_visibility="collapsed")
+        view = view or VIEWS[0]
+        _, _, identity = task.projection()
+        names = task.class_names
+        if identity:
+            xtitle, ytitle = task.feature_names[:2]
         else:
-            per_class = 6
+            xtitle, ytitle = "public PC 1", "public PC 2"
 
-            def some(y):
-                return np.concatenate([np.flatnonzero(y == c)[:per_class]
-                                       for c in range(task.n_classes)])
+        def regions(coef, x_range, y_range):
+            if not identity:
+                return None
+            return decision_regions(coef, task.data_norm, x_range, y_range, resolution=60)
 
-            rows = some(task.y_private)
-            show(image_grid(task.to_images(task.X_private[rows]),
-                            [names[c] for c in task.y_private[rows]], cols=per_class * 3),
-                 "fig_private_images", title="Private images (non-private; PCA-25 view)",
-                 context=task.title)
-            if initial is not None:
-                rows0 = some(task.y_initial)
-                show(image_grid(task.to_images(task.X_initial[rows0]),
-                                [f"as {names[c]}" for c in task.y_initial[rows0]],
-                                cols=per_class * 3),
-                     "fig_initial_images", title="Initial masked set (public images)",
+        if view == "Masked vs original":
+            alone = st.toggle("Masked set alone, as a recipient sees it", key="mk_alone")
+            masked2 = task.project(gen.masked_X_)
+            private2 = task.project(task.X_private)
+            initial2 = task.project(task.X_initial) if initial is not None else np.empty((0, 2))
+            x_range, y_range = axis_ranges(masked2, private2, initial2)
+            final = Panel(f"Final masked set (DP, ε = {epsilon:g})", masked2, gen.masked_y_,
+                          regions(gen.refit_coef_, x_range, y_range), faint=gen.n_initial_)
+            if alone:
+                fig = scatter_panels([final], names, xtitle=xtitle, ytitle=ytitle, x_range=x_range,
+                                     y_range=y_range, height=520)
+                show(fig, "fig_recipient", title="The published masked set, as a recipient sees it",
+                     context=context)
+                st.caption("Only what is published: the masked records, their labels, and the "
+                           "regions of the model trained on them. Pale points are the initial set.")
+            else:
+                with_input = st.toggle("Show input-perturbed records for contrast", key="mk_input")
+                extra = (f"input perturbation, ε = {epsilon:g}", task.project(perturbed),
+                         task.y_private) if with_input else None
+                panels = [Panel("Original private records (non-private)", private2, task.y_private,
+                                regions(gen.coef_, x_range, y_range), extra=extra)]
+                if initial is not None:
+                    panels.append(Panel("Initial masked set (public / fake)", initial2,
+                                        task.y_initial, regions(initial_coef, x_range, y_range)))
+                panels.append(final)
+                fig = scatter_panels(panels, names, xtitle=xtitle, ytitle=ytitle, x_range=x_range,
+                                     y_range=y_range)
+                show(fig, "fig_scatter", title="Original vs masked records (Pham et al. Fig. 2)",
+                     context=context)
+                outside = 0
+                if with_input:
+                    p2 = task.project(perturbed)
+                    outside = int(np.sum((p2[:, 0] < x_range[0]) | (p2[:, 0] > x_range[1])
+                                         | (p2[:, 1] < y_range[0]) | (p2[:, 1] > y_range[1])))
+                st.caption(
+                    "Shaded: the decision regions of the model trained on each set. The masked "
+                    "records need not resemble the sensitive ones, yet their model is the noisy "
+                    "model w′: where its regions differ from the original's, that is the privacy "
+                    "noise, which shrinks as ε or the private N grows. Hollow markers: the same "
+                    "private records after input "
+                    "perturbation (Algorithm 2) at the same ε"
+                    + (f" ({outside} of {len(perturbed)} fall outside the axes)" if outside else "")
+                    + "; its labels are published unperturbed, so it protects features only."
+                    + ("" if identity else " The 2-D view is a projection fitted on public data "
+                       "only; regions are not drawn for d > 2.")
+                )
+        elif view == "Greedy animation":
+            new = slice(gen.n_initial_, None)
+            init2 = task.project(gen.masked_X_[:gen.n_initial_])
+            new2 = task.project(gen.masked_X_[new])
+            x_range, y_range = axis_ranges(init2, new2)
+            fig = growth_animation(init2, gen.masked_y_[:gen.n_initial_], new2, gen.masked_y_[new],
+                                   gen.gradient_trace_, names, x_range=x_range, y_range=y_range,
+                                   xtitle=xtitle, ytitle=ytitle)
+            show(fig, "fig_animation",
+                 title="Greedy growth of the masked set (Algorithm 1, step 3)", context=context)
+            st.caption("Press ▶ or drag the slider: each new record is the one that cancels the "
+                       "most of the remaining gradient (eq. 4), so the gradient norm falls as "
+                       "records appear. Once it is zero, further records sit at the origin, where "
+                       "a record adds nothing to the gradient.")
+        elif view == "Accuracy vs ε":
+            n_draws = replicates_slider("mk_draws", 20, options=(10, 20, 50),
+                                        label="Draws per ε (the paper: 50)")
+            columns = st.columns(len(FIG5_N))
+            for col, n_fig in zip(columns, FIG5_N, strict=True):
+                with col:
+                    if n_fig > len(task.y_pool):
+                        st.info(f"N = {n_fig} needs more than the {len(task.y_pool)} private "
+                                "records of this task.")
+                        continue
+                    bar = st.progress(0.0, text=f"Simulating N = {n_fig}…")
+                    frame = memo(route, route_id, ("fig5", task_key, lam, n_fig, n_draws, seed),
+                                 lambda n_fig=n_fig, bar=bar: accuracy_vs_epsilon(
+                                     task, lam=lam, n_samples=n_fig, n_draws=n_draws, seed=seed,
+                                     progress=lambda f, text, b=bar: b.progress(f, text=text)))
+                    bar.empty()
+                    show(accuracy_figure(frame, epsilon=epsilon), f"fig_accuracy_{n_fig}",
+                         title=f"Accuracy vs ε, N = {n_fig} (Pham et al. Fig. 5)",
+                         context=f"{task.title}; λ = {lam:g}; {n_draws} draws")
+            st.caption("Mean validation accuracy over draws, ±1 SD shaded. Masked generation: the "
+                       "model trained on the masked set; output perturbation: the noisy model w′ "
+                       "itself; input perturbation: a model trained on noisy records (labels "
+                       "unprotected); non-private: the model on the private draw (a reference). "
+                       "Where the masked set reaches w′, its curve lies on output perturbation's. "
+                       "Seeded simulations, not releases.")
+        elif view == "Digit images":
+            if task.components is None:
+                st.info("Images exist for the digit experiments only: pick one in the sidebar.")
+            else:
+                per_class = 6
+
+                def some(y):
+                    return np.concatenate([np.flatnonzero(y == c)[:per_class]
+                                           for c in range(task.n_classes)])
+
+                rows = some(task.y_private)
+                show(image_grid(task.to_images(task.X_private[rows]),
+                                [names[c] for c in task.y_private[rows]], cols=per_class * 3),
+                     "fig_private_images", title="Private images (non-private; PCA-25 view)",
                      context=task.title)
-            new_y = gen.masked_y_[gen.n_initial_:]
-            new_X = gen.masked_X_[gen.n_initial_:]
-            rows1 = some(new_y)
-            show(image_grid(task.to_images(new_X[rows1]), [names[c] for c in new_y[rows1]],
-                            cols=per_class * 3),
-                 "fig_masked_images", title="Generated masked samples as images (DP)",
-                 context=context)
-            coefs = [("non-private", gen.coef_), ("masked set", gen.refit_coef_)]
-            if initial_coef is not None:
-                coefs.insert(1, ("initial set", initial_coef))
-            weights = np.concatenate([task.weights_to_images(c) for _, c in coefs])
-            titles = [f"{label}: {name}" for label, _ in coefs for name in names]
-            show(image_grid(weights, titles, cols=task.n_classes, diverging=True),
-                 "fig_weights", title="Classifier weights as images (Pham et al. Fig. 3 d-f)",
-                 context=context)
-            st.caption("Images are PCA-25 reconstructions clipped to the pixel range. Weights: "
-                       "red pixels raise a class's score, blue lower it; the masked set's "
-                       "weights should look like the non-private ones, not like the initial "
-                       "set's.")
-    else:
-        st.markdown(
-            f"**One release** at {settings}: the masked dataset, the only output on this page "
-            "that leaves the data owner. It spends ε once (for the noisy classifier); the "
-            "records are then post-processing.")
+                if initial is not None:
+                    rows0 = some(task.y_initial)
+                    show(image_grid(task.to_images(task.X_initial[rows0]),
+                                    [f"as {names[c]}" for c in task.y_initial[rows0]],
+                                    cols=per_class * 3),
+                         "fig_initial_images", title="Initial masked set (public images)",
+                         context=task.title)
+                new_y = gen.masked_y_[gen.n_initial_:]
+                new_X = gen.masked_X_[gen.n_initial_:]
+                rows1 = some(new_y)
+                show(image_grid(task.to_images(new_X[rows1]), [names[c] for c in new_y[rows1]],
+                                cols=per_class * 3),
+                     "fig_masked_images", title="Generated masked samples as images (DP)",
+                     context=context)
+                coefs = [("non-private", gen.coef_), ("masked set", gen.refit_coef_)]
+                if initial_coef is not None:
+                    coefs.insert(1, ("initial set", initial_coef))
+                weights = np.concatenate([task.weights_to_images(c) for _, c in coefs])
+                titles = [f"{label}: {name}" for label, _ in coefs for name in names]
+                show(image_grid(weights, titles, cols=task.n_classes, diverging=True),
+                     "fig_weights", title="Classifier weights as images (Pham et al. Fig. 3 d-f)",
+                     context=context)
+                st.caption("Images are PCA-25 reconstructions clipped to the pixel range. Weights: "
+                           "red pixels raise a class's score, blue lower it; the masked set's "
+                           "weights should look like the non-private ones, not like the initial "
+                           "set's.")
+        else:
+            st.markdown(
+                f"**One release** at {settings}: the masked dataset, the only output on this page "
+                "that leaves the data owner. It spends ε once (for the noisy classifier); the "
+                "records are then post-processing.")
 
-        def release(accountant):
-            return MaskedDataGenerator(epsilon, lam, n, accountant=accountant,
-                                       n_classes=task.n_classes, data_norm=task.data_norm,
-                                       bounded=bounded, dataset=task.title).fit(
-                task.X_private, task.y_private, initial=initial)
+            def release(accountant):
+                return MaskedDataGenerator(epsilon, lam, n, accountant=accountant,
+                                           n_classes=task.n_classes, data_norm=task.data_norm,
+                                           bounded=bounded, dataset=task.title).fit(
+                    task.X_private, task.y_private, initial=initial)
 
-        published = publish_panel("masking", scenario=route, scenario_id=route_id,
-                                  epsilon=epsilon, settings=settings, release=release,
-                                  label="Publish the masked dataset")
-        if published is not None:
-            released = published.value
-            st.success(f"Published at {published.settings} ({published.time:%H:%M:%S} UTC).",
-                       icon="✅")
-            cols = st.columns(3)
-            cols[0].metric("Gradient norm at w′ (release)", f"{released.gradient_norm_:.2g}")
-            cols[1].metric("‖refit − w′‖ (release)", f"{released.refit_distance_:.2g}")
-            cols[2].metric("Records", f"{len(released.masked_y_)}",
-                           help=f"{released.n_initial_} from the initial set, the rest invented.")
-            masked2 = task.project(released.masked_X_)
-            x_range, y_range = axis_ranges(masked2)
-            fig = scatter_panels(
-                [Panel("Released masked set", masked2, released.masked_y_,
-                       regions(released.refit_coef_, x_range, y_range),
-                       faint=released.n_initial_)],
-                names, xtitle=xtitle, ytitle=ytitle, x_range=x_range, y_range=y_range,
-                height=480)
-            show(fig, "fig_released", title="The released masked set",
-                 context=f"{task.title}; {published.settings}")
-            table = pd.DataFrame(task.to_records(released.masked_X_),
-                                 columns=list(task.feature_names))
-            table.insert(0, "label", [names[c] for c in released.masked_y_])
-            st.dataframe(table.head(20), hide_index=True)
-            st.download_button("Download the masked dataset (CSV)",
-                               csv_bytes(table), "masked_dataset.csv",
-                               "text/csv", key="mk_download")
+            published = publish_panel("masking", scenario=route, scenario_id=route_id,
+                                      epsilon=epsilon, settings=settings, release=release,
+                                      label="Publish the masked dataset")
+            if published is not None:
+                released = published.value
+                st.success(f"Published at {published.settings} ({published.time:%H:%M:%S} UTC).",
+                           icon="✅")
+                cols = st.columns(3)
+                cols[0].metric("Gradient norm at w′ (release)", f"{released.gradient_norm_:.2g}")
+                cols[1].metric("‖refit − w′‖ (release)", f"{released.refit_distance_:.2g}")
+                cols[2].metric("Records", f"{len(released.masked_y_)}",
+                               help=f"{released.n_initial_} from the initial set, the rest "
+                                    "invented.")
+                masked2 = task.project(released.masked_X_)
+                x_range, y_range = axis_ranges(masked2)
+                fig = scatter_panels(
+                    [Panel("Released masked set", masked2, released.masked_y_,
+                           regions(released.refit_coef_, x_range, y_range),
+                           faint=released.n_initial_)],
+                    names, xtitle=xtitle, ytitle=ytitle, x_range=x_range, y_range=y_range,
+                    height=480)
+                show(fig, "fig_released", title="The released masked set",
+                     context=f"{task.title}; {published.settings}")
+                table = pd.DataFrame(task.to_records(released.masked_X_),
+                                     columns=list(task.feature_names))
+                table.insert(0, "label", [names[c] for c in released.masked_y_])
+                st.dataframe(table.head(20), hide_index=True)
+                st.download_button("Download the masked dataset (CSV)",
+                                   csv_bytes(table), "masked_dataset.csv",
+                                   "text/csv", key="mk_download")
+
+
+results()

@@ -6,6 +6,7 @@ from its own named stream and the fits are deterministic, so nothing may depend 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,14 @@ import pytest
 import dpcore
 from dpcore import parallel as par
 from dpcore.importance import BootstrapStudy, monte_carlo
-from dpcore.parallel import SEQUENTIAL, Cell, Parallel, grid_cells, normal_mean
+from dpcore.parallel import (
+    SEQUENTIAL,
+    Cell,
+    Parallel,
+    grid_cells,
+    normal_mean,
+    restore_environ,
+)
 
 LAMBDAS = (0.01, 0.1, 1.0)
 EPSILONS = (0.1, 1.0)
@@ -42,9 +50,21 @@ def cells():
 def cluster():
     """Two single-threaded worker processes, started for this module and closed after it."""
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as local:
-        yield local
+    saved = dict(os.environ)
+    try:
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                      dashboard_address=":0") as local:
+            restore_environ(saved)  # the nannies wrote OPENBLAS_NUM_THREADS=1 etc. into it
+            yield local
+    finally:
+        restore_environ(saved)
+
+
+def test_local_cluster_leaves_the_environment_as_it_was():
+    pytest.importorskip("distributed")
+    before = dict(os.environ)
+    with par.local_cluster(1):
+        assert dict(os.environ) == before
 
 
 # ------------------------------------------------------------------- cells and validation --

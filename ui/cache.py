@@ -110,6 +110,15 @@ def is_builtin(scenario: Scenario) -> bool:
     return scenario.name in list_scenarios() and scenario.name != "upload"
 
 
+def is_cached(scenario: Scenario, scenario_id: str, parts: tuple) -> bool:
+    """Whether :func:`memo` holds a result for ``parts`` (so a page can skip its progress bar)."""
+    key = content_key(scenario_id, *map(repr, parts))
+    if is_builtin(scenario):
+        with SHARED.lock:
+            return key in SHARED.values
+    return key in st.session_state.get(_MEMO_KEY, {})
+
+
 def memo(scenario: Scenario, scenario_id: str, parts: tuple, compute: Callable[[], T]) -> T:
     """``compute()`` cached under the scenario's id and ``parts``, in the right store.
 

@@ -268,6 +268,24 @@ def _lazy(build: Callable[[], str]) -> Callable[[], bytes]:
     return lambda: build().encode("utf-8")
 
 
+def _live(page: str) -> dict[str, Any]:
+    """This session's current run config of ``page``, in a plain dict that the download
+    callables read when clicked (they run outside the script, so they cannot read
+    ``st.session_state`` themselves)."""
+    import streamlit as st
+
+    return st.session_state.setdefault(f"_export_live_{page}", {})
+
+
+def refresh_export(page: str) -> None:
+    """After a fragment rerun (a control drawn inside a fragment changed): bring the export's
+    config and the URL up to date without redrawing the panel."""
+    from ui import links
+
+    config = _live(page)["config"] = run_config(page)
+    links.mirror(page, config)
+
+
 def export_panel(page: str) -> None:
     """The sidebar's "Export this run" expander, and the URL that reopens this run.
 
@@ -279,7 +297,8 @@ def export_panel(page: str) -> None:
 
     from ui import links
 
-    config = run_config(page)
+    live = _live(page)
+    config = live["config"] = run_config(page)
     links.mirror(page, config)
     links.show_link_messages()
     stem = f"{page}-run"
@@ -288,11 +307,11 @@ def export_panel(page: str) -> None:
                    "recomputes its numbers and figures with dpcore (same seed, same numbers). "
                    "Uploaded files are named by their SHA-256, never included.")
         with st.container(horizontal=True, gap="small"):
-            st.download_button("Config (JSON)", _lazy(lambda: config_json(config)),
+            st.download_button("Config (JSON)", _lazy(lambda: config_json(live["config"])),
                                f"{stem}.json", "application/json", key=f"export_config_{page}",
                                on_click="ignore", icon=":material/download:")
             if importlib.util.find_spec("dpcore.runs") is not None:
-                st.download_button("Script (.py)", _lazy(lambda: config_script(config)),
+                st.download_button("Script (.py)", _lazy(lambda: config_script(live["config"])),
                                    f"{stem}.py", "text/x-python", key=f"export_script_{page}",
                                    on_click="ignore", icon=":material/download:")
             else:

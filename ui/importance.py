@@ -27,7 +27,7 @@ from dpcore.importance import model_distances as dp_model_distances
 from dpcore.importance import variance_terms as dp_variance_terms
 from dpcore.queries import Query
 from dpcore.simulation import Progress
-from ui.cache import memo
+from ui.cache import is_cached, memo
 
 
 def study(scenario: Scenario, scenario_id: str, n_reps: int, seed: int) -> BootstrapStudy:
@@ -41,6 +41,11 @@ def fits(scenario: Scenario, scenario_id: str, n_reps: int, seed: int,
     """Batched non-private fits of every resample at ``lam``."""
     return memo(scenario, scenario_id, ("fits", n_reps, seed, lam),
                 lambda: study(scenario, scenario_id, n_reps, seed).fit(lam))
+
+
+def has_fits(scenario: Scenario, scenario_id: str, n_reps: int, seed: int, lam: float) -> bool:
+    """Whether :func:`fits` is already cached (no progress bar needed)."""
+    return is_cached(scenario, scenario_id, ("fits", n_reps, seed, lam))
 
 
 def estimates(scenario: Scenario, scenario_id: str, query: Query, n_reps: int, seed: int,

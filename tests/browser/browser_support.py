@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlparse
 
 import pytest
 
@@ -23,6 +24,11 @@ SCREENSHOTS = ROOT / "docs" / "screenshots"
 
 def assert_no_exception(page: Page) -> None:
     expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+def url_path(page: Page) -> str:
+    """The page's URL path, without the query string that mirrors its controls (ui.links)."""
+    return urlparse(page.url).path.rstrip("/")
 
 
 def screenshot(page: Page, name: str) -> Path:

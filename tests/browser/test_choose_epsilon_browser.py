@@ -18,6 +18,7 @@ from browser_support import (
     metric_value,
     open_view,
     screenshot,
+    url_path,
     wait_idle,
 )
 
@@ -37,7 +38,7 @@ def test_choose_epsilon_page(page: Page, app_url: str):
     main = page.get_by_test_id("stMain")
     expect(metric_value(page, "Smallest ε")).to_have_text("0.3", timeout=STUDY_TIMEOUT)
     wait_idle(page, timeout=STUDY_TIMEOUT)
-    assert page.url.rstrip("/").endswith("/choose_epsilon")
+    assert url_path(page).endswith("/choose_epsilon")
     expect(main.get_by_role("heading", name="Choose epsilon")).to_be_visible()
     sidebar = page.get_by_test_id("stSidebar")
     expect(sidebar.get_by_text("at ε = 1, a 1 % prior can rise to at most 2.7 %")).to_be_visible()

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from browser_support import assert_no_exception, expect, screenshot, wait_idle
+from browser_support import assert_no_exception, expect, screenshot, url_path, wait_idle
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
@@ -67,7 +67,7 @@ def test_direct_link_on_a_fresh_server(fresh_tab: Page, app_url: str):
     expect(main.get_by_test_id("stPlotlyChart").first).to_be_visible(timeout=FIRST_RUN_TIMEOUT)
     wait_idle(page, timeout=FIRST_RUN_TIMEOUT)
     screenshot(page, "direct-link")
-    assert page.url.rstrip("/").endswith("/importance")
+    assert url_path(page).endswith("/importance")
     assert_app_navigation(page, "Importance weighting")
 
     page.goto(app_url)

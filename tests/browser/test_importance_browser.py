@@ -18,6 +18,7 @@ from browser_support import (
     metric_value,
     open_view,
     screenshot,
+    url_path,
     wait_idle,
 )
 
@@ -52,7 +53,7 @@ def test_importance_page_epsilon_views_and_publish(page: Page, app_url: str):
     # A progress bar shows while the first run fits the bootstrap replicates.
     expect(metric_value(page, "Median DP estimate")).to_be_visible(timeout=FIRST_RUN_TIMEOUT)
     wait_idle(page, timeout=FIRST_RUN_TIMEOUT)
-    assert page.url.rstrip("/").endswith("/importance")
+    assert url_path(page).endswith("/importance")
     expect(main.get_by_role("heading", name="Importance weighting: publish weights, not data")
            ).to_be_visible()
     expect(main.get_by_text("ε = 0.1, λ = 0.1, 100 bootstrap resamples")).to_be_visible()

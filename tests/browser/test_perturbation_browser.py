@@ -18,6 +18,7 @@ from browser_support import (
     metric_value,
     open_view,
     screenshot,
+    url_path,
     wait_idle,
 )
 
@@ -49,7 +50,7 @@ def test_perturbation_page_epsilon_views_and_publish(page: Page, app_url: str):
     objective = metric_value(page, "objective perturbation")
     expect(objective).to_be_visible(timeout=FIRST_RUN_TIMEOUT)
     wait_idle(page, timeout=FIRST_RUN_TIMEOUT)
-    assert page.url.rstrip("/").endswith("/perturbation")
+    assert url_path(page).endswith("/perturbation")
     expect(main.get_by_role(
         "heading", name="Private logistic regression: perturb the output or the objective?")
     ).to_be_visible()

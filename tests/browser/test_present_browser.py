@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from browser_support import assert_no_exception, expect, screenshot, wait_idle
+from browser_support import assert_no_exception, expect, screenshot, url_path, wait_idle
 
 from ui.presentation import PRESETS
 
@@ -56,7 +56,7 @@ def test_toggle_slides_and_keyboard(page: Page):
     screenshot(page, "present-toggle")
     toggle.click()
     expect_slide(page, 0)
-    assert page.url.rstrip("/").endswith("/present")
+    assert url_path(page).endswith("/present")
     # The controls are hidden: no sidebar, no header.
     expect(page.get_by_test_id("stSidebar")).to_be_hidden()
     expect(page.get_by_test_id("stHeader")).to_be_hidden()

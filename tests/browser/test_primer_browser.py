@@ -12,7 +12,7 @@ import shutil
 from typing import TYPE_CHECKING
 
 import pytest
-from browser_support import SCREENSHOTS, expect, metric_value, screenshot, wait_idle
+from browser_support import SCREENSHOTS, expect, metric_value, screenshot, url_path, wait_idle
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -28,7 +28,7 @@ def test_primer_page(page: Page, app_url: str):
     main = page.get_by_test_id("stMain")
     expect(metric_value(page, "Laplace: 95 % of answers within")).to_have_text("±29.96")
     wait_idle(page)
-    assert page.url.rstrip("/").split("?")[0].endswith("/primer")
+    assert url_path(page).endswith("/primer")
     expect(main.get_by_role("heading", name="Mechanism primer: how noise hides one person")
            ).to_be_visible()
     expect(metric_value(page, "True answer (non-private)")).to_have_text("6,100")
