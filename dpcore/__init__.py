@@ -10,7 +10,10 @@ The public API, one import away:
   :mod:`dpcore.perturbation` (Chaudhuri & Monteleoni 2008), :mod:`dpcore.masking` (Pham et al.),
   :mod:`dpcore.subset` (Wang et al. 2018);
 - shared machinery: :mod:`dpcore.logistic` (batched solvers), :mod:`dpcore.simulation` (the
-  Monte-Carlo engine), :mod:`dpcore.random` (named random streams), :mod:`dpcore.validation`.
+  Monte-Carlo engine), :mod:`dpcore.random` (named random streams), :mod:`dpcore.validation`;
+- runs without the dashboard: :mod:`dpcore.runs` (a page's numbers from its exported JSON
+  config), :mod:`dpcore.parallel` (Monte-Carlo cells on local workers or a Dask cluster) and the
+  command line ``python -m dpcore run CONFIG.json --out DIR`` (:mod:`dpcore.cli`).
 """
 
 from dpcore.accountant import BudgetAccountant, BudgetExceeded

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import re
 import shutil
@@ -33,11 +32,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from dpcore.validation import DataError
 
-__all__ = ["main", "numbers_json"]
+__all__ = ["main"]
 
 PROG = "python -m dpcore"
 #: Width of the PNGs in px (drawn at scale 2), as the dashboard's PNG downloads.
@@ -156,53 +153,13 @@ class _Bar:
             self.bar.close()
 
 
-def _json_value(value: Any) -> Any:
-    """A table cell as JSON: numpy scalars as Python numbers (floats keep all 17 digits, so the
-    JSON holds the same numbers as the CSV), NaN and missing values as null."""
-    if hasattr(value, "item") and callable(value.item):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None if math.isnan(value) else str(value)
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    try:
-        if pd.isna(value):
-            return None
-    except (TypeError, ValueError):
-        pass
-    return str(value)
-
-
-def numbers_json(numbers: dict[str, pd.DataFrame]) -> str:
-    """Every table as a list of records, by name: the ``numbers.json`` of a run.
-
-    Examples
-    --------
-    >>> print(numbers_json({"t": pd.DataFrame({"x": [0.1 + 0.2, float("nan")]})}))
-    {
-      "t": [
-        {
-          "x": 0.30000000000000004
-        },
-        {
-          "x": null
-        }
-      ]
-    }
-    """
-    tables = {name: [{str(k): _json_value(v) for k, v in row.items()}
-                     for row in table.to_dict(orient="records")]
-              for name, table in numbers.items()}
-    return json.dumps(tables, indent=2, ensure_ascii=False, allow_nan=False)
-
-
 def _write_numbers(result, out: Path) -> list[Path]:
     written = []
     for name, table in result.numbers.items():
         path = out / f"{_stem(name)}.csv"
         table.to_csv(path, index=False)
         written.append(path)
-    (out / "numbers.json").write_text(numbers_json(result.numbers) + "\n", encoding="utf-8")
+    (out / "numbers.json").write_text(result.to_json() + "\n", encoding="utf-8")
     return written
 
 

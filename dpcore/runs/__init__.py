@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import pprint
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from dpcore.runs.scenarios import DEFAULT_SCENARIO, build_scenario, file_roles, 
 from dpcore.validation import DataError
 
 __all__ = ["FORMAT", "PAGES", "RunConfig", "RunResult", "build_scenario", "file_roles",
-           "page_module", "run", "script", "sha256"]
+           "numbers_json", "page_module", "run", "script", "sha256"]
 
 FORMAT = "privacy-utility-explorer/run"
 VERSION = 1
@@ -155,10 +156,49 @@ class RunResult:
         return {**page_module(self.config.page).CONTROLS, **self.config.controls}
 
     def to_json(self) -> str:
-        """Every table as JSON records, by name (what ``numbers.json`` holds)."""
-        tables = {name: json.loads(table.to_json(orient="records", double_precision=15))
-                  for name, table in self.numbers.items()}
-        return json.dumps(tables, indent=2, ensure_ascii=False)
+        """Every table as JSON records, by name (what ``numbers.json`` holds; floats keep all
+        17 digits)."""
+        return numbers_json(self.numbers)
+
+
+def _json_value(value: Any) -> Any:
+    """A table cell as JSON: numpy scalars as Python numbers (floats keep all 17 digits, so the
+    JSON holds the same numbers as the CSV), NaN and missing values as null."""
+    if hasattr(value, "item") and callable(value.item):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else str(value)
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    try:
+        if pd.isna(value):
+            return None
+    except (TypeError, ValueError):
+        pass
+    return str(value)
+
+
+def numbers_json(numbers: dict[str, pd.DataFrame]) -> str:
+    """Every table as a list of records, by name: the ``numbers.json`` of a run.
+
+    Examples
+    --------
+    >>> print(numbers_json({"t": pd.DataFrame({"x": [0.1 + 0.2, float("nan")]})}))
+    {
+      "t": [
+        {
+          "x": 0.30000000000000004
+        },
+        {
+          "x": null
+        }
+      ]
+    }
+    """
+    tables = {name: [{str(k): _json_value(v) for k, v in row.items()}
+                     for row in table.to_dict(orient="records")]
+              for name, table in numbers.items()}
+    return json.dumps(tables, indent=2, ensure_ascii=False, allow_nan=False)
 
 
 def _as_config(config: RunConfig | Mapping[str, Any] | str | Path) -> RunConfig:

@@ -111,8 +111,9 @@ def compute(scenario, controls: Mapping[str, object], seed: int, *, progress: Pr
     progress : callable, optional
         Called with the fraction of the batched fits done.
     parallel : dpcore.parallel.Parallel, optional
-        Not used: each lambda is one batched solve, run in this process as on the page (a
-        worker's BLAS threads would round the solver's sums differently).
+        Where the lambdas' batched solves run, one cell per lambda (default: in this process).
+        Each cell runs with the caller's BLAS thread count (:class:`dpcore.parallel.Parallel`),
+        so the fits, and so the numbers, are the page's bit for bit on every backend.
 
     Returns
     -------
@@ -124,7 +125,6 @@ def compute(scenario, controls: Mapping[str, object], seed: int, *, progress: Pr
         from D without noise), ``baselines`` and ``baselines_summary``, or ``model_distances``
         and ``model_reference_norms_nonprivate``.
     """
-    del parallel
     s = _settings(controls)
     epsilon, lam, n_reps, view = s["epsilon"], s["lam"], s["n_reps"], s["view"]
     D, E = scenario.private, scenario.public
@@ -143,10 +143,8 @@ def compute(scenario, controls: Mapping[str, object], seed: int, *, progress: Pr
     lam_axis = tuple(sorted(set(LAMBDA_GRID) | {lam}))
     eps_axis = tuple(sorted(set(EPSILON_GRID) | {epsilon}))
     lams_needed = lam_axis if view in _GRID_VIEWS else (lam,)
-    # In this process, one lambda after another, as the page fits them: in a worker with
-    # another BLAS thread count the solver's sums round differently and its fits on Adult move
-    # by ~1e-7 (measured), which would break bit-for-bit equality with the page.
-    fitted.update(zip(lams_needed, study.fit_many(lams_needed, progress=progress), strict=True))
+    fitted.update(zip(lams_needed, study.fit_many(lams_needed, parallel=parallel,
+                                                  progress=progress), strict=True))
     d = fits_at(lam).d
     here = pd.Series(bootstrap_estimates(fits_at(lam), b_E, epsilon))
 
