@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,3 +83,26 @@ def changed_charts(at: AppTest, widget: Any, value: object) -> list[str]:
 def captions(at: AppTest) -> str:
     """All captions of the page, joined by spaces."""
     return " ".join(c.value for c in at.caption)
+
+
+def marked_files(n_public: int = 150, n_private: int = 120) -> tuple[bytes, bytes, list[str]]:
+    """A public and a private CSV, and the private markers (a text and a number in every private
+    row) that no export may contain; the public file has a formula-like cell (``=1+2``)."""
+    rng = np.random.default_rng(7)
+
+    def rows(n: int, private: bool) -> list[str]:
+        out = []
+        for i in range(n):
+            age = int(rng.integers(18, 80))
+            city = ["north", "south", "east"][int(rng.integers(3))]
+            income = int(rng.integers(2))
+            note = f"PRIVMARK{i:04d}" if private else ["alpha", "beta", "=1+2"][i % 3]
+            score = f"{3.1234567 + i * 1e-6:.7f}" if private else f"{int(rng.integers(0, 9))}.5"
+            out.append(f"{age},{city},{income},{note},{score}")
+        return out
+
+    header = "age,city,income,note,score"
+    public = "\n".join([header, *rows(n_public, False)]).encode()
+    private_rows = rows(n_private, True)
+    markers = [r.split(",")[3] for r in private_rows] + [r.split(",")[4] for r in private_rows]
+    return public, "\n".join([header, *private_rows]).encode(), markers

@@ -16,10 +16,9 @@ import struct
 from functools import partial
 
 import app_support
-import numpy as np
 import pandas as pd
 import pytest
-from app_support import rerun
+from app_support import marked_files, rerun
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
@@ -207,29 +206,6 @@ def test_export_config_round_trips_and_names_every_control(page):
     assert command == f"python -m dpcore run {page}-run.json --out {page}-run"
 
 
-def _files() -> tuple[bytes, bytes, list[str]]:
-    """A public and a private CSV, and the private markers (text and number per row): the
-    pattern of tests/test_exports.py."""
-    rng = np.random.default_rng(7)
-
-    def rows(n: int, private: bool) -> list[str]:
-        out = []
-        for i in range(n):
-            age = int(rng.integers(18, 80))
-            city = ["north", "south", "east"][int(rng.integers(3))]
-            income = int(rng.integers(2))
-            note = f"PRIVMARK{i:04d}" if private else ["alpha", "beta", "gamma"][i % 3]
-            score = f"{3.1234567 + i * 1e-6:.7f}" if private else f"{int(rng.integers(0, 9))}.5"
-            out.append(f"{age},{city},{income},{note},{score}")
-        return out
-
-    header = "age,city,income,note,score"
-    public = "\n".join([header, *rows(150, False)]).encode()
-    private_rows = rows(120, True)
-    markers = [r.split(",")[3] for r in private_rows] + [r.split(",")[4] for r in private_rows]
-    return public, "\n".join([header, *private_rows]).encode(), markers
-
-
 def _upload(at: AppTest, public: bytes, private: bytes) -> None:
     at.file_uploader(key="upload_public").set_value(("public.csv", public, "text/csv"))
     at.file_uploader(key="upload_private").set_value(("private.csv", private, "text/csv"))
@@ -243,7 +219,7 @@ def test_exports_and_links_of_an_upload_hold_no_private_row():
     and the URL name the uploaded files by SHA-256 and hold none of their private values."""
     import hashlib
 
-    public, private, markers = _files()
+    public, private, markers = marked_files()
     at = start(source="Upload", _budget_accountant=BudgetAccountant(epsilon=100.0),
                budget_epsilon=100.0)
     _upload(at, public, private)
@@ -403,7 +379,7 @@ def test_a_link_to_an_upload_names_the_files_to_upload():
 def test_the_upload_notice_goes_once_the_named_files_are_uploaded():
     import hashlib
 
-    public, private, _ = _files()
+    public, private, _ = marked_files()
     files = [{"role": "public", "name": "public.csv", "sha256": hashlib.sha256(public).hexdigest()},
              {"role": "private", "name": "private.csv",
               "sha256": hashlib.sha256(private).hexdigest()}]

@@ -12,8 +12,8 @@ from __future__ import annotations
 import gc
 
 import app_support
-import numpy as np
 import pytest
+from app_support import marked_files
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
@@ -21,7 +21,6 @@ from streamlit.testing.v1 import AppTest
 from dpcore import BudgetAccountant
 
 TIMEOUT = 180
-N_PRIVATE, N_PUBLIC = 120, 150
 # page, its view chooser's key, the Publish view, the publish button's key, extra state
 PUBLISHING = [
     ("pages/importance.py", "iw_view", "Publish", "publish_importance", {}),
@@ -30,28 +29,6 @@ PUBLISHING = [
     ("pages/masking.py", "mk_view", "Publish", "publish_masking",
      {"mk_task": "Sidebar scenario (its binary target)"}),
 ]
-
-
-def _files() -> tuple[bytes, bytes, list[str]]:
-    """A public and a private CSV, and the private markers (text and number per row)."""
-    rng = np.random.default_rng(7)
-
-    def rows(n: int, private: bool) -> list[str]:
-        out = []
-        for i in range(n):
-            age = int(rng.integers(18, 80))
-            city = ["north", "south", "east"][int(rng.integers(3))]
-            income = int(rng.integers(2))
-            note = f"PRIVMARK{i:04d}" if private else ["alpha", "beta", "=1+2"][i % 3]
-            score = f"{3.1234567 + i * 1e-6:.7f}" if private else f"{int(rng.integers(0, 9))}.5"
-            out.append(f"{age},{city},{income},{note},{score}")
-        return out
-
-    header = "age,city,income,note,score"
-    public = "\n".join([header, *rows(N_PUBLIC, False)]).encode()
-    private_rows = rows(N_PRIVATE, True)
-    markers = [r.split(",")[3] for r in private_rows] + [r.split(",")[4] for r in private_rows]
-    return public, "\n".join([header, *private_rows]).encode(), markers
 
 
 def _downloads(at: AppTest) -> list[bytes]:
@@ -82,7 +59,7 @@ def _downloads(at: AppTest) -> list[bytes]:
                          ids=[p[0] for p in PUBLISHING])
 def test_every_download_after_a_release_holds_no_private_row(page, view_key, view, button,
                                                              state):
-    public, private, markers = _files()
+    public, private, markers = marked_files()
     # A budget large enough for every page's default release (the subset page spends 6).
     at = app_support.start(timeout=TIMEOUT, builtin_name="wine", source="Upload",
                            _budget_accountant=BudgetAccountant(epsilon=100.0),

@@ -9,8 +9,6 @@ exact for every float that reaches a figure, as displayed for the formatted metr
 
 from __future__ import annotations
 
-import base64
-import json
 from functools import partial
 from pathlib import Path
 
@@ -19,84 +17,20 @@ import numpy as np
 import pandas as pd
 import pytest
 from app_support import ROOT, metrics, rerun
+from run_support import (
+    assert_same_figures,
+    config_of,
+    numbers_in,
+    page_figures,
+    run_figures_of,
+)
 
-from dpcore.runs import RunConfig, page_module, run
-from dpcore.runs.scenarios import DEFAULT_SCENARIO
+from dpcore.runs import RunConfig, run
 from ui.figures.runs import figures
 
 TIMEOUT = 180  # seconds per script run (2 shared cores)
 EXAMPLES = {page: ROOT / "examples" / f"{page}-adult.json"
             for page in ("home", "importance", "perturbation")}
-
-
-# --- reading a page and building its run config ------------------------------------------------
-
-def _array(value: object) -> object:
-    """A trace's data as plotly wrote it: a list, or a typed array {"dtype", "bdata"[, "shape"]}."""
-    if isinstance(value, dict) and "bdata" in value:
-        out = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-        if "shape" in value:
-            shape = value["shape"]
-            out = out.reshape([int(s) for s in str(shape).split(",")] if isinstance(shape, str)
-                              else shape)
-        return out
-    return value
-
-
-def _traces(spec: dict) -> list[dict]:
-    """Every trace's type, name and data arrays (x, y), decoded."""
-    return [{"type": t.get("type"), "name": t.get("name"),
-             **{axis: _array(t[axis]) for axis in ("x", "y") if axis in t}}
-            for t in spec["data"]]
-
-
-def page_figures(at) -> list[list[dict]]:
-    """The page's figures, in page order, decoded from the chart JSON (plotly escapes
-    non-ASCII unless orjson is installed, so json.loads reads either form)."""
-    return [_traces(json.loads(chart.proto.spec)) for chart in at.get("plotly_chart")]
-
-
-def run_figures_of(result) -> list[list[dict]]:
-    return [_traces(json.loads(fig.to_json())) for fig in figures(result).values()]
-
-
-def _same(a: object, b: object) -> bool:
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        a, b = np.asarray(a), np.asarray(b)
-        if a.dtype.kind in "fiu" and b.dtype.kind in "fiu":
-            return a.shape == b.shape and np.array_equal(a.astype(float), b.astype(float),
-                                                         equal_nan=True)
-        return a.tolist() == b.tolist()
-    return a == b
-
-
-def assert_same_figures(page: list[list[dict]], ran: list[list[dict]]) -> None:
-    """Trace for trace, the same names and bit-identical x and y."""
-    assert len(page) == len(ran) >= 1
-    for fig_page, fig_run in zip(page, ran, strict=True):
-        assert len(fig_page) == len(fig_run)
-        for t_page, t_run in zip(fig_page, fig_run, strict=True):
-            assert t_page["type"] == t_run["type"] and t_page["name"] == t_run["name"]
-            for axis in ("x", "y"):
-                assert (axis in t_page) == (axis in t_run)
-                if axis not in t_page:
-                    continue
-                assert _same(t_page[axis], t_run[axis]), (t_page["name"], axis)
-
-
-def config_of(at, page: str) -> RunConfig:
-    """The run config of the page on screen, as "Export this run" builds it, through JSON."""
-    state = at.session_state
-    module = page_module(page)
-    scenario = {key: state[key] for key in DEFAULT_SCENARIO if key in state}
-    controls = {key: state[key] for key in module.CONTROLS if key in state}
-    seed = int(state[module.SEED_KEY]) if module.SEED_KEY else 0
-    config = RunConfig(page, scenario, controls, seed)
-    return RunConfig.from_dict(json.loads(config.to_json()))
-
-
-def numbers_in(text: str) -> set[str]:
-    return {word.strip("(),.;%") for word in text.split()}
 
 
 # --- importance ---------------------------------------------------------------------------------

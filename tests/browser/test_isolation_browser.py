@@ -36,7 +36,10 @@ CHROMIUM = "/usr/bin/chromium"
 SINGLE = ROOT / "tests" / "data" / "valid_single.csv"
 ROUTER = "".join(p.read_text() for p in (ROOT / "app.py", ROOT / "ui" / "navigation.py")
                  if p.exists())  # app.py may delegate its page list to ui/navigation.py
-PAGE_TITLES = list(dict.fromkeys(re.findall(r'st\.Page\(\s*"[^"]+",\s*title="([^"]+)"', ROUTER)))
+_PAGES = dict(re.findall(r'st\.Page\(\s*"([^"]+)",\s*title="([^"]+)"', ROUTER))
+# Every page, those that hide the sidebar's navigation (presentation mode) last.
+PAGE_TITLES = [title for path, title in sorted(
+    _PAGES.items(), key=lambda item: "scenario_sidebar()" not in (ROOT / item[0]).read_text())]
 TIMEOUT = 120_000  # ms for one step of one session, 20 sessions sharing 2 cores
 SKIP_DIRS = {".git", "__pycache__", ".ruff_cache", ".pytest_cache", "node_modules"}
 MAX_SCAN_BYTES = 50_000_000  # larger files are data shipped with the project, read in chunks
