@@ -33,6 +33,10 @@ class Release:
     time: dt.datetime
 
 
+_ERROR = "_release_error_{}"  # a refused release's message, shown once by the panel
+_REFRESH = "_release_refresh"  # set by a release: the page reruns once to update the budget
+
+
 def _store(key: str) -> str:
     return f"_release_{key}"
 
@@ -73,13 +77,31 @@ def publish_panel(key: str, *, scenario: Scenario, scenario_id: str, epsilon: fl
     st.caption(f"One press releases once at {settings} and spends ε = {epsilon:g} of this "
                f"session's budget ({remaining:g} left). Fresh randomness from the operating "
                "system each time: two presses give two different releases.")
-    if st.button(label, key=f"publish_{key}", type="primary"):
-        try:
-            value = release(accountant)
-        except DataError as exc:
-            st.error(str(exc), icon="⚠️")
-        else:
-            st.session_state[_store(key)] = Release(
-                value, float(epsilon), settings, scenario_id, dt.datetime.now(dt.UTC))
-            st.rerun()  # redraw the budget bar and ledger with this release in them
+    st.button(label, key=f"publish_{key}", type="primary", on_click=_publish,
+              args=(key, scenario_id, float(epsilon), settings, release))
+    error = st.session_state.pop(_ERROR.format(key), None)
+    if error is not None:
+        st.error(error, icon="⚠️")
+    if st.session_state.pop(_REFRESH, False):
+        # Once, after a release: redraw the whole page (the budget bar and ledger are outside a
+        # page's fragments) with this release in them.
+        st.rerun(scope="app")
     return last_release(key, scenario_id)
+
+
+def _publish(key: str, scenario_id: str, epsilon: float, settings: str,
+             release: Callable[[BudgetAccountant], Any]) -> None:
+    """The Publish button's callback: exactly one release per press.
+
+    Streamlit runs a callback once per click, before the rerun it triggers, so no rerun (of the
+    page or of a fragment) can see the press again and release twice. ``release`` is the closure
+    of the run the user clicked in, so it releases what they saw.
+    """
+    try:
+        value = release(session_accountant())
+    except DataError as exc:
+        st.session_state[_ERROR.format(key)] = str(exc)
+        return
+    st.session_state[_store(key)] = Release(value, epsilon, settings, scenario_id,
+                                            dt.datetime.now(dt.UTC))
+    st.session_state[_REFRESH] = True
