@@ -34,6 +34,7 @@ class Release:
 
 
 _ERROR = "_release_error_{}"  # a refused release's message, shown once by the panel
+_REQUEST = "_release_request_{}"  # (scenario_id, epsilon, settings, release) of the last run
 _REFRESH = "_release_refresh"  # set by a release: the page reruns once to update the budget
 
 
@@ -77,8 +78,11 @@ def publish_panel(key: str, *, scenario: Scenario, scenario_id: str, epsilon: fl
     st.caption(f"One press releases once at {settings} and spends ε = {epsilon:g} of this "
                f"session's budget ({remaining:g} left). Fresh randomness from the operating "
                "system each time: two presses give two different releases.")
-    st.button(label, key=f"publish_{key}", type="primary", on_click=_publish,
-              args=(key, scenario_id, float(epsilon), settings, release))
+    # What a press releases: this run's settings (what the user sees), kept where the callback
+    # finds them. Session state, not the button's ``args``: a button's callback arguments can
+    # lag behind fast slider moves (a release at an ε no longer on screen was measured).
+    st.session_state[_REQUEST.format(key)] = (scenario_id, float(epsilon), settings, release)
+    st.button(label, key=f"publish_{key}", type="primary", on_click=_publish, args=(key,))
     error = st.session_state.pop(_ERROR.format(key), None)
     if error is not None:
         st.error(error, icon="⚠️")
@@ -89,14 +93,14 @@ def publish_panel(key: str, *, scenario: Scenario, scenario_id: str, epsilon: fl
     return last_release(key, scenario_id)
 
 
-def _publish(key: str, scenario_id: str, epsilon: float, settings: str,
-             release: Callable[[BudgetAccountant], Any]) -> None:
+def _publish(key: str) -> None:
     """The Publish button's callback: exactly one release per press.
 
     Streamlit runs a callback once per click, before the rerun it triggers, so no rerun (of the
-    page or of a fragment) can see the press again and release twice. ``release`` is the closure
-    of the run the user clicked in, so it releases what they saw.
+    page or of a fragment) can see the press again and release twice. It releases with the
+    settings of the last run that drew the button, the ones on screen.
     """
+    scenario_id, epsilon, settings, release = st.session_state[_REQUEST.format(key)]
     try:
         value = release(session_accountant())
     except DataError as exc:
