@@ -29,7 +29,7 @@ from dpcore.text import csv_bytes, md
 from ui import importance as cached
 from ui.budget import budget_sidebar
 from ui.errors import show_errors
-from ui.export import export_panel, refresh_export
+from ui.export import export_panel
 from ui.figures.common import show
 from ui.figures.importance import (
     baselines_figure,
@@ -76,7 +76,7 @@ if scenario is not None and st.session_state.get("_iw_defaults_for") != st.sessi
         len(scenario.private), REPLICATES)
 with st.sidebar:
     st.header("Importance weighting")
-    epsilon_slot = st.container()  # the ε slider, drawn by the results fragment below
+    epsilon_slot = st.container()  # the ε slider, drawn by results() below
     lam = lambda_slider("iw_lambda", 0.1,
                         help="Larger λ: less noise, weights closer to 1 (more bias).")
     n_reps = replicates_slider(
@@ -119,15 +119,11 @@ with st.expander("How to read this page"):
 
 
 
-@st.fragment
 def results() -> None:
-    """Everything the ε slider changes. A fragment: an ε move reruns only this function (the
-    slider, the numbers and the figure of the chosen view; the export's config and the link
-    follow), not the scenario, query, budget and export panels; any other control reruns the
-    whole page."""
+    """Everything the ε slider changes: the slider (drawn into its sidebar slot), the numbers
+    and the figure of the chosen view."""
     with epsilon_slot:
         epsilon = epsilon_slider("iw_epsilon", 0.1)
-    refresh_export("importance")  # the export's config and the URL follow the slider
     with show_errors():
         if scenario is None or query is None:
             st.info("Choose a scenario in the sidebar to begin.")

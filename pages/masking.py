@@ -28,7 +28,7 @@ from dpcore.text import csv_bytes
 from ui.budget import budget_sidebar
 from ui.cache import load_builtin, memo
 from ui.errors import show_errors
-from ui.export import export_panel, refresh_export
+from ui.export import export_panel
 from ui.figures.common import show
 from ui.figures.masking import (
     Panel,
@@ -58,7 +58,7 @@ with st.sidebar:
     task_label = st.selectbox("Experiment", list(TASKS), key="mk_task",
                               help="The paper's toy and digit experiments, or the scenario "
                                    "chosen above (one class against the rest).")
-    epsilon_slot = st.container()  # the ε slider, drawn by the results fragment below
+    epsilon_slot = st.container()  # the ε slider, drawn by results() below
     lam = lambda_slider("mk_lambda", 0.5, help="Regularisation of the logistic model (the paper "
                         "uses 0.5). Larger λ: less noise on the classifier, a weaker fit.")
     initial_choice = st.radio("Initial masked set", INITIAL, key="mk_initial",
@@ -86,14 +86,11 @@ st.markdown(
 
 
 
-@st.fragment
 def results() -> None:
-    """Everything the ε slider changes. A fragment: an ε move reruns only this function (the
-    slider, the masked set and the chosen view; the export's config and the link follow), not
-    the scenario, budget and export panels; any other control reruns the whole page."""
+    """Everything the ε slider changes: the slider (drawn into its sidebar slot), the masked
+    set and the chosen view."""
     with epsilon_slot:
         epsilon = epsilon_slider("mk_epsilon", 5.0, options=FIG5_EPSILONS)
-    refresh_export("masking")  # the export's config and the URL follow the slider
     with show_errors():
         task_key, route_name = TASKS[task_label]
         if route_name is None:

@@ -277,15 +277,6 @@ def _live(page: str) -> dict[str, Any]:
     return st.session_state.setdefault(f"_export_live_{page}", {})
 
 
-def refresh_export(page: str) -> None:
-    """After a fragment rerun (a control drawn inside a fragment changed): bring the export's
-    config and the URL up to date without redrawing the panel."""
-    from ui import links
-
-    config = _live(page)["config"] = run_config(page)
-    links.mirror(page, config)
-
-
 def export_panel(page: str) -> None:
     """The sidebar's "Export this run" expander, and the URL that reopens this run.
 

@@ -33,11 +33,6 @@ class Release:
     time: dt.datetime
 
 
-_ERROR = "_release_error_{}"  # a refused release's message, shown once by the panel
-_REQUEST = "_release_request_{}"  # (scenario_id, epsilon, settings, release) of the last run
-_REFRESH = "_release_refresh"  # set by a release: the page reruns once to update the budget
-
-
 def _store(key: str) -> str:
     return f"_release_{key}"
 
@@ -78,34 +73,13 @@ def publish_panel(key: str, *, scenario: Scenario, scenario_id: str, epsilon: fl
     st.caption(f"One press releases once at {settings} and spends ε = {epsilon:g} of this "
                f"session's budget ({remaining:g} left). Fresh randomness from the operating "
                "system each time: two presses give two different releases.")
-    # What a press releases: this run's settings (what the user sees), kept where the callback
-    # finds them. Session state, not the button's ``args``: a button's callback arguments can
-    # lag behind fast slider moves (a release at an ε no longer on screen was measured).
-    st.session_state[_REQUEST.format(key)] = (scenario_id, float(epsilon), settings, release)
-    st.button(label, key=f"publish_{key}", type="primary", on_click=_publish, args=(key,))
-    error = st.session_state.pop(_ERROR.format(key), None)
-    if error is not None:
-        st.error(error, icon="⚠️")
-    if st.session_state.pop(_REFRESH, False):
-        # Once, after a release: redraw the whole page (the budget bar and ledger are outside a
-        # page's fragments) with this release in them.
-        st.rerun(scope="app")
+    if st.button(label, key=f"publish_{key}", type="primary"):
+        try:
+            value = release(accountant)
+        except DataError as exc:
+            st.error(str(exc), icon="⚠️")
+        else:
+            st.session_state[_store(key)] = Release(
+                value, float(epsilon), settings, scenario_id, dt.datetime.now(dt.UTC))
+            st.rerun()  # redraw the budget bar and ledger with this release in them
     return last_release(key, scenario_id)
-
-
-def _publish(key: str) -> None:
-    """The Publish button's callback: exactly one release per press.
-
-    Streamlit runs a callback once per click, before the rerun it triggers, so no rerun (of the
-    page or of a fragment) can see the press again and release twice. It releases with the
-    settings of the last run that drew the button, the ones on screen.
-    """
-    scenario_id, epsilon, settings, release = st.session_state[_REQUEST.format(key)]
-    try:
-        value = release(session_accountant())
-    except DataError as exc:
-        st.session_state[_ERROR.format(key)] = str(exc)
-        return
-    st.session_state[_store(key)] = Release(value, epsilon, settings, scenario_id,
-                                            dt.datetime.now(dt.UTC))
-    st.session_state[_REFRESH] = True
