@@ -84,11 +84,12 @@ def test_perturbation_page_epsilon_views_and_publish(page: Page, app_url: str):
     screenshot(page, "perturbation-view-bounds")
 
     panel = view("Publish", shows="One release")
-    thumb.focus()  # ε = 0.5: within the session's default budget of 1
-    thumb.press("ArrowLeft")
-    thumb.press("ArrowLeft")
-    expect(thumb).to_have_attribute("aria-valuetext", "0.5")
-    wait_idle(page)
+    for value in ("1", "0.5"):  # ε = 0.5, within the session's default budget of 1; one step
+        thumb.focus()          # at a time: a rerun may swallow a second quick key press
+        thumb.press("ArrowLeft")
+        expect(thumb).to_have_attribute("aria-valuetext", value)
+        wait_idle(page)
+    expect(panel).to_contain_text("One press releases once at ε = 0.5", timeout=FIRST_RUN_TIMEOUT)
     panel.get_by_role("button", name="Publish the model").click()
     error = metric_value(page, "Test error on the held-out test part")
     expect(error).to_be_visible()
