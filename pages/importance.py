@@ -15,7 +15,6 @@ from dpcore.importance import (
     expected_noise_norm,
     smallest_epsilon,
     summarise,
-    typical_log_weight_noise,
 )
 from dpcore.runs.importance import (
     EPSILON_GRID,
@@ -29,7 +28,7 @@ from dpcore.text import csv_bytes, md
 from ui import importance as cached
 from ui.budget import budget_sidebar
 from ui.errors import show_errors
-from ui.export import export_panel
+from ui.export import export_panel, refresh_export
 from ui.figures.common import show
 from ui.figures.importance import (
     baselines_figure,
@@ -56,6 +55,7 @@ from ui.widgets import (
 require_router()
 
 PAPER_D = 63
+PUBLISH = VIEWS[-1]
 # LAMBDA_GRID (Fig. 1), EPSILON_GRID (Fig. 2), MODEL_EPSILONS, REPLICATES and VIEWS come from
 # dpcore.runs.importance, which recomputes this page's numbers from an exported run config. The
 # first view needs one lambda only, so a page opens fast even on a large upload; the lambda
@@ -76,7 +76,7 @@ if scenario is not None and st.session_state.get("_iw_defaults_for") != st.sessi
         len(scenario.private), REPLICATES)
 with st.sidebar:
     st.header("Importance weighting")
-    epsilon_slot = st.container()  # the ε slider, drawn by results() below
+    epsilon_slot = st.container()  # the ε slider, drawn by live() below
     lam = lambda_slider("iw_lambda", 0.1,
                         help="Larger λ: less noise, weights closer to 1 (more bias).")
     n_reps = replicates_slider(
@@ -117,67 +117,49 @@ with st.expander("How to read this page"):
         "they are shown to explain the mechanism and would never be published."
     )
 
+view = st.segmented_control("View", VIEWS, key="iw_view", label_visibility="collapsed") or VIEWS[0]
+#: The caption under each view's figure that no ε move changes (drawn once, after the fragment).
+CAPTIONS = {
+    "Estimates vs λ": "Each box is the spread of the DP estimate over the replicates: the line in "
+                      "the box is the median, the box holds the middle half, the whiskers reach "
+                      "the furthest estimates within 1.5 box-lengths, dots are the rest. Small λ: "
+                      "centred on the truth but noisy; large λ: steady but pulled towards the "
+                      "public mean.",
+    "Estimates vs ε": "A larger budget ε shrinks the spread; the centre barely moves, so privacy "
+                      "costs variance, not bias. Boxes: median, middle half, whiskers to 1.5 "
+                      "box-lengths, dots beyond.",
+    "Bias vs SD": "Raising λ trades standard deviation for bias; the best λ sits at the knee. The "
+                  "dashed curve predicts both without simulation (non-private).",
+}
 
 
-def results() -> None:
-    """Everything the ε slider changes: the slider (drawn into its sidebar slot), the numbers
-    and the figure of the chosen view."""
+def live(view: str) -> None:
+    """Everything the ε slider changes: the slider (drawn into its sidebar slot), the three
+    ε-dependent numbers (into their slot in the row of metrics) and the figure of ``view``; in
+    a study view also the export's config and the link.
+
+    A study view runs this as a fragment, so that an ε move reruns this function alone: the
+    scenario, the query, the fits, the budget and the export panels, and every text that ε does
+    not change, stay as drawn. The Publish view calls it in the page's own run, so that a release
+    and the budget panel on screen always come from the same run.
+    """
     with epsilon_slot:
         epsilon = epsilon_slider("iw_epsilon", 0.1)
+    if view != PUBLISH:
+        refresh_export("importance")  # a fragment rerun: the config and the URL follow the slider
     with show_errors():
-        if scenario is None or query is None:
-            st.info("Choose a scenario in the sidebar to begin.")
-            st.stop()
-        scenario_id = st.session_state["scenario_id"]
-        D, E = scenario.private, scenario.public
-        b_D, b_E = query.evaluate(D), query.evaluate(E)
-        truth, public_mean = float(b_D.mean()), float(b_E.mean())
         context = f"{scenario.title}; {query}; ε = {epsilon:g}, λ = {lam:g}"
-
-        def fits_at(lam_value: float):
-            return cached.fits(scenario, scenario_id, n_reps, sim_seed, lam_value)
-
-        def estimates(lams, epss) -> pd.DataFrame:
-            rows = [pd.DataFrame({"lam": lv, "epsilon": ev, "rep": np.arange(n_reps),
-                                  "estimate": cached.estimates(scenario, scenario_id, query, n_reps,
-                                                               sim_seed, lv, ev)})
-                    for lv in lams for ev in epss]
-            return pd.concat(rows, ignore_index=True).assign(truth=truth)
-
-        lam_axis = tuple(sorted(set(LAMBDA_GRID) | {lam}))
         eps_axis = tuple(sorted(set(EPSILON_GRID) | {epsilon}))
-        view = st.segmented_control("View", VIEWS, key="iw_view", label_visibility="collapsed")
-        view = view or VIEWS[0]
-        needs_grid = view in ("Estimates vs λ", "Bias vs SD", "Variance: theory")
-        lams_needed = lam_axis if needs_grid else (lam,)
-        missing = [lv for lv in lams_needed
-                   if not cached.has_fits(scenario, scenario_id, n_reps, sim_seed, lv)]
-        if missing:  # a bar only when there is work (an ε move never fits)
-            bar = st.progress(0.0, text="Fitting the bootstrap replicates…")
-            for i, lam_value in enumerate(missing):
-                fits_at(lam_value)
-                bar.progress((i + 1) / len(missing), text=f"Fitted λ = {lam_value:g}")
-            bar.empty()
-        d = fits_at(lam).d  # components of a record, the intercept included
-        here = pd.Series(cached.estimates(scenario, scenario_id, query, n_reps, sim_seed, lam,
-                                          epsilon))
-
-        st.subheader(f"Query: {md(query)}")
-        cols = st.columns(5)
-        cols[0].metric("Truth on D (non-private)", f"{truth:.4f}",
-                       help="The answer on the private data itself, without noise: shown for "
-                            "comparison only, never released.")
-        cols[1].metric("Unweighted public mean", f"{public_mean:.4f}",
-                       help="The answer on E without weights: free, but biased when E differs "
-                            "from D.")
-        cols[2].metric("Median DP estimate", f"{here.median():.4f}",
-                       delta=f"{here.median() - truth:+.4f} vs truth", delta_color="off")
-        cols[3].metric("SD over replicates", f"{here.std():.4f}")
-        cols[4].metric("Noise norm E‖δ‖", f"{expected_noise_norm(d, len(D), lam, epsilon):.3g}",
-                       help="The average length of the random vector δ added to the model's "
-                            "coefficients β before release: d·√d/(N_D λ ε), plus a small term for "
-                            "the solver's accuracy.")
-        log_noise = typical_log_weight_noise(E, len(D), lam, epsilon)
+        here = cached.estimates(scenario, scenario_id, query, n_reps, sim_seed, lam, epsilon)
+        median = float(np.median(here))
+        slot.metric("Median DP estimate", f"{median:.4f}",
+                        delta=f"{median - truth:+.4f} vs truth", delta_color="off")
+        slot.metric("SD over replicates", f"{np.std(here, ddof=1):.4f}")
+        slot.metric("Noise norm E‖δ‖", f"{expected_noise_norm(d, len(D), lam, epsilon):.3g}",
+                        help="The average length of the random vector δ added to the model's "
+                             "coefficients β before release: d·√d/(N_D λ ε), plus a small term "
+                             "for the solver's accuracy.")
+        log_noise = cached.log_weight_noise(scenario, scenario_id, lam, epsilon)
         if log_noise > LOG_WEIGHT_NOISE_LIMIT:
             better_lam = default_lambda(E, len(D), epsilon, LAMBDAS)
             better_eps = smallest_epsilon(E, len(D), lam, EPSILONS)
@@ -189,29 +171,15 @@ def results() -> None:
                 "weights are mostly noise, so the estimates scatter over the whole range. "
                 f"To see the signal, {' or '.join(fixes) or 'use a larger dataset'}.",
                 icon=":material/blur_on:")
-        st.caption(
-            f"ε = {epsilon:g}, λ = {lam:g}, {n_reps} bootstrap resamples of D ({len(D):,} records) "
-            f"against E ({len(E):,} records); d = {d} components (with the intercept; Ji & Elkan's "
-            f"Adult encoding had {PAPER_D}). The noise grows like d^1.5 / (N_D λ ε). These are "
-            "simulations of the mechanism, seeded and reproducible: none of them is a release."
-        )
 
         if view == "Estimates vs λ":
             by_lam = estimates(lam_axis, [epsilon])
             show(estimate_boxes(by_lam, "lam", lam, truth, public_mean, "λ"), "fig_lambda",
                  title="DP estimates vs λ (Ji & Elkan Fig. 1)", context=context)
-            st.caption("Each box is the spread of the DP estimate over the replicates: the line in "
-                       "the box is the median, the box holds the middle half, the whiskers reach "
-                       "the furthest estimates within 1.5 box-lengths, dots are the rest. Small λ: "
-                       "centred on the truth but noisy; large λ: steady but pulled towards the "
-                       "public mean.")
         elif view == "Estimates vs ε":
             by_eps = estimates([lam], eps_axis)
             show(estimate_boxes(by_eps, "epsilon", epsilon, truth, public_mean, "ε"), "fig_epsilon",
                  title="DP estimates vs ε (Ji & Elkan Fig. 2)", context=context)
-            st.caption("A larger budget ε shrinks the spread; the centre barely moves, so privacy "
-                       "costs variance, not bias. Boxes: median, middle half, whiskers to 1.5 "
-                       "box-lengths, dots beyond.")
         elif view in ("Bias vs SD", "Variance: theory"):
             by_lam = estimates(lam_axis, [epsilon])
             summary_lam = summarise(by_lam)
@@ -222,8 +190,6 @@ def results() -> None:
                 show(bias_sd_figure(summary_lam, theory_lam, lam), "fig_bias_sd",
                      title="Bias vs standard deviation across λ (Ji & Elkan Fig. 4)",
                      context=context)
-                st.caption("Raising λ trades standard deviation for bias; the best λ sits at the "
-                           "knee. The dashed curve predicts both without simulation (non-private).")
             else:
                 by_eps = estimates([lam], eps_axis)
                 theory_eps = pd.DataFrame([terms[lam].at(ev) for ev in eps_axis])
@@ -320,4 +286,57 @@ def results() -> None:
                                    "text/csv", key="iw_download")
 
 
-results()
+with show_errors():
+    if scenario is None or query is None:
+        with epsilon_slot:
+            epsilon_slider("iw_epsilon", 0.1)
+        st.info("Choose a scenario in the sidebar to begin.")
+        st.stop()
+    scenario_id = st.session_state["scenario_id"]
+    D, E = scenario.private, scenario.public
+    b_D, b_E = query.evaluate(D), query.evaluate(E)
+    truth, public_mean = float(b_D.mean()), float(b_E.mean())
+
+    def fits_at(lam_value: float):
+        return cached.fits(scenario, scenario_id, n_reps, sim_seed, lam_value)
+
+    def estimates(lams, epss) -> pd.DataFrame:
+        """The replicates' estimates at every (λ, ε) pair, one row per replicate."""
+        pairs = [(lv, ev) for lv in lams for ev in epss]
+        values = [cached.estimates(scenario, scenario_id, query, n_reps, sim_seed, lv, ev)
+                  for lv, ev in pairs]
+        return pd.DataFrame({"lam": np.repeat([lv for lv, _ in pairs], n_reps),
+                             "epsilon": np.repeat([ev for _, ev in pairs], n_reps),
+                             "rep": np.tile(np.arange(n_reps), len(pairs)),
+                             "estimate": np.concatenate(values), "truth": truth})
+
+    lam_axis = tuple(sorted(set(LAMBDA_GRID) | {lam}))
+    needs_grid = view in ("Estimates vs λ", "Bias vs SD", "Variance: theory")
+    lams_needed = lam_axis if needs_grid else (lam,)
+    missing = [lv for lv in lams_needed
+               if not cached.has_fits(scenario, scenario_id, n_reps, sim_seed, lv)]
+    if missing:  # a bar only when there is work (an ε move never fits)
+        bar = st.progress(0.0, text="Fitting the bootstrap replicates…")
+        for i, lam_value in enumerate(missing):
+            fits_at(lam_value)
+            bar.progress((i + 1) / len(missing), text=f"Fitted λ = {lam_value:g}")
+        bar.empty()
+    d = fits_at(lam).d  # components of a record, the intercept included
+
+    st.subheader(f"Query: {md(query)}")
+    metrics = st.container(horizontal=True)
+    metrics.metric("Truth on D (non-private)", f"{truth:.4f}",
+                   help="The answer on the private data itself, without noise: shown for "
+                        "comparison only, never released.")
+    metrics.metric("Unweighted public mean", f"{public_mean:.4f}",
+                   help="The answer on E without weights: free, but biased when E differs from D.")
+    slot = metrics.container(horizontal=True)  # the ε-dependent numbers, drawn by live()
+    st.caption(
+        f"λ = {lam:g}, {n_reps} bootstrap resamples of D ({len(D):,} records) against E "
+        f"({len(E):,} records); d = {d} components (with the intercept; Ji & Elkan's Adult "
+        f"encoding had {PAPER_D}). The noise grows like d^1.5 / (N_D λ ε). These are simulations "
+        "of the mechanism, seeded and reproducible: none of them is a release."
+    )
+    (live if view == PUBLISH else st.fragment(live))(view)
+    if view in CAPTIONS:
+        st.caption(CAPTIONS[view])

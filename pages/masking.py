@@ -19,6 +19,7 @@ from dpcore.runs.masking import (
     INITIAL,
     TASKS,
     VIEWS,
+    domain_ranges,
     load_task,
     masked_size,
     masking_study,
@@ -26,16 +27,17 @@ from dpcore.runs.masking import (
 )
 from dpcore.text import csv_bytes
 from ui.budget import budget_sidebar
-from ui.cache import load_builtin, memo
+from ui.cache import is_cached, load_builtin, memo
 from ui.errors import show_errors
-from ui.export import export_panel
-from ui.figures.common import show
+from ui.export import export_panel, refresh_export
+from ui.figures.common import show, show_panels
 from ui.figures.masking import (
     Panel,
     accuracy_figure,
     axis_ranges,
     growth_animation,
     image_grid,
+    panel_figures,
     scatter_panels,
 )
 from ui.navigation import require_router
@@ -49,16 +51,17 @@ require_router()
 # TASKS (experiment -> task key, built-in scenario that routes its cache and release; None:
 # the sidebar's), INITIAL, FIG5_N and VIEWS live in dpcore.runs.masking (the CLI's run).
 N_OPTIONS = (50, 100, 150, 200, 300, 400, 500)
+PUBLISH = VIEWS[-1]
 
 scenario = scenario_sidebar()
 keep_widget_state({"mk_view": VIEWS[0], "mk_task": next(iter(TASKS)), "mk_initial": INITIAL[0],
-                   "mk_n": 300, "mk_alone": False, "mk_input": True, "mk_bounded": True})
+                   "mk_n": 300, "mk_alone": False, "mk_input": False, "mk_bounded": True})
 with st.sidebar:
     st.header("Data masking")
     task_label = st.selectbox("Experiment", list(TASKS), key="mk_task",
                               help="The paper's toy and digit experiments, or the scenario "
                                    "chosen above (one class against the rest).")
-    epsilon_slot = st.container()  # the ε slider, drawn by results() below
+    epsilon_slot = st.container()  # the ε slider, drawn by live() below
     lam = lambda_slider("mk_lambda", 0.5, help="Regularisation of the logistic model (the paper "
                         "uses 0.5). Larger λ: less noise on the classifier, a weaker fit.")
     initial_choice = st.radio("Initial masked set", INITIAL, key="mk_initial",
@@ -85,52 +88,45 @@ st.markdown(
 )
 
 
-
-def results() -> None:
+def live(view: str) -> None:
     """Everything the ε slider changes: the slider (drawn into its sidebar slot), the masked
-    set and the chosen view."""
+    set's numbers and ``view``; in a study view also the export's config and the link.
+
+    A study view runs this as a fragment, so that an ε move reruns this function alone: the
+    experiment, the budget and the export panels stay as drawn. The Publish view calls it in the
+    page's own run, so that a release and the budget panel on screen always come from the same
+    run.
+    """
     with epsilon_slot:
         epsilon = epsilon_slider("mk_epsilon", 5.0, options=FIG5_EPSILONS)
+    if view != PUBLISH:
+        refresh_export("masking")  # a fragment rerun: the config and the URL follow the slider
     with show_errors():
-        task_key, route_name = TASKS[task_label]
-        if route_name is None:
-            if scenario is None:
-                st.info("Choose a scenario in the sidebar to begin.")
-                st.stop()
-            route, route_id = scenario, st.session_state["scenario_id"]
-            task = memo(route, route_id, ("masking task",), lambda: load_task(task_key, scenario))
-        else:
-            route, route_id = load_builtin(route_name, seed=None), f"masking:{task_key}"
-            task = memo(route, route_id, ("masking task", task_key), lambda: load_task(task_key))
-
-        initial = (task.X_initial, task.y_initial) if initial_choice == INITIAL[0] else None
-        m = len(task.y_initial) if initial is not None else 0
-        n = masked_size(n_chosen, m)
         settings = f"ε = {epsilon:g}, λ = {lam:g}, N = {n}" + ("" if bounded else ", unbounded")
         context = f"{task.title}; {settings}"
-
-        def study():
-            return masking_study(task, epsilon, lam, n, initial, bounded, seed,
-                                 progress=lambda f: bar.progress(f))
-
-        bar = st.progress(0.0, text="Growing the masked set…")
         parts = ("masking study", task_key, epsilon, lam, n, initial_choice, bounded, seed)
-        gen, perturbed, initial_coef = memo(route, route_id, parts, study)
-        bar.empty()
+        bar = None
+        if not is_cached(route, route_id, parts):  # a bar only when there is work
+            bar = st.progress(0.0, text="Growing the masked set…")
+        gen, perturbed, initial_coef = memo(route, route_id, parts, lambda: masking_study(
+            task, epsilon, lam, n, initial, bounded, seed,
+            progress=None if bar is None else bar.progress))
+        if bar is not None:
+            bar.empty()
         accuracy = validation_accuracy(gen, task)
-        cols = st.columns(4)
-        cols[0].metric("Gradient norm at w′", f"{gen.gradient_norm_:.2g}",
+        metrics = st.container(horizontal=True)
+        metrics.metric("Gradient norm at w′", f"{gen.gradient_norm_:.2g}",
                        help="‖∇J_S(w′)‖, the gradient of the masked set's regularised objective at "
                             "the noisy classifier w′: how far the masked set is from having w′ as "
                             "its own optimum (0 = exactly).")
-        cols[1].metric("‖refit − w′‖", f"{gen.refit_distance_:.2g}",
+        metrics.metric("‖refit − w′‖", f"{gen.refit_distance_:.2g}",
                        help=f"Distance between the model a recipient trains on the masked set and "
                             f"w′. Strong convexity bounds it by {gen.distance_bound_:.2g} (the "
                             f"gradient norm / λ).")
-        cols[2].metric("Masked-set model accuracy", f"{accuracy['refit']:.3f}",
+        metrics.metric("Masked-set model accuracy", f"{accuracy['refit']:.3f}",
                        help="Validation accuracy of the model a recipient trains on the masked set "
                             "(a study number).")
-        cols[3].metric("Non-private model accuracy", f"{accuracy['private']:.3f}",
+        metrics.metric("Non-private model accuracy", f"{accuracy['private']:.3f}",
                        help="The model fitted on the private data without noise: a non-private "
                             "reference, never released.")
         if gen.distance_bound_ > 0.05:
@@ -138,20 +134,6 @@ def results() -> None:
                        f"{gen.gradient_norm_:.2g}): "
                        "the noise is large and N is small for records kept in the domain. Raise N "
                        "or ε, or let the search leave the domain.", icon="⚠️")
-        st.caption(
-            f"{task.description} N = {n} masked records"
-            + (f" (the initial set has {m}; N was raised to {n})" if n != n_chosen else "")
-            + ". A seeded simulation of the mechanism, not a release: it spends no budget."
-        )
-
-        view = st.segmented_control("View", VIEWS, key="mk_view", label_visibility="collapsed")
-        view = view or VIEWS[0]
-        _, _, identity = task.projection()
-        names = task.class_names
-        if identity:
-            xtitle, ytitle = task.feature_names[:2]
-        else:
-            xtitle, ytitle = "public PC 1", "public PC 2"
 
         def regions(coef, x_range, y_range):
             if not identity:
@@ -160,46 +142,55 @@ def results() -> None:
 
         if view == "Masked vs original":
             alone = st.toggle("Masked set alone, as a recipient sees it", key="mk_alone")
+            # Axes from the data domain (public, the same for every slider value): a panel that
+            # ε does not change keeps its figure, and the browser does not redraw it.
+            x_range, y_range = domain_ranges(task)
             masked2 = task.project(gen.masked_X_)
-            private2 = task.project(task.X_private)
-            initial2 = task.project(task.X_initial) if initial is not None else np.empty((0, 2))
-            x_range, y_range = axis_ranges(masked2, private2, initial2)
             final = Panel(f"Final masked set (DP, ε = {epsilon:g})", masked2, gen.masked_y_,
                           regions(gen.refit_coef_, x_range, y_range), faint=gen.n_initial_)
+            off_axes = outside(masked2, x_range, y_range)
             if alone:
                 fig = scatter_panels([final], names, xtitle=xtitle, ytitle=ytitle, x_range=x_range,
                                      y_range=y_range, height=520)
                 show(fig, "fig_recipient", title="The published masked set, as a recipient sees it",
                      context=context)
                 st.caption("Only what is published: the masked records, their labels, and the "
-                           "regions of the model trained on them. Pale points are the initial set.")
+                           "regions of the model trained on them. Pale points are the initial set."
+                           + (f" {off_axes} masked records lie outside the data domain's axes "
+                              "(the unbounded search)." if off_axes else ""))
             else:
                 with_input = st.toggle("Show input-perturbed records for contrast", key="mk_input")
-                extra = (f"input perturbation, ε = {epsilon:g}", task.project(perturbed),
+                perturbed2 = task.project(perturbed)
+                extra = (f"input perturbation, ε = {epsilon:g}", perturbed2,
                          task.y_private) if with_input else None
-                panels = [Panel("Original private records (non-private)", private2, task.y_private,
-                                regions(gen.coef_, x_range, y_range), extra=extra)]
+                panels = {"original": Panel("Original private records (non-private)",
+                                            task.project(task.X_private), task.y_private,
+                                            regions(gen.coef_, x_range, y_range), extra=extra)}
                 if initial is not None:
-                    panels.append(Panel("Initial masked set (public / fake)", initial2,
-                                        task.y_initial, regions(initial_coef, x_range, y_range)))
-                panels.append(final)
-                fig = scatter_panels(panels, names, xtitle=xtitle, ytitle=ytitle, x_range=x_range,
-                                     y_range=y_range)
-                show(fig, "fig_scatter", title="Original vs masked records (Pham et al. Fig. 2)",
-                     context=context)
-                outside = 0
-                if with_input:
-                    p2 = task.project(perturbed)
-                    outside = int(np.sum((p2[:, 0] < x_range[0]) | (p2[:, 0] > x_range[1])
-                                         | (p2[:, 1] < y_range[0]) | (p2[:, 1] > y_range[1])))
+                    panels["initial"] = Panel("Initial masked set (public / fake)",
+                                              task.project(task.X_initial), task.y_initial,
+                                              regions(initial_coef, x_range, y_range))
+                panels["final"] = final
+                axes = {"xtitle": xtitle, "ytitle": ytitle, "x_range": x_range,
+                        "y_range": y_range}
+                figures = panel_figures(list(panels.values()), names, **axes)
+                show_panels(list(zip(panels, figures, strict=True)),
+                            lambda: scatter_panels(list(panels.values()), names, **axes),
+                            "fig_scatter", title="Original vs masked records (Pham et al. Fig. 2)",
+                            context=context)
+                hidden = outside(perturbed2, x_range, y_range) if with_input else 0
                 st.caption(
                     "Shaded: the decision regions of the model trained on each set. The masked "
                     "records need not resemble the sensitive ones, yet their model is the noisy "
                     "model w′: where its regions differ from the original's, that is the privacy "
-                    "noise, which shrinks as ε or the private N grows. Hollow markers: the same "
-                    "private records after input "
-                    "perturbation (Algorithm 2) at the same ε"
-                    + (f" ({outside} of {len(perturbed)} fall outside the axes)" if outside else "")
+                    "noise, which shrinks as ε or the private N grows. The axes span the data "
+                    "domain (every record's norm is at most "
+                    f"{task.data_norm:.3g})"
+                    + (f"; {off_axes} masked records lie outside it (the unbounded search)"
+                       if off_axes else "")
+                    + ". Switch on the input-perturbed records to see Algorithm 2 at the same ε "
+                    "as hollow markers"
+                    + (f" ({hidden} of {len(perturbed)} fall outside the axes)" if hidden else "")
                     + "; its labels are published unperturbed, so it protects features only."
                     + ("" if identity else " The 2-D view is a projection fitted on public data "
                        "only; regions are not drawn for d > 2.")
@@ -328,4 +319,37 @@ def results() -> None:
                                    "text/csv", key="mk_download")
 
 
-results()
+def outside(points: np.ndarray, x_range, y_range) -> int:
+    """How many 2-D points fall outside the axes."""
+    return int(np.sum((points[:, 0] < x_range[0]) | (points[:, 0] > x_range[1])
+                      | (points[:, 1] < y_range[0]) | (points[:, 1] > y_range[1])))
+
+
+view = st.segmented_control("View", VIEWS, key="mk_view", label_visibility="collapsed") or VIEWS[0]
+with show_errors():
+    task_key, route_name = TASKS[task_label]
+    if route_name is None:
+        if scenario is None:
+            with epsilon_slot:
+                epsilon_slider("mk_epsilon", 5.0, options=FIG5_EPSILONS)
+            st.info("Choose a scenario in the sidebar to begin.")
+            st.stop()
+        route, route_id = scenario, st.session_state["scenario_id"]
+        task = memo(route, route_id, ("masking task",), lambda: load_task(task_key, scenario))
+    else:
+        route, route_id = load_builtin(route_name, seed=None), f"masking:{task_key}"
+        task = memo(route, route_id, ("masking task", task_key), lambda: load_task(task_key))
+    initial = (task.X_initial, task.y_initial) if initial_choice == INITIAL[0] else None
+    m = len(task.y_initial) if initial is not None else 0
+    n = masked_size(n_chosen, m)
+    _, _, identity = task.projection()
+    names = task.class_names
+    xtitle, ytitle = task.feature_names[:2] if identity else ("public PC 1", "public PC 2")
+    st.caption(
+        f"{task.description} N = {n} masked records"
+        + (f" (the initial set has {m}; N was raised to {n})" if n != n_chosen else "")
+        + ". A seeded simulation of the mechanism, not a release: it spends no budget."
+    )
+    # A study view is a fragment: an ε move reruns live() alone. The Publish view reruns the
+    # whole page, so that a release and the budget panel on screen always come from the same run.
+    (live if view == PUBLISH else st.fragment(live))(view)

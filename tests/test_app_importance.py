@@ -174,7 +174,7 @@ def test_publish_is_refused_when_the_public_set_is_derived_from_the_private_one(
 def test_page_runs_on_every_kind_of_scenario(state):
     at = open_page(**state)
     assert len(charts(at)) == 1
-    caption = next(c.value for c in at.caption if c.value.startswith("ε ="))
+    caption = next(c.value for c in at.caption if "bootstrap resamples of D" in c.value)
     assert f"d = {at.session_state['scenario'].d + 1} components" in caption
 
 

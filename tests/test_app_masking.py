@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from functools import partial
 
 import app_support
@@ -18,6 +19,8 @@ DIGITS = "Digits 0, 1, 3: 3 masked by 6 (Fig. 3)"
 # copying Adult out of the cache.
 open_page = partial(app_support.open_page, PAGE, timeout=TIMEOUT, builtin_name="three-gaussians")
 show_view = partial(app_support.show_view, key="mk_view")
+#: The "Masked vs original" view draws one chart per panel.
+SCATTER = ["fig_scatter_original", "fig_scatter_initial", "fig_scatter_final"]
 
 
 def charts(at: AppTest) -> list[str]:
@@ -27,7 +30,7 @@ def charts(at: AppTest) -> list[str]:
 
 def test_default_page_shows_the_toy_scatter_and_its_quality():
     at = open_page()
-    assert charts(at) == ["fig_scatter"]
+    assert charts(at) == SCATTER
     shown = metrics(at)
     # Default eps = 5, N = 300: the masked set reaches w' (the gradient vanishes numerically).
     assert float(shown["Gradient norm at w′"]) < 1e-6
@@ -45,6 +48,24 @@ def test_default_page_shows_the_toy_scatter_and_its_quality():
 def test_every_view_builds_only_its_own_figures(view, expected):
     at = show_view(open_page(mk_draws=10), view)
     assert charts(at) == expected
+
+
+def test_an_epsilon_move_changes_only_the_masked_panel():
+    """The panels' axes span the data domain, so an ε move leaves the original and initial
+    panels' figures identical (the browser keeps them) and redraws the masked one; with the
+    input-perturbed records switched on, the original panel follows ε too."""
+    at = open_page()
+    before = [chart.proto.spec for chart in at.get("plotly_chart")]
+    at.select_slider(key="mk_epsilon").set_value(10.0)
+    after = [chart.proto.spec for chart in rerun(at).get("plotly_chart")]
+    assert [a == b for a, b in zip(before, after, strict=True)] == [True, True, False]
+    at.toggle(key="mk_input").set_value(True)
+    before = [chart.proto.spec for chart in rerun(at).get("plotly_chart")]
+    names = [trace.get("name") for trace in json.loads(before[0])["data"]]
+    assert "hollow: input perturbation, ε = 10" in names
+    at.select_slider(key="mk_epsilon").set_value(5.0)
+    after = [chart.proto.spec for chart in rerun(at).get("plotly_chart")]
+    assert [a == b for a, b in zip(before, after, strict=True)] == [False, True, False]
 
 
 def test_recipient_view_shows_the_masked_set_alone():
@@ -67,14 +88,14 @@ def test_small_n_warns_and_controls_redraw():
     assert metrics(at)["Masked-set model accuracy"] != before
     at.radio(key="mk_initial").set_value("Empty")
     rerun(at)
-    assert charts(at) == ["fig_scatter"]
+    assert charts(at) == ["fig_scatter_original", "fig_scatter_final"]
 
 
 def test_digits_show_images_and_weights():
     at = open_page()
     at.selectbox(key="mk_task").set_value(DIGITS)
     rerun(at)
-    assert charts(at) == ["fig_scatter"]
+    assert charts(at) == SCATTER
     assert any("projection fitted on public data" in c.value for c in at.caption)
     show_view(at, "Digit images")
     assert charts(at) == ["fig_private_images", "fig_initial_images", "fig_masked_images",
@@ -102,7 +123,7 @@ def test_publish_spends_once_and_offers_the_csv():
 
 def test_sidebar_scenario_task_runs_and_refuses_publishing_from_a_derived_public_set():
     at = open_page(mk_task="Sidebar scenario (its binary target)", builtin_name="wine")
-    assert charts(at) == ["fig_scatter"]
+    assert charts(at) == SCATTER
     assert any("Wine" in c.value for c in at.caption)
     assert any("projection fitted on public data" in c.value for c in at.caption)  # d = 13
     at.session_state["builtin_public"] = "identical"  # E = D: a release would carry D's records

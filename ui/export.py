@@ -129,7 +129,8 @@ def file_stem(text: str) -> str:
     return "".join(ch if ch.isalnum() else "_" for ch in text)[:80].strip("_") or "figure"
 
 
-def figure_downloads(fig: go.Figure, name: str, *, key: str | None = None) -> None:
+def figure_downloads(fig: go.Figure | Callable[[], go.Figure], name: str, *,
+                     key: str | None = None) -> None:
     """The "HTML" and "PNG" download buttons of one figure, in one small row under it.
 
     Both files are built only when their button is clicked (``data`` is a callable), never on a
@@ -137,8 +138,9 @@ def figure_downloads(fig: go.Figure, name: str, *, key: str | None = None) -> No
 
     Parameters
     ----------
-    fig : plotly.graph_objects.Figure
-        The figure as drawn (its title carries the settings, see :func:`show`).
+    fig : plotly.graph_objects.Figure or callable
+        The figure as drawn (its title carries the settings, see :func:`show`), or a function
+        that builds it when a button is clicked (a figure drawn as several charts).
     name : str
         The file name without extension.
     key : str, optional
@@ -148,16 +150,20 @@ def figure_downloads(fig: go.Figure, name: str, *, key: str | None = None) -> No
 
     name = file_stem(name)
     key = key or name
+
+    def figure() -> go.Figure:
+        return fig() if callable(fig) else fig
+
     with st.container(horizontal=True, gap="small"):
         st.download_button(
-            "HTML", lambda: figure_html(fig), f"{name}.html", "text/html", key=f"{key}_html",
+            "HTML", lambda: figure_html(figure()), f"{name}.html", "text/html", key=f"{key}_html",
             on_click="ignore", type="tertiary", icon=":material/download:",
             help="This figure as a standalone web page (interactive, opens offline).")
         if chromium_path() is None:
             st.caption(PNG_MISSING)
         else:
             st.download_button(
-                "PNG", lambda: figure_png(fig), f"{name}.png", "image/png", key=f"{key}_png",
+                "PNG", lambda: figure_png(figure()), f"{name}.png", "image/png", key=f"{key}_png",
                 on_click="ignore", type="tertiary", icon=":material/download:",
                 help="This figure as an image, with its title and settings (takes a few "
                      "seconds).")
@@ -275,6 +281,15 @@ def _live(page: str) -> dict[str, Any]:
     import streamlit as st
 
     return st.session_state.setdefault(f"_export_live_{page}", {})
+
+
+def refresh_export(page: str) -> None:
+    """After a fragment rerun (a control drawn inside a fragment changed): bring the export's
+    config and the URL up to date without redrawing the panel."""
+    from ui import links
+
+    config = _live(page)["config"] = run_config(page)
+    links.mirror(page, config)
 
 
 def export_panel(page: str) -> None:

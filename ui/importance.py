@@ -21,6 +21,7 @@ from dpcore.importance import (
     VarianceTerms,
     balanced_fit,
     bootstrap_estimates,
+    typical_log_weight_noise,
 )
 from dpcore.importance import baselines as dp_baselines
 from dpcore.importance import model_distances as dp_model_distances
@@ -54,6 +55,14 @@ def estimates(scenario: Scenario, scenario_id: str, query: Query, n_reps: int, s
     return memo(scenario, scenario_id, ("estimates", query, n_reps, seed, lam, epsilon),
                 lambda: bootstrap_estimates(fits(scenario, scenario_id, n_reps, seed, lam),
                                             query.evaluate(scenario.public), epsilon))
+
+
+def log_weight_noise(scenario: Scenario, scenario_id: str, lam: float, epsilon: float) -> float:
+    """:func:`dpcore.importance.typical_log_weight_noise` at (lam, epsilon) (public records and
+    N_D only), computed once per cell."""
+    return memo(scenario, scenario_id, ("log-weight noise", lam, epsilon),
+                lambda: typical_log_weight_noise(scenario.public, len(scenario.private), lam,
+                                                 epsilon))
 
 
 def variance_terms(scenario: Scenario, scenario_id: str, query: Query, n_reps: int, seed: int,

@@ -45,9 +45,8 @@ def epsilon_slider(key: str, default: float = 0.1, *, options: Sequence[float] =
     from dpcore.planning import posterior_bound
 
     epsilon = log_slider(label, options, key, default, help=EPSILON_HELP)
-    st.caption(PRIVACY_DIRECTION)
-    st.caption(
-        f"at ε = {epsilon:g}, a 1 % prior can rise to at most "
+    st.caption(  # one element: a slider move redraws it with the slider
+        f"{PRIVACY_DIRECTION}  \nat ε = {epsilon:g}, a 1 % prior can rise to at most "
         f"{100 * posterior_bound(0.01, epsilon):.1f} %",
         help="Epsilon as risk: if someone believed with 1 % probability that a given person's "
              "record is in the data, one ε-DP release can raise that belief to at most this "

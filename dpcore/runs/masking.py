@@ -40,8 +40,8 @@ from dpcore.random import stream
 from dpcore.validation import DataError
 
 __all__ = ["CONTROLS", "FIG5_N", "INITIAL", "SEED_KEY", "TASKS", "VIEWS", "MaskingStudy",
-           "axis_ranges", "compute", "load_task", "masked_size", "masking_study", "takeaway",
-           "validation_accuracy"]
+           "axis_ranges", "compute", "domain_ranges", "load_task", "masked_size", "masking_study",
+           "takeaway", "validation_accuracy"]
 
 #: Experiment -> (task key, built-in scenario that routes the page's cache and release; None:
 #: the sidebar's scenario).
@@ -60,7 +60,7 @@ IMAGES_PER_CLASS = 6
 #: The page's controls (widget keys of pages/masking.py) with their defaults.
 CONTROLS: dict[str, Any] = {
     "mk_task": next(iter(TASKS)), "mk_epsilon": 5.0, "mk_lambda": 0.5, "mk_initial": INITIAL[0],
-    "mk_n": 300, "mk_bounded": True, "mk_view": VIEWS[0], "mk_alone": False, "mk_input": True,
+    "mk_n": 300, "mk_bounded": True, "mk_view": VIEWS[0], "mk_alone": False, "mk_input": False,
     "mk_draws": 20,
 }
 SEED_KEY = "mk_seed"
@@ -170,6 +170,25 @@ def axis_ranges(*point_sets: np.ndarray, pad: float = 0.08) -> tuple[list[float]
     return [float(lo[0]), float(hi[0])], [float(lo[1]), float(hi[1])]
 
 
+def domain_ranges(task: MaskingTask, pad: float = 0.05) -> tuple[list[float], list[float]]:
+    """Axis ranges that hold the task's whole data domain in the 2-D view: the disc of radius
+    ``data_norm`` (every record's norm bound, a public number) around the projection of the
+    origin, padded by ``pad`` of the radius.
+
+    Read from public information only, and the same for every ε, λ and N: the panels of the
+    "Masked vs original" view keep their axes when a slider moves (a masked record kept in the
+    domain is always on them), so a panel that a slider does not change is not redrawn.
+
+    >>> from dpcore.masking.experiments import toy_task
+    >>> [round(v, 3) for v in domain_ranges(toy_task())[0]]
+    [-4.455, 4.455]
+    """
+    centre = task.project(np.zeros((1, task.d)))[0]
+    radius = (1.0 + pad) * float(task.data_norm)
+    return ([float(centre[0] - radius), float(centre[0] + radius)],
+            [float(centre[1] - radius), float(centre[1] + radius)])
+
+
 def _images(images: np.ndarray, titles: list[str]) -> pd.DataFrame:
     n, h, w = images.shape
     return pd.DataFrame({
@@ -239,7 +258,7 @@ def compute(scenario: Any, controls: Mapping[str, Any], seed: int, *,
         masked2 = task.project(gen.masked_X_)
         private2 = task.project(task.X_private)
         initial2 = task.project(task.X_initial) if initial is not None else np.empty((0, 2))
-        x_range, y_range = axis_ranges(masked2, private2, initial2)
+        x_range, y_range = domain_ranges(task)
         from_initial = np.arange(len(gen.masked_y_)) < gen.n_initial_
         numbers["masked_points"] = _points(masked2, gen.masked_y_, names,
                                            from_initial_set=from_initial)

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ui.figures.common import COLORS, SEQUENCE, reference_line
+from ui.figures.common import COLORS, SEQUENCE, layout_spec, reference_line, spec_figure
 from ui.figures.common import fmt as _fmt
 from ui.figures.common import layout as _layout
 
@@ -30,9 +30,9 @@ def estimate_boxes(results: pd.DataFrame, by: str, chosen: float, truth: float,
     """Box plots of the DP estimates over replicates, one box per value of ``by`` (Figs 1-2).
 
     Built as one figure specification (the traces, the two reference lines as layout shapes
-    and the shared layout) and validated once: this figure is redrawn on every slider move, and
-    plotly's one-property-at-a-time helpers (``add_box``, ``add_hline``) cost several times the
-    rest of the rerun.
+    and the shared layout) without validation (:func:`ui.figures.common.spec_figure`): this
+    figure is redrawn on every slider move, and plotly's one-property-at-a-time helpers
+    (``add_box``, ``add_hline``) cost several times the rest of the rerun.
     """
     data: list[dict] = []
     for value, group in results.groupby(by, sort=True):
@@ -53,8 +53,9 @@ def estimate_boxes(results: pd.DataFrame, by: str, chosen: float, truth: float,
     shapes = [{"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": y,
                "y1": y, "line": {"dash": "dash", "color": COLORS[role]}}
               for y, role in ((truth, "nonprivate"), (public_mean, "public"))]
-    fig = go.Figure({"data": data, "layout": {"xaxis": {"type": "category"}, "shapes": shapes}})
-    return _layout(fig, label, "estimate of the query")
+    spec = layout_spec(label, "estimate of the query")
+    spec["xaxis"]["type"] = "category"
+    return spec_figure({"data": data, "layout": spec | {"shapes": shapes}})
 
 
 def bias_sd_figure(summary: pd.DataFrame, theory: pd.DataFrame, chosen_lam: float) -> go.Figure:

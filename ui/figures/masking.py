@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dpcore.runs.masking import axis_ranges  # noqa: F401  (the page's axes: one definition)
-from ui.figures.common import COLORS, band, layout
+from ui.figures.common import COLORS, band, layout, layout_spec, spec_figure
 
 #: One colour and one marker per class (colour-blind-safe Dark2 hues).
 CLASS_COLORS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02")
@@ -78,14 +78,16 @@ def _class_traces(X, y, class_names, *, showlegend: bool, hollow: bool = False,
 
 
 def scatter_panels(panels: Sequence[Panel], class_names: Sequence[str], *, xtitle: str,
-                   ytitle: str, x_range, y_range, height: int = 440) -> go.Figure:
+                   ytitle: str, x_range, y_range, height: int = 440,
+                   legend: bool = True) -> go.Figure:
     """Panels side by side on shared axes (Pham et al. Fig. 2 (a)-(c)), each with the decision
     regions of the classifier fitted on its own set. Points outside the ranges are not drawn
     (input-perturbed records at small ε lie far outside).
 
     Built as one figure specification (axes domains and panel titles laid out here rather than
-    by ``make_subplots``, traces as dictionaries) and validated once: the figure is redrawn on
-    every slider move, and plotly's incremental helpers cost most of that rerun.
+    by ``make_subplots``, traces as dictionaries) without validation
+    (:func:`ui.figures.common.spec_figure`): the figure is redrawn on every slider move, and
+    plotly's incremental helpers cost most of that rerun.
     """
     n, C, gap = len(panels), len(class_names), 0.03
     width = (1.0 - gap * (n - 1)) / n
@@ -115,15 +117,41 @@ def scatter_panels(panels: Sequence[Panel], class_names: Sequence[str], *, xtitl
                                 showlegend=i == 0)
         if panel.extra is not None:
             label, Xe, ye = panel.extra
-            traces += _class_traces(Xe, ye, class_names, showlegend=True, hollow=True,
+            traces += _class_traces(Xe, ye, class_names, showlegend=False, hollow=True,
                                     name_suffix=f" ({label})", group_suffix="extra")
+            for trace in traces[-len(class_names):]:
+                trace["legendgroup"] = "extra"
+            traces.append({"type": "scatter", "x": [None], "y": [None], "mode": "markers",
+                           "name": f"hollow: {label}", "legendgroup": "extra",
+                           "hoverinfo": "skip", "marker": {
+                               "color": "rgba(0,0,0,0)", "size": 7, "symbol": "circle",
+                               "line": {"color": "#555555", "width": 1.2}}})
         data += [trace | {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"} for trace in traces]
     axes["yaxis"]["title"] = {"text": ytitle}
-    fig = go.Figure({"data": data, "layout": {**axes, "annotations": titles}})
-    layout(fig, xtitle, ytitle, height=height)
-    fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0},
-                      margin={"b": 90})
-    return fig
+    spec = layout_spec(xtitle, ytitle, height=height)
+    spec["legend"] = {"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0}
+    spec["margin"]["b"] = 90
+    if not legend:
+        spec["showlegend"] = False
+        for trace in data:
+            trace["showlegend"] = False
+    return spec_figure({"data": data, "layout": spec | axes | {"annotations": titles}})
+
+
+def panel_figures(panels: Sequence[Panel], class_names: Sequence[str], *, xtitle: str,
+                  ytitle: str, x_range, y_range, height: int = 440) -> list[go.Figure]:
+    """The panels of :func:`scatter_panels` as one figure each, with the same traces and axes,
+    for a page that draws them side by side (:func:`ui.figures.common.show_panels`): the
+    browser then redraws only a panel whose figure changed. The legend sits under the first
+    panel; every panel keeps the same margins (no automatic growth), so the plot areas line
+    up."""
+    figures = []
+    for i, panel in enumerate(panels):
+        fig = scatter_panels([panel], class_names, xtitle=xtitle, ytitle=ytitle if i == 0 else "",
+                             x_range=x_range, y_range=y_range, height=height, legend=i == 0)
+        fig.layout.margin = {"l": 50, "r": 10, "t": 40, "b": 120, "autoexpand": False}
+        figures.append(fig)
+    return figures
 
 
 def growth_animation(X0, y0, X_new, y_new, trace, class_names: Sequence[str], *, x_range,
