@@ -324,13 +324,14 @@ with show_errors():
     d = fits_at(lam).d  # components of a record, the intercept included
 
     st.subheader(f"Query: {md(query)}")
-    metrics = st.container(horizontal=True)
-    metrics.metric("Truth on D (non-private)", f"{truth:.4f}",
-                   help="The answer on the private data itself, without noise: shown for "
-                        "comparison only, never released.")
-    metrics.metric("Unweighted public mean", f"{public_mean:.4f}",
-                   help="The answer on E without weights: free, but biased when E differs from D.")
-    slot = metrics.container(horizontal=True)  # the ε-dependent numbers, drawn by live()
+    truth_col, public_col, live_col = st.columns([1, 1, 3])
+    truth_col.metric("Truth on D (non-private)", f"{truth:.4f}",
+                     help="The answer on the private data itself, without noise: shown for "
+                          "comparison only, never released.")
+    public_col.metric("Unweighted public mean", f"{public_mean:.4f}",
+                      help="The answer on E without weights: free, but biased when E differs "
+                           "from D.")
+    slot = live_col.container(horizontal=True)  # the ε-dependent numbers, drawn by live()
     st.caption(
         f"λ = {lam:g}, {n_reps} bootstrap resamples of D ({len(D):,} records) against E "
         f"({len(E):,} records); d = {d} components (with the intercept; Ji & Elkan's Adult "

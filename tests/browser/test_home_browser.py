@@ -98,7 +98,7 @@ def test_small_data_default_on_the_importance_page(page: Page, app_url: str):
     page.goto(f"{app_url}/importance")
     choose(page, "Scenario", "Wine cultivars (scikit-learn)")
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_text("ε = 0.1, λ = 2, 100 bootstrap resamples")).to_be_visible(
+    expect(main.get_by_text("λ = 2, 100 bootstrap resamples")).to_be_visible(
         timeout=90_000)
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
     expect(main.locator(".boxlayer path").first).to_be_visible()

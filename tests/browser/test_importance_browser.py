@@ -57,7 +57,7 @@ def test_importance_page_epsilon_views_and_publish(page: Page, app_url: str):
     expect(main.get_by_role("heading", name="Importance weighting: publish weights, not data")
            ).to_be_visible()
     expect(main.get_by_text("λ = 0.1, 100 bootstrap resamples")).to_be_visible()
-    expect(main.locator(".gtitle")).to_contain_text("ε = 0.1, λ = 0.1")
+    expect(main.locator(".gtitle", has_text="ε = 0.1, λ = 0.1").first).to_be_visible()
     expect_plots(main, 1, BOXES)  # only the view that is shown is built
     expect(main.locator(".boxlayer .trace")).to_have_count(len(EPSILON_GRID))
     screenshot(page, "importance-default")
@@ -74,7 +74,7 @@ def test_importance_page_epsilon_views_and_publish(page: Page, app_url: str):
     expect(thumb).to_have_attribute("aria-valuetext", "0.3")
     # The figure's title names the new ε only once the rerun for 0.3 (not an earlier one for 0.2)
     # drew.
-    expect(main.locator(".gtitle")).to_contain_text("ε = 0.3, λ = 0.1")
+    expect(main.locator(".gtitle", has_text="ε = 0.3, λ = 0.1")).to_be_visible()
     expect(sd).not_to_have_text(sd_before)
     wait_idle(page)
     expect_plots(main, 1, BOXES)
@@ -137,6 +137,6 @@ def test_importance_page_epsilon_views_and_publish(page: Page, app_url: str):
     # The page's own URL works too: a new session starts at the default ε, from cached fits.
     page.goto(f"{app_url}/importance")
     expect(main.get_by_text("λ = 0.1, 100 bootstrap resamples")).to_be_visible()
-    expect(main.locator(".gtitle")).to_contain_text("ε = 0.1, λ = 0.1")
+    expect(main.locator(".gtitle", has_text="ε = 0.1, λ = 0.1").first).to_be_visible()
     wait_idle(page)
     expect_plots(main, 1, BOXES)

@@ -45,22 +45,37 @@ def test_masking_page_scatter_views_and_publish(page: Page):
     wait_idle(page, timeout=FIRST_RUN_TIMEOUT)
     expect(main.get_by_role("heading", name="Data masking: publish look-alike records, not "
                                             "the records")).to_be_visible()
-    expect_charts(main, 1)
-    chart = main.get_by_test_id("stPlotlyChart")
-    expect(chart.locator(HEAT)).to_have_count(3)  # decision regions of the three panels
-    expect(chart.get_by_text("Original private records (non-private)")).to_be_visible()
-    expect(chart.get_by_text("Final masked set (DP, ε = 5)")).to_be_visible()
+    expect_charts(main, 3)  # one chart per panel: original, initial set, final masked set
+    charts = main.get_by_test_id("stPlotlyChart")
+    for i in range(3):
+        expect(charts.nth(i).locator(HEAT)).to_have_count(1)  # each panel's decision regions
+    expect(charts.nth(0).get_by_text("Original private records (non-private)")).to_be_visible()
+    expect(charts.nth(2).get_by_text("Final masked set (DP, ε = 5)")).to_be_visible()
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(screenshot(page, "masking-scatter"), SCREENSHOT)
 
-    # One step up the ε slider (5 -> 10) redraws the final panel.
+    # One step up the ε slider (5 -> 10) redraws the final panel only: the original and initial
+    # panels keep their plot (the same DOM node), since their figures do not depend on ε.
+    kept = "els => els.map(el => el.querySelector('.js-plotly-plot'))"
+    before = charts.evaluate_all(f"els => (window.__panels = ({kept})(els)).length")
+    assert before == 3
     thumb = page.get_by_test_id("stSidebar").get_by_test_id("stSlider").filter(
         has_text="Privacy budget ε").get_by_role("slider")
     expect(thumb).to_have_attribute("aria-valuetext", "5")
     thumb.focus()
     thumb.press("ArrowRight")
     expect(thumb).to_have_attribute("aria-valuetext", "10")
-    expect(chart.get_by_text("Final masked set (DP, ε = 10)")).to_be_visible()
+    expect(charts.nth(2).get_by_text("Final masked set (DP, ε = 10)")).to_be_visible()
+    wait_idle(page)
+    same = charts.evaluate_all(f"els => ({kept})(els).map((el, i) => el === window.__panels[i])")
+    assert same == [True, True, False]
+
+    # The input-perturbed records (Algorithm 2, same ε) join the original panel, hollow.
+    main.get_by_text("Show input-perturbed records for contrast", exact=True).click()
+    wait_idle(page)
+    expect(charts.nth(0).get_by_text("hollow: input perturbation, ε = 10")).to_be_visible()
+    screenshot(page, "masking-input-perturbation")
+    main.get_by_text("Show input-perturbed records for contrast", exact=True).click()
     wait_idle(page)
 
     main.get_by_text("Masked set alone, as a recipient sees it", exact=True).click()

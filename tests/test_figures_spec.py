@@ -1,0 +1,63 @@
+"""Figures built without plotly's validation (``ui.figures.common.spec_figure``) are valid.
+
+The figures that every slider move redraws skip plotly's property-by-property validation (it cost
+most of a rerun). Each is built here once more *with* validation: a mistyped property raises, and
+a property that validation would change (a coerced value, a dropped key) shows as a difference in
+the figure's JSON.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
+import pytest
+
+from ui.figures.common import spec_figure, titled
+from ui.figures.importance import estimate_boxes
+from ui.figures.masking import Panel, panel_figures, scatter_panels
+
+NAMES = ("class 1", "class 2", "class 3")
+AXES = {"xtitle": "x1", "ytitle": "x2", "x_range": [-2.0, 2.0], "y_range": [-2.0, 2.0]}
+
+
+def _panels() -> list[Panel]:
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(40, 2)), rng.integers(0, 3, 40)
+    grid = np.linspace(-2, 2, 7)
+    regions = (grid, grid, rng.integers(0, 3, (7, 7)))
+    return [Panel("original", X, y, regions, extra=("input perturbation, ε = 1", X + 0.3, y)),
+            Panel("initial", X[:20], y[:20], regions),
+            Panel("final", X, y, regions, faint=10)]
+
+
+def _figures() -> dict[str, go.Figure]:
+    rng = np.random.default_rng(1)
+    estimates = pd.DataFrame({"epsilon": np.repeat([0.1, 0.2, 0.5], 30),
+                              "estimate": rng.random(90)})
+    figures = {"estimate_boxes": estimate_boxes(estimates, "epsilon", 0.2, 0.3, 0.15, "ε"),
+               "scatter_panels": scatter_panels(_panels(), NAMES, **AXES)}
+    for i, fig in enumerate(panel_figures(_panels(), NAMES, **AXES)):
+        figures[f"panel_figures[{i}]"] = fig
+    titled(figures["estimate_boxes"], "DP estimates vs ε", "Adult; ε = 0.2, λ = 0.1")
+    return figures
+
+
+@pytest.mark.parametrize("name", list(_figures()))
+def test_unvalidated_figure_is_what_validation_builds(name):
+    fig = _figures()[name]
+    as_built = json.loads(pio.to_json(fig, validate=False))
+    validated = json.loads(pio.to_json(go.Figure(fig.to_dict())))  # raises on a bad property
+    assert as_built == validated
+
+
+def test_spec_figure_builds_the_specification_and_validation_catches_a_typo():
+    spec = {"data": [{"type": "bar", "x": ["a", "b"], "y": [1, 2]}],
+            "layout": {"height": 300, "title": {"text": "t"}}}
+    fig = spec_figure(spec)
+    assert fig.layout.height == 300 and fig.data[0].type == "bar"
+    with pytest.raises(ValueError, match="Invalid property"):
+        go.Figure({"data": [{"type": "bar", "colour": "red"}]})  # what the test above relies on
