@@ -4,6 +4,8 @@ The views study the mechanism over bootstrap resamples of D (seeded simulations,
 the "Publish" view makes the only thing a data owner would release.
 """
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -33,6 +35,7 @@ from ui.figures.common import show
 from ui.figures.importance import (
     baselines_figure,
     bias_sd_figure,
+    box_legend,
     distance_boxes,
     estimate_boxes,
     variance_figure,
@@ -118,6 +121,10 @@ with st.expander("How to read this page"):
     )
 
 view = st.segmented_control("View", VIEWS, key="iw_view", label_visibility="collapsed") or VIEWS[0]
+#: The box views: view -> (grid column, its symbol, chart key, title).
+BOX_VIEWS = {"Estimates vs λ": ("lam", "λ", "fig_lambda", "DP estimates vs λ (Ji & Elkan Fig. 1)"),
+             "Estimates vs ε": ("epsilon", "ε", "fig_epsilon",
+                                "DP estimates vs ε (Ji & Elkan Fig. 2)")}
 #: The caption under each view's figure that no ε move changes (drawn once, after the fragment).
 CAPTIONS = {
     "Estimates vs λ": "Each box is the spread of the DP estimate over the replicates: the line in "
@@ -172,14 +179,13 @@ def live(view: str) -> None:
                 f"To see the signal, {' or '.join(fixes) or 'use a larger dataset'}.",
                 icon=":material/blur_on:")
 
-        if view == "Estimates vs λ":
-            by_lam = estimates(lam_axis, [epsilon])
-            show(estimate_boxes(by_lam, "lam", lam, truth, public_mean, "λ"), "fig_lambda",
-                 title="DP estimates vs λ (Ji & Elkan Fig. 1)", context=context)
-        elif view == "Estimates vs ε":
-            by_eps = estimates([lam], eps_axis)
-            show(estimate_boxes(by_eps, "epsilon", epsilon, truth, public_mean, "ε"), "fig_epsilon",
-                 title="DP estimates vs ε (Ji & Elkan Fig. 2)", context=context)
+        if view in BOX_VIEWS:  # the legend is the line of text above (drawn once)
+            by, label, key, title = BOX_VIEWS[view]
+            values = estimates(lam_axis, [epsilon]) if by == "lam" else estimates([lam], eps_axis)
+            boxes = partial(estimate_boxes, values, by, lam if by == "lam" else epsilon, truth,
+                            public_mean, label)
+            show(boxes(legend=False), key, title=title, context=context,
+                 export=partial(boxes, legend=True))
         elif view in ("Bias vs SD", "Variance: theory"):
             by_lam = estimates(lam_axis, [epsilon])
             summary_lam = summarise(by_lam)
@@ -338,6 +344,8 @@ with show_errors():
         f"encoding had {PAPER_D}). The noise grows like d^1.5 / (N_D λ ε). These are simulations "
         "of the mechanism, seeded and reproducible: none of them is a release."
     )
+    if view in BOX_VIEWS:
+        st.caption(box_legend(f"at the chosen {BOX_VIEWS[view][1]}"), unsafe_allow_html=True)
     (live if view == PUBLISH else st.fragment(live))(view)
     if view in CAPTIONS:
         st.caption(CAPTIONS[view])

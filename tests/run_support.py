@@ -25,11 +25,17 @@ def _array(value: object) -> object:
     return value
 
 
+def _legend_only(trace: dict) -> bool:
+    """A legend entry without data (``x = y = [None]``): a page may show it as text instead."""
+    return trace.get("x") == [None] and trace.get("y") == [None]
+
+
 def _traces(spec: dict) -> list[dict]:
-    """Every trace's type, name and data arrays (x, y, z), decoded."""
+    """Every trace's type, name and data arrays (x, y, z), decoded; legend-only entries left
+    out."""
     return [{"type": t.get("type"), "name": t.get("name"),
              **{axis: _array(t[axis]) for axis in ("x", "y", "z") if axis in t}}
-            for t in spec["data"]]
+            for t in spec["data"] if not _legend_only(t)]
 
 
 def page_figures(at) -> list[list[dict]]:

@@ -121,6 +121,8 @@ def test_figure_html_export_is_standalone_and_carries_the_title_and_settings():
     # The figure's own title and settings, as drawn (plotly writes its JSON with \\u escapes).
     body = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), page)
     assert title in body and settings.startswith("<sup>") and "λ = " in settings
+    # The page shows this figure's legend as a line of text; the file carries plotly's own.
+    assert not spec["layout"]["showlegend"] and '"name":"truth (non-private)"' in body
 
 
 def test_png_export_renders_the_figure_with_its_title():

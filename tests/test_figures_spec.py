@@ -17,7 +17,7 @@ import plotly.io as pio
 import pytest
 
 from ui.figures.common import spec_figure, titled
-from ui.figures.importance import estimate_boxes
+from ui.figures.importance import BOX_LEGEND, box_legend, estimate_boxes
 from ui.figures.masking import Panel, panel_figures, scatter_panels
 
 NAMES = ("class 1", "class 2", "class 3")
@@ -39,6 +39,8 @@ def _figures() -> dict[str, go.Figure]:
     estimates = pd.DataFrame({"epsilon": np.repeat([0.1, 0.2, 0.5], 30),
                               "estimate": rng.random(90)})
     figures = {"estimate_boxes": estimate_boxes(estimates, "epsilon", 0.2, 0.3, 0.15, "ε"),
+               "estimate_boxes(legend=False)": estimate_boxes(estimates, "epsilon", 0.2, 0.3,
+                                                              0.15, "ε", legend=False),
                "scatter_panels": scatter_panels(_panels(), NAMES, **AXES)}
     for i, fig in enumerate(panel_figures(_panels(), NAMES, **AXES)):
         figures[f"panel_figures[{i}]"] = fig
@@ -61,3 +63,19 @@ def test_spec_figure_builds_the_specification_and_validation_catches_a_typo():
     assert fig.layout.height == 300 and fig.data[0].type == "bar"
     with pytest.raises(ValueError, match="Invalid property"):
         go.Figure({"data": [{"type": "bar", "colour": "red"}]})  # what the test above relies on
+
+
+def test_the_page_legend_names_what_the_figure_legend_names():
+    """The importance page draws its box figures without a legend and shows it as a line of
+    text; the exported figure keeps plotly's. Both name the same four things, in the same
+    colours."""
+    figures = _figures()
+    with_legend = figures["estimate_boxes"]
+    names = [t.name for t in with_legend.data if t.type == "scatter"]
+    assert names == [name for name, *_ in BOX_LEGEND] and with_legend.layout.showlegend
+    without = figures["estimate_boxes(legend=False)"]
+    assert not without.layout.showlegend and {t.type for t in without.data} == {"box"}
+    text = box_legend("at the chosen ε")
+    assert "truth (non-private)" in text and "at the chosen ε" in text
+    colours = {t.marker.color or t.line.color for t in with_legend.data if t.type == "scatter"}
+    assert all(colour in text for colour in colours)

@@ -102,6 +102,16 @@ def legend_entry(fig: go.Figure, name: str, role: str, *, kind: str = "line",
                                  marker={"color": COLORS[role], "symbol": "square"}))
 
 
+def legend_html(items: Sequence[tuple[str, str, str]]) -> str:
+    """A figure's legend as one line of HTML: ``(name, role, mark)`` with ``mark`` "markers" (a
+    square) or "lines" (a dashed line), in the role's colour (:data:`COLORS`). Names are
+    escaped."""
+    marks = {"markers": "■", "lines": "╌╌"}
+    return " &nbsp; ".join(
+        f'<span style="color:{COLORS[role]}">{marks[mark]}</span>&nbsp;{html.escape(name)}'
+        for name, role, mark in items)
+
+
 def reference_line(fig: go.Figure, y: float, name: str, role: str, *,
                    dash: str = "dash") -> None:
     """A horizontal reference line, named in the legend (a label on the plot would sit on the
@@ -137,14 +147,16 @@ def titled(fig: go.Figure, title: str, context: str = "") -> str:
     return "".join(ch if ch.isalnum() else "_" for ch in f"{title} {context}")[:80].strip("_")
 
 
-def show(fig: go.Figure, key: str, *, title: str, context: str = "") -> None:
+def show(fig: go.Figure, key: str, *, title: str, context: str = "",
+         export: Callable[[], go.Figure] | None = None) -> None:
     """Draw a figure whose PNG/HTML export carries its title and the settings behind it.
 
     ``title`` names the figure and ``context`` the settings (dataset, query, ε, λ); both go into
     the figure's title (:func:`titled`), so the camera button's PNG is self-explanatory, and
     into the file name. Under the figure, "HTML" and "PNG" buttons download it
-    (:func:`ui.export.figure_downloads`: built only when clicked). Streamlit is imported here,
-    so ``ui.figures`` imports without it.
+    (:func:`ui.export.figure_downloads`: built only when clicked), or the figure that
+    ``export`` builds (for example with the legend that the page shows as text). Streamlit is
+    imported here, so ``ui.figures`` imports without it.
     """
     import streamlit as st
 
@@ -152,7 +164,13 @@ def show(fig: go.Figure, key: str, *, title: str, context: str = "") -> None:
 
     name = titled(fig, title, context)
     st.plotly_chart(fig, key=key, config={"toImageButtonOptions": {"filename": name}})
-    figure_downloads(fig, name, key=key)
+
+    def exported() -> go.Figure:
+        whole = export()
+        titled(whole, title, context)
+        return whole
+
+    figure_downloads(fig if export is None else exported, name, key=key)
 
 
 def show_panels(panels: Sequence[tuple[str, go.Figure]], whole: Callable[[], go.Figure],

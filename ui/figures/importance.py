@@ -10,7 +10,14 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ui.figures.common import COLORS, SEQUENCE, layout_spec, reference_line, spec_figure
+from ui.figures.common import (
+    COLORS,
+    SEQUENCE,
+    layout_spec,
+    legend_html,
+    reference_line,
+    spec_figure,
+)
 from ui.figures.common import fmt as _fmt
 from ui.figures.common import layout as _layout
 
@@ -25,14 +32,23 @@ def _reference_lines(fig: go.Figure, truth: float, public_mean: float) -> None:
     reference_line(fig, public_mean, PUBLIC_MEAN, "public")
 
 
+#: The legend of :func:`estimate_boxes`: (name, role, mark, dash).
+BOX_LEGEND = (("DP estimates", "dp", "markers", None),
+              ("at the chosen value", "chosen", "markers", None),
+              (TRUTH, "nonprivate", "lines", "dash"), (PUBLIC_MEAN, "public", "lines", "dash"))
+
+
 def estimate_boxes(results: pd.DataFrame, by: str, chosen: float, truth: float,
-                   public_mean: float, label: str) -> go.Figure:
+                   public_mean: float, label: str, *, legend: bool = True) -> go.Figure:
     """Box plots of the DP estimates over replicates, one box per value of ``by`` (Figs 1-2).
 
     Built as one figure specification (the traces, the two reference lines as layout shapes
     and the shared layout) without validation (:func:`ui.figures.common.spec_figure`): this
     figure is redrawn on every slider move, and plotly's one-property-at-a-time helpers
     (``add_box``, ``add_hline``) cost several times the rest of the rerun.
+
+    ``legend=False`` leaves the legend out (the page shows :data:`BOX_LEGEND` once, as a line
+    of text above the figure, rather than have the browser lay it out again on every move).
     """
     data: list[dict] = []
     for value, group in results.groupby(by, sort=True):
@@ -42,10 +58,7 @@ def estimate_boxes(results: pd.DataFrame, by: str, chosen: float, truth: float,
                      "showlegend": False,
                      "hovertemplate": f"{label} = {_fmt(value)}<br>estimate %{{y:.4f}}"
                                       "<extra></extra>"})
-    legend = [("DP estimates", "dp", "markers", None), ("at the chosen value", "chosen",
-                                                        "markers", None),
-              (TRUTH, "nonprivate", "lines", "dash"), (PUBLIC_MEAN, "public", "lines", "dash")]
-    for name, role, mode, dash in legend:  # legend items without data (as legend_entry)
+    for name, role, mode, dash in BOX_LEGEND if legend else ():  # items without data
         style = ({"marker": {"color": COLORS[role], "symbol": "square"}} if mode == "markers"
                  else {"line": {"color": COLORS[role], "dash": dash}})
         data.append({"type": "scatter", "x": [None], "y": [None], "mode": mode, "name": name,
@@ -55,7 +68,15 @@ def estimate_boxes(results: pd.DataFrame, by: str, chosen: float, truth: float,
               for y, role in ((truth, "nonprivate"), (public_mean, "public"))]
     spec = layout_spec(label, "estimate of the query")
     spec["xaxis"]["type"] = "category"
+    spec["showlegend"] = legend
     return spec_figure({"data": data, "layout": spec | {"shapes": shapes}})
+
+
+def box_legend(chosen: str = "at the chosen value") -> str:
+    """:data:`BOX_LEGEND` as one line of HTML, in the figure's colours (constant text only)."""
+    items = [(chosen if role == "chosen" else name, role, mode)
+             for name, role, mode, _ in BOX_LEGEND]
+    return legend_html(items)
 
 
 def bias_sd_figure(summary: pd.DataFrame, theory: pd.DataFrame, chosen_lam: float) -> go.Figure:
