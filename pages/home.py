@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from dpcore.queries import default_condition, raw_indicator
 from dpcore.runs.home import TOP_FEATURES  # bars shown; shared with the run module
 from dpcore.text import md
 from ui.budget import budget_sidebar
@@ -71,7 +72,8 @@ with show_errors():
             "target rate": st.column_config.NumberColumn(format="percent"),
         },
     )
-    target = f" and how often the target {md(scenario.target)} is 1" if scenario.target else ""
+    holds = raw_indicator(scenario, default_condition(scenario)) if scenario.target else None
+    target = f" and how often the target holds, {md(holds)}" if holds is not None else ""
     st.caption(
         f"How many records each set has, how many encoded features{target}. D's numbers are "
         "shown for comparison only; they are not a private release."

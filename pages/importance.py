@@ -13,8 +13,10 @@ import streamlit as st
 from dpcore.importance import (
     LOG_WEIGHT_NOISE_LIMIT,
     ImportanceWeights,
+    correcting_epsilon,
     default_lambda,
     expected_noise_norm,
+    pulled_to_public,
     smallest_epsilon,
     summarise,
 )
@@ -101,9 +103,10 @@ st.markdown(
 
 with st.expander("How to read this page"):
     st.markdown(
-        "- **The query** is the question the weights answer. *I(income=>50K == 1)* reads "
-        "\"the share of people whose income is above $50K\": I(…) is 1 for a record that "
-        "satisfies the condition and 0 otherwise, so its average is a fraction.\n"
+        "- **The query** is the question the weights answer, in the data's own units. An "
+        "indicator such as *I(income == >50K)* reads \"the share of people whose income is "
+        "above $50K\": I(…) is 1 for a record that satisfies the condition and 0 otherwise, so "
+        "its average is a fraction; *mean of age* is the average of a column.\n"
         "- **A replicate** is one bootstrap resample of D (as many records, drawn with "
         "replacement) run through the whole mechanism. The spread over replicates shows how "
         "much the answer would vary from one release to the next.\n"
@@ -132,9 +135,10 @@ CAPTIONS = {
                       "the furthest estimates within 1.5 box-lengths, dots are the rest. Small λ: "
                       "centred on the truth but noisy; large λ: steady but pulled towards the "
                       "public mean.",
-    "Estimates vs ε": "A larger budget ε shrinks the spread; the centre barely moves, so privacy "
-                      "costs variance, not bias. Boxes: median, middle half, whiskers to 1.5 "
-                      "box-lengths, dots beyond.",
+    "Estimates vs ε": "A larger budget ε shrinks the spread; the centre barely moves with ε, so "
+                      "privacy costs variance. Where the centre sits is set by λ: the larger λ, "
+                      "the closer to the unweighted public mean (Estimates vs λ). Boxes: median, "
+                      "middle half, whiskers to 1.5 box-lengths, dots beyond.",
     "Bias vs SD": "Raising λ trades standard deviation for bias; the best λ sits at the knee. The "
                   "dashed curve predicts both without simulation (non-private).",
 }
@@ -178,6 +182,18 @@ def live(view: str) -> None:
                 "weights are mostly noise, so the estimates scatter over the whole range. "
                 f"To see the signal, {' or '.join(fixes) or 'use a larger dataset'}.",
                 icon=":material/blur_on:")
+        elif pulled_to_public(median, truth, public_mean):
+            remedy = correcting_epsilon(E, len(D), lam, EPSILONS, LAMBDAS)
+            st.info(
+                f"At λ = {lam:g} the weights stay close to 1, so the estimates sit near the "
+                f"unweighted public mean ({public_mean:.3f}), not the truth ({truth:.3f}, "
+                f"non-private): the regularisation that keeps the noise of ε = {epsilon:g} in "
+                f"check on {len(D):,} private records leaves E almost uncorrected. That is λ's "
+                "bias, which no ε removes at this λ. "
+                + (f"With more budget a much smaller λ suffices (at ε = {remedy[0]:g} the rule "
+                   f"picks λ = {remedy[1]:g}); " if remedy else "")
+                + "a smaller λ corrects more and adds noise (see Estimates vs λ).",
+                icon=":material/balance:")
 
         if view in BOX_VIEWS:  # the legend is the line of text above (drawn once)
             by, label, key, title = BOX_VIEWS[view]
@@ -232,11 +248,11 @@ def live(view: str) -> None:
                 st.info("This scenario has no target to train a classifier on: choose one in the "
                         "sidebar (uploads: the target column) to compare models.")
             else:
+                own_eps = ", ".join(f"{e:g}" for e in MODEL_EPSILONS)
                 st.markdown(
                     "Train a linear SVM and a logistic regression on **weighted E** and measure "
-                    "how "
-                    "far each lands from the same model trained on D (non-private). This view uses "
-                    f"its own budgets ε = {', '.join(map(str, MODEL_EPSILONS))}, not the slider's.")
+                    "how far each lands from the same model trained on D (non-private). This view "
+                    f"uses its own budgets ε = {own_eps}, not the slider's.")
                 model_reps = st.select_slider("Replicates for the model comparison",
                                               (5, 10, 20, 50),
                                               key="iw_model_reps")
@@ -247,13 +263,15 @@ def live(view: str) -> None:
                                                   progress=lambda f: bar.progress(f))
                     bar.empty()
                     norms = dist.attrs["reference_norm"]
+                    own = (f"{scenario.title}; λ = {lam:g}; this view's own ε = {own_eps}; "
+                           f"{model_reps} replicates")
                     left, right = st.columns(2)
                     with left:
                         show(distance_boxes(dist, "linear SVM"), "fig_svm",
-                             title="Linear SVM (Ji & Elkan Fig. 3)", context=f"λ = {lam:g}")
+                             title="Linear SVM (Ji & Elkan Fig. 3)", context=own)
                     with right:
                         show(distance_boxes(dist, "logistic regression"), "fig_lr",
-                             title="Logistic regression", context=f"λ = {lam:g}")
+                             title="Logistic regression", context=own)
                     st.caption(
                         "How far a classifier trained on weighted E lands from the one trained "
                         "on D "
@@ -340,9 +358,10 @@ with show_errors():
     slot = live_col.container(horizontal=True)  # the ε-dependent numbers, drawn by live()
     st.caption(
         f"λ = {lam:g}, {n_reps} bootstrap resamples of D ({len(D):,} records) against E "
-        f"({len(E):,} records); d = {d} components (with the intercept; Ji & Elkan's Adult "
-        f"encoding had {PAPER_D}). The noise grows like d^1.5 / (N_D λ ε). These are simulations "
-        "of the mechanism, seeded and reproducible: none of them is a release."
+        f"({len(E):,} records); d = {d} components (with the intercept"
+        + (f"; Ji & Elkan's Adult encoding had {PAPER_D}" if scenario.name == "adult" else "")
+        + "). The noise grows like d^1.5 / (N_D λ ε). These are simulations of the mechanism, "
+        "seeded and reproducible: none of them is a release."
     )
     if view in BOX_VIEWS:
         st.caption(box_legend(f"at the chosen {BOX_VIEWS[view][1]}"), unsafe_allow_html=True)

@@ -19,7 +19,9 @@ from dpcore.runs.masking import (
     INITIAL,
     TASKS,
     VIEWS,
+    accuracy_label,
     domain_ranges,
+    fig5_sizes,
     load_task,
     masked_size,
     masking_study,
@@ -123,9 +125,12 @@ def live(view: str) -> None:
                        help=f"Distance between the model a recipient trains on the masked set and "
                             f"w′. Strong convexity bounds it by {gen.distance_bound_:.2g} (the "
                             f"gradient norm / λ).")
-        metrics.metric("Masked-set model accuracy", f"{accuracy['refit']:.3f}",
-                       help="Validation accuracy of the model a recipient trains on the masked set "
-                            "(a study number).")
+        held_out = ("held-out private records: a non-private number, never published"
+                    if task.valid_private else "a validation set that is not private data")
+        metrics.metric(f"Masked-set model accuracy{accuracy_label(task.valid_private)}",
+                       f"{accuracy['refit']:.3f}",
+                       help="Accuracy of the model a recipient trains on the masked set, "
+                            f"measured on {held_out} (a study number).")
         metrics.metric("Non-private model accuracy", f"{accuracy['private']:.3f}",
                        help="The model fitted on the private data without noise: a non-private "
                             "reference, never released.")
@@ -205,27 +210,34 @@ def live(view: str) -> None:
                                    xtitle=xtitle, ytitle=ytitle)
             show(fig, "fig_animation",
                  title="Greedy growth of the masked set (Algorithm 1, step 3)", context=context)
-            st.caption("Press ▶ or drag the slider: each new record is the one that cancels the "
-                       "most of the remaining gradient (eq. 4), so the gradient norm falls as "
-                       "records appear. Once it is zero, further records sit at the origin, where "
-                       "a record adds nothing to the gradient.")
+            st.caption("Press ▶ or drag the slider: records appear one at a time, each the one "
+                       "that cancels the most of the remaining gradient (eq. 4), so the gradient "
+                       "norm falls as they appear (pale: the initial set). Once it is zero, "
+                       "further records sit at the origin, where a record adds nothing to the "
+                       "gradient.")
         elif view == "Accuracy vs ε":
             n_draws = replicates_slider("mk_draws", 20, options=(10, 20, 50),
                                         label="Draws per ε (the paper: 50)")
-            columns = st.columns(len(FIG5_N))
-            for col, n_fig in zip(columns, FIG5_N, strict=True):
+            sizes = fig5_sizes(task)
+            if sizes != list(FIG5_N):
+                missing = " and ".join(str(n_fig) for n_fig in FIG5_N if n_fig not in sizes)
+                st.info(f"The paper's N = {missing} needs more than the {len(task.y_pool)} "
+                        "private records of this task"
+                        + ("; the curves use all of them." if sizes[0] not in FIG5_N else "."))
+            columns = st.columns(len(sizes))
+            for col, n_fig in zip(columns, sizes, strict=True):
                 with col:
-                    if n_fig > len(task.y_pool):
-                        st.info(f"N = {n_fig} needs more than the {len(task.y_pool)} private "
-                                "records of this task.")
-                        continue
-                    bar = st.progress(0.0, text=f"Simulating N = {n_fig}…")
-                    frame = memo(route, route_id, ("fig5", task_key, lam, n_fig, n_draws, seed),
+                    key = ("fig5", task_key, lam, n_fig, n_draws, seed)
+                    bar = (None if is_cached(route, route_id, key)  # a bar only when there is work
+                           else st.progress(0.0, text=f"Simulating N = {n_fig}…"))
+                    frame = memo(route, route_id, key,
                                  lambda n_fig=n_fig, bar=bar: accuracy_vs_epsilon(
                                      task, lam=lam, n_samples=n_fig, n_draws=n_draws, seed=seed,
                                      progress=lambda f, text, b=bar: b.progress(f, text=text)))
-                    bar.empty()
-                    show(accuracy_figure(frame, epsilon=epsilon), f"fig_accuracy_{n_fig}",
+                    if bar is not None:
+                        bar.empty()
+                    show(accuracy_figure(frame, epsilon=epsilon, ytitle=accuracy_label(
+                        task.valid_private, axis=True)), f"fig_accuracy_{n_fig}",
                          title=f"Accuracy vs ε, N = {n_fig} (Pham et al. Fig. 5)",
                          context=f"{task.title}; λ = {lam:g}; {n_draws} draws")
             st.caption("Mean validation accuracy over draws, ±1 SD shaded. Masked generation: the "
@@ -233,7 +245,10 @@ def live(view: str) -> None:
                        "itself; input perturbation: a model trained on noisy records (labels "
                        "unprotected); non-private: the model on the private draw (a reference). "
                        "Where the masked set reaches w′, its curve lies on output perturbation's. "
-                       "Seeded simulations, not releases.")
+                       "Seeded simulations, not releases."
+                       + (" Accuracy is measured on records held out of the private data: "
+                          "non-private numbers, shown to judge the mechanism, never published."
+                          if task.valid_private else ""))
         elif view == "Digit images":
             if task.components is None:
                 st.info("Images exist for the digit experiments only: pick one in the sidebar.")

@@ -188,10 +188,10 @@ with show_errors():
                            f"[{low0:g}, {high0:g}]: public information, not read from D.")
             message = st.session_state.pop(BOUNDS_MESSAGE, None)
             if message:
-                st.error(message, icon=":material/block:")
+                st.error(md(message), icon=":material/block:")
             problems = bound_problems(st.session_state["pr_low"], st.session_state["pr_high"])
             for problem in problems:
-                st.error(problem)
+                st.error(md(problem))
             if problems:
                 st.stop()
         st.radio("Neighbouring datasets differ by", list(RELATIONS), key="pr_relation",

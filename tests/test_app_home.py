@@ -6,6 +6,7 @@ simulate ``st.file_uploader`` in AppTest); the bad-input corpus is ``tests/data/
 
 from __future__ import annotations
 
+import tomllib
 from functools import partial
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore import DataError
 from dpcore.datasets import list_scenarios, read_csv_upload, scenario_title
+from dpcore.datasets.reading import MAX_UPLOAD_BYTES
 from dpcore.text import md
 
 # Pages that draw the scenario sidebar (presentation mode hides it).
@@ -163,7 +165,7 @@ def test_unreadable_file_is_refused_in_the_main_area_and_nothing_is_lost(name: s
     with pytest.raises(DataError) as expected:
         read_csv_upload((DATA / name).read_bytes(), name)
     at = upload_pair(name)
-    assert refused(at) == [str(expected.value)]
+    assert refused(at) == [md(expected.value)]  # shown as text, not Markdown
     upload(at, "upload_private", "valid_private.csv")  # fix the file: the upload goes through
     at.run()
     assert_clean(at)
@@ -226,6 +228,16 @@ def test_user_strings_are_escaped_not_rendered_as_markdown():
     assert "**bold**" not in query and md("**bold** _x_") in query
 
 
+def test_a_refusal_quoting_a_file_name_shows_it_as_text():
+    # An empty file named like Markdown: the refusal quotes the name, escaped (not bold).
+    at = start(builtin_name=SMALL, source="Upload")
+    upload(at, "upload_public", "valid_public.csv", (DATA / "valid_public.csv").read_bytes())
+    upload(at, "upload_private", "**bold** _x_.csv", b"")
+    at.run()
+    (message,) = refused(at)
+    assert md("'**bold** _x_.csv'") in message and "'**bold**" not in message
+
+
 def test_sidebar_choice_survives_page_switches():
     at = start(builtin_name=SMALL)
     at.selectbox(key="builtin_public").set_value("bootstrap").run()
@@ -250,3 +262,63 @@ def test_the_random_seed_can_be_cleared_back_to_the_scenarios_own_split():
     at.switch_page("pages/importance.py").run()
     at.switch_page("pages/home.py").run()
     assert at.number_input(key="seed").value is None and at.session_state["scenario_id"] == own
+
+
+@pytest.mark.parametrize("name, kind", [("json.csv", "JSON"), ("json_lines.csv", "JSON"),
+                                        ("html.csv", "HTML")])
+def test_json_and_html_files_are_named_as_such_in_the_main_area(name, kind):
+    at = upload_pair("valid_private.csv", public="valid_public.csv")
+    upload(at, "upload_private", name, (DATA / "bad" / name).read_bytes())
+    at.run()
+    (message,) = refused(at)
+    assert f"looks like {kind}" in message or f"looks like an {kind}" in message
+
+
+def test_the_upload_limit_is_stated_beside_the_uploader():
+    at = start(builtin_name=SMALL, source="Upload")
+    limit = MAX_UPLOAD_BYTES // 2**20
+    assert any(f"CSV files up to {limit} MB each" in c.value for c in at.sidebar.caption)
+    # Streamlit's own uploader refuses a larger file before the app sees it, with the same limit.
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["maxUploadSize"] == limit
+
+
+def test_a_refused_change_shows_no_stale_data_and_is_undone_by_a_good_one():
+    at = start(builtin_name=SMALL, source="Upload", upload_mode="One file, split by a rule")
+    upload(at, "upload_single", "valid_single.csv")
+    at.run()
+    # Only columns with few distinct values are offered to split by (not age or hours).
+    assert at.selectbox(key="split_column").options == ["sex", "education", "married",
+                                                        "region", "income"]
+    at.selectbox(key="split_column").set_value("sex").run()
+    at.selectbox(key="upload_target").set_value("income").run()
+    assert_clean(at)
+    title = at.header[0].value
+    at.selectbox(key="upload_target").set_value("age").run()  # 30 values: refused
+    (message,) = refused(at)  # said in the main area, and the old split is not shown
+    assert "Target 'age' has 30 distinct values" in message
+    # Another page (where the uploaders start empty) does not fall back to the last good split.
+    at.switch_page("pages/importance.py").run()
+    assert not at.exception and not at.get("plotly_chart") and not at.main.metric
+    (message,) = [e.value for e in at.main.error]
+    assert "refused" in message and "Target 'age'" in message
+    assert "Upload the files again" in message
+    # Nothing is lost: the same file again, the target changed back, and the pages show it.
+    at.switch_page("pages/home.py").run()
+    upload(at, "upload_single", "valid_single.csv")
+    at.run()
+    at.selectbox(key="upload_target").set_value("income").run()
+    assert_clean(at)
+    assert at.header[0].value == title
+    at.switch_page("pages/importance.py").run()
+    assert not at.exception and at.get("plotly_chart") and not at.main.error
+
+
+def test_a_one_column_file_offers_no_split_column_and_says_why():
+    at = start(builtin_name=SMALL, source="Upload", upload_mode="One file, split by a rule")
+    rows = b"".join(b"%d\n" % (i % 3) for i in range(60))
+    upload(at, "upload_single", "one_column.csv", b"x\n" + rows)
+    at.run()
+    (message,) = refused(at)
+    assert "No column is suitable to split by" in message and "At random" in message
+    assert "share no column names" not in message

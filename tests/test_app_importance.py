@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import pickle
+import re
 from functools import partial
 
 import app_support
@@ -120,9 +122,17 @@ def test_model_training_uses_its_own_epsilons():
     at = show_view(open_page(builtin_name="wine"), "Model training")
     assert any("its own budgets" in md.value for md in at.markdown)
     at.toggle(key="iw_models").set_value(True)
-    assert len(charts(rerun(at))) == 2  # the SVM and logistic-regression distance panels
+    specs = charts(rerun(at))
+    assert len(specs) == 2  # the SVM and logistic-regression distance panels
+    for spec in map(json.loads, specs.values()):
+        # A legend names each method in its palette colour; the title says the view's own ε.
+        named = {t["name"] for t in spec["data"] if t.get("showlegend") is not False}
+        assert {"no noise (non-private)", "importance weights"} <= named <= {
+            "no noise (non-private)", "importance weights", "output perturbation"}
+        assert spec["layout"]["showlegend"] and "own ε = 0.1, 1, 10" in spec["layout"]["title"][
+            "text"] and "Wine" in spec["layout"]["title"]["text"]
     at.select_slider(key="iw_epsilon").set_value(2.0)  # not an input of this view's models
-    assert len(charts(rerun(at))) == 2
+    assert charts(rerun(at)) == specs
 
 
 def test_publish_twice_gives_two_releases_then_the_budget_refuses_a_third():
@@ -140,6 +150,9 @@ def test_publish_twice_gives_two_releases_then_the_budget_refuses_a_third():
     assert any("spent ε = 1 of 1 in 2 releases" in p.proto.text for p in at.get("progress"))
     (download,) = [b for b in at.get("download_button") if b.key == "iw_download"]
     assert download.label.startswith("Download the release")
+    (table,) = [df.value for df in at.main.dataframe if "weight" in df.value.columns]
+    assert table.columns[0] == "weight"  # the most-weighted records, weight first
+    assert table["weight"].is_monotonic_decreasing and len(table) == 10
     at.button(key="publish_importance").click()
     at.run()
     assert any("budget" in err.value for err in at.error)  # refused, in the main area
@@ -233,6 +246,28 @@ def test_small_data_opens_on_defaults_with_signal_and_says_when_noise_swamps_it(
     at.session_state["builtin_name"] = "adult"
     rerun(at)
     assert at.select_slider(key="iw_lambda").value == 0.1  # Adult keeps the paper's default
+    assert not [i for i in at.info if "weights stay close to 1" in i.value]
+
+
+def test_small_data_default_says_when_the_estimates_sit_at_the_public_mean():
+    # Wine at its default lambda = 2: little noise, but the weights barely move, so the median
+    # estimate is the public mean (0.109), not the truth (0.570): the page says it is lambda's
+    # bias, and what a larger budget would allow, by the rule of N_D, d and E.
+    at = open_page(builtin_name="wine")
+    shown = metrics(at)
+    median, truth = float(shown["Median DP estimate"]), float(shown["Truth on D (non-private)"])
+    public = float(shown["Unweighted public mean"])
+    assert abs(median - public) < 0.25 * abs(truth - public)
+    (info,) = [i.value for i in at.info if "weights stay close to 1" in i.value]
+    assert "λ's bias" in info and "non-private)" in info
+    eps, lam = map(float, re.search(r"at ε = ([\d.]+) the rule picks λ = ([\d.]+)", info).groups())
+    assert eps > 0.1 and lam <= 2.0 / 20
+    at.select_slider(key="iw_epsilon").set_value(eps)
+    at.select_slider(key="iw_lambda").set_value(lam)
+    rerun(at)  # what it suggests: the estimates move off the public mean, towards the truth
+    shown = metrics(at)
+    assert abs(float(shown["Median DP estimate"]) - public) > 0.25 * abs(truth - public)
+    assert not [i for i in at.info if "weights stay close to 1" in i.value]
 
 
 def test_sliders_view_and_query_survive_a_page_switch():
@@ -253,3 +288,12 @@ def test_sliders_view_and_query_survive_a_page_switch():
     assert at.button_group(key="iw_view").value == "Baselines"
     assert at.selectbox(key="iw_q_col_1").value == "alcohol"
     assert at.selectbox(key="iw_q_op_1").value == "<="
+
+
+def test_the_reading_guide_explains_boxes_replicates_seeds_and_the_noise():
+    at = open_page(builtin_name="wine")
+    (guide,) = [e for e in at.expander if e.label == "How to read this page"]
+    text = " ".join(m.value for m in guide.markdown)
+    for phrase in ("The query", "I(income == >50K)", "A replicate", "A box plot", "whiskers",
+                   "E‖δ‖", "Three sources of randomness", "Non-private"):
+        assert phrase in text, phrase

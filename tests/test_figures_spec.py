@@ -79,3 +79,17 @@ def test_the_page_legend_names_what_the_figure_legend_names():
     assert "truth (non-private)" in text and "at the chosen ε" in text
     colours = {t.marker.color or t.line.color for t in with_legend.data if t.type == "scatter"}
     assert all(colour in text for colour in colours)
+
+
+def test_one_palette_a_colour_means_one_thing():
+    """Every role has its own colour; the colours for methods without a role and the masking
+    page's class colours are none of them (so nothing looks like the truth, the chosen value or
+    a mechanism by accident)."""
+    from ui.figures.common import COLORS, SEQUENCE
+    from ui.figures.masking import CLASS_COLORS
+
+    roles = {colour.lower() for colour in COLORS.values()}
+    assert len(roles) == len(COLORS)
+    assert not roles & {c.lower() for c in SEQUENCE}
+    assert not roles & {c.lower() for c in CLASS_COLORS}
+    assert len(set(SEQUENCE)) == len(SEQUENCE) and len(set(CLASS_COLORS)) == len(CLASS_COLORS)

@@ -9,6 +9,7 @@ from sklearn.linear_model import LogisticRegression
 from dpcore import DataError, PrivacyLeakWarning
 from dpcore.accountant import BudgetAccountant, BudgetExceeded
 from dpcore.masking import (
+    GAP_TOL,
     MaskedDataGenerator,
     fit_logistic_model,
     input_perturbation,
@@ -136,25 +137,36 @@ def test_refit_lies_within_the_strong_convexity_bound(C):
 def test_sensitivity_is_the_papers_for_binary_and_sqrt2_times_for_softmax():
     X, y = _blobs(n=100, C=2)
     gen2 = MaskedDataGenerator(1.0, 0.5, 50, rng=0, n_classes=2).fit(X, y)
-    # 2 / (N lam) (the density exp(-lam N eps ||eta|| / 2)) plus the solver's certified
-    # 2 sqrt(2 gap / lam) with gap <= 1e-12: at most 6e-6 more.
-    assert 2 / (100 * 0.5) <= gen2.sensitivity_ <= 2 / (100 * 0.5) + 6e-6
+    # 2 / (N lam) (the density exp(-lam N eps ||eta|| / 2)) plus the solver term for the public
+    # gap bound, 2 sqrt(2 GAP_TOL / lam): a constant, whatever gap the solver reached on X.
+    solver = 2 * np.sqrt(2 * GAP_TOL / 0.5)
+    assert gen2.sensitivity_ == pytest.approx(2 / (100 * 0.5) + solver, rel=1e-12)
     X, y = _blobs(n=100, C=3)
     gen3 = MaskedDataGenerator(1.0, 0.5, 50, rng=0, n_classes=3).fit(X, y)
-    assert 2 * np.sqrt(2) / 50 <= gen3.sensitivity_ <= 2 * np.sqrt(2) / 50 + 6e-6
+    assert gen3.sensitivity_ == pytest.approx(2 * np.sqrt(2) / 50 + solver, rel=1e-12)
+
+
+def test_a_fit_that_cannot_certify_the_public_gap_is_refused_before_spending(monkeypatch):
+    import dpcore.masking.generator as generator
+
+    X, y = _blobs(n=100, C=2)
+    monkeypatch.setattr(generator, "GAP_TOL", 0.0)  # no solver reaches a gap of exactly 0
+    accountant = BudgetAccountant(epsilon=1.0)
+    with pytest.raises(DataError, match="could not certify"):
+        MaskedDataGenerator(0.5, 0.5, 50, n_classes=2, accountant=accountant).fit(X, y)
+    assert accountant.spent == (0.0, 0.0)
 
 
 @pytest.mark.parametrize("C", [2, 3])
 def test_noise_is_the_output_perturbation_release(C):
     # Step 2 is exactly dpcore.perturbation.perturb_output (whose Gamma-norm law is tested with
-    # it) with this model's Lipschitz constant and the certified gap; the C-class release then
+    # it) with this model's Lipschitz constant and the public gap bound; the C-class release then
     # drops the component along the softmax's null direction (rows centred).
     X, y = _blobs(n=100, d=2, C=C)
     gen = MaskedDataGenerator(1.0, 0.5, 2, rng=11, n_classes=C, max_iter=0,
                               n_starts=1).fit(X, y)
-    gap = float(fit_logistic_model(X, y, lam=0.5, n_classes=C).gap)
     expected = perturb_output(gen.coef_.ravel(), n=100, lam=0.5, epsilon=1.0,
-                              lipschitz=lipschitz_constant(C), gap=gap,
+                              lipschitz=lipschitz_constant(C), gap=GAP_TOL,
                               rng=np.random.default_rng(11)).reshape(gen.coef_.shape)
     if C > 2:
         expected -= expected.mean(axis=0)

@@ -19,7 +19,7 @@ import streamlit as st
 from dpcore import DataError
 from dpcore.accountant import BudgetAccountant
 from dpcore.planning import COMPOSITION_ASSUMPTIONS, COMPOSITIONS
-from dpcore.text import csv_bytes
+from dpcore.text import csv_bytes, md
 
 ACCOUNTANT_KEY = "_budget_accountant"
 BUDGET_KEY = "budget_epsilon"
@@ -120,7 +120,7 @@ def budget_sidebar() -> BudgetAccountant:
         )
         problem = st.session_state.pop("_budget_problem", None)
         if problem:
-            st.error(problem, icon="⚠️")
+            st.error(md(problem), icon="⚠️")
         method = _composition_panel(accountant)
         n = len(accountant)
         releases = f"in {n} release{'s' if n != 1 else ''}"

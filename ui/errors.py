@@ -5,6 +5,8 @@ from contextlib import contextmanager
 
 import streamlit as st
 
+from dpcore.text import md
+
 
 @contextmanager
 def show_errors() -> Iterator[None]:
@@ -12,9 +14,11 @@ def show_errors() -> Iterator[None]:
 
     ``dpcore`` raises ``DataError``/``ValueError`` with a message that says what is wrong and what
     to do, so the message is all a reader needs. Anything else is a bug: Streamlit shows it without
-    details (``client.showErrorDetails = "none"`` in ``.streamlit/config.toml``).
+    details (``client.showErrorDetails = "none"`` in ``.streamlit/config.toml``). The message is
+    shown as text: it may quote a file name, a column or a value from an upload, which must not
+    be rendered as Markdown (:func:`dpcore.text.md`).
     """
     try:
         yield
     except ValueError as exc:
-        st.error(str(exc), icon="⚠️")
+        st.error(md(exc), icon="⚠️")

@@ -19,6 +19,7 @@ import streamlit as st
 from dpcore import DataError
 from dpcore.accountant import BudgetAccountant
 from dpcore.datasets import Scenario
+from dpcore.text import md
 from ui.budget import session_accountant
 
 
@@ -66,7 +67,7 @@ def publish_panel(key: str, *, scenario: Scenario, scenario_id: str, epsilon: fl
     try:
         scenario.check_publishable()
     except DataError as exc:
-        st.warning(str(exc), icon=":material/lock:")
+        st.warning(md(exc), icon=":material/lock:")
         return last_release(key, scenario_id)
     accountant = session_accountant()
     remaining, _ = accountant.remaining
@@ -77,7 +78,7 @@ def publish_panel(key: str, *, scenario: Scenario, scenario_id: str, epsilon: fl
         try:
             value = release(accountant)
         except DataError as exc:
-            st.error(str(exc), icon="⚠️")
+            st.error(md(exc), icon="⚠️")
         else:
             st.session_state[_store(key)] = Release(
                 value, float(epsilon), settings, scenario_id, dt.datetime.now(dt.UTC))

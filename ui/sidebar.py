@@ -56,8 +56,10 @@ SCENARIO_ID_KEY = "scenario_id"
 REPORT_KEY = "upload_report"
 UPLOAD_FILES_KEY = "upload_files"
 PROBLEMS_KEY = "_scenario_problems"
+REFUSED_KEY = "_upload_refused"  # the last refusal of files that were present: it stands
 LIMIT_TEXT = (f"CSV files up to {MAX_UPLOAD_BYTES // 2**20} MB each (comma-separated, UTF-8, "
-              "one header row); a larger file is refused by the uploader and marked in red.")
+              "one header row); a larger file is refused by the uploader, which marks it with a "
+              "red icon (its tooltip gives the reason), and never reaches the app.")
 
 BUILTIN, UPLOAD = "Built-in", "Upload"
 TWO_FILES, ONE_FILE = "Public and private files", "One file, split by a rule"
@@ -114,20 +116,25 @@ def scenario_sidebar() -> Scenario | None:
     hold_widget_state()
     keep_widget_state(_DEFAULTS)
     st.session_state[PROBLEMS_KEY] = []
+    waiting = False
     with st.sidebar:
         st.header("Scenario")
         source = st.radio("Data", (BUILTIN, UPLOAD), key="source", horizontal=True)
         if source == BUILTIN:
             _builtin_panel()
         else:
-            _upload_panel()
+            waiting = _upload_panel()
     problems = st.session_state[PROBLEMS_KEY]
     if problems:
         for problem in problems:
-            st.error(problem, icon=":material/error:")
+            st.error(md(problem), icon=":material/error:")
         st.info("The pages show nothing until the sidebar's data can be used: fix or replace "
                 "the file, change the option that was refused, or choose a built-in scenario.",
                 icon=":material/info:")
+        return None
+    if waiting:  # the sidebar says "Upload": no page shows another scenario's data meanwhile
+        st.info(f"Upload your data in the sidebar: {LIMIT_TEXT} The pages show no data until "
+                "the files are in.", icon=":material/upload:")
         return None
     return current_scenario()
 
@@ -150,8 +157,8 @@ def _set_current(scenario: Scenario, scenario_id: str, report: UploadReport | No
 
 def _show_problems(problems: list[str]) -> None:
     """Show problems in the sidebar, and record them for the main area."""
-    for problem in problems:
-        st.error(problem, icon=":material/error:")
+    for problem in problems:  # as text: a message may quote a file or column name
+        st.error(md(problem), icon=":material/error:")
     st.session_state[PROBLEMS_KEY] = st.session_state.get(PROBLEMS_KEY, []) + list(problems)
 
 
@@ -195,7 +202,8 @@ def _builtin_panel() -> None:
     _set_current(scenario, scenario_id, None)
 
 
-def _upload_panel() -> None:
+def _upload_panel() -> bool:
+    """The upload widgets; True while files are missing and no earlier upload can be used."""
     st.caption(
         f"{LIMIT_TEXT} Uploads stay in the server's memory for this session only: never saved to "
         "disk, logged or shared with other sessions."
@@ -210,22 +218,32 @@ def _upload_panel() -> None:
         files = [st.file_uploader("CSV to split into E and D", key="upload_single")]
     problems: list[str] = []
     frames = [_read(file, problems) for file in files]
+    waiting = False
     if any(file is None for file in files):
-        _waiting_for_files()
-    elif not problems:
-        _build_from_frames(mode, files, frames, problems)
+        waiting = _waiting_for_files(problems)
+    else:
+        if not problems:
+            _build_from_frames(mode, files, frames, problems)
+        # A refusal stands on every page (where the uploaders start empty) until files that
+        # can be used are uploaded: no page falls back to the last good upload meanwhile.
+        st.session_state[REFUSED_KEY] = list(problems)
     _show_problems(problems)
+    return waiting
 
 
-def _waiting_for_files() -> None:
-    previous = current_scenario()
+def _waiting_for_files(problems: list[str]) -> bool:
+    """Files are missing (not uploaded yet, or this page's uploaders start empty): use the
+    session's earlier upload if there is one; True when there is none."""
+    refused = st.session_state.get(REFUSED_KEY)
+    if refused:
+        problems.extend(f"The last change to the uploaded data was refused, so no page uses it: "
+                        f"{problem} Upload the files again to choose another option, or choose "
+                        "a built-in scenario." for problem in refused)
+        return False
     if current_upload_report() is not None:
         st.caption("Using the data uploaded earlier in this session; upload files to change it.")
-    elif previous is not None:
-        st.caption(f"Upload {LIMIT_TEXT[0].lower()}{LIMIT_TEXT[1:]} Until then the pages show "
-                   f"**{md(previous.title)}**.")
-    else:
-        st.caption(f"Upload {LIMIT_TEXT[0].lower()}{LIMIT_TEXT[1:]}")
+        return False
+    return True
 
 
 def _read(file: UploadedFile | None, problems: list[str]) -> pd.DataFrame | None:
@@ -234,7 +252,7 @@ def _read(file: UploadedFile | None, problems: list[str]) -> pd.DataFrame | None
     data = file.getvalue()
     try:
         read = functools.partial(read_csv_upload, data, file.name)
-        with st.spinner(f"Reading {file.name} ({len(data) / 2**20:.1f} MB)…"):
+        with st.spinner(f"Reading {md(file.name)} ({len(data) / 2**20:.1f} MB)…"):
             return session_memo(content_key("csv", data, file.name), read)
     except DataError as exc:
         problems.append(str(exc))

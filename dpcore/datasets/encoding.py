@@ -132,8 +132,8 @@ class TabularEncoder:
                 low, high = bounds.get(col, (values.min(), values.max()))
                 if not high > low:
                     raise DataError(
-                        f"Column {col!r} has the single value {low!r} in the public set, so it "
-                        "cannot be scaled by the public range. Drop the column."
+                        f"Column {col!r} has the single value {float(low):g} in the public set, "
+                        "so it cannot be scaled by the public range. Drop the column."
                     )
                 self.bounds_[col] = (float(low), float(high))
                 self.kinds_[col], self.groups_[col] = "scaled", [col]

@@ -31,12 +31,15 @@ from dpcore.importance.experiments import (
 )
 from dpcore.importance.mechanism import (
     LOG_WEIGHT_NOISE_LIMIT,
+    PULL_SHARE,
     BalancedFit,
     ImportanceWeights,
     balanced_fit,
+    correcting_epsilon,
     default_lambda,
     expected_noise_norm,
     noise_scale,
+    pulled_to_public,
     release_sensitivity,
     smallest_epsilon,
     typical_log_weight_noise,
@@ -54,6 +57,7 @@ from dpcore.simulation import summarise
 
 __all__ = [
     "LOG_WEIGHT_NOISE_LIMIT",
+    "PULL_SHARE",
     "BalancedFit",
     "BootstrapFits",
     "BootstrapStudy",
@@ -62,6 +66,7 @@ __all__ = [
     "asymptotic_bias",
     "balanced_fit",
     "baselines",
+    "correcting_epsilon",
     "bootstrap_estimates",
     "bootstrap_fits",
     "default_lambda",
@@ -71,6 +76,7 @@ __all__ = [
     "monte_carlo",
     "noise_scale",
     "plugin_variance",
+    "pulled_to_public",
     "release_sensitivity",
     "smallest_epsilon",
     "summarise",

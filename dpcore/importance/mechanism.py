@@ -50,6 +50,7 @@ from dpcore.validation import (
 
 __all__ = [
     "TOL",
+    "PULL_SHARE",
     "BalancedFit",
     "ImportanceWeights",
     "balanced_fit",
@@ -57,6 +58,8 @@ __all__ = [
     "expected_noise_norm",
     "noise_scale",
     "release_sensitivity",
+    "correcting_epsilon",
+    "pulled_to_public",
     "smallest_epsilon",
     "typical_log_weight_noise",
 ]
@@ -200,6 +203,41 @@ def default_lambda(public, n_private: int, epsilon: float, lambdas, *,
                                     fit_intercept=fit_intercept) <= limit:
             return lam
     return ordered[-1]
+
+
+#: Within this share of the truth-to-public-mean gap from the public mean, an estimate counts as
+#: pulled to the public mean (:func:`pulled_to_public`).
+PULL_SHARE = 0.25
+
+
+def pulled_to_public(estimate: float, truth: float, public_mean: float, *,
+                     share: float = PULL_SHARE) -> bool:
+    """Whether ``estimate`` sits near the unweighted public mean rather than the truth: within
+    ``share`` of the gap between them, from the public mean.
+
+    That is the bias of a large lambda ([JE13]_ Theorem 3: the weights shrink towards 1, so the
+    weighted mean tends to the public mean), not noise. ``truth`` is computed from the private
+    data without noise: use this to explain a study, never to shape a release.
+    """
+    gap = abs(truth - public_mean)
+    return gap > 0 and abs(estimate - public_mean) < share * gap
+
+
+def correcting_epsilon(public, n_private: int, lam: float, epsilons, lambdas, *,
+                       factor: float = 20.0,
+                       fit_intercept: bool = True) -> tuple[float, float] | None:
+    """The smallest epsilon of ``epsilons`` at which :func:`default_lambda` is at most
+    ``lam / factor``, with that lambda; None if there is none.
+
+    What to suggest when the estimates sit at the public mean because lambda must be large to
+    keep the noise in check: a larger budget lets the rule pick a lambda ``factor`` times
+    smaller, with less bias. A rule of N_D, d and the public records only.
+    """
+    for eps in sorted(float(v) for v in epsilons):
+        rule = default_lambda(public, n_private, eps, lambdas, fit_intercept=fit_intercept)
+        if rule <= lam / factor:
+            return eps, rule
+    return None
 
 
 def smallest_epsilon(public, n_private: int, lam: float, epsilons, *,

@@ -36,6 +36,7 @@ from dpcore.masking.experiments import (
     toy_task,
 )
 from dpcore.masking.generator import (
+    GAP_TOL,
     MaskedDataGenerator,
     input_perturbation,
     lipschitz_constant,
@@ -54,6 +55,7 @@ from dpcore.masking.model import (
 
 __all__ = [
     "FIG5_EPSILONS",
+    "GAP_TOL",
     "METHODS",
     "GreedyResult",
     "LogisticModelFit",

@@ -15,11 +15,17 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
-from dpcore.masking.generator import input_perturbation, lipschitz_constant, scale_records
+from dpcore.masking.generator import (
+    GAP_TOL,
+    input_perturbation,
+    lipschitz_constant,
+    scale_records,
+)
 from dpcore.masking.greedy import greedy_masked_samples
 from dpcore.masking.model import fit_logistic_model, n_logits, predict_labels
 from dpcore.random import stream
@@ -49,6 +55,9 @@ class MaskingTask:
         Public or fake initial masked set ([PGY]_ "initially masked" samples).
     X_valid, y_valid : ndarray
         Validation set (public, or for a scenario a held-out part of D: a study's yardstick).
+    valid_private : bool
+        Whether the validation set is held-out private data (then every accuracy measured on
+        it is a non-private number and says so).
     X_pool, y_pool : ndarray
         Private pool from which a study draws its training sets.
     data_norm : float
@@ -61,6 +70,9 @@ class MaskingTask:
     offset : ndarray or None
         Public mean subtracted from the records (scenario tasks); :meth:`to_records` adds it
         back.
+    X_view : ndarray or None
+        Public records that the 2-D view (:meth:`projection`) is fitted on when ``d > 2``; None
+        means the initial and validation sets, which are then both public.
     mean, components : ndarray or None
         For digits: the public PCA (pixel mean of shape (64,), components of shape (k, 64)) that
         maps features back to images.
@@ -84,6 +96,8 @@ class MaskingTask:
     image_shape: tuple[int, int] | None = None
     feature_names: tuple[str, ...] = field(default=())
     offset: np.ndarray | None = None
+    X_view: np.ndarray | None = None
+    valid_private: bool = False
 
     @property
     def n_classes(self) -> int:
@@ -124,13 +138,22 @@ class MaskingTask:
     def projection(self) -> tuple[np.ndarray, np.ndarray, bool]:
         """A 2-D view of the features: ``(mean, components)`` with ``components`` (2, d).
 
-        The identity for 2-D tasks; otherwise the first two principal axes of the *public*
-        initial and validation sets (never of the private data). The bool says whether it is
-        the identity.
+        The identity for 2-D tasks; otherwise the first two principal axes of public records
+        only (:attr:`X_view`, or the public initial and validation sets), never of private
+        data. The bool says whether it is the identity. Computed once per task.
         """
+        return self._view
+
+    @cached_property
+    def _view(self) -> tuple[np.ndarray, np.ndarray, bool]:
         if self.d == 2:
             return np.zeros(2), np.eye(2), True
-        public = np.concatenate([self.X_initial, self.X_valid])
+        if self.X_view is not None:
+            public = self.X_view
+        elif self.valid_private:
+            public = self.X_initial
+        else:
+            public = np.concatenate([self.X_initial, self.X_valid])
         mean = public.mean(axis=0)
         _, _, vt = np.linalg.svd(public - mean, full_matrices=False)
         return mean, vt[:2], False
@@ -293,7 +316,7 @@ def scenario_task(scenario, *, n_initial: int = 100, valid_fraction: float = 0.3
     return MaskingTask(
         scenario.name, scenario.title, X[train], y[train], Xe[pick], ye[pick],
         X[valid], y[valid], X[train], y[train], bound, ("0", "1"), text,
-        feature_names=tuple(cols), offset=mean)
+        feature_names=tuple(cols), offset=mean, X_view=Xe, valid_private=True)
 
 
 def decision_regions(coef, data_norm: float, x_range, y_range, resolution: int = 120):
@@ -366,10 +389,9 @@ def accuracy_vs_epsilon(task: MaskingTask, *, epsilons: Sequence[float] = FIG5_E
     Xd, yd = pool[idx], task.y_pool[idx]
     report(0.02, "non-private fits")
     fit = fit_logistic_model(Xd, yd, lam=lam, n_classes=C)
-    gap = float(fit.gap.max())  # one sensitivity for all draws: the largest certified gap
-    noisy = np.stack([
+    noisy = np.stack([  # the release's law: the solver term of the public GAP_TOL
         perturb_output(fit.coef.reshape(D, K * task.d), n=N, lam=lam, epsilon=e,
-                       lipschitz=lipschitz_constant(C), gap=gap,
+                       lipschitz=lipschitz_constant(C), gap=GAP_TOL,
                        rng=stream(seed, "output", N, float(e)))
         for e in eps]).reshape(E, D, K, task.d)
     if K > 1:  # the noise along the softmax's null direction changes nothing; drop it

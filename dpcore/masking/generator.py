@@ -11,7 +11,9 @@ that does not depend on the data, so it costs no privacy), so the paper's ``||x_
   *and* label may differ). Step 1 fits the regularised logistic model of
   :mod:`dpcore.masking.model`; step 2 releases ``W' = W + eta`` through
   :func:`dpcore.perturbation.perturb_output` with L2 sensitivity
-  ``2 L / (n lam) + 2 sqrt(2 gap / lam)`` ([CM08]_ Corollary 2 plus the solver's certified gap),
+  ``2 L / (n lam) + 2 sqrt(2 GAP_TOL / lam)`` ([CM08]_ Corollary 2 plus the solver term for a fit
+  certified to the public gap :data:`GAP_TOL`; a fit that cannot certify it is refused, so the
+  noise scale never depends on the data),
   where ``L`` is the Lipschitz constant of the per-record loss in the parameter for records of
   norm <= 1: ``L = 1`` for the binary model (``|sigmoid(z) - y| <= 1``) and ``L = sqrt(2)`` for
   the C-class softmax in the flattened ``W`` (the per-record gradient ``(p - e_y) x^T`` has
@@ -59,11 +61,20 @@ from dpcore.validation import (
     check_scalar,
 )
 
-__all__ = ["MaskedDataGenerator", "input_perturbation", "lipschitz_constant", "scale_records",
-           "summed_gradient"]
+__all__ = ["GAP_TOL", "MaskedDataGenerator", "input_perturbation", "lipschitz_constant",
+           "scale_records", "summed_gradient"]
 
 #: What the generator's release is called in the ledger.
 MECHANISM = "masked data generation (Pham et al. Alg. 1)"
+#: Public bound on the certified objective gap of step 1's fit (averaged objective). The
+#: sensitivity's solver term ``2 sqrt(2 GAP_TOL / lam)`` uses it, a constant rather than the gap
+#: the solver reached on the private data (4e-5 at lam = 0.5); the solver aims at 1e-12.
+GAP_TOL = 1e-10
+UNCERTIFIED = (
+    "The solver could not certify the fit on the private data to the accuracy the privacy proof "
+    "assumes (objective gap {tol:g}; it reached {gap:.2g}) with lam = {lam:g}: raise lam. "
+    "Nothing was released."
+)
 
 
 def lipschitz_constant(n_classes: int) -> float:
@@ -347,10 +358,11 @@ class MaskedDataGenerator:
         fit = fit_logistic_model(Xs, y, lam=lam, n_classes=n_classes)
         K = n_logits(n_classes)
         L = lipschitz_constant(n_classes)
-        gap = float(fit.gap)
-        self.sensitivity_ = output_sensitivity(n, lam, 1.0, L, gap)
+        if not float(fit.gap) <= GAP_TOL:  # checked before any budget is spent
+            raise DataError(UNCERTIFIED.format(tol=GAP_TOL, gap=float(fit.gap), lam=lam))
+        self.sensitivity_ = output_sensitivity(n, lam, 1.0, L, GAP_TOL)
         noisy = perturb_output(fit.coef.ravel(), n=n, lam=lam, epsilon=epsilon, lipschitz=L,
-                               gap=gap, rng=rng, accountant=self.accountant,
+                               gap=GAP_TOL, rng=rng, accountant=self.accountant,
                                dataset=self.dataset, mechanism=MECHANISM)
         W = noisy.reshape(K, d)
         if K > 1:  # drop the noise along the softmax's null direction (post-processing)

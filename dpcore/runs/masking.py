@@ -40,8 +40,8 @@ from dpcore.random import stream
 from dpcore.validation import DataError
 
 __all__ = ["CONTROLS", "FIG5_N", "INITIAL", "SEED_KEY", "TASKS", "VIEWS", "MaskingStudy",
-           "axis_ranges", "compute", "domain_ranges", "load_task", "masked_size", "masking_study",
-           "takeaway", "validation_accuracy"]
+           "accuracy_label", "axis_ranges", "compute", "domain_ranges", "fig5_sizes", "load_task",
+           "masked_size", "masking_study", "takeaway", "validation_accuracy"]
 
 #: Experiment -> (task key, built-in scenario that routes the page's cache and release; None:
 #: the sidebar's scenario).
@@ -134,11 +134,29 @@ def masking_study(task: MaskingTask, epsilon: float, lam: float, n: int,
     return MaskingStudy(gen, perturbed, initial_coef)
 
 
+def fig5_sizes(task: MaskingTask) -> list[int]:
+    """The masked-set sizes of the accuracy-vs-epsilon study: the paper's :data:`FIG5_N` that
+    the task's private pool can supply, or, when it is smaller than all of them, the whole pool
+    (the paper's default N, the private size)."""
+    pool = len(task.y_pool)
+    return [n for n in FIG5_N if n <= pool] or [pool]
+
+
 def validation_accuracy(gen: MaskedDataGenerator, task: MaskingTask) -> dict[str, float]:
     """Validation accuracy of the masked set's model ("refit") and the non-private one
     ("private")."""
     return {which: float(np.mean(gen.predict(task.X_valid, which) == task.y_valid))
             for which in ("refit", "private")}
+
+
+def accuracy_label(valid_private: bool, *, axis: bool = False) -> str:
+    """What an accuracy is measured on: a public or simulated validation set, or held-out
+    private records (then the number is non-private and says so). ``axis``: the lower-case
+    axis title; otherwise the suffix of a metric's label."""
+    if axis:
+        return ("accuracy on held-out private records (non-private)" if valid_private
+                else "validation accuracy")
+    return " (non-private)" if valid_private else ""
 
 
 def _points(xy: np.ndarray, y: np.ndarray, names: tuple[str, ...], **extra: Any) -> pd.DataFrame:
@@ -242,6 +260,7 @@ def compute(scenario: Any, controls: Mapping[str, Any], seed: int, *,
         "nonprivate_model_accuracy": accuracy["private"],
         "masked_set_size": n, "initial_set_size": int(gen.n_initial_),
         "private_records": len(task.y_private), "epsilon": epsilon, "lambda": lam,
+        "validation_private": bool(task.valid_private),
     }])}
     _, _, identity = task.projection()
     xtitle, ytitle = task.feature_names[:2] if identity else ("public PC 1", "public PC 2")
@@ -290,7 +309,7 @@ def compute(scenario: Any, controls: Mapping[str, Any], seed: int, *,
         numbers["axes"] = axes(x_range, y_range)
     elif view == VIEWS[2]:
         draws = int(c["mk_draws"])
-        sizes = [n_fig for n_fig in FIG5_N if n_fig <= len(task.y_pool)]
+        sizes = fig5_sizes(task)
         for i, n_fig in enumerate(sizes):
             step = None if progress is None else (
                 lambda f, text, i=i: progress(0.5 + 0.5 * (i + f) / len(sizes)))

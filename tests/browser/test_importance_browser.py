@@ -59,7 +59,7 @@ def test_importance_page_epsilon_views_and_publish(page: Page, app_url: str):
     expect(main.get_by_text("λ = 0.1, 100 bootstrap resamples")).to_be_visible()
     expect(main.locator(".gtitle", has_text="ε = 0.1, λ = 0.1").first).to_be_visible()
     expect_plots(main, 1, BOXES)  # only the view that is shown is built
-    expect(main.locator(".boxlayer .trace")).to_have_count(len(EPSILON_GRID))
+    expect(main.locator(".boxlayer path.box")).to_have_count(len(EPSILON_GRID))
     screenshot(page, "importance-default")
 
     # Move the ε slider two steps up (0.1 → 0.3): the fits are reused, the estimates redrawn.
@@ -78,13 +78,13 @@ def test_importance_page_epsilon_views_and_publish(page: Page, app_url: str):
     expect(sd).not_to_have_text(sd_before)
     wait_idle(page)
     expect_plots(main, 1, BOXES)
-    expect(main.locator(".boxlayer .trace")).to_have_count(len(EPSILON_GRID))  # 0.3 is in it
+    expect(main.locator(".boxlayer path.box")).to_have_count(len(EPSILON_GRID))  # 0.3 is in it
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(screenshot(page, "importance-epsilon"), SCREENSHOT)
 
     panel = open_view(page, "Estimates vs λ")
     expect_plots(panel, 1, BOXES)
-    expect(panel.locator(".boxlayer .trace")).to_have_count(len(LAMBDA_GRID))
+    expect(panel.locator(".boxlayer path.box")).to_have_count(len(LAMBDA_GRID))
     screenshot(page, "importance-view-lambda")
     expect_plots(open_view(page, "Bias vs SD"), 1, DOTS)
     screenshot(page, "importance-view-bias-sd")

@@ -39,10 +39,11 @@ COLORS = {
     "objective": "#17becf",
     "objective2008": "#bcbd22",
     "input": "#e377c2",
-    "baseline": "#8c564b",
+    "baseline": "#393b79",
 }
-#: Colours for a list of methods without a role of their own (cycled).
-SEQUENCE = ("#8c564b", "#bcbd22", "#e377c2", "#17becf", "#d62728", "#9467bd")
+#: Colours for a list of methods without a role of their own (cycled): none of them is a role's
+#: colour, so no such method looks like the truth, the chosen value or a mechanism.
+SEQUENCE = ("#637939", "#843c39", "#7b4173", "#5254a3", "#8c6d31", "#b5cf6b")
 
 
 def fmt(value: float) -> str:

@@ -6,6 +6,8 @@ a differentially private release, and every label says so.
 
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -28,7 +30,7 @@ PRIVATE_COLOR = COLORS["nonprivate"]
 def mean_difference_figure(means: pd.DataFrame, top: int = 20) -> go.Figure:
     """Horizontal grouped bars of the ``top`` rows of :func:`feature_means`, E next to D."""
     shown = means.head(top)
-    labels = list(shown.index)
+    labels = [html.escape(str(name)) for name in shown.index]  # plotly renders tags in labels
     fig = go.Figure()
     for label, color in ((PUBLIC_LABEL, PUBLIC_COLOR), (PRIVATE_LABEL, PRIVATE_COLOR)):
         fig.add_bar(

@@ -20,8 +20,10 @@ from plotly.subplots import make_subplots
 from dpcore.runs.masking import axis_ranges  # noqa: F401  (the page's axes: one definition)
 from ui.figures.common import COLORS, band, layout, layout_spec, spec_figure
 
-#: One colour and one marker per class (colour-blind-safe Dark2 hues).
-CLASS_COLORS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02")
+#: One colour and one marker per class (Dark2 hues), none of them a role's colour of
+#: :data:`ui.figures.common.COLORS` (no class looks like the chosen value's orange or output
+#: perturbation's red).
+CLASS_COLORS = ("#1b9e77", "#7570b3", "#e6ab02", "#e7298a", "#66a61e", "#a6761d")
 CLASS_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x")
 #: Method of Fig. 5 -> palette role.
 METHOD_ROLES = {"masked generation": "dp", "input perturbation": "input",
@@ -155,38 +157,42 @@ def panel_figures(panels: Sequence[Panel], class_names: Sequence[str], *, xtitle
 
 
 def growth_animation(X0, y0, X_new, y_new, trace, class_names: Sequence[str], *, x_range,
-                     y_range, xtitle: str, ytitle: str, n_frames: int = 40,
+                     y_range, xtitle: str, ytitle: str, n_frames: int = 200,
                      height: int = 460) -> go.Figure:
-    """The greedy growth of the masked set as plotly frames: samples appear one by one (left)
-    while the gradient norm at w' falls (right)."""
+    """The greedy growth of the masked set as plotly frames: generated samples appear one by
+    one (left; the initial set stays, pale) while the gradient norm at w' falls (right).
+
+    One frame per generated sample up to ``n_frames``; a longer growth advances several samples
+    per frame. A frame carries only the generated samples so far (not the initial set), which
+    keeps the figure about half as large (some 0.7 MB for 200 samples).
+    """
     n_new = len(y_new)
     steps = np.unique(np.linspace(0, n_new, min(n_frames, n_new) + 1).round().astype(int))
     C = len(class_names)
     fig = make_subplots(rows=1, cols=2, column_widths=[0.6, 0.4], horizontal_spacing=0.1,
                         subplot_titles=["Masked set", "Gradient norm at w′"])
 
-    def scatter_data(k):
-        X = np.concatenate([X0, X_new[:k]])
-        y = np.concatenate([y0, y_new[:k]])
-        traces = [go.Scatter({k: v for k, v in t.items() if k != "type"})
-                  for t in _class_traces(X, y, class_names, showlegend=True)]
+    def generated(k) -> list[dict]:
         last = X_new[k - 1:k] if k else np.empty((0, 2))
-        traces.append(go.Scatter(x=last[:, 0], y=last[:, 1], mode="markers", name="newest sample",
-                                 marker={"size": 15, "color": "rgba(0,0,0,0)",
-                                         "line": {"color": COLORS["chosen"], "width": 2.5}}))
-        return traces
+        return [*_class_traces(X_new[:k], y_new[:k], class_names, showlegend=True),
+                {"type": "scatter", "x": last[:, 0], "y": last[:, 1], "mode": "markers",
+                 "name": "newest sample",
+                 "marker": {"size": 15, "color": "rgba(0,0,0,0)",
+                            "line": {"color": COLORS["chosen"], "width": 2.5}}}]
 
     ks = np.arange(n_new + 1)
-    for t in scatter_data(0):
-        fig.add_trace(t, row=1, col=1)
+    for t in generated(0):
+        fig.add_trace(go.Scatter({key: v for key, v in t.items() if key != "type"}),
+                      row=1, col=1)
     fig.add_trace(go.Scatter(x=ks, y=trace, mode="lines", name="‖∇J_S(w′)‖",
                              line={"color": COLORS["dp"]}), row=1, col=2)
     fig.add_trace(go.Scatter(x=[0], y=[trace[0]], mode="markers", name="now",
                              marker={"color": COLORS["chosen"], "size": 11}), row=1, col=2)
-    moving = list(range(C + 1)) + [C + 2]  # class traces, newest, the marker on the curve
-    fig.frames = [go.Frame(name=str(k), traces=moving,
-                           data=[*scatter_data(k), go.Scatter(x=[k], y=[trace[k]])])
-                  for k in steps]
+    for t in _class_traces(X0, y0, class_names, showlegend=False, opacity=0.3,
+                           name_suffix=" (initial set)", group_suffix=" initial"):
+        fig.add_trace(go.Scatter({key: v for key, v in t.items() if key != "type"}),
+                      row=1, col=1)
+    moving = list(range(C + 1)) + [C + 2]  # generated classes, newest, the marker on the curve
     positive = trace[trace > 0]
     fig.update_yaxes(type="log", title_text="gradient norm (log)", row=1, col=2,
                      exponentformat="e", dtick=2,
@@ -213,11 +219,21 @@ def growth_animation(X0, y0, X_new, y_new, trace, class_names: Sequence[str], *,
                                                  "mode": "immediate"}]} for k in steps]}],
         margin={"b": 150},
     )
-    return fig
+    # The frames as one unvalidated specification (plotly validates a frame's traces one
+    # property at a time: 200 frames took 0.5 s that way).
+    spec = fig.to_dict()
+    spec["frames"] = [{"name": str(k), "traces": moving,
+                       "data": [*generated(k), {"type": "scatter", "x": [k], "y": [trace[k]]}]}
+                      for k in steps]
+    return spec_figure(spec)
 
 
-def accuracy_figure(frame: pd.DataFrame, *, epsilon: float, height: int = 400) -> go.Figure:
-    """Mean validation accuracy with a ±1 SD band per method vs epsilon (Pham et al. Fig. 5)."""
+def accuracy_figure(frame: pd.DataFrame, *, epsilon: float, height: int = 400,
+                    ytitle: str = "validation accuracy") -> go.Figure:
+    """Mean validation accuracy with a ±1 SD band per method vs epsilon (Pham et al. Fig. 5).
+
+    ``ytitle`` names the yardstick: :func:`dpcore.runs.masking.accuracy_label` says when it is
+    held-out private data (a non-private number)."""
     fig = go.Figure()
     # Masked generation last and thickest: where the masked set reaches w' it coincides with
     # output perturbation (drawn dashed underneath).
@@ -231,7 +247,7 @@ def accuracy_figure(frame: pd.DataFrame, *, epsilon: float, height: int = 400) -
     fig.update_traces(selector={"name": "output perturbation"}, line={"dash": "dash"})
     fig.update_traces(selector={"name": "masked generation"}, line={"width": 3.5})
     fig.add_vline(x=epsilon, line_dash="dot", line_color=COLORS["chosen"])
-    layout(fig, "ε (log scale)", "validation accuracy", height=height)
+    layout(fig, "ε (log scale)", ytitle, height=height)
     ticks = sorted(frame["epsilon"].unique())
     fig.update_xaxes(type="log", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
     fig.update_yaxes(range=[0.0, 1.02])  # the same scale in every panel
@@ -289,6 +305,8 @@ def _run_images(table: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
 
 def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
     """The figures of a run's view (:mod:`dpcore.runs.masking`), built as the page builds them."""
+    from dpcore.runs.masking import accuracy_label
+
     epsilon = float(numbers["metrics"]["epsilon"].iloc[0])
     figures: dict[str, go.Figure] = {}
     axes = numbers.get("axes")
@@ -336,7 +354,8 @@ def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figu
     for name in sorted(numbers):
         if name.startswith("accuracy_N"):
             figures[name.replace("accuracy_N", "accuracy_vs_epsilon_N")] = accuracy_figure(
-                numbers[name], epsilon=epsilon)
+                numbers[name], epsilon=epsilon, ytitle=accuracy_label(
+                    bool(numbers["metrics"]["validation_private"].iloc[0]), axis=True))
     per_class = 6
     for name, key, cols in (("private_images_nonprivate", "private_images", per_class * 3),
                             ("initial_images", "initial_images", per_class * 3),
