@@ -13,6 +13,7 @@ import argparse
 import time
 
 import numpy as np
+import timing  # noqa: F401  (puts the repository root on the import path)
 
 from dpcore import audit as A
 

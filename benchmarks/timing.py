@@ -1,10 +1,21 @@
-"""The timing every benchmark shares: the best of several runs of a callable."""
+"""The timing every benchmark shares: the best of several runs of a callable.
+
+Every benchmark imports this module first, so that ``python benchmarks/<name>.py`` runs from a
+checkout as the README writes it: the repository root (``dpcore``, ``ui``) goes on the import
+path, as an installed ``dpcore`` would be.
+"""
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
 T = TypeVar("T")
 
