@@ -11,14 +11,29 @@ Keywords bound by ``partial`` are defaults: ``open_page(builtin_name="adult")`` 
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
+
+
+@pytest.fixture
+def no_cyclic_gc():
+    """Cyclic garbage collection off for one test. AppTest drops its mock runtime, and with it
+    the MediaFileManager that holds the deferred downloads (a callable per button), at the end
+    of every run; they sit in reference cycles that the collector may free at any moment, so a
+    test that looks a download up after the run (through ``gc.get_objects``) needs it off."""
+    enabled = gc.isenabled()
+    gc.disable()
+    yield
+    if enabled:
+        gc.enable()
 
 
 def start(*, timeout: float, **state: object) -> AppTest:

@@ -18,7 +18,7 @@ from functools import partial
 import app_support
 import pandas as pd
 import pytest
-from app_support import marked_files, rerun
+from app_support import marked_files, no_cyclic_gc, rerun  # noqa: F401 (pytestmark)
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
@@ -29,6 +29,8 @@ from dpcore.runs import RunConfig
 from dpcore.text import md
 from ui import links
 
+# Downloads are looked up after each run among the objects the garbage collector tracks.
+pytestmark = pytest.mark.usefixtures("no_cyclic_gc")
 TIMEOUT = 180
 PAGES = {"home": "pages/home.py", "importance": "pages/importance.py",
          "subset": "pages/subset.py", "perturbation": "pages/perturbation.py",

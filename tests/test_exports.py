@@ -13,13 +13,15 @@ import gc
 
 import app_support
 import pytest
-from app_support import marked_files
+from app_support import marked_files, no_cyclic_gc  # noqa: F401 (pytestmark)
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from dpcore import BudgetAccountant
 
+# Downloads are looked up after each run among the objects the garbage collector tracks.
+pytestmark = pytest.mark.usefixtures("no_cyclic_gc")
 TIMEOUT = 180
 # page, its view chooser's key, the Publish view, the publish button's key, extra state
 PUBLISHING = [
