@@ -39,6 +39,7 @@ from ui.figures.importance import (
     bias_sd_figure,
     box_legend,
     distance_boxes,
+    distance_legend,
     estimate_boxes,
     variance_figure,
     weights_histogram,
@@ -265,13 +266,14 @@ def live(view: str) -> None:
                     norms = dist.attrs["reference_norm"]
                     own = (f"{scenario.title}; λ = {lam:g}; this view's own ε = {own_eps}; "
                            f"{model_reps} replicates")
-                    left, right = st.columns(2)
-                    with left:
-                        show(distance_boxes(dist, "linear SVM"), "fig_svm",
-                             title="Linear SVM (Ji & Elkan Fig. 3)", context=own)
-                    with right:
-                        show(distance_boxes(dist, "logistic regression"), "fig_lr",
-                             title="Logistic regression", context=own)
+                    st.caption(distance_legend(), unsafe_allow_html=True)
+                    for column, (model, key, title) in zip(st.columns(2), (
+                            ("linear SVM", "fig_svm", "Linear SVM (Ji & Elkan Fig. 3)"),
+                            ("logistic regression", "fig_lr", "Logistic regression")),
+                            strict=True):
+                        with column:
+                            show(distance_boxes(dist, model, legend=False), key, title=title,
+                                 context=own, export=partial(distance_boxes, dist, model))
                     st.caption(
                         "How far a classifier trained on weighted E lands from the one trained "
                         "on D "

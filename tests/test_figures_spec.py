@@ -16,8 +16,15 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
 
-from ui.figures.common import spec_figure, titled
-from ui.figures.importance import BOX_LEGEND, box_legend, estimate_boxes
+from ui.figures.common import COLORS, spec_figure, titled
+from ui.figures.importance import (
+    BOX_LEGEND,
+    DISTANCE_ROLES,
+    box_legend,
+    distance_boxes,
+    distance_legend,
+    estimate_boxes,
+)
 from ui.figures.masking import Panel, panel_figures, scatter_panels
 
 NAMES = ("class 1", "class 2", "class 3")
@@ -81,11 +88,23 @@ def test_the_page_legend_names_what_the_figure_legend_names():
     assert all(colour in text for colour in colours)
 
 
+def test_the_model_comparison_legend_names_each_method_in_its_colour():
+    frame = pd.DataFrame({"model": "linear SVM", "epsilon": [np.nan, 0.1, 0.1],
+                          "method": ["no noise (non-private)", "importance weights",
+                                     "output perturbation"], "distance": [1.0, 2.0, 3.0]})
+    exported = distance_boxes(frame, "linear SVM")
+    legend = {t.name: t.marker.color for t in exported.data if t.type == "scatter"}
+    assert legend == {method: COLORS[role] for method, role in DISTANCE_ROLES.items()}
+    shown = distance_boxes(frame, "linear SVM", legend=False)
+    assert not shown.layout.showlegend and {t.type for t in shown.data} == {"box"}
+    assert all(method in distance_legend() for method in DISTANCE_ROLES)
+
+
 def test_one_palette_a_colour_means_one_thing():
     """Every role has its own colour; the colours for methods without a role and the masking
     page's class colours are none of them (so nothing looks like the truth, the chosen value or
     a mechanism by accident)."""
-    from ui.figures.common import COLORS, SEQUENCE
+    from ui.figures.common import SEQUENCE
     from ui.figures.masking import CLASS_COLORS
 
     roles = {colour.lower() for colour in COLORS.values()}

@@ -64,3 +64,23 @@ def open_view(page: Page, name: str, *, shows: str | None = None,
         expect(main.get_by_text(shows).first).to_be_visible(timeout=timeout)
     wait_idle(page, timeout=timeout)
     return main
+
+
+def step_slider(page: Page, thumb: Locator, key: str, expected: str, *,
+                timeout: float | None = None) -> None:
+    """Move a slider one step with ``key`` ("ArrowLeft"/"ArrowRight") until it shows ``expected``,
+    then wait for the rerun. A key press that reaches the thumb while Streamlit is still
+    re-rendering it after the previous rerun is occasionally dropped (about one in ten moves of
+    a page whose study takes a second, seen on 2 busy cores; the user simply presses again):
+    the press is repeated, at most three times, only while the slider has not moved."""
+    before = thumb.get_attribute("aria-valuetext")
+    for _ in range(3):
+        thumb.focus()
+        thumb.press(key)
+        try:
+            expect(thumb).not_to_have_attribute("aria-valuetext", before, timeout=5_000)
+            break
+        except AssertionError:
+            continue
+    expect(thumb).to_have_attribute("aria-valuetext", expected)
+    wait_idle(page, timeout=timeout)

@@ -17,6 +17,7 @@ from browser_support import (
     metric_value,
     open_view,
     screenshot,
+    step_slider,
     wait_idle,
 )
 
@@ -103,11 +104,8 @@ def test_masking_page_scatter_views_and_publish(page: Page):
     screenshot(page, "masking-digits")
 
     # Publish at ε = 0.5 (the session budget is 1): one release in the ledger, a CSV offered.
-    for value in ("5", "2", "1", "0.5"):  # one step at a time: a rerun may swallow a key
-        thumb.focus()
-        thumb.press("ArrowLeft")
-        expect(thumb).to_have_attribute("aria-valuetext", value)
-        wait_idle(page, timeout=FIRST_RUN_TIMEOUT)
+    for value in ("5", "2", "1", "0.5"):  # one step at a time
+        step_slider(page, thumb, "ArrowLeft", value, timeout=FIRST_RUN_TIMEOUT)
     panel = open_view(page, "Publish")
     panel.get_by_role("button", name="Publish the masked dataset").click()
     expect(panel.get_by_test_id("stDownloadButton").filter(

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from ui.figures.common import COLORS, SEQUENCE, layout, legend_entry
 
-D_COLOR, DPRIME_COLOR = SEQUENCE[3], SEQUENCE[2]
+D_COLOR, DPRIME_COLOR = SEQUENCE[4], SEQUENCE[2]
 
 
 def distributions_figure(result) -> go.Figure:

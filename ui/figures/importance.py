@@ -174,9 +174,16 @@ DISTANCE_ROLES = {"no noise (non-private)": "nonprivate", "importance weights": 
                   "output perturbation": "output"}
 
 
-def distance_boxes(frame: pd.DataFrame, model: str) -> go.Figure:
+def distance_legend() -> str:
+    """The methods of :func:`distance_boxes` in their colours, as one line of HTML (the page shows
+    it once above its two panels; the downloaded figures carry plotly's legend)."""
+    return legend_html([(method, role, "markers") for method, role in DISTANCE_ROLES.items()])
+
+
+def distance_boxes(frame: pd.DataFrame, model: str, *, legend: bool = True) -> go.Figure:
     """Distance of a model trained on weighted E from the one trained on D (Fig. 3), one box per
-    method and epsilon, coloured by method (named in the legend)."""
+    method and epsilon, coloured by method (named in the legend; ``legend=False`` leaves it to
+    :func:`distance_legend`)."""
     fig = go.Figure()
     sub = frame[frame["model"] == model]
     roles = {method: COLORS[role] for method, role in DISTANCE_ROLES.items()}
@@ -184,12 +191,12 @@ def distance_boxes(frame: pd.DataFrame, model: str) -> go.Figure:
         name = method if pd.isna(eps) else f"{method}, ε={_fmt(eps)}"
         fig.add_box(y=group["distance"], name=name, boxpoints=False, showlegend=False,
                     marker_color=roles.get(method, COLORS["baseline"]))
-    for method, role in DISTANCE_ROLES.items():
+    for method, role in DISTANCE_ROLES.items() if legend else ():
         if (sub["method"] == method).any():
             legend_entry(fig, method, role, kind="markers")
     fig.update_yaxes(type="log", tickformat="~g")  # 0.5, not a bare "5" between decades
     fig = _layout(fig, "", "‖β(weighted E) − β(D, non-private)‖", height=420)
-    fig.update_layout(title={"text": model, "x": 0, "xanchor": "left"},
+    fig.update_layout(title={"text": model, "x": 0, "xanchor": "left"}, showlegend=legend,
                       margin={"t": 60})  # the title, then the legend's row
     return fig
 
