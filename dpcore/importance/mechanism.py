@@ -175,6 +175,19 @@ def expected_noise_norm(d: int, n_private: int, lam: float, epsilon: float) -> f
 LOG_WEIGHT_NOISE_LIMIT = 2.5
 
 
+def _public_norms(public, fit_intercept: bool) -> tuple[int, float]:
+    """``d`` and ``rms||x||`` of the public records (with the intercept column): the only part of
+    :func:`typical_log_weight_noise` that reads data, computed once per rule below."""
+    X_E = _with_intercept(check_array(public, "public"), fit_intercept)
+    return X_E.shape[1], float(np.sqrt(np.mean(np.sum(X_E**2, axis=1))))
+
+
+def _log_weight_noise(norms: tuple[int, float], n_private: int, lam: float,
+                      epsilon: float) -> float:
+    d, rms = norms
+    return expected_noise_norm(d, n_private, lam, epsilon) * rms / np.sqrt(d)
+
+
 def typical_log_weight_noise(public, n_private: int, lam: float, epsilon: float, *,
                              fit_intercept: bool = True) -> float:
     """How far the noise moves a typical public record's log-weight, ``E||δ|| rms||x|| / sqrt(d)``.
@@ -183,10 +196,7 @@ def typical_log_weight_noise(public, n_private: int, lam: float, epsilon: float,
     deviation ``||δ|| ||x|| / sqrt(d)``. ``rms||x||`` is taken over the *public* records, so this
     reads nothing from the private data (``n_private`` is public under replace-one).
     """
-    X_E = _with_intercept(check_array(public, "public"), fit_intercept)
-    d = X_E.shape[1]
-    rms = float(np.sqrt(np.mean(np.sum(X_E**2, axis=1))))
-    return expected_noise_norm(d, n_private, lam, epsilon) * rms / np.sqrt(d)
+    return _log_weight_noise(_public_norms(public, fit_intercept), n_private, lam, epsilon)
 
 
 def default_lambda(public, n_private: int, epsilon: float, lambdas, *,
@@ -197,10 +207,15 @@ def default_lambda(public, n_private: int, epsilon: float, lambdas, *,
     the weights carry signal (on Adult it gives the paper's lambda = 0.1 at epsilon = 0.1). The
     largest lambda is returned when none qualifies.
     """
+    return _smallest_lambda(_public_norms(public, fit_intercept), n_private, epsilon, lambdas,
+                            limit)
+
+
+def _smallest_lambda(norms: tuple[int, float], n_private: int, epsilon: float, lambdas,
+                     limit: float) -> float:
     ordered = sorted(float(v) for v in lambdas)
     for lam in ordered:
-        if typical_log_weight_noise(public, n_private, lam, epsilon,
-                                    fit_intercept=fit_intercept) <= limit:
+        if _log_weight_noise(norms, n_private, lam, epsilon) <= limit:
             return lam
     return ordered[-1]
 
@@ -233,8 +248,9 @@ def correcting_epsilon(public, n_private: int, lam: float, epsilons, lambdas, *,
     keep the noise in check: a larger budget lets the rule pick a lambda ``factor`` times
     smaller, with less bias. A rule of N_D, d and the public records only.
     """
+    norms = _public_norms(public, fit_intercept)
     for eps in sorted(float(v) for v in epsilons):
-        rule = default_lambda(public, n_private, eps, lambdas, fit_intercept=fit_intercept)
+        rule = _smallest_lambda(norms, n_private, eps, lambdas, LOG_WEIGHT_NOISE_LIMIT)
         if rule <= lam / factor:
             return eps, rule
     return None
@@ -245,9 +261,9 @@ def smallest_epsilon(public, n_private: int, lam: float, epsilons, *,
                      fit_intercept: bool = True) -> float | None:
     """The smallest epsilon of ``epsilons`` whose typical log-weight noise at ``lam`` is at most
     ``limit``, or None (what to suggest when the noise swamps the signal)."""
+    norms = _public_norms(public, fit_intercept)
     for eps in sorted(float(v) for v in epsilons):
-        if typical_log_weight_noise(public, n_private, lam, eps,
-                                    fit_intercept=fit_intercept) <= limit:
+        if _log_weight_noise(norms, n_private, lam, eps) <= limit:
             return eps
     return None
 
