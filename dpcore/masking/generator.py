@@ -70,11 +70,6 @@ MECHANISM = "masked data generation (Pham et al. Alg. 1)"
 #: sensitivity's solver term ``2 sqrt(2 GAP_TOL / lam)`` uses it, a constant rather than the gap
 #: the solver reached on the private data (4e-5 at lam = 0.5); the solver aims at 1e-12.
 GAP_TOL = 1e-10
-UNCERTIFIED = (
-    "The solver could not certify the fit on the private data to the accuracy the privacy proof "
-    "assumes (objective gap {tol:g}; it reached {gap:.2g}) with lam = {lam:g}: raise lam. "
-    "Nothing was released."
-)
 
 
 def lipschitz_constant(n_classes: int) -> float:
@@ -352,14 +347,13 @@ class MaskedDataGenerator:
             raise ValueError(f"n_samples == {N} is smaller than the initial set ({X0.shape[0]} "
                              "rows); n_samples is the size of the final masked set.")
         rng = check_random_state(self.rng)
-        from dpcore.perturbation import output_sensitivity, perturb_output
+        from dpcore.perturbation import check_certified, output_sensitivity, perturb_output
 
         Xs, self.n_clipped_ = scale_records(X, data_norm)
         fit = fit_logistic_model(Xs, y, lam=lam, n_classes=n_classes)
         K = n_logits(n_classes)
         L = lipschitz_constant(n_classes)
-        if not float(fit.gap) <= GAP_TOL:  # checked before any budget is spent
-            raise DataError(UNCERTIFIED.format(tol=GAP_TOL, gap=float(fit.gap), lam=lam))
+        check_certified(float(fit.gap) <= GAP_TOL, tol=GAP_TOL, lam=lam, n=n)  # before spending
         self.sensitivity_ = output_sensitivity(n, lam, 1.0, L, GAP_TOL)
         noisy = perturb_output(fit.coef.ravel(), n=n, lam=lam, epsilon=epsilon, lipschitz=L,
                                gap=GAP_TOL, rng=rng, accountant=self.accountant,

@@ -4,7 +4,8 @@ Modules
 -------
 ``output``
     :func:`perturb_output` and :func:`output_sensitivity` ([CM08]_ Algorithm 1, with the
-    certified solver term), shared with other pages that perturb a fitted model.
+    certified solver term) and :func:`check_certified` (a release refuses a solve that is not
+    certified to that term's gap), shared with other pages that perturb a fitted model.
 ``objective``
     The calibration of objective perturbation (:func:`objective_calibration`: [CMS11]_
     Algorithm 2, or [CM08]_ Algorithm 2 as printed), its noise, and the AMP correction for
@@ -39,7 +40,7 @@ from dpcore.perturbation.objective import (
     ObjectiveCalibration,
     objective_calibration,
 )
-from dpcore.perturbation.output import output_sensitivity, perturb_output
+from dpcore.perturbation.output import check_certified, output_sensitivity, perturb_output
 
 __all__ = [
     "METHODS",
@@ -47,6 +48,7 @@ __all__ = [
     "FlawedProofWarning",
     "ObjectiveCalibration",
     "PrivateLogisticRegression",
+    "check_certified",
     "encode_labels",
     "objective_calibration",
     "output_sensitivity",

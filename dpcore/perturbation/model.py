@@ -48,7 +48,7 @@ from dpcore.perturbation.objective import (
     objective_calibration,
     objective_noise,
 )
-from dpcore.perturbation.output import output_sensitivity, perturb_output
+from dpcore.perturbation.output import check_certified, output_sensitivity, perturb_output
 from dpcore.perturbation.solver import Fits, fit_linear_terms
 from dpcore.validation import (
     DataError,
@@ -210,16 +210,9 @@ def prepare(X, y, *, data_norm: float | None = None, fit_intercept: bool = False
     return Prepared(Z, y01, classes, factor, fit_intercept, intercept_scaling, problem)
 
 
-UNCERTIFIED = (
-    "The solver could not certify the fit to the accuracy the privacy proof needs (objective gap "
-    "{tol:g}) with lam = {lam:g} on {n} records: rounding stops it first. Raise lam (or use "
-    "more records); nothing was released."
-)
-
-
 def _certified(fits: Fits, strict: bool, lam: float, n: int, tol: float) -> np.ndarray:
-    if strict and not fits.certified:
-        raise DataError(UNCERTIFIED.format(tol=tol, lam=lam, n=n))
+    if strict:
+        check_certified(fits.certified, tol=tol, lam=lam, n=n)
     return fits.coef
 
 

@@ -23,13 +23,36 @@ import math
 import numpy as np
 
 from dpcore.mechanisms import L2Laplace
-from dpcore.validation import check_epsilon, check_random_state, check_scalar
+from dpcore.validation import DataError, check_epsilon, check_random_state, check_scalar
 
-__all__ = ["REPLACE_ONE", "output_sensitivity", "perturb_output"]
+__all__ = ["REPLACE_ONE", "check_certified", "output_sensitivity", "perturb_output"]
 
 #: The neighbouring relation of [CM08]_: two datasets of the same size ``n`` that differ in one
 #: record (features and label).
 REPLACE_ONE = "replace one record (n fixed)"
+
+
+UNCERTIFIED = (
+    "The solver could not certify the fit to the accuracy the privacy proof needs (objective gap "
+    "{tol:g}) with lam = {lam:g} on {n} records. Raise lam (or use more records); nothing was "
+    "released."
+)
+
+
+def check_certified(certified: bool, *, tol: float, lam: float, n: int) -> None:
+    """Refuse a release whose solve is not certified to the objective gap ``tol`` that the
+    solver term of its sensitivity assumes (:func:`output_sensitivity`'s ``gap``).
+
+    Call it before any budget is spent. The message names the public tolerance only, never the
+    gap the solve reached on the private data.
+
+    Raises
+    ------
+    DataError
+        If ``certified`` is false.
+    """
+    if not certified:
+        raise DataError(UNCERTIFIED.format(tol=tol, lam=lam, n=n))
 
 
 def output_sensitivity(n: int, lam: float, data_norm: float = 1.0, lipschitz: float = 1.0,
