@@ -17,7 +17,10 @@ import plotly.express as px
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore.runs.masking import axis_ranges  # noqa: F401  (the page's axes: one definition)
+from dpcore.runs.masking import (
+    accuracy_label,
+    axis_ranges,  # noqa: F401  (the page's axes: one definition)
+)
 from ui.figures.common import COLORS, band, layout, layout_spec, spec_figure
 
 #: One colour and one marker per class (Dark2 hues), none of them a role's colour of
@@ -182,16 +185,14 @@ def growth_animation(X0, y0, X_new, y_new, trace, class_names: Sequence[str], *,
 
     ks = np.arange(n_new + 1)
     for t in generated(0):
-        fig.add_trace(go.Scatter({key: v for key, v in t.items() if key != "type"}),
-                      row=1, col=1)
+        fig.add_trace(t, row=1, col=1)
     fig.add_trace(go.Scatter(x=ks, y=trace, mode="lines", name="‖∇J_S(w′)‖",
                              line={"color": COLORS["dp"]}), row=1, col=2)
     fig.add_trace(go.Scatter(x=[0], y=[trace[0]], mode="markers", name="now",
                              marker={"color": COLORS["chosen"], "size": 11}), row=1, col=2)
     for t in _class_traces(X0, y0, class_names, showlegend=False, opacity=0.3,
                            name_suffix=" (initial set)", group_suffix=" initial"):
-        fig.add_trace(go.Scatter({key: v for key, v in t.items() if key != "type"}),
-                      row=1, col=1)
+        fig.add_trace(t, row=1, col=1)
     moving = list(range(C + 1)) + [C + 2]  # generated classes, newest, the marker on the curve
     positive = trace[trace > 0]
     fig.update_yaxes(type="log", title_text="gradient norm (log)", row=1, col=2,
@@ -305,8 +306,6 @@ def _run_images(table: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
 
 def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
     """The figures of a run's view (:mod:`dpcore.runs.masking`), built as the page builds them."""
-    from dpcore.runs.masking import accuracy_label
-
     epsilon = float(numbers["metrics"]["epsilon"].iloc[0])
     figures: dict[str, go.Figure] = {}
     axes = numbers.get("axes")
