@@ -52,6 +52,25 @@ async def _idle(page) -> None:
     await expect(page.get_by_test_id("stException")).to_have_count(0)
 
 
+async def _choose(side, label: str, shows) -> None:
+    """Click the radio option ``label`` in the sidebar until ``shows`` is visible.
+
+    The click is forced: under load the sidebar keeps re-laying out while charts render, and
+    Playwright's "stable" check can wait for minutes. A forced click can then land while the
+    option moves and miss it (seen once in a run of 20 sessions), so it is repeated; clicking
+    an option that is already chosen changes nothing."""
+    from playwright.async_api import expect
+
+    for _ in range(4):
+        await side.get_by_text(label, exact=True).click(force=True)
+        try:
+            await expect(shows).to_be_visible(timeout=TIMEOUT / 4)
+            return
+        except AssertionError:
+            continue
+    await expect(shows).to_be_visible(timeout=TIMEOUT)
+
+
 async def _session(browser, url: str, marker: str, timings: list, *, all_pages: bool,
                    delay: float = 0.0) -> str:
     """One user: upload, split at random, move the slider; returns the page's HTML."""
@@ -65,12 +84,9 @@ async def _session(browser, url: str, marker: str, timings: list, *, all_pages: 
         await page.goto(url)
         await _idle(page)
         side = page.get_by_test_id("stSidebar")
-        # force: under load the sidebar keeps re-laying out while charts render, and Playwright's
-        # "stable" check can wait for minutes; the radio labels are there and enabled.
-        await side.get_by_text("Upload", exact=True).click(force=True)
-        await side.get_by_text("One file, split by a rule").click(force=True)
+        await _choose(side, "Upload", side.get_by_text("One file, split by a rule", exact=True))
         uploader = side.get_by_test_id("stFileUploader").filter(has_text="CSV to split")
-        await expect(uploader).to_be_visible(timeout=TIMEOUT)
+        await _choose(side, "One file, split by a rule", uploader)
         await _idle(page)
         data = SINGLE.read_text().replace("region", f"region{marker}").encode()
         await uploader.locator("input[type=file]").set_input_files(
@@ -78,9 +94,8 @@ async def _session(browser, url: str, marker: str, timings: list, *, all_pages: 
         await expect(uploader).to_contain_text("mine.csv", timeout=TIMEOUT)
         await expect(side.get_by_text("At random", exact=True)).to_be_visible(timeout=TIMEOUT)
         await _idle(page)
-        await side.get_by_text("At random", exact=True).click(force=True)
         slider = side.get_by_test_id("stSlider").filter(has_text="Share of rows made private")
-        await expect(slider).to_be_visible(timeout=TIMEOUT)
+        await _choose(side, "At random", slider)
         await _idle(page)
         main = page.get_by_test_id("stMain")
         await expect(main).to_contain_text(marker, timeout=TIMEOUT)
