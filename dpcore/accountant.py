@@ -4,10 +4,52 @@ A data owner sets a budget (epsilon, delta). Every release spends from it *befor
 drawn: :meth:`BudgetAccountant.spend` checks the release against what remains and raises
 :class:`BudgetExceeded` before anything is recorded when it does not fit. Releases compose
 sequentially: k releases that are (epsilon_i, delta_i)-DP together are
-(sum epsilon_i, sum delta_i)-DP ([DR14]_ Theorem 3.16; [JLE14]_ Sect. 1). Sequential composition
-is the default and always valid; :meth:`BudgetAccountant.set_composition` chooses a tighter total
-instead (advanced composition, [KOV15]_ Theorem 3.5, or zero-concentrated DP, [BS16]_), computed
-by :func:`dpcore.planning.compose`, and releases are then refused by that total.
+(sum epsilon_i, sum delta_i)-DP ([DR14]_ Theorem 3.16; [JLE14]_ Sect. 1).
+
+One neighbouring relation per ledger
+------------------------------------
+An epsilon means something only under a neighbouring relation, so a ledger has one
+(:attr:`BudgetAccountant.relation`, chosen while it is empty): ``"replace"`` (two datasets of the
+same size differ in one record; the default, and the relation of every model release of the
+product, whose noise uses the public number of records) or ``"add_remove"`` (one dataset has one
+record more). A release states the relation its noise was calibrated under and is charged what
+it costs under the ledger's (:meth:`BudgetAccountant.charge`):
+
+* calibrated under add/remove, in a replace-one ledger: replacing a record is removing one and
+  adding one, so by group privacy for two steps an (ε, δ) release costs (2ε, (1 + e^ε) δ)
+  ([DR14]_ Theorem 2.2, group privacy, with the δ term of its proof);
+* calibrated under replace-one, in an add/remove ledger: refused. Such a release may use the
+  number of records (every model release here does, in its noise scale), which one added record
+  changes: no finite ε bounds it under add/remove.
+
+Parallel composition ([JLE14]_ Sect. 1.6, "parallel theorem"): releases recorded with a
+``partition`` label touch only the rows of that part of ``dataset``, and parts with different
+labels of the same dataset are disjoint. Under add/remove a person's record lies in at most one
+part of each dataset, so what they are exposed to is the releases without a partition plus those
+of their own part: every total is the largest, over the choice of one part per dataset, of the
+composition of those releases (for sequential composition: the unpartitioned sum plus the
+largest part's sum). The parts must be fixed by a rule that does not look at the private data as
+a whole (e.g. a split column's value, record by record). Under replace-one a replaced record can
+move between parts and change two of them, so a replace-one ledger refuses partitions: release
+all parts as one vector with its replace-one sensitivity instead (:mod:`dpcore.primer` does).
+
+Refusals under adaptive choice
+------------------------------
+The user chooses each release's ε after seeing the earlier ones, so the rule that refuses a
+release must hold for adaptively chosen ε_i (a *privacy filter*). Two do, and
+:meth:`BudgetAccountant.set_composition` chooses between them:
+
+* ``"sequential"`` (the default): refuse when the sum of the ε_i (and of the δ_i) would pass the
+  budget; sequential composition holds for adaptively chosen parameters ([RRUV16]_ Sect. 3).
+* ``"zcdp"``: refuse when the zCDP total ``ρ + 2 sqrt(ρ ln(1/δ'))`` with ``ρ = Σ ρ_i`` would pass
+  the budget (pure ε_i count as ρ_i = ε_i²/2, [BS16]_). It is monotone in ``Σ ρ_i``, so this is a
+  budget on ``Σ ρ_i``: the Rényi filter of [FZ21]_ at every order α at once, valid for adaptively
+  chosen ρ_i. A release is accepted when either total fits: on every history that stops, one of
+  the two guarantees holds, and the privacy loss exceeds the budget with probability at most δ'
+  (the zCDP bound needs only that its stopping rule looks at the past).
+
+Advanced composition ([KOV15]_ Theorem 3.5) assumes the ε_i fixed in advance, so it never refuses
+here; :func:`dpcore.planning.compose` gives it as a "what if" total of a declared plan.
 
 Parallel composition ([JLE14]_ Sect. 1.6, "parallel theorem"): releases recorded with a
 ``partition`` label touch only the rows of that part of ``dataset``, and parts with different
@@ -31,6 +73,10 @@ References
 .. [KOV15] Kairouz, Oh & Viswanath (2015), *The composition theorem for differential privacy*,
    ICML, Theorem 3.5.
 .. [BS16] Bun & Steinke (2016), *Concentrated differential privacy*, TCC, Propositions 1.3-1.6.
+.. [RRUV16] Rogers, Roth, Ullman & Vadhan (2016), *Privacy odometers and filters: pay-as-you-go
+   composition*, NeurIPS.
+.. [FZ21] Feldman & Zrnic (2021), *Individual privacy accounting via a Rényi filter*, NeurIPS
+   (the Rényi filter, Sect. 3).
 """
 
 from __future__ import annotations
@@ -46,13 +92,19 @@ import pandas as pd
 from dpcore.planning import COMPOSITIONS, PLAN_DATASET, PlannedRelease, compose_parts
 from dpcore.validation import DataError, check_scalar
 
-__all__ = ["BudgetExceeded", "BudgetAccountant", "COMPOSITIONS", "DEFAULT_DELTA_SLACK"]
+__all__ = ["BudgetExceeded", "BudgetAccountant", "COMPOSITIONS", "DEFAULT_DELTA_SLACK",
+           "FILTERS", "RELATIONS"]
+
+#: Neighbouring relations of a ledger, by key.
+RELATIONS = {"replace": "replace one record", "add_remove": "add or remove one record"}
+#: The compositions that may refuse releases chosen one after another (module docstring).
+FILTERS = ("sequential", "zcdp")
 
 # A release may use the budget exactly: sums of floats such as 0.1 + 0.2 + 0.7 may exceed 1.0 by
 # a rounding error, which this relative slack absorbs.
 SLACK = 1e-9
 
-LEDGER_COLUMNS = ("mechanism", "dataset", "epsilon", "delta", "time", "note")
+LEDGER_COLUMNS = ("mechanism", "dataset", "epsilon", "delta", "relation", "time", "note")
 #: The ledger with what composition needs besides: ``partition`` and ``rho`` (see ``records``).
 RECORD_COLUMNS = (*LEDGER_COLUMNS, "partition", "rho")
 #: delta' of advanced and zCDP composition unless set otherwise.
@@ -112,6 +164,15 @@ def _check_rho(rho: Any) -> float | None:
     return check_scalar(rho, "rho", min_val=0.0, include_min=True)
 
 
+def _check_relation(relation: Any, name: str = "relation") -> str:
+    if not isinstance(relation, str) or relation not in RELATIONS:
+        raise ValueError(
+            f"{name} == {relation!r}, must be one of {tuple(RELATIONS)} "
+            f"({', '.join(RELATIONS.values())})."
+        )
+    return relation
+
+
 def _fits(spent: float, extra: float, budget: float) -> bool:
     return math.isinf(budget) or spent + extra <= budget * (1.0 + SLACK)
 
@@ -129,6 +190,9 @@ class BudgetAccountant:
         The total epsilon, >= 0; ``None`` (or ``inf``) means unlimited.
     delta : float, default=0.0
         The total delta, in [0, 1]; 0 allows only pure epsilon-DP releases.
+    relation : {"replace", "add_remove"}, default="replace"
+        The neighbouring relation every epsilon of this ledger is counted under (module
+        docstring).
 
     Attributes
     ----------
@@ -139,7 +203,11 @@ class BudgetAccountant:
     remaining : tuple of (float, float)
         ``budget - spent``, never below 0.
     ledger : pandas.DataFrame
-        One row per release: mechanism, dataset, epsilon, delta, time (UTC), note.
+        One row per release: mechanism, dataset, epsilon and delta (as charged under the
+        ledger's relation), relation (the one the release was calibrated under), time (UTC),
+        note.
+    relation : str
+        The ledger's neighbouring relation (a key of :data:`RELATIONS`).
 
     Notes
     -----
@@ -159,12 +227,16 @@ class BudgetAccountant:
     dpcore.accountant.BudgetExceeded: This release needs ε = 0.5, but 0.2 of the budget ε = 1 \
 remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
     >>> list(acc.ledger.columns)
-    ['mechanism', 'dataset', 'epsilon', 'delta', 'time', 'note']
+    ['mechanism', 'dataset', 'epsilon', 'delta', 'relation', 'time', 'note']
+    >>> acc.charge(0.1, relation="add_remove")  # group privacy in a replace-one ledger
+    (0.2, 0.0)
     """
 
-    def __init__(self, epsilon: float | None = None, delta: float = 0.0) -> None:
+    def __init__(self, epsilon: float | None = None, delta: float = 0.0, *,
+                 relation: str = "replace") -> None:
         self._epsilon = _check_budget_epsilon(epsilon)
         self._delta = _check_budget_delta(delta)
+        self._relation = _check_relation(relation)
         self._records: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._method = "sequential"
@@ -179,6 +251,70 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
     @property
     def spent(self) -> tuple[float, float]:
         return self.total("sequential")
+
+    @property
+    def relation(self) -> str:
+        return self._relation
+
+    @property
+    def relation_text(self) -> str:
+        """The ledger's relation in words, e.g. "replace one record"."""
+        return RELATIONS[self._relation]
+
+    def set_relation(self, relation: str) -> None:
+        """Choose the ledger's neighbouring relation; only while nothing has been released.
+
+        Raises
+        ------
+        ValueError
+            For an unknown relation, or once a release is recorded (its ε was counted under the
+            old relation).
+        """
+        relation = _check_relation(relation)
+        with self._lock:
+            if self._records and relation != self._relation:
+                raise ValueError(
+                    f"This ledger already counts {_releases(len(self._records))} under "
+                    f"'{self.relation_text}'; its relation cannot change. Start a new session "
+                    "to count under another relation."
+                )
+            self._relation = relation
+
+    def charge(self, epsilon: float, delta: float = 0.0, *,
+               relation: str | None = None) -> tuple[float, float]:
+        """What a release of (epsilon, delta) calibrated under ``relation`` costs in this ledger.
+
+        Parameters
+        ----------
+        epsilon, delta : float
+            The release's guarantee under its own relation.
+        relation : {"replace", "add_remove"} or None, default=None
+            The relation its noise was calibrated under; None: the ledger's own.
+
+        Returns
+        -------
+        tuple of (float, float)
+            ``(epsilon, delta)`` under the same relation; ``(2 epsilon, (1 + e^epsilon) delta)``
+            for an add/remove release in a replace-one ledger (module docstring).
+
+        Raises
+        ------
+        DataError
+            For a replace-one release in an add/remove ledger: it has no finite cost there.
+        """
+        epsilon, delta = _check_release(epsilon, delta)
+        relation = self._relation if relation is None else _check_relation(relation)
+        if relation == self._relation:
+            return epsilon, delta
+        if relation == "add_remove":  # replace = remove + add: group privacy of size 2
+            return 2.0 * epsilon, min(1.0, (1.0 + math.exp(epsilon)) * delta)
+        raise DataError(
+            "This release is calibrated under 'replace one record': its noise uses the number "
+            "of records, which one added or removed record changes, so it has no finite cost "
+            "under this session's relation 'add or remove one record'. Choose 'replace one "
+            "record' for the session's budget (possible while nothing is released), or start a "
+            "new session."
+        )
 
     @property
     def remaining(self) -> tuple[float, float]:
@@ -201,7 +337,7 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
 
     def total(self, method: str = "sequential",
               delta_slack: float | None = None) -> tuple[float, float]:
-        """The (epsilon, delta) that the recorded releases compose to.
+        """The (epsilon, delta) that the recorded releases compose to, under the ledger's relation.
 
         Parameters
         ----------
@@ -235,20 +371,30 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
 
     def set_composition(self, method: str = "sequential",
                         delta_slack: float = DEFAULT_DELTA_SLACK) -> None:
-        """Choose the composition whose total refuses releases from now on.
+        """Choose the privacy filter that refuses releases from now on (module docstring).
 
         A release is refused when neither this method's total nor the sequential total of the
-        ledger with the release fits the budget (both are valid guarantees). Advanced and zCDP
-        totals carry δ' in their δ, so they help only with a δ budget of at least δ'.
+        ledger with the release fits the budget (both are valid filters). The zCDP total
+        carries δ' in its δ, so it helps only with a δ budget of at least δ'.
 
         Parameters
         ----------
-        method : {"sequential", "advanced", "zcdp"}, default="sequential"
+        method : {"sequential", "zcdp"}, default="sequential"
+            Advanced composition is refused here: it assumes the ε_i fixed in advance, while
+            a session chooses them one after another. Use it in :meth:`total` or
+            :meth:`preview` as a "what if".
         delta_slack : float, default=1e-6
-            δ' in (0, 1) of advanced and zcdp.
+            δ' in (0, 1) of zcdp.
         """
-        if method not in COMPOSITIONS:
-            raise ValueError(f"method == {method!r}, must be one of {COMPOSITIONS}.")
+        if method == "advanced":
+            raise ValueError(
+                "Advanced composition (Kairouz, Oh & Viswanath) assumes every ε_i is fixed "
+                "before the first release; a session chooses them one after another, so it "
+                "cannot refuse releases. Choose 'zcdp' (a filter valid for adaptive choices) or "
+                "'sequential', and read the advanced total as a 'what if' from total()."
+            )
+        if method not in FILTERS:
+            raise ValueError(f"method == {method!r}, must be one of {FILTERS}.")
         slack = check_scalar(delta_slack, "delta_slack", min_val=0.0, max_val=1.0,
                              include_max=False)
         with self._lock:
@@ -308,6 +454,7 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
                 "dataset": "str",
                 "epsilon": "float64",
                 "delta": "float64",
+                "relation": "str",
                 "time": "datetime64[us, UTC]",
                 "note": "str",
             }
@@ -316,14 +463,29 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
     # ---- checks and spending -----------------------------------------------------------------
 
     def check(self, epsilon: float, delta: float = 0.0, *, dataset: str = "",
-              partition: str | None = None, rho: float | None = None) -> None:
+              partition: str | None = None, rho: float | None = None,
+              relation: str | None = None) -> None:
         """Raise :class:`BudgetExceeded` if a release of (epsilon, delta) does not fit.
 
         Records nothing. Arguments as in :meth:`spend`.
         """
-        epsilon, delta = _check_release(epsilon, delta)
+        charged = self.charge(epsilon, delta, relation=relation)
+        if charged != _check_release(epsilon, delta):
+            rho = None
+        epsilon, delta = charged
         partition, rho = _check_partition(partition), _check_rho(rho)
+        self._check_partition_allowed(partition)
         self._check(epsilon, delta, dataset, partition, rho)
+
+    def _check_partition_allowed(self, partition: str | None) -> None:
+        if partition is not None and self._relation != "add_remove":
+            raise ValueError(
+                "Releases on disjoint parts compose in parallel only under 'add or remove one "
+                "record': under this ledger's 'replace one record' a replaced record can move "
+                "from one part to another and change two answers. Release the parts as one "
+                "vector with its replace-one sensitivity, or count this session under 'add or "
+                "remove one record'."
+            )
 
     def _check(self, epsilon: float, delta: float, dataset: str = "",
                partition: str | None = None, rho: float | None = None) -> None:
@@ -389,17 +551,19 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
         note: str = "",
         partition: str | None = None,
         rho: float | None = None,
+        relation: str | None = None,
     ) -> None:
         """Record one release of (epsilon, delta), or raise before recording anything.
 
-        Call it *before* drawing the release's noise.
+        Call it *before* drawing the release's noise. The ledger records what the release costs
+        under its own relation (:meth:`charge`).
 
         Parameters
         ----------
         epsilon : float
-            The release's epsilon, >= 0.
+            The release's epsilon under ``relation``, >= 0.
         delta : float, default=0.0
-            The release's delta, in [0, 1).
+            The release's delta under ``relation``, in [0, 1).
         mechanism : str
             What was released and how (e.g. "Laplace" or "DP importance weights").
         dataset : str
@@ -412,17 +576,31 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
         rho : float or None, default=None
             The release's zCDP ρ when it is not ε²/2 of a pure release (a Gaussian release:
             :func:`dpcore.planning.gaussian_rho`); lets zCDP account for δ > 0.
+        relation : {"replace", "add_remove"} or None, default=None
+            The neighbouring relation the release was calibrated under; None: the ledger's.
 
         Raises
         ------
         BudgetExceeded
             If the release does not fit in the remaining budget; the message gives the numbers.
+        DataError
+            If the release cannot be charged under the ledger's relation (:meth:`charge`).
+        ValueError
+            For a ``partition`` in a replace-one ledger (module docstring).
         """
-        epsilon, delta = _check_release(epsilon, delta)
         mechanism = _check_label(mechanism, "mechanism")
         dataset = _check_label(dataset, "dataset")
         note = _check_label(note, "note", allow_empty=True)
         partition, rho = _check_partition(partition), _check_rho(rho)
+        own = self._relation if relation is None else _check_relation(relation)
+        charged = self.charge(epsilon, delta, relation=own)
+        if charged != _check_release(epsilon, delta):
+            rho = None  # ρ of the calibration does not hold under the ledger's relation
+            note = (f"{note}; " if note else "") + (
+                f"calibrated at ε = {epsilon:g} under {RELATIONS[own]}, charged by group "
+                "privacy")
+        epsilon, delta = charged
+        self._check_partition_allowed(partition)
         with self._lock:
             self._check(epsilon, delta, dataset, partition, rho)
             self._records.append(
@@ -431,6 +609,7 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
                     "dataset": dataset,
                     "epsilon": epsilon,
                     "delta": delta,
+                    "relation": RELATIONS[own],
                     "time": pd.Timestamp.now(tz="UTC"),
                     "note": note,
                     "partition": partition,

@@ -60,7 +60,7 @@ import numpy as np
 from scipy import special, stats
 
 from dpcore.importance import balanced_fit, release_sensitivity
-from dpcore.mechanisms import Exponential, Gaussian, L2Laplace, Laplace
+from dpcore.mechanisms import DiscreteLaplace, Exponential, Gaussian, L2Laplace, Laplace
 from dpcore.validation import DataError, PrivacyLeakWarning, check_random_state, check_scalar
 
 __all__ = [
@@ -544,6 +544,73 @@ def _importance_case(epsilon: float, *, n_private: int = 50, d: int = 3, lam: fl
         covers="step 1 fitted once per dataset (deterministic), step 2 noise per run")
 
 
+def _release_law_case(key: str, name: str, epsilon: float, mech: L2Laplace, a: np.ndarray,
+                      b: np.ndarray, neighbouring: str, pair: str, covers: str) -> AuditCase:
+    """The release's own law of an L2-Laplace mechanism: coordinate-wise Laplace of scale
+    ``sqrt(d) sensitivity / epsilon`` (:meth:`~dpcore.mechanisms.L2Laplace.release`), drawn by
+    its study twin ``randomise(law="release")`` (the same law, tested in
+    ``tests/test_release_noise.py``), scored by the exact Laplace log-likelihood ratio."""
+    dim = a.size
+
+    def sample(runs, rng):
+        o0 = mech.randomise(np.broadcast_to(a, (runs, dim)), rng=rng, law="release")
+        o1 = mech.randomise(np.broadcast_to(b, (runs, dim)), rng=rng, law="release")
+        # The ratio is clipped at +-||a - b||_1 (both tails), where many runs tie; rounded to
+        # 12 digits, so that the rounding of |o - b| - |o - a| in floating point (which differs
+        # between the two centres) cannot split the tie: that would audit the study sampler's
+        # low bits (Mironov's leak, see dpcore.audit_float), not the noise law.
+        return (np.round(_laplace_llr(o0, b, a), 12), np.round(_laplace_llr(o1, b, a), 12))
+
+    fraction = float(np.sum(np.abs(a - b))) / (math.sqrt(dim) * mech.sensitivity)
+    return AuditCase(key, name, epsilon, 0.0, neighbouring, pair, fraction,
+                     "Laplace log-likelihood ratio of the released vector", sample, linear=True,
+                     covers=covers)
+
+
+def _importance_release_case(epsilon: float, *, n_private: int = 50, d: int = 3,
+                             lam: float = 0.01, seed: int = 13) -> AuditCase:
+    b_d, b_dp, _, x, xp = _importance_pair(n_private, d, lam, seed)
+    mech = L2Laplace(epsilon, release_sensitivity(b_d.size, n_private, lam), b_d.size)
+    return _release_law_case(
+        "importance_release", "DP importance weights as released (coordinate-wise Laplace)",
+        epsilon, mech, b_d, b_dp, "replace one private record (N_D public)",
+        f"N_D = {n_private}, d = {d}, lam = {lam:g}; changed record {np.round(x, 2).tolist()} "
+        f"-> {np.round(xp, 2).tolist()} (hill-climbed)",
+        "step 1 fitted once per dataset, the release's noise per run")
+
+
+def _output_release_case(epsilon: float, *, n: int = 50, d: int = 2,
+                         lam: float = 0.1) -> AuditCase:
+    from dpcore.perturbation import output_sensitivity, prepare
+    from dpcore.perturbation.model import TOL, nonprivate_coef
+
+    X, y, Xp, yp = _logistic_pair(n, d, 0)
+    w0 = nonprivate_coef(prepare(X, y, data_norm=1.0), lam)
+    w1 = nonprivate_coef(prepare(Xp, yp, data_norm=1.0), lam)
+    mech = L2Laplace(epsilon, output_sensitivity(n, lam, gap=TOL), w0.size)
+    return _release_law_case(
+        "output_release", "Output perturbation as released (coordinate-wise Laplace; also "
+        "masking's W′)", epsilon, mech, w0, w1, "replace one record (n fixed)",
+        f"n = {n}, d = {d}, lam = {lam:g}; changed record u -> -u, ||u|| = 1",
+        "non-private fit once per dataset, the release's noise per run")
+
+
+def _counts_release_case(epsilon: float) -> AuditCase:
+    mech = DiscreteLaplace(epsilon, 2)
+    c_d, c_dp = np.array([30, 70]), np.array([29, 71])
+
+    def sample(runs, rng):
+        a = mech.randomise(np.broadcast_to(c_d, (runs, 2)), rng=rng)
+        b = mech.randomise(np.broadcast_to(c_dp, (runs, 2)), rng=rng)
+        return _laplace_llr(a, c_dp, c_d), _laplace_llr(b, c_dp, c_d)
+
+    return AuditCase("counts_release", "Wang et al. counts as released (discrete Laplace)",
+                     epsilon, 0.0, "replace one private record",
+                     "one record moves from one public point's cell to another's (L1 change 2)",
+                     1.0, "discrete Laplace log-likelihood ratio of the noisy counts", sample,
+                     covers="the noise step of the ranking and candidate counts", linear=True)
+
+
 def _logistic_pair(n: int, d: int, seed: int):
     """A replace-one pair for logistic regression in the unit ball, 0/1 labels.
 
@@ -791,6 +858,9 @@ _BUILDERS: dict[str, Callable[[float], AuditCase]] = {
     "masking": _masking_case,
     "input": _input_case,
     "counts": _counts_case,
+    "importance_release": _importance_release_case,
+    "output_release": _output_release_case,
+    "counts_release": _counts_release_case,
     "selection_exponential": lambda e: _selection_case(e, mode="exponential"),
     "selection_noisy-curve": lambda e: _selection_case(e, mode="noisy-curve"),
     "laplace_halved": lambda e: _laplace_case(e, halved=True),

@@ -6,7 +6,9 @@ run" gives, or one of ``examples/*.json``), recomputes the page's numbers throug
 and any number of workers), and writes into ``DIR``:
 
 - ``config.json``: the config that ran (the page's defaults filled in by the page module);
-- ``<table>.csv``: every table of numbers, and all of them in ``numbers.json``;
+- ``<table>.csv``: every table of numbers, each headed by one comment line that labels it a
+  study (seeded, reproducible), not a release (read it with ``pandas.read_csv(path,
+  skiprows=1)``), and all of them in ``numbers.json``;
 - ``takeaway.txt``: the two-sentence summary computed from the numbers;
 - ``figures/<name>.html`` (standalone, plotly.js inlined) when the project's ``ui`` package is
   importable (run from the project's root), and ``figures/<name>.png`` through kaleido when a
@@ -18,6 +20,10 @@ each cell with ``--blas-threads`` BLAS threads (default: this process's count, s
 are the page's bit for bit; see :class:`dpcore.parallel.Parallel`).
 
 Errors in what the user gave (config, files, options) print one line and exit with status 2.
+
+A run is a study: its noise comes from the config's seed, so anyone who holds the config can draw
+it again and subtract it. Its tables are labelled so (:data:`dpcore.runs.STUDY_LABEL`); a release
+is made only by a page's Publish button, with fresh randomness.
 """
 
 from __future__ import annotations
@@ -154,10 +160,16 @@ class _Bar:
 
 
 def _write_numbers(result, out: Path) -> list[Path]:
+    """Every table as ``<table>.csv`` under a first line that labels it a study, and all of them
+    in ``numbers.json``."""
+    from dpcore.runs import STUDY_LABEL
+
     written = []
     for name, table in result.numbers.items():
         path = out / f"{_stem(name)}.csv"
-        table.to_csv(path, index=False)
+        with path.open("w", encoding="utf-8", newline="") as file:
+            file.write(f"# {STUDY_LABEL}\n")
+            table.to_csv(file, index=False)
         written.append(path)
     (out / "numbers.json").write_text(result.to_json() + "\n", encoding="utf-8")
     return written
@@ -236,7 +248,7 @@ def _cmd_run(args: argparse.Namespace, say: Callable[[str], None]) -> int:
     takeaway = result.takeaway()
     (out / "takeaway.txt").write_text(takeaway + "\n", encoding="utf-8")
     say(f"{_count(len(tables), 'table')} of numbers: {', '.join(p.name for p in tables)} "
-        "and numbers.json")
+        "and numbers.json; a study (seeded, reproducible), not a release")
     if args.no_figures:
         say("figures skipped (--no-figures).")
     else:
@@ -321,7 +333,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
     run.add_argument("--file", action="append", default=[], metavar="ROLE=PATH",
                      help="an uploaded file of an upload config (role public, private or "
-                          "single); its SHA-256 must match the config's. Repeat per file.")
+                          "single); a public file's SHA-256 must match the config's (a "
+                          "private file is named only). Repeat per file.")
     run.add_argument("--backend", choices=("sequential", "loky", "dask"), default=None,
                      help="where Monte-Carlo grids run: this process (default), local "
                           "processes (loky) or a Dask cluster (dask)")

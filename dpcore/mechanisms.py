@@ -1,9 +1,22 @@
 """Differential-privacy mechanisms: one mechanism, one small class.
 
 Each class is built from its privacy parameters (checked by small ``_check_*`` helpers that return
-the converted value), and ``randomise(value, *, rng=None)`` adds noise to (or, for the exponential
-mechanism, selects from) ``value``, vectorised over leading batch axes so that one call draws the
-noise for every replicate. ``variance`` and ``tail_bound`` are closed forms.
+the converted value) and has two paths, which follow the same law:
+
+* ``release(value)`` is what a data owner publishes: the noise comes from OpenDP's exact samplers
+  (:mod:`dpcore.release_noise`), drawn from fresh OS entropy, and is safe on floating-point
+  numbers. It takes no seed: nobody, the caller included, can rebuild its noise.
+* ``randomise(value, *, rng)`` is for studies (many simulated releases, nothing published): fast
+  numpy draws of the same law from a seed or Generator (:mod:`dpcore.noise`), vectorised over
+  leading batch axes so that one call draws the noise for every replicate. Its outputs must never
+  be published: the low-order bits of ``truth + numpy noise`` depend on the truth ([Mir12]_), and
+  the seed rebuilds the noise. ``rng`` is required for that reason.
+
+``variance`` and ``tail_bound`` are closed forms. :class:`L2Laplace` is the one class whose two
+paths differ on purpose: its release adds coordinate-wise Laplace noise calibrated to the L1
+bound ``sqrt(d) Δ₂`` (float-safe, pure ε-DP, about ``sqrt 2`` times the paper's expected noise
+norm), while its studies keep the papers' L2-Laplace; ``randomise(..., law="release")`` draws the
+release's law for a study.
 
 Neighbouring relation and sensitivity
 -------------------------------------
@@ -31,6 +44,8 @@ References
 .. [JE13] Ji & Elkan (2013), *Differential privacy based on importance weighting*, Mach. Learn.
    93, Algorithm 1 step 2 and Lemma 7.
 .. [MT07] McSherry & Talwar (2007), *Mechanism design via differential privacy*, FOCS, Theorem 6.
+.. [Mir12] Mironov (2012), *On significance of the least significant bits for differential
+   privacy*, ACM CCS.
 """
 
 from __future__ import annotations
@@ -43,6 +58,7 @@ from typing import Any
 import numpy as np
 from scipy import optimize, special
 
+from dpcore import release_noise
 from dpcore.noise import sample_gaussian, sample_l2_laplace, sample_laplace
 from dpcore.validation import (
     DataError,
@@ -55,6 +71,7 @@ from dpcore.validation import (
 __all__ = [
     "Mechanism",
     "Laplace",
+    "DiscreteLaplace",
     "Gaussian",
     "L2Laplace",
     "Exponential",
@@ -133,18 +150,33 @@ def _check_value(value: Any, name: str = "value") -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
+def _study_rng(rng: Any) -> np.random.Generator:
+    """The Generator of a study; ``None`` is refused (a study is seeded, a release has no seed)."""
+    if rng is None:
+        raise ValueError(
+            "randomise() draws study noise (numpy, seeded, not safe on floating point for a "
+            "release) and needs rng: pass a seed or a numpy Generator, e.g. rng=0. To publish, "
+            "call release(value), which draws fresh OS entropy through OpenDP."
+        )
+    return check_random_state(rng)
+
+
 def _add_elementwise(
     value: Any, sample: Callable[..., Any], scale: float, *, rng: Any
 ) -> float | np.ndarray:
     """``value`` plus independent noise ``sample(scale, size=..., rng=...)`` on every element.
 
-    The noise of :class:`Laplace` and :class:`Gaussian`; a scalar ``value`` gives a float.
+    The study noise of :class:`Laplace` and :class:`Gaussian`; a scalar ``value`` gives a float.
     """
     arr = _check_value(value)
-    gen = check_random_state(rng)
+    gen = _study_rng(rng)
     if arr.ndim == 0:
         return float(arr) + sample(scale, rng=gen)
     return arr + sample(scale, size=arr.shape, rng=gen)
+
+
+def _shaped(arr: np.ndarray, noisy: np.ndarray) -> float | np.ndarray:
+    return float(noisy.reshape(())) if arr.ndim == 0 else noisy
 
 
 class Mechanism:
@@ -192,8 +224,15 @@ class Mechanism:
         """Variance of the noise added to each coordinate."""
         raise NotImplementedError
 
-    def randomise(self, value: Any, *, rng: Any = None) -> Any:
-        """Release ``value`` through the mechanism."""
+    #: How the release path draws its noise (for reports and the ledger).
+    sampler = release_noise.SAMPLER
+
+    def release(self, value: Any) -> Any:
+        """Publish ``value`` through the mechanism: float-safe noise from fresh OS entropy."""
+        raise NotImplementedError
+
+    def randomise(self, value: Any, *, rng: Any) -> Any:
+        """Simulate the mechanism on ``value`` for a study (seeded numpy draws; never publish)."""
         raise NotImplementedError
 
     def _repr_args(self) -> list[str]:
@@ -238,6 +277,8 @@ class Laplace(Mechanism):
     5.9915
     >>> mech.randomise([1.0, 2.0], rng=0).shape
     (2,)
+    >>> isinstance(mech.release(3.0), float)
+    True
     """
 
     def __init__(
@@ -257,21 +298,139 @@ class Laplace(Mechanism):
         """The ``t`` with ``P(|noise| <= t) = level`` per coordinate: ``scale ln(1/(1-level))``."""
         return -self.scale * math.log1p(-_check_level(level))
 
-    def randomise(self, value: Any, *, rng: Any = None) -> float | np.ndarray:
-        """Add independent Laplace noise to every element of ``value``.
+    def release(self, value: Any) -> float | np.ndarray:
+        """Publish ``value`` with Laplace noise, safe on floating point (OpenDP, OS entropy).
+
+        ``value`` as a whole (every element together) has L1 sensitivity ``sensitivity``; each
+        element gets independent noise of scale ``sensitivity / epsilon`` (widened by OpenDP's
+        rounding term, :func:`dpcore.release_noise.laplace_scale`).
 
         Parameters
         ----------
         value : float or array-like of any shape
             Finite numbers.
-        rng : None, int or numpy.random.Generator, default=None
-            None (fresh OS entropy) for a release; a seed or Generator for a study.
+
+        Returns
+        -------
+        float or ndarray of the same shape as ``value``
+        """
+        arr = _check_value(value)
+        return _shaped(arr, release_noise.release_laplace(arr, self.sensitivity, self.epsilon))
+
+    def randomise(self, value: Any, *, rng: Any) -> float | np.ndarray:
+        """Simulate: add independent Laplace noise to every element of ``value`` (a study).
+
+        Parameters
+        ----------
+        value : float or array-like of any shape
+            Finite numbers.
+        rng : int or numpy.random.Generator
+            The study's seed or stream (required: see the module docstring).
 
         Returns
         -------
         float or ndarray of the same shape as ``value``
         """
         return _add_elementwise(value, sample_laplace, self.scale, rng=rng)
+
+
+class DiscreteLaplace(Mechanism):
+    """The discrete Laplace mechanism on integers: add noise with ``P(z) ∝ exp(-|z| / scale)``.
+
+    Epsilon-DP for integer values whose L1 sensitivity is the integer ``sensitivity``: the
+    probabilities of ``z`` and ``z + Δ`` differ by ``exp(Δ / scale) <= exp(epsilon)`` ([CKS20]_
+    Sect. 2; the geometric mechanism of Ghosh, Roughgarden & Sundararajan). For counts it is the
+    natural release: integer in, integer out, no floating point at all.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy loss, > 0.
+    sensitivity : int
+        L1 sensitivity, a whole number >= 1.
+    neighbouring : str, default="the caller's (not stated)"
+
+    Attributes
+    ----------
+    scale : float
+        ``sensitivity / epsilon`` rounded up to a multiple of 2^-10
+        (:func:`dpcore.release_noise.discrete_laplace_scale`).
+    variance : float
+        ``2 q / (1 - q)^2`` with ``q = exp(-1 / scale)`` (close to ``2 scale^2`` when the scale is
+        large).
+
+    Examples
+    --------
+    >>> mech = DiscreteLaplace(epsilon=0.5, sensitivity=2)
+    >>> mech.scale
+    4.0
+    >>> mech.release([10, 3]).dtype
+    dtype('int64')
+    >>> mech.randomise(np.zeros((2, 3), dtype=int), rng=0).shape
+    (2, 3)
+
+    References
+    ----------
+    .. [CKS20] Canonne, Kamath & Steinke (2020), *The discrete Gaussian for differential privacy*,
+       NeurIPS, Sect. 2 and Algorithm 2.
+    """
+
+    def __init__(self, epsilon: float, sensitivity: float, *,
+                 neighbouring: str = UNSTATED_RELATION) -> None:
+        super().__init__(epsilon, 0.0, sensitivity, neighbouring=neighbouring)
+        if self.sensitivity != math.floor(self.sensitivity):
+            raise ValueError(f"sensitivity == {self.sensitivity:g}: the discrete Laplace "
+                             "mechanism needs a whole-number L1 sensitivity.")
+
+    @property
+    def scale(self) -> float:
+        return release_noise.discrete_laplace_scale(self.sensitivity, self.epsilon)
+
+    @property
+    def variance(self) -> float:
+        q = math.exp(-1.0 / self.scale)
+        return 2.0 * q / (1.0 - q) ** 2
+
+    def _integers(self, value: Any) -> np.ndarray:
+        arr = _check_value(value)
+        if np.any(arr != np.rint(arr)):
+            raise DataError("The discrete Laplace mechanism releases whole numbers (counts); "
+                            "round them with a public rule first, or use Laplace.")
+        return arr.astype(np.int64)
+
+    def release(self, value: Any) -> np.ndarray:
+        """Publish integer ``value`` with exact discrete Laplace noise from the OS's random
+        bytes (:func:`dpcore.release_noise.release_discrete_laplace`).
+
+        Parameters
+        ----------
+        value : int or array-like of int, any shape
+
+        Returns
+        -------
+        ndarray of int64 of the shape of ``value``
+        """
+        return release_noise.release_discrete_laplace(self._integers(value), self.sensitivity,
+                                                      self.epsilon)
+
+    def randomise(self, value: Any, *, rng: Any) -> np.ndarray:
+        """Simulate: the same law from numpy (a study): ``G1 - G2`` for two geometric
+        variables with success probability ``1 - exp(-1 / scale)``.
+
+        Parameters
+        ----------
+        value : int or array-like of int, any shape
+        rng : int or numpy.random.Generator
+            The study's seed or stream (required).
+
+        Returns
+        -------
+        ndarray of int64 of the shape of ``value``
+        """
+        arr = self._integers(value)
+        gen = _study_rng(rng)
+        p = -math.expm1(-1.0 / self.scale)
+        return arr + gen.geometric(p, size=arr.shape) - gen.geometric(p, size=arr.shape)
 
 
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(24)
@@ -380,6 +539,8 @@ class Gaussian(Mechanism):
     >>> mech = Gaussian(epsilon=0.5, delta=1e-5, sensitivity=1.0)
     >>> mech.sigma < Gaussian(0.5, 1e-5, 1.0, calibration="classic").sigma
     True
+    >>> mech.sigma < mech.release_sigma()
+    True
     """
 
     CALIBRATIONS = ("analytic", "classic")
@@ -427,14 +588,42 @@ class Gaussian(Mechanism):
         """The ``t`` with ``P(|noise| <= t) = level`` per coordinate: sigma ndtri((1+level)/2)."""
         return float(self.sigma * special.ndtri((1.0 + _check_level(level)) / 2.0))
 
-    def randomise(self, value: Any, *, rng: Any = None) -> float | np.ndarray:
-        """Add independent Normal(0, sigma^2) noise to every element of ``value``.
+    def release_sigma(self, size: int = 1) -> float:
+        """σ of the release path for a vector of ``size`` numbers: the smallest σ at which
+        OpenDP's discrete Gaussian is (epsilon, delta)-DP by its zCDP conversion
+        (:func:`dpcore.release_noise.gaussian_sigma`). It is larger than :attr:`sigma`, the
+        analytic calibration of the continuous Gaussian that the studies use (about 8 % at
+        ε = 1, δ = 1e-5)."""
+        return release_noise.gaussian_sigma(self.sensitivity, self.epsilon, self.delta, size)
+
+    def release(self, value: Any) -> float | np.ndarray:
+        """Publish ``value`` with Gaussian noise, safe on floating point (OpenDP, OS entropy).
+
+        Each element gets independent discrete Gaussian noise of scale :meth:`release_sigma` on
+        a 2^-60 grid; ``value`` as a whole has L2 sensitivity ``sensitivity``.
 
         Parameters
         ----------
         value : float or array-like of any shape
             Finite numbers.
-        rng : None, int or numpy.random.Generator, default=None
+
+        Returns
+        -------
+        float or ndarray of the same shape as ``value``
+        """
+        arr = _check_value(value)
+        sigma = self.release_sigma(max(arr.size, 1))
+        return _shaped(arr, release_noise.release_gaussian(arr, sigma))
+
+    def randomise(self, value: Any, *, rng: Any) -> float | np.ndarray:
+        """Simulate: add independent Normal(0, sigma^2) noise to every element (a study).
+
+        Parameters
+        ----------
+        value : float or array-like of any shape
+            Finite numbers.
+        rng : int or numpy.random.Generator
+            The study's seed or stream (required).
 
         Returns
         -------
@@ -453,10 +642,19 @@ class Gaussian(Mechanism):
 class L2Laplace(Mechanism):
     """The vector ("high-dimensional") Laplace mechanism for an L2 sensitivity; epsilon-DP.
 
-    Adds a vector with density proportional to ``exp(-epsilon ||x||_2 / sensitivity)``: its norm
-    is Gamma(dim, scale) and its direction uniform on the unit sphere ([CM08]_ Algorithm 1 step 2;
-    [JE13]_ Algorithm 1 step 2; [JLE14]_ Sect. 1.3 with the L2 norm). Drawn by
-    :func:`dpcore.noise.sample_l2_laplace`.
+    The papers' mechanism adds a vector with density proportional to
+    ``exp(-epsilon ||x||_2 / sensitivity)``: its norm is Gamma(dim, scale) and its direction
+    uniform on the unit sphere ([CM08]_ Algorithm 1 step 2; [JE13]_ Algorithm 1 step 2; [JLE14]_
+    Sect. 1.3 with the L2 norm). Studies draw it (:meth:`randomise`, by
+    :func:`dpcore.noise.sample_l2_laplace`).
+
+    A release cannot: a continuous vector law has no float-safe exact sampler. :meth:`release`
+    adds independent Laplace noise to every coordinate instead, calibrated to the L1 sensitivity
+    ``sqrt(dim) * sensitivity`` (``||v||_1 <= sqrt(dim) ||v||_2``), through OpenDP's exact
+    sampler: pure epsilon-DP and safe on floating point. Its per-coordinate scale is
+    ``release_scale = sqrt(dim) * scale``, so its noise norm is about ``sqrt(2 dim) *
+    release_scale = sqrt(2) dim scale``, ``sqrt 2`` times the paper's ``E||x|| = dim scale``
+    (and its variance per coordinate ``2 dim / (dim + 1)`` times the paper's).
 
     Parameters
     ----------
@@ -477,6 +675,12 @@ class L2Laplace(Mechanism):
         ``(dim + 1) scale**2`` per coordinate ([JE13]_ Lemma 7, proof).
     expected_norm : float
         ``dim * scale``.
+    release_scale : float
+        ``sqrt(dim) * scale``: the Laplace scale of each coordinate of a release.
+    release_variance : float
+        ``2 release_scale**2`` per coordinate.
+    release_rms_norm : float
+        ``sqrt(2 dim) * release_scale``, the root-mean-square norm of a release's noise.
 
     Examples
     --------
@@ -485,6 +689,10 @@ class L2Laplace(Mechanism):
     (0.3, 0.04)
     >>> mech.randomise(np.zeros((5, 3)), rng=0).shape
     (5, 3)
+    >>> round(mech.release_rms_norm / mech.expected_norm, 4)  # sqrt(2)
+    1.4142
+    >>> mech.release(np.zeros(3)).shape
+    (3,)
     """
 
     def __init__(
@@ -510,23 +718,23 @@ class L2Laplace(Mechanism):
     def expected_norm(self) -> float:
         return self.dim * self.scale
 
+    @property
+    def release_scale(self) -> float:
+        return math.sqrt(self.dim) * self.scale
+
+    @property
+    def release_variance(self) -> float:
+        return 2.0 * self.release_scale**2
+
+    @property
+    def release_rms_norm(self) -> float:
+        return math.sqrt(2.0 * self.dim) * self.release_scale
+
     def tail_bound(self, level: float) -> float:
         """The radius ``t`` with ``P(||noise||_2 <= t) = level``: a Gamma(dim, scale) quantile."""
         return float(self.scale * special.gammaincinv(self.dim, _check_level(level)))
 
-    def randomise(self, value: Any, *, rng: Any = None) -> np.ndarray:
-        """Add an independent noise vector to each row of ``value``.
-
-        Parameters
-        ----------
-        value : array-like of shape (..., dim)
-            Finite numbers; every leading axis is a batch axis.
-        rng : None, int or numpy.random.Generator, default=None
-
-        Returns
-        -------
-        ndarray of shape (..., dim)
-        """
+    def _rows(self, value: Any) -> np.ndarray:
         arr = _check_value(value)
         if arr.ndim == 0 or arr.shape[-1] != self.dim:
             raise DataError(
@@ -534,8 +742,51 @@ class L2Laplace(Mechanism):
                 f"{arr.shape}. Build the mechanism with dim={arr.shape[-1] if arr.ndim else 1} "
                 "or pass one vector per row."
             )
-        noise = sample_l2_laplace(self.dim, self.scale, size=arr.shape[:-1], rng=rng)
-        return arr + noise
+        return arr
+
+    def release(self, value: Any) -> np.ndarray:
+        """Publish each row of ``value``: coordinate-wise Laplace noise of scale
+        :attr:`release_scale` from OpenDP's float-safe sampler (class docstring), epsilon-DP per
+        row for an L2 sensitivity ``sensitivity``.
+
+        Parameters
+        ----------
+        value : array-like of shape (..., dim)
+            Finite numbers; a leading axis holds independent releases.
+
+        Returns
+        -------
+        ndarray of shape (..., dim)
+        """
+        arr = self._rows(value)
+        return release_noise.release_laplace(arr, math.sqrt(self.dim) * self.sensitivity,
+                                             self.epsilon)
+
+    def randomise(self, value: Any, *, rng: Any, law: str = "paper") -> np.ndarray:
+        """Simulate: add an independent noise vector to each row of ``value`` (a study).
+
+        Parameters
+        ----------
+        value : array-like of shape (..., dim)
+            Finite numbers; every leading axis is a batch axis.
+        rng : int or numpy.random.Generator
+            The study's seed or stream (required).
+        law : {"paper", "release"}, default="paper"
+            ``"paper"``: the L2-Laplace (norm Gamma(dim, scale), uniform direction);
+            ``"release"``: the law of :meth:`release`, i.i.d. Laplace(release_scale) per
+            coordinate.
+
+        Returns
+        -------
+        ndarray of shape (..., dim)
+        """
+        arr = self._rows(value)
+        if law not in ("paper", "release"):
+            raise ValueError(f"law == {law!r}, must be 'paper' or 'release'.")
+        gen = _study_rng(rng)
+        if law == "release":
+            return arr + sample_laplace(self.release_scale, size=arr.shape, rng=gen)
+        return arr + sample_l2_laplace(self.dim, self.scale, size=arr.shape[:-1], rng=gen)
 
     def _repr_args(self) -> list[str]:
         return [*super()._repr_args(), f"dim={self.dim}"]
@@ -575,6 +826,8 @@ class Exponential(Mechanism):
     [0.5, 0.5]
     >>> mech.randomise(np.zeros((4, 3)), rng=0).shape
     (4,)
+    >>> mech.release([0.0, 50.0])
+    1
     """
 
     def __init__(
@@ -627,21 +880,41 @@ class Exponential(Mechanism):
         w = self._weights(self._utilities(utilities))
         return w / w.sum(axis=-1, keepdims=True)
 
-    def randomise(self, value: Any, *, rng: Any = None) -> int | np.ndarray:
-        """Select one index per row of utilities (inverse CDF, one uniform per row).
+    def release(self, value: Any) -> int | np.ndarray:
+        """Publish one index per row of utilities, drawn exactly by OpenDP's report-noisy-max
+        with Gumbel noise of scale :attr:`scale` (the exponential mechanism's law; fresh OS
+        entropy). An index has no low-order bits to leak.
 
         Parameters
         ----------
         value : array-like of shape (..., k)
-            Utilities; every leading axis is a batch axis.
-        rng : None, int or numpy.random.Generator, default=None
+            Utilities; a leading axis holds independent releases.
 
         Returns
         -------
         int or ndarray of int of shape (...)
         """
         arr = self._utilities(value)
-        gen = check_random_state(rng)
+        rows = arr.reshape(-1, arr.shape[-1])
+        index = np.array([release_noise.release_noisy_max(row, self.scale) for row in rows])
+        return int(index[0]) if arr.ndim == 1 else index.reshape(arr.shape[:-1])
+
+    def randomise(self, value: Any, *, rng: Any) -> int | np.ndarray:
+        """Simulate: select one index per row of utilities (inverse CDF, one uniform per row).
+
+        Parameters
+        ----------
+        value : array-like of shape (..., k)
+            Utilities; every leading axis is a batch axis.
+        rng : int or numpy.random.Generator
+            The study's seed or stream (required).
+
+        Returns
+        -------
+        int or ndarray of int of shape (...)
+        """
+        arr = self._utilities(value)
+        gen = _study_rng(rng)
         cdf = np.cumsum(self._weights(arr), axis=-1)
         total = cdf[..., -1]
         # target < total strictly, so the index is valid and a zero-weight candidate is never hit

@@ -96,12 +96,15 @@ COMPOSITIONS = ("sequential", "advanced", "zcdp")
 COMPOSITION_ASSUMPTIONS = {
     "sequential": "Any releases, chosen adaptively: the ε and the δ add up (Dwork & Roth, "
                   "Thm 3.16). Always valid.",
-    "advanced": "Any (ε_i, δ_i)-DP releases, chosen adaptively; the total ε grows like "
-                "√(Σε_i²) instead of Σε_i, at the price of an extra δ′ "
-                "(Kairouz, Oh & Viswanath 2015, Thm 3.5). Pays off for many small-ε releases.",
+    "advanced": "Any (ε_i, δ_i)-DP releases whose ε_i are fixed in advance (a declared plan); "
+                "the total ε grows like √(Σε_i²) instead of Σε_i, at the price of an extra δ′ "
+                "(Kairouz, Oh & Viswanath 2015, Thm 3.5). Pays off for many small-ε releases. "
+                "A 'what if' only: it never refuses a session's releases, whose ε are chosen "
+                "one after another.",
     "zcdp": "Pure ε-DP releases count as ρ = ε²/2, Gaussian ones as ρ = Δ²/(2σ²); the ρ add "
             "up and convert to (ρ + 2√(ρ ln(1/δ′)), δ′) (Bun & Steinke 2016, Props 1.3-1.6, "
-            "Lemma 2.3). Needs each Gaussian release's σ, not only its (ε, δ).",
+            "Lemma 2.3). Needs each Gaussian release's σ, not only its (ε, δ). Also valid when "
+            "each ε is chosen after the last release (a Rényi filter, Feldman & Zrnic 2021).",
 }
 
 #: The epsilons a target is searched in: the range of every page's slider.

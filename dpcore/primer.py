@@ -49,7 +49,14 @@ import pandas as pd
 
 from dpcore.mechanisms import Exponential, Gaussian, Laplace
 from dpcore.random import stream
-from dpcore.validation import DataError, check_choice, check_probability, check_scalar
+from dpcore.validation import (
+    DataError,
+    check_choice,
+    check_probability,
+    check_random_state,
+    check_scalar,
+    check_study_or_release,
+)
 
 __all__ = [
     "KINDS",
@@ -82,6 +89,7 @@ __all__ = [
     "study",
     "OTHER_PART",
     "answer_range",
+    "group_sensitivity",
     "release_answers",
 ]
 
@@ -409,6 +417,33 @@ def sensitivity(query: PrimerQuery, n_records: int, relation: str = "replace") -
             "record' (the size is then public), or release a noisy sum and a noisy count."
         )
     return width / int(n_records)
+
+
+def group_sensitivity(query: PrimerQuery) -> float:
+    """L1 sensitivity of the vector of per-group answers under "replace one record".
+
+    A replaced record may leave one group and join another: a count changes by 1 in two
+    groups (2 in all); a sum changes by ``x' - x`` within one group (at most ``high - low``) or
+    by ``-x`` in one and ``+x'`` in another (at most ``2 max(|low|, |high|)``). A per-group mean
+    has no fixed sensitivity (the groups' sizes change). Under "add or remove one record" the
+    groups compose in parallel instead (:func:`release_answers`).
+
+    Examples
+    --------
+    >>> group_sensitivity(count("region", "north"))
+    2.0
+    >>> group_sensitivity(PrimerQuery("sum", "age", low=17, high=90))
+    180.0
+    >>> group_sensitivity(PrimerQuery("sum", "x", low=-5, high=5))
+    10.0
+    """
+    if query.kind == "count":
+        return 2.0
+    if query.kind == "sum":
+        largest = max(abs(query.low), abs(query.high))
+        return float(max(query.high - query.low, 2.0 * largest))
+    raise DataError("A per-group mean has no fixed sensitivity (each group's size changes); "
+                    "publish per-group counts or sums instead.")
 
 
 # --------------------------------------------------------------------------------------------
@@ -774,20 +809,29 @@ OTHER_PART = "(any other value)"
 
 
 def release_answers(query: PrimerQuery, private: pd.DataFrame, epsilon: float, *,
-                    n_records: int, relation: str = "replace", group: str | None = None,
+                    n_records: int, relation: str | None = None, group: str | None = None,
                     groups: list | None = None, accountant: Any, dataset: str,
                     rng: Any = None) -> pd.DataFrame:
     """Publish the query's answer under the Laplace mechanism ([JLE14]_ Sect. 1.3), once or
     once per group of the rows.
 
-    One answer spends ``epsilon``. With ``group``, the rows are split by the value of that
-    column into the public ``groups`` (every other value, missing included, forms one more part,
-    :data:`OTHER_PART`, so no record is dropped) and each part's answer gets its own
-    Laplace(sensitivity / ε) noise. Each part's release reads only its rows and is recorded with
-    ``partition="<group> = <value>"``: under "add or remove one record" a person lies in one
-    part only, so the parts compose in **parallel** ([JLE14]_ Sect. 1.6) and together cost ε,
-    not one ε per part. Under "replace one record" a replaced record can move from one part to
-    another and change two answers, so a per-group release is refused there.
+    The noise is drawn by :meth:`dpcore.mechanisms.Laplace.release` (OpenDP's float-safe
+    sampler, fresh OS entropy), after the accountant has recorded the cost. The release is
+    calibrated under ``relation``, by default the accountant's, and charged what it costs under
+    the accountant's relation (:meth:`dpcore.accountant.BudgetAccountant.charge`).
+
+    With ``group``, the rows are split by the value of that column into the public ``groups``
+    (every other value, missing included, forms one more part, :data:`OTHER_PART`, so no record
+    is dropped) and each part gets its own answer:
+
+    * under "replace one record" the answers form one vector, released at ``epsilon`` with the
+      vector's L1 sensitivity (:func:`group_sensitivity`: a replaced record can move between
+      parts and change two answers);
+    * under "add or remove one record" each part's answer has the query's own sensitivity and
+      reads only its rows, so in an add/remove ledger the parts compose in **parallel**
+      ([JLE14]_ Sect. 1.6): each is recorded with ``partition="<group> = <value>"`` and together
+      they cost ``epsilon``. In a replace-one ledger the same release costs ``2 epsilon`` (group
+      privacy) and is recorded once.
 
     Parameters
     ----------
@@ -795,10 +839,11 @@ def release_answers(query: PrimerQuery, private: pd.DataFrame, epsilon: float, *
     private : DataFrame
         The raw private records (``scenario.raw_private``).
     epsilon : float
-        ε of the release (of each part, in parallel).
+        ε of the release under ``relation``.
     n_records : int
         Public number of records (the mean's sensitivity under "replace one record").
-    relation : {"replace", "add_remove"}
+    relation : {"replace", "add_remove"} or None, default=None
+        The relation the noise is calibrated under; None: the accountant's.
     group : str, optional
         Column whose values define the parts (a rule applied record by record, never fitted on
         D).
@@ -809,47 +854,60 @@ def release_answers(query: PrimerQuery, private: pd.DataFrame, epsilon: float, *
     dataset : str
         The private data's name in the ledger.
     rng : None, int or numpy.random.Generator, default=None
-        None (a release): fresh OS entropy.
+        None: a release. A seed gives a study's numpy draws of the same law (never with an
+        accountant).
 
     Returns
     -------
     DataFrame
-        One row per part: part, answer (noisy, the release), epsilon, sensitivity, scale.
+        One row per part: part, answer (noisy, the release), epsilon, sensitivity, scale,
+        relation.
 
     Raises
     ------
     DataError
-        For a per-group release under "replace one record", or over budget.
+        For a per-group mean, a release that cannot be charged under the accountant's relation,
+        or over budget.
     """
-    from dpcore.validation import check_random_state
-
-    sens = sensitivity(query, n_records, relation)
-    mech = Laplace(epsilon, sens)
+    check_study_or_release(rng, accountant)
+    if relation is None:
+        relation = accountant.relation if accountant is not None else "replace"
+    check_choice(relation, "relation", tuple(RELATIONS))
+    ledger = accountant.relation if accountant is not None else relation
     if group is None:
-        accountant.spend(epsilon, mechanism=f"Laplace: {query}", dataset=dataset)
+        sens = sensitivity(query, n_records, relation)
+        if accountant is not None:
+            accountant.spend(epsilon, mechanism=f"Laplace: {query}", dataset=dataset,
+                             relation=relation)
         answers = {"all records": true_answer(query, private)}
     else:
-        if relation != "add_remove":
-            raise DataError(
-                "One answer per group composes in parallel only under 'add or remove one "
-                "record': under 'replace one record' a replaced record can move from one group "
-                "to another and change two answers. Choose 'add or remove one record' in step "
-                "2, or publish one answer for all records.")
         if query.kind == "mean":
-            raise DataError("A mean has no fixed sensitivity under 'add or remove one record'; "
-                            "publish per-group counts or sums instead.")
+            raise DataError("A per-group mean has no fixed sensitivity (each group's size "
+                            "changes); publish per-group counts or sums instead.")
         values = list(groups or [])
         column = private[group]
         parts = {f"{group} = {v}": (column == v).to_numpy() for v in values}
         parts[OTHER_PART] = ~column.isin(values).to_numpy()
-        for name in parts:  # check every part before recording any
-            accountant.check(epsilon, dataset=dataset, partition=name)
-        for name in parts:
-            accountant.spend(epsilon, mechanism=f"Laplace: {query} (one part)",
-                             dataset=dataset, partition=name)
+        if relation == "replace":
+            sens = group_sensitivity(query)
+        else:
+            sens = sensitivity(query, n_records, relation)
+        if accountant is not None and relation == "add_remove" and ledger == "add_remove":
+            for name in parts:  # check every part before recording any
+                accountant.check(epsilon, dataset=dataset, partition=name, relation=relation)
+            for name in parts:
+                accountant.spend(epsilon, mechanism=f"Laplace: {query} (one part)",
+                                 dataset=dataset, partition=name, relation=relation)
+        elif accountant is not None:
+            accountant.spend(epsilon, mechanism=f"Laplace: {query} per {group} "
+                             f"({len(parts)} parts, one vector)", dataset=dataset,
+                             relation=relation)
         answers = {name: true_answer(query, private[rows]) if rows.any() else 0.0
                    for name, rows in parts.items()}
-    noisy = mech.randomise(np.array(list(answers.values()), dtype=float),
-                           rng=check_random_state(rng))
+    mech = Laplace(epsilon, sens, neighbouring=RELATIONS[relation])
+    exact = np.array(list(answers.values()), dtype=float)
+    noisy = (mech.release(exact) if rng is None
+             else mech.randomise(exact, rng=check_random_state(rng)))
     return pd.DataFrame({"part": list(answers), "answer": noisy, "epsilon": epsilon,
-                         "sensitivity": sens, "scale": mech.scale})
+                         "sensitivity": sens, "scale": mech.scale,
+                         "relation": RELATIONS[relation]})

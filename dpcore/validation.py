@@ -17,6 +17,7 @@ __all__ = [
     "DataError",
     "PrivacyLeakWarning",
     "check_random_state",
+    "check_study_or_release",
     "check_scalar",
     "check_epsilon",
     "check_probability",
@@ -56,6 +57,24 @@ def check_random_state(rng: Any = None) -> np.random.Generator:
         f"rng must be None, an int seed or a numpy.random.Generator, got {type(rng).__name__}. "
         "Pass e.g. rng=0 or rng=numpy.random.default_rng(0)."
     )
+
+
+def check_study_or_release(rng: Any, accountant: Any) -> None:
+    """Refuse a seeded draw that would spend budget: a release has no seed.
+
+    ``rng=None`` means a release (float-safe noise from fresh OS entropy, spent through
+    ``accountant`` when one is given); a seed or Generator means a study, whose noise anyone
+    with the seed can rebuild, so it must not be charged as a release.
+
+    >>> check_study_or_release(None, object())
+    >>> check_study_or_release(0, None)
+    """
+    if rng is not None and accountant is not None:
+        raise ValueError(
+            f"rng == {rng!r} with an accountant: a seeded fit is a study, whose noise anyone "
+            "with the seed can rebuild, so it cannot be spent as a release. Pass rng=None to "
+            "release (fresh OS entropy, float-safe noise), or accountant=None for a study."
+        )
 
 
 def check_scalar(

@@ -292,7 +292,10 @@ def live(view: str) -> None:
 
             published = publish_panel("importance", scenario=scenario, scenario_id=scenario_id,
                                       epsilon=epsilon, settings=f"ε = {epsilon:g}, λ = {lam:g}",
-                                      release=release, label="Publish the weights")
+                                      release=release, label="Publish the weights",
+                                      noise="coordinate-wise Laplace on β at √d × Lemma 2's "
+                                            "L2 sensitivity (the studies draw the paper's "
+                                            "L2-Laplace)")
             if published is not None:
                 iw = published.value
                 st.success(f"Published at {published.settings} "

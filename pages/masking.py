@@ -304,7 +304,10 @@ def live(view: str) -> None:
 
             published = publish_panel("masking", scenario=route, scenario_id=route_id,
                                       epsilon=epsilon, settings=settings, release=release,
-                                      label="Publish the masked dataset")
+                                      label="Publish the masked dataset",
+                                      noise="coordinate-wise Laplace on W′ at √(Kd) × the L2 "
+                                            "sensitivity (the studies draw the paper's "
+                                            "L2-Laplace)")
             if published is not None:
                 released = published.value
                 st.success(f"Published at {published.settings} ({published.time:%H:%M:%S} UTC).",

@@ -22,14 +22,17 @@ from dpcore.primer import (
     default_choice_column,
     default_count,
     default_threshold,
+    describe_relation,
+    group_sensitivity,
     query_from_controls,
     release_answers,
+    sensitivity,
     study,
     suggest_bounds,
 )
 from dpcore.text import csv_bytes, md
 from dpcore.validation import DataError
-from ui.budget import budget_sidebar
+from ui.budget import budget_sidebar, session_accountant
 from ui.cache import memo
 from ui.errors import show_errors
 from ui.export import export_panel
@@ -347,46 +350,63 @@ with show_errors():
         st.header("6. Publish an answer")
         keep_widget_state({"pr_by_group": False})
         by_group = st.toggle(
-            "One answer per value of a column (parallel composition)", key="pr_by_group",
+            "One answer per value of a column", key="pr_by_group",
             help="Split the records by a column's public values and publish one noisy answer "
-                 "per group. Each person is in one group only, so under 'add or remove one "
-                 "record' the groups together cost ε once, not once per group.")
+                 "per group. Under 'add or remove one record' each person is in one group "
+                 "only, so the groups together cost ε once (parallel composition); under "
+                 "'replace one record' a record can move between groups, so the answers are "
+                 "released as one vector with twice a count's sensitivity.")
         group = None
         if by_group and cats:
             group = choose("Group by", cats, "pr_group_column", cats[0], format_func=str)
         elif by_group:
             st.info("This data has no column with a public list of values to group by.")
+        ledger = session_accountant()
         relation_key = st.session_state.get("pr_relation", CONTROLS["pr_relation"])
-        if group is not None and relation_key != "add_remove":
-            st.info("One answer per group composes in parallel only under **add or remove one "
-                    "record** (step 2): under 'replace one record' a replaced record can move "
-                    "from one group to another and change two answers.",
+        if relation_key != ledger.relation:
+            st.info(f"This session counts every release under **{ledger.relation_text}** (the "
+                    "budget panel in the sidebar), so the release is calibrated under it, not "
+                    f"under step 2's '{describe_relation(relation_key)}'.",
                     icon=":material/info:")
-        else:
+        try:
             query = query_from_controls(scenario, controls)
+            release_sens = (group_sensitivity(query) if group and ledger.relation == "replace"
+                            else sensitivity(query, n_records, ledger.relation))
+        except DataError as exc:
+            st.info(md(exc), icon=":material/info:")
+        else:
             settings = (f"Laplace, ε = {epsilon:g}"
                         + (f", one answer per value of {md(group)}" if group else ""))
 
             def release(accountant):
                 return release_answers(
-                    query, scenario.raw_private, epsilon, n_records=n_records,
-                    relation=relation_key, group=group,
+                    query, scenario.raw_private, epsilon, n_records=n_records, group=group,
                     groups=candidates(scenario, group) if group else None,
                     accountant=accountant, dataset=scenario.title)
 
-            published = publish_panel("primer", scenario=scenario, scenario_id=scenario_id,
-                                      epsilon=epsilon, settings=settings, release=release,
-                                      label="Publish the answer")
+            published = publish_panel(
+                "primer", scenario=scenario, scenario_id=scenario_id, epsilon=epsilon,
+                settings=settings, release=release, label="Publish the answer",
+                relation=ledger.relation,
+                noise=f"Laplace of scale {release_sens / epsilon:.4g} (sensitivity "
+                      f"{release_sens:g} under {ledger.relation_text})")
             if published is not None:
                 released = published.value
                 st.success(f"Published at {published.settings} ({published.time:%H:%M:%S} "
                            "UTC): the only output of this page that leaves the data owner.",
                            icon=":material/check_circle:")
-                st.dataframe(released[["part", "answer", "epsilon", "scale"]],
+                st.dataframe(released[["part", "answer", "epsilon", "sensitivity", "scale"]],
                              hide_index=True)
                 st.download_button("Download the release (CSV)", csv_bytes(released),
                                    "primer_release.csv", "text/csv", key="pr_download")
-                if len(released) > 1:
+                if len(released) > 1 and released["relation"].iloc[0] == "replace one record":
+                    st.caption(
+                        f"{len(released)} answers, one per group (values outside the public "
+                        "list form one more group, so nobody is left out), released as one "
+                        f"vector at ε = {published.epsilon:g}: a replaced record can leave one "
+                        "group and join another, so the noise is calibrated to the vector's "
+                        f"sensitivity {released['sensitivity'].iloc[0]:g}.")
+                elif len(released) > 1:
                     st.caption(
                         f"{len(released)} answers, one per group (values outside the public "
                         "list form one more group, so nobody is left out), each with its own "

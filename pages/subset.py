@@ -12,6 +12,7 @@ import streamlit as st
 from dpcore.runs.subset import GRIDS, SPLITS, grid_sizes, split_epsilon
 from dpcore.subset import (
     display_plane,
+    prepare_selection,
     rescale,
     scenario_arguments,
     select_subset,
@@ -116,11 +117,14 @@ def live(view: str) -> None:
                      "public points: lower the first size or the step.")
             st.stop()
         sizes_key = tuple(int(s) for s in sizes)
+        # θ_D and the nearest public points: what neither ε nor the noise changes, once per λ.
+        prepared = memo(scenario, scenario_id, ("subset prepared", lam),
+                        lambda: prepare_selection(data, "logistic", lam))
 
         def compute_study(progress):
             return subset_study(data, epsilon=eps, sizes=sizes, repeats=n_reps, lam=lam,
                                 accounting=accounting, selection=selection, rng=sim_seed,
-                                progress=progress)
+                                progress=progress, prepared=prepared)
 
         parts = ("subset study", eps, sizes_key, n_reps, accounting, selection, lam, sim_seed)
         bar = None  # a bar only when there is work
@@ -227,16 +231,18 @@ def live(view: str) -> None:
 
             def release(accountant):
                 with st.spinner("Running Algorithm 2 with fresh noise…"):
-                    return select_subset(scenario.private, scenario.public, eps, sizes, "logistic",
-                                         accounting, None, None, selection=selection, lam=lam,
+                    return select_subset(data, None, eps, sizes, "logistic", accounting, None,
+                                         None, selection=selection, lam=lam,
                                          accountant=accountant, dataset=scenario.title,
-                                         **scenario_arguments(scenario))
+                                         prepared=prepared)
 
             spend = study.epsilon_spent if accounting == "as-printed" else total
             published = publish_panel(
                 "subset", scenario=scenario, scenario_id=scenario_id, epsilon=spend,
                 settings=f"ε = ({', '.join(f'{e:g}' for e in eps)}), λ = {lam:g}, {accounting}",
-                release=release, label="Publish the subset")
+                release=release, label="Publish the subset",
+                noise="Laplace on the counts and criteria, the exponential mechanism for the "
+                      "size")
             if published is not None:
                 res = published.value
                 st.success(f"Published {res.size:,} public rows with DP weights at "

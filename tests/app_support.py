@@ -121,3 +121,17 @@ def marked_files(n_public: int = 150, n_private: int = 120) -> tuple[bytes, byte
     private_rows = rows(n_private, True)
     markers = [r.split(",")[3] for r in private_rows] + [r.split(",")[4] for r in private_rows]
     return public, "\n".join([header, *private_rows]).encode(), markers
+
+
+def upload_marked(public: bytes, private: bytes, *, timeout: float) -> AppTest:
+    """The app with :func:`marked_files` uploaded as two files, target ``income``, and a budget
+    large enough for every page's default release."""
+    from dpcore import BudgetAccountant
+
+    at = start(timeout=timeout, builtin_name="wine", source="Upload",
+               _budget_accountant=BudgetAccountant(epsilon=100.0), budget_epsilon=100.0)
+    at.file_uploader(key="upload_public").set_value(("public.csv", public, "text/csv"))
+    at.file_uploader(key="upload_private").set_value(("private.csv", private, "text/csv"))
+    rerun(at)
+    at.selectbox(key="upload_target").set_value("income")
+    return rerun(at)

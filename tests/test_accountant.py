@@ -87,6 +87,7 @@ def test_ledger_columns_dtypes_and_content():
         "dataset": "str",
         "epsilon": "float64",
         "delta": "float64",
+        "relation": "str",
         "time": "datetime64[us, UTC]",
         "note": "str",
     }
@@ -103,6 +104,7 @@ def test_ledger_columns_dtypes_and_content():
     assert led["dataset"].tolist() == ["adult", "uploaded"]
     assert led["epsilon"].tolist() == [0.5, 0.25] and led["delta"].tolist() == [1e-6, 0.0]
     assert led["note"].tolist() == ["mean", ""]
+    assert led["relation"].tolist() == ["replace one record"] * 2
     assert (led["time"] >= start).all() and str(led["time"].dt.tz) == "UTC"
     led.loc[0, "epsilon"] = 99.0  # a copy: editing it does not change the accountant
     assert acc.spent[0] == 0.75
@@ -152,28 +154,32 @@ def test_zcdp_needs_rho_for_releases_with_delta():
     assert acc2.records["rho"].iloc[0] == pytest.approx(gaussian_rho(1.0, 1e-6))
 
 
-def test_chosen_composition_refuses_by_its_own_total():
-    # Budget epsilon 4, delta 1e-6. 100 releases of 0.05 sum to 5: sequential refuses the 81st;
-    # advanced (delta' = 1e-6) allows all 100: 100*0.05*tanh(0.025) + sqrt(2 ln(1e6) * 0.25)
-    # = 0.125 + 2.628 = 2.753.
+def test_chosen_filter_refuses_by_its_own_total():
+    # Budget epsilon 4, delta 1e-6. 100 releases of 0.05 sum to 5: sequential refuses the 81st.
+    # The zCDP filter (delta' = 1e-6): rho = 100 * 0.05^2 / 2 = 0.125, epsilon = 0.125 +
+    # 2 sqrt(0.125 ln(1e6)) = 0.125 + 2.628 = 2.753, so all 100 fit.
     seq = BudgetAccountant(4.0, 1e-6)
     for _ in range(80):
         _spend(seq, 0.05)
     with pytest.raises(BudgetExceeded, match="This release needs ε = 0.05"):
         _spend(seq, 0.05)
-    adv = BudgetAccountant(4.0, 1e-6)
-    adv.set_composition("advanced", 1e-6)
+    zc = BudgetAccountant(4.0, 1e-6)
+    zc.set_composition("zcdp", 1e-6)
     for _ in range(100):
-        _spend(adv, 0.05)
-    assert adv.total("advanced") == pytest.approx((2.753, 1e-6), abs=1e-3)
-    assert adv.spent[0] == pytest.approx(5.0)  # spent stays the sequential sum
-    with pytest.raises(BudgetExceeded, match="under advanced composition to ε = "):
+        _spend(zc, 0.05)
+    assert zc.total("zcdp") == pytest.approx((2.753, 1e-6), abs=1e-3)
+    assert zc.spent[0] == pytest.approx(5.0)  # spent stays the sequential sum
+    with pytest.raises(BudgetExceeded, match="under zcdp composition to ε = "):
         for _ in range(1000):
-            _spend(adv, 0.05)
-    assert adv.total("advanced")[0] <= 4.0 * (1 + 1e-9)
-    # With no delta budget for delta', advanced cannot help: the sequential total decides.
+            _spend(zc, 0.05)
+    assert zc.total("zcdp")[0] <= 4.0 * (1 + 1e-9)
+    # Advanced composition assumes the epsilons fixed in advance: it never refuses releases.
+    with pytest.raises(ValueError, match="fixed before the first release"):
+        zc.set_composition("advanced", 1e-6)
+    assert zc.total("advanced")[0] < zc.total("sequential")[0]  # still a "what if" total
+    # With no delta budget for delta', zCDP cannot help: the sequential total decides.
     nodelta = BudgetAccountant(1.0)
-    nodelta.set_composition("advanced", 1e-6)
+    nodelta.set_composition("zcdp", 1e-6)
     for _ in range(20):
         _spend(nodelta, 0.05)
     with pytest.raises(BudgetExceeded):
@@ -185,7 +191,7 @@ def test_chosen_composition_refuses_by_its_own_total():
 
 
 def test_parallel_composition_over_disjoint_parts():
-    acc = BudgetAccountant(1.0)
+    acc = BudgetAccountant(1.0, relation="add_remove")
     acc.spend(0.2, mechanism="Laplace", dataset="upload")  # all rows
     acc.spend(0.5, mechanism="Laplace", dataset="upload", partition="men")
     acc.spend(0.3, mechanism="Laplace", dataset="upload", partition="women")
@@ -202,11 +208,12 @@ def test_parallel_composition_over_disjoint_parts():
     parts = acc.records["partition"]
     assert parts.isna().tolist() == [True] + [False] * 5  # None: all rows
     assert parts.iloc[1:].tolist() == ["men", "women", "women", "men", "a"]
-    assert list(acc.ledger.columns) == ["mechanism", "dataset", "epsilon", "delta", "time", "note"]
+    assert list(acc.ledger.columns) == ["mechanism", "dataset", "epsilon", "delta", "relation",
+                                        "time", "note"]
 
 
 def test_check_on_a_part_and_invalid_part_or_rho():
-    acc = BudgetAccountant(1.0)
+    acc = BudgetAccountant(1.0, relation="add_remove")
     acc.spend(0.8, mechanism="Laplace", dataset="upload", partition="men")
     acc.check(0.8, dataset="upload", partition="women")  # another part: fits, nothing recorded
     with pytest.raises(BudgetExceeded, match="on part 'men' of 'upload'"):
@@ -265,3 +272,38 @@ def test_invalid_inputs(call, error, match):
 def test_spend_requires_labels():
     with pytest.raises(TypeError, match="mechanism"):
         BudgetAccountant().spend(0.1, dataset="adult")  # type: ignore[call-arg]
+
+
+def test_one_relation_per_ledger_and_group_privacy_charges():
+    acc = BudgetAccountant(2.0, 1e-5)
+    assert acc.relation == "replace" and acc.relation_text == "replace one record"
+    # An add/remove release in a replace-one ledger costs (2 eps, (1 + e^eps) delta).
+    assert acc.charge(0.3, relation="add_remove") == (0.6, 0.0)
+    eps, delta = acc.charge(0.5, 1e-6, relation="add_remove")
+    assert eps == 1.0 and delta == pytest.approx((1 + math.exp(0.5)) * 1e-6)
+    acc.spend(0.3, mechanism="Laplace", dataset="d", relation="add_remove")
+    led = acc.ledger
+    assert led["epsilon"].tolist() == [0.6] and led["relation"].tolist() == [
+        "add or remove one record"]
+    assert "charged by group privacy" in led["note"].iloc[0]
+    with pytest.raises(BudgetExceeded):
+        acc.spend(0.75, mechanism="Laplace", dataset="d", relation="add_remove")  # 0.6 + 1.5
+    # Parallel composition is refused under replace-one.
+    with pytest.raises(ValueError, match="only under 'add or remove one record'"):
+        acc.spend(0.1, mechanism="L", dataset="d", partition="a")
+    # The relation is fixed once something is released.
+    with pytest.raises(ValueError, match="cannot change"):
+        acc.set_relation("add_remove")
+    acc.set_relation("replace")  # the same one: allowed
+    # A replace-one release has no finite cost in an add/remove ledger.
+    ar = BudgetAccountant(1.0, relation="add_remove")
+    with pytest.raises(DataError, match="no finite cost"):
+        ar.spend(0.1, mechanism="model", dataset="d", relation="replace")
+    assert len(ar) == 0
+    ar.spend(0.1, mechanism="count", dataset="d")  # calibrated under the ledger's relation
+    assert ar.spent == (0.1, 0.0)
+    empty = BudgetAccountant()
+    empty.set_relation("add_remove")
+    assert empty.relation == "add_remove"
+    with pytest.raises(ValueError, match="relation == 'both'"):
+        BudgetAccountant(relation="both")

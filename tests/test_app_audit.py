@@ -1,11 +1,14 @@
-"""AppTest of the privacy-audit page: one mechanism, the table, a fault, the one-run audit."""
+"""AppTest of the privacy-audit page: one mechanism, the table, a fault, the one-run audit, the
+floating-point attacks."""
 
 from __future__ import annotations
 
 from functools import partial
 
 import app_support
-from app_support import metrics
+from app_support import chart_specs, metrics
+
+from dpcore.audit_float import float_cases
 
 PAGE = "pages/audit.py"
 TIMEOUT = 120
@@ -65,3 +68,25 @@ def test_one_run_audit():
     shown = metrics(at)
     assert shown["Correct guesses"].endswith("/ 10")
     assert float(shown["Audited lower bound"]) <= 1.0
+
+
+def test_floating_point_attacks_behind_a_button():
+    at = open_page(au_runs=1000, au_float_runs=2000)
+    assert not at.dataframe
+    at.button(key="au_float_run").click()
+    rerun(at)
+    table = at.dataframe[0].value
+    assert list(table["mechanism"]) == [case.name for case in float_cases(1.0)]
+    broken = table[table["broken on purpose"]]
+    releases = table[~table["broken on purpose"] & (table["runs per dataset"] > 0)]
+    assert len(broken) == 2 and len(releases) == len(table) - 3  # one index, not attacked
+    assert broken["flagged"].all() and (broken["reachability bound"] > 3.0).all()
+    assert not releases["flagged"].any()
+    assert (releases[["reachability bound", "granularity bound"]] <= 1.0).all().all()
+    assert (releases["P(reachable from D) on D′"] == 1.0).all()
+    assert (table.loc[table["runs per dataset"] > 0, "P(reachable from D) on D"] == 1.0).all()
+    assert (table.loc[table["runs per dataset"] > 0, "runs per dataset"] == 2000).all()
+    assert any("catches numpy's sampler" in s.value for s in at.success)
+    assert any("cannot be seeded" in c.value for c in at.caption)
+    specs = list(chart_specs(at).values())
+    assert len(specs) == 2 and "reachability" in specs[1]

@@ -102,28 +102,25 @@ def test_publish_a_model_and_download_it():
     assert len(at.session_state["_budget_accountant"]) == 2
 
 
-def test_publish_controls_method_and_2008_warning():
+def test_publish_releases_output_perturbation_with_float_safe_noise():
     at = show_view(open_page(**SMALL), "Publish")
     at.select_slider(key="lr_epsilon").set_value(0.5)  # two releases in the budget of 1
-    at.radio(key="lr_proof").set_value("2008")
     rerun(at)
-    assert any("incomplete" in w.value for w in at.warning)
+    assert not [r for r in at.radio if r.key in ("lr_method", "lr_proof")]
+    assert any("Objective perturbation is studied but not released" in c.value
+               for c in at.caption)
+    assert any("OpenDP" in c.value for c in at.caption)
     at.button(key="publish_perturbation").click()
     rerun(at)
     model = at.session_state["_release_perturbation"].value
-    assert model.proof == "2008" and model.method == "objective"
-    at.radio(key="lr_method").set_value("output")
-    rerun(at)
-    assert not any("incomplete" in w.value for w in at.warning)
-    at.button(key="publish_perturbation").click()
-    rerun(at)
-    model = at.session_state["_release_perturbation"].value
-    assert model.method == "output"
+    assert model.method == "output" and model.rng is None
     payload = model.to_dict()
     json.dumps(payload)  # JSON-ready
     assert payload["method"] == "output perturbation"
     assert set(payload) >= {"coef", "classes", "epsilon", "lambda", "norm_bound", "intercept"}
     assert payload["epsilon"] == 0.5
+    ledger = at.session_state["_budget_accountant"].ledger
+    assert "coordinate-wise Laplace (OpenDP)" in ledger["note"].iloc[0]
     (download,) = [b for b in at.get("download_button") if b.key == "lr_download"]
     assert download.label == "Download the model (JSON)"
 
@@ -133,3 +130,42 @@ def test_publish_is_refused_when_the_public_set_is_derived_from_the_private_one(
     at = show_view(open_page(builtin_name="breast-cancer", builtin_public=public), "Publish")
     assert not [b for b in at.button if b.key == "publish_perturbation"]
     assert any("Publishing is refused" in w.value for w in at.warning)
+
+
+def test_an_add_remove_ledger_refuses_the_model_release_before_publish():
+    """One relation per ledger: this page's release is calibrated under replace-one (n public),
+    which has no finite cost under add/remove, so the page says so and offers no button."""
+    at = open_page(**SMALL)
+    at.radio(key="budget_relation").set_value("add_remove")
+    rerun(at)
+    at = show_view(at, "Publish")
+    assert not [b for b in at.button if b.key == "publish_perturbation"]
+    assert any("no finite cost" in w.value for w in at.warning)
+    assert len(at.session_state["_budget_accountant"]) == 0
+    at.radio(key="budget_relation").set_value("replace")
+    rerun(at)
+    at.button(key="publish_perturbation").click()
+    rerun(at)
+    # Once something is released, the relation is stated, no longer chosen.
+    assert not [r for r in at.radio if r.key == "budget_relation"]
+    assert any("replace one record" in c.value for c in at.sidebar.caption)
+
+
+def test_a_single_class_private_target_is_released_like_its_neighbour():
+    """Whether a release happens must not depend on one private label: the classes come from
+    the public set, so D with no positive label publishes as its neighbour with one does."""
+    from dpcore.datasets import load_scenario
+    from dpcore.perturbation import PrivateLogisticRegression
+    from dpcore.perturbation.experiments import scenario_arrays
+
+    scenario = load_scenario("breast-cancer")
+    arrays = scenario_arrays(scenario)
+    y_none = np.zeros_like(arrays.y)
+    y_one = y_none.copy()
+    y_one[0] = arrays.classes[1]
+    for y in (y_none, y_one):
+        model = PrivateLogisticRegression(1.0, 0.1, data_norm=arrays.data_norm,
+                                          classes=arrays.classes).fit(arrays.X, y)
+        assert list(model.classes_) == list(arrays.classes)
+    with pytest.raises(Exception, match="single class"):  # read from y: refused
+        PrivateLogisticRegression(1.0, 0.1, data_norm=arrays.data_norm).fit(arrays.X, y_none)

@@ -18,7 +18,7 @@ import pytest
 import dpcore
 from dpcore import cli
 from dpcore.parallel import current_blas_threads
-from dpcore.runs import PAGES, RunConfig, run, sha256
+from dpcore.runs import PAGES, STUDY_LABEL, RunConfig, run, sha256
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "importance-adult.json"
@@ -88,7 +88,10 @@ def test_run_writes_numbers_config_and_figures(small_run):
     got = tables(small_run)
     assert set(got) == set(expected.numbers)
     for name, table in expected.numbers.items():
-        csv = pd.read_csv(small_run / f"{name}.csv")
+        # Each table's first line labels it a study (its noise comes from the config's seed).
+        with (small_run / f"{name}.csv").open(encoding="utf-8") as file:
+            assert file.readline() == f"# {STUDY_LABEL}\n"
+        csv = pd.read_csv(small_run / f"{name}.csv", skiprows=1)
         assert list(csv.columns) == list(table.columns)
         # CSV keeps 17 significant digits (round trip), so the numbers are equal, not close.
         pd.testing.assert_frame_equal(csv, table.reset_index(drop=True), check_dtype=False,
@@ -193,6 +196,8 @@ def test_without_the_ui_package_figures_are_skipped_with_a_reason(small_config, 
 
 
 def test_upload_config_runs_with_its_file(tmp_path, capsys):
+    """A single file (split into public and private rows) is named only: the config holds no
+    digest of it, and one that an older config holds is dropped, never written again."""
     s = dpcore.load_scenario("three-gaussians")
     data = pd.concat([s.raw_private, s.raw_public]).to_csv(index=False).encode()
     (tmp_path / "data.csv").write_bytes(data)
@@ -207,15 +212,45 @@ def test_upload_config_runs_with_its_file(tmp_path, capsys):
     expected = run(config, files={"single": data})
     assert tables(tmp_path / "out")["metrics"].equals(
         expected.numbers["metrics"].reset_index(drop=True))
+    written = (tmp_path / "out" / "config.json").read_text(encoding="utf-8")
+    assert sha256(data)[:8] not in written and '"name": "data.csv"' in written
     capsys.readouterr()
-    # The same config with other bytes is refused, naming the file and the mismatch.
-    (tmp_path / "other.csv").write_bytes(data + b"0,0,1\n")
-    assert cli.main([*args, "--file", f"single={tmp_path / 'other.csv'}"]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith(PREFIX) and "SHA-256" in err and "data.csv" in err
-    # Without the file it says which one to give.
+    # Without the file it says which one to give, by name only.
     assert cli.main(args) == 2
-    assert "--file single=PATH" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--file single=PATH" in err and "data.csv" in err and "SHA-256" not in err
+
+
+def test_two_file_config_checks_the_public_file_only(tmp_path, capsys):
+    """The public file is checked against its SHA-256; the private file, named only, is not
+    (the config holds nothing computed from it)."""
+    s = dpcore.load_scenario("three-gaussians")
+    public = s.raw_public.to_csv(index=False).encode()
+    private = s.raw_private.to_csv(index=False).encode()
+    for name, data in (("e.csv", public), ("d.csv", private),
+                       ("other.csv", public + b"0,0,1\n")):
+        (tmp_path / name).write_bytes(data)
+    config = {**SMALL, "scenario": {
+        "source": "Upload", "upload_mode": "Public and private files", "upload_target": None,
+        "files": [{"role": "public", "name": "e.csv", "sha256": sha256(public)},
+                  {"role": "private", "name": "d.csv"}]}}
+    path = tmp_path / "upload.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    args = ["run", str(path), "--out", str(tmp_path / "out"), "--no-figures", "-q"]
+    good = ["--file", f"public={tmp_path / 'e.csv'}", "--file", f"private={tmp_path / 'd.csv'}"]
+    assert cli.main([*args, *good]) == 0
+    assert RunConfig.load(tmp_path / "out" / "config.json").scenario["files"] == \
+        config["scenario"]["files"]
+    capsys.readouterr()
+    # Other public bytes are refused, naming the file and the mismatch.
+    assert cli.main([*args, "--file", f"public={tmp_path / 'other.csv'}",
+                     "--file", f"private={tmp_path / 'd.csv'}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(PREFIX) and "SHA-256" in err and "e.csv" in err
+    # A missing private file is asked for by name, with no digest.
+    assert cli.main([*args, "--file", f"public={tmp_path / 'e.csv'}"]) == 2
+    err = capsys.readouterr().err
+    assert "--file private=PATH" in err and "d.csv" in err and "SHA-256" not in err
 
 
 # --------------------------------------------------------------------------------- errors --

@@ -26,6 +26,7 @@ from streamlit.testing.v1 import AppTest
 import ui.export
 from dpcore import BudgetAccountant
 from dpcore.runs import RunConfig
+from dpcore.runs.domains import NotFromLink
 from dpcore.text import md
 from ui import links
 
@@ -205,7 +206,8 @@ def test_export_config_round_trips_and_names_every_control(page):
             assert value == ui.export._plain(at.session_state[key]), key
     script = _download(at, _button(at, f"export_script_{page}")).decode()
     compile(script, "rerun.py", "exec")
-    assert "from dpcore.runs import run" in script and "'builtin_name': 'wine'" in script
+    assert "from dpcore.runs import STUDY_LABEL, run" in script
+    assert "'builtin_name': 'wine'" in script and 'print(f"# {STUDY_LABEL}")' in script
     command = at.sidebar.get("code")[-1].proto.code_text
     assert command == f"python -m dpcore run {page}-run.json --out {page}-run"
 
@@ -220,7 +222,8 @@ def _upload(at: AppTest, public: bytes, private: bytes) -> None:
 
 def test_exports_and_links_of_an_upload_hold_no_private_row():
     """Every export a page offers (figures as HTML, config, script, the release and the ledger)
-    and the URL name the uploaded files by SHA-256 and hold none of their private values."""
+    and the URL name the uploaded files (the public one also by its SHA-256) and hold none of
+    the private file's values, nor its digest."""
     import hashlib
 
     public, private, markers = marked_files()
@@ -247,9 +250,9 @@ def test_exports_and_links_of_an_upload_hold_no_private_row():
     config = _config(at, "importance")
     assert config["scenario"]["files"] == [
         {"role": "public", "name": "public.csv", "sha256": hashlib.sha256(public).hexdigest()},
-        {"role": "private", "name": "private.csv",
-         "sha256": hashlib.sha256(private).hexdigest()}]
-    assert hashlib.sha256(private).hexdigest() in url
+        {"role": "private", "name": "private.csv"}]
+    assert hashlib.sha256(public).hexdigest() in url
+    assert hashlib.sha256(private).hexdigest()[:8] not in url
     assert RunConfig.from_dict(config).to_dict() == config
     command = at.sidebar.get("code")[-1].proto.code_text
     assert command.endswith("--file public=public.csv --file private=private.csv")
@@ -329,7 +332,9 @@ def test_a_link_restores_every_control(page):
     config = _config(at, page)
     assert RunConfig.from_dict(config).to_dict() == config
     expected = {**config["scenario"], **config["controls"]}
-    assert set(expected) <= set(params)
+    unsettable = {key for key, domain in links.known_domains().items()
+                  if isinstance(domain, NotFromLink)}  # the plan table: a link cannot set it
+    assert set(expected) - unsettable <= set(params)
     opened = _open_link(page, params)
     app_support.assert_clean(opened, allow_errors=True)
     assert [e.value for e in opened.error] == [e.value for e in at.error]
@@ -367,15 +372,19 @@ def test_invalid_link_values_are_ignored_with_a_warning():
     assert not [w.value for w in at.warning if "link" in w.value]  # said once
 
 
-def test_a_link_to_an_upload_names_the_files_to_upload():
+@pytest.mark.parametrize("private_digest", [None, "b" * 64], ids=["new link", "older link"])
+def test_a_link_to_an_upload_names_the_files_to_upload(private_digest):
+    """The note names both files and gives the public file's SHA-256; a private file is named
+    only, even where an older link still holds its digest."""
     files = [{"role": "public", "name": "public.csv", "sha256": "a" * 64},
-             {"role": "private", "name": "priv_*x*.csv", "sha256": "b" * 64}]
+             {"role": "private", "name": "priv_*x*.csv", "sha256": private_digest}]
     at = _open_link("importance", {"source": "Upload", "upload_target": "income",
                                    "files": json.dumps(files)})
     app_support.assert_clean(at)
     (info,) = [i.value for i in at.info if "upload" in i.value.lower() and "SHA-256" in i.value]
-    assert "a" * 64 in info and "b" * 64 in info
+    assert "a" * 64 in info and "b" * 8 not in info
     assert md("priv_*x*.csv") in info  # the name is escaped, never markdown
+    assert "named only" in info
     assert at.session_state["source"] == "Upload"
     assert at.session_state["upload_target"] == "income"
 
@@ -383,10 +392,11 @@ def test_a_link_to_an_upload_names_the_files_to_upload():
 def test_the_upload_notice_goes_once_the_named_files_are_uploaded():
     import hashlib
 
+    from dpcore.runs import shareable_files
+
     public, private, _ = marked_files()
     files = [{"role": "public", "name": "public.csv", "sha256": hashlib.sha256(public).hexdigest()},
-             {"role": "private", "name": "private.csv",
-              "sha256": hashlib.sha256(private).hexdigest()}]
+             {"role": "private", "name": "private.csv"}]
     at = _open_link("importance", {"source": "Upload", "upload_target": "income",
                                    "files": json.dumps(files)})
     assert any("SHA-256" in i.value for i in at.info)
@@ -395,7 +405,7 @@ def test_the_upload_notice_goes_once_the_named_files_are_uploaded():
     rerun(at)
     assert not any("SHA-256" in i.value for i in at.info)
     assert at.session_state["upload_target"] == "income"  # the link's target, kept
-    assert at.session_state["upload_files"] == files
+    assert shareable_files(at.session_state["upload_files"]) == files
 
 
 def test_ui_figures_import_without_streamlit():

@@ -18,8 +18,6 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
-from dpcore import BudgetAccountant
-
 # Downloads are looked up after each run among the objects the garbage collector tracks.
 pytestmark = pytest.mark.usefixtures("no_cyclic_gc")
 TIMEOUT = 180
@@ -62,15 +60,7 @@ def _downloads(at: AppTest) -> list[bytes]:
 def test_every_download_after_a_release_holds_no_private_row(page, view_key, view, button,
                                                              state):
     public, private, markers = marked_files()
-    # A budget large enough for every page's default release (the subset page spends 6).
-    at = app_support.start(timeout=TIMEOUT, builtin_name="wine", source="Upload",
-                           _budget_accountant=BudgetAccountant(epsilon=100.0),
-                           budget_epsilon=100.0)
-    at.file_uploader(key="upload_public").set_value(("public.csv", public, "text/csv"))
-    at.file_uploader(key="upload_private").set_value(("private.csv", private, "text/csv"))
-    app_support.rerun(at)
-    at.selectbox(key="upload_target").set_value("income")
-    app_support.rerun(at)
+    at = app_support.upload_marked(public, private, timeout=TIMEOUT)
     for key, value in state.items():
         at.session_state[key] = value
     at.switch_page(page)

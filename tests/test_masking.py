@@ -274,13 +274,12 @@ def test_input_perturbation_noise_law():
 
 def test_input_perturbation_projects_outliers_and_spends():
     acc = BudgetAccountant(epsilon=1.0)
-    out = input_perturbation([[3.0, 4.0]], 1000.0 - 999.5, rng=1, accountant=acc,
-                             dataset="d")
+    out = input_perturbation([[3.0, 4.0]], 1000.0 - 999.5, accountant=acc, dataset="d")
     assert out.shape == (1, 2)
     assert acc.spent == (0.5, 0.0)
     assert "labels" in acc.ledger["note"].iloc[0]
     with pytest.raises(BudgetExceeded):
-        input_perturbation([[0.1, 0.1]], 0.6, rng=1, accountant=acc)
+        input_perturbation([[0.1, 0.1]], 0.6, accountant=acc)
     with pytest.raises(DataError):
         input_perturbation([0.1, 0.2], 1.0)
     with pytest.raises(ValueError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import site
 import subprocess
 import sys
 import venv
@@ -22,10 +23,16 @@ def test_wheel_installs_dpcore_with_adult_outside_the_checkout(tmp_path):
     )
     (wheel,) = wheels.glob("privacy_utility_explorer-*.whl")
     env_dir = tmp_path / "venv"
-    # The environment's own packages (numpy, pandas, ...) are visible; dpcore is not, until the
-    # wheel is installed: the checkout is not on the path of a process started elsewhere.
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
+    # The running environment's packages (numpy, pandas, ...) are visible through a .pth file
+    # naming its site-packages (system_site_packages would show the *base* interpreter's when
+    # the tests run inside a virtual environment); dpcore is not, until the wheel is installed:
+    # the checkout is not on the path of a process started elsewhere.
+    venv.EnvBuilder(system_site_packages=False, with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
+    inner = subprocess.run([str(python), "-c", "import site; print(site.getsitepackages()[0])"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    outer = [p for p in site.getsitepackages() if Path(p).is_dir()]
+    (Path(inner) / "outer-environment.pth").write_text("\n".join(outer) + "\n")
     probe = [str(python), "-c", "import dpcore"]
     assert subprocess.run(probe, cwd=tmp_path, capture_output=True).returncode != 0
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install",

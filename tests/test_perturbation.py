@@ -91,15 +91,14 @@ def test_output_batch_axes_and_seed():
 
 def test_output_spends_before_drawing():
     acc = BudgetAccountant(epsilon=1.0)
-    rng = np.random.default_rng(3)
-    perturb_output([1.0, 2.0], n=10, lam=1.0, epsilon=0.6, rng=rng, accountant=acc,
-                   dataset="D")
+    perturb_output([1.0, 2.0], n=10, lam=1.0, epsilon=0.6, accountant=acc, dataset="D")
     assert acc.spent[0] == pytest.approx(0.6)
-    state = rng.bit_generator.state
     with pytest.raises(BudgetExceeded):
-        perturb_output([1.0, 2.0], n=10, lam=1.0, epsilon=0.6, rng=rng, accountant=acc,
+        perturb_output([1.0, 2.0], n=10, lam=1.0, epsilon=0.6, accountant=acc, dataset="D")
+    assert len(acc.ledger) == 1
+    with pytest.raises(ValueError, match="seeded fit is a study"):  # a seed cannot spend
+        perturb_output([1.0, 2.0], n=10, lam=1.0, epsilon=0.1, rng=3, accountant=acc,
                        dataset="D")
-    assert rng.bit_generator.state == state  # nothing drawn
     assert len(acc.ledger) == 1
 
 
@@ -253,16 +252,19 @@ def test_fresh_entropy_and_seeds(sphere):
     np.testing.assert_array_equal(c, d)
 
 
-@pytest.mark.parametrize("method", ["objective", "output"])
-def test_accountant_spends_once(sphere, method):
+def test_accountant_spends_once(sphere):
     X, y, _, _ = sphere
     acc = BudgetAccountant(epsilon=1.0)
-    PrivateLogisticRegression(epsilon=0.75, method=method, data_norm=1.0, accountant=acc,
+    PrivateLogisticRegression(epsilon=0.75, method="output", data_norm=1.0, accountant=acc,
                               dataset="sphere").fit(X, y)
     assert acc.spent[0] == pytest.approx(0.75)
     assert acc.ledger["dataset"].tolist() == ["sphere"]
     with pytest.raises(BudgetExceeded):
-        PrivateLogisticRegression(epsilon=0.75, method=method, data_norm=1.0,
+        PrivateLogisticRegression(epsilon=0.75, method="output", data_norm=1.0,
+                                  accountant=acc, dataset="sphere").fit(X, y)
+    # Objective perturbation has no float-safe release: refused before anything is spent.
+    with pytest.raises(ValueError, match="cannot be released"):
+        PrivateLogisticRegression(epsilon=0.1, method="objective", data_norm=1.0,
                                   accountant=acc, dataset="sphere").fit(X, y)
     assert len(acc.ledger) == 1
 
@@ -270,7 +272,8 @@ def test_accountant_spends_once(sphere, method):
 def test_2008_proof_warns(sphere):
     X, y, _, _ = sphere
     with pytest.warns(FlawedProofWarning):
-        PrivateLogisticRegression(proof="2008", data_norm=1.0, rng=0).fit(X, y)
+        PrivateLogisticRegression(method="objective", proof="2008", data_norm=1.0,
+                                  rng=0).fit(X, y)
 
 
 def test_data_norm_none_refuses_data_outside_unit_box():

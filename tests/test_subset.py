@@ -214,8 +214,8 @@ def test_sensitivity_bound_holds_on_neighbours_and_every_component_moves():
 def test_default_accounting_spends_epsilon1_plus_2_plus_3_in_three_entries(toy):
     D, E = toy
     acc = BudgetAccountant(epsilon=10.0)
-    res = select_subset(D, E, (0.4, 0.1, 0.5), [10, 50, 200, 800], rng=7, target="y",
-                        accountant=acc)
+    res = select_subset(D, E, (0.4, 0.1, 0.5), [10, 50, 200, 800], target="y",
+                        accountant=acc)  # a release: rng=None
     assert res.epsilon_spent == pytest.approx(1.0) and res.under_count == pytest.approx(0.0)
     assert len(acc.ledger) == 3
     np.testing.assert_allclose(acc.ledger["epsilon"], [0.4, 0.1, 0.5])
@@ -229,7 +229,7 @@ def test_as_printed_accounting_under_counts(toy):
     D, E = toy
     sizes = [10, 50, 200, 800]
     acc = BudgetAccountant()
-    res = select_subset(D, E, (0.4, 0.1, 0.5), sizes, accounting="as-printed", rng=8,
+    res = select_subset(D, E, (0.4, 0.1, 0.5), sizes, accounting="as-printed",
                         target="y", accountant=acc)
     k, S = len(sizes), res.sensitivity_bound
     assert res.sensitivity == 1.0 and S > 1.0
@@ -247,8 +247,10 @@ def test_noisy_curve_selection_and_budget_refusal(toy):
     assert res.noisy_criteria.shape == (3,)
     acc = BudgetAccountant(epsilon=0.5)
     with pytest.raises(BudgetExceeded):
-        select_subset(D, E, (0.4, 0.1, 0.5), [10, 50], rng=9, target="y", accountant=acc)
+        select_subset(D, E, (0.4, 0.1, 0.5), [10, 50], target="y", accountant=acc)
     assert len(acc.ledger) == 0  # refused before anything was spent
+    with pytest.raises(ValueError, match="seeded fit is a study"):
+        select_subset(D, E, (0.1, 0.1, 0.1), [10, 50], rng=9, target="y", accountant=acc)
 
 
 def test_seeded_runs_repeat_and_inputs_are_checked(toy):

@@ -1,10 +1,14 @@
-"""Neighbouring private uploads give the same encoded domain: d, columns and N_D (issue 7, sect. 1).
+"""Neighbouring private uploads give the same encoded domain: d, columns and N_D (issue 7, sect. 1;
+issue 21, sect. 5).
 
 Replace-one neighbours: a private file and the same file with one row replaced by a row that has
 a target class the public file lacks, a missing value, a value outside the public range, a text
-value the public file lacks, or that leaves a column empty. Everything that shapes a release must
-be identical for the two (the mechanisms' sensitivity is computed on that domain), and the two
-encodings must differ in the replaced row only.
+value the public file lacks, a word or an infinity in a numeric column, a number in a text
+column, only blank cells, or that leaves a column empty or the target with a single class.
+Everything that shapes a release must be identical for the two (the mechanisms' sensitivity is
+computed on that domain), both must be accepted (whether an upload is refused is an output
+too), and the two encodings must differ in the replaced row only. The private file is read as
+the app reads it, with ``read_csv_upload(..., private=True)``.
 """
 
 from __future__ import annotations
@@ -25,9 +29,13 @@ def lines(name: str) -> list[str]:
     return (DATA / name).read_text().splitlines()
 
 
+def read_private(private_lines: list[str]):
+    return read_csv_upload(("\n".join(private_lines) + "\n").encode(), "p.csv", private=True)
+
+
 def build(private_lines: list[str], **kwargs):
     """Read both files as bytes, like the app, and encode them."""
-    private = read_csv_upload(("\n".join(private_lines) + "\n").encode(), "private.csv")
+    private = read_private(private_lines)
     public = read_csv_upload((DATA / "valid_public.csv").read_bytes(), "valid_public.csv")
     return scenario_from_uploads(private, public, **kwargs)
 
@@ -76,6 +84,10 @@ NEIGHBOURS = {
     "number above the public range": ("age", "500"),
     "number below the public range": ("hours", "-5"),
     "new category": ("region", "Atlantis"),
+    "word in a number column": ("age", "forty"),
+    "infinity in a number column": ("hours", "-inf"),
+    "number in a text column": ("region", "7"),
+    "number as a text target's class": ("income", "50000"),
 }
 
 
@@ -90,6 +102,41 @@ def test_replace_one_keeps_the_domain(case, target):
     assert_same_domain(original, neighbour, {ROW})
     assert neighbour[1].private_notes  # the owner is told, labelled non-private
     assert all(note.startswith("Non-private") for note in neighbour[1].private_notes)
+
+
+@pytest.mark.parametrize("target", [None, "income"])
+def test_a_record_of_blank_cells_is_a_record(target):
+    blank = [*BASE[: ROW + 1], "," * (len(BASE[0].split(",")) - 1), *BASE[ROW + 2 :]]
+    assert len(read_private(blank)) == len(BASE) - 1  # not dropped as a blank line
+    original, neighbour = build(BASE, target=target), build(blank, target=target)
+    assert_same_domain(original, neighbour, {ROW})
+    assert neighbour[0].raw_private.loc[ROW, "age"] == PUBLIC["age"].median()
+
+
+def test_single_class_and_two_class_private_targets_are_both_accepted_alike():
+    # Every private income <=50K but row ROW; its neighbour flips that label: one class left.
+    two = [BASE[0]] + [row.replace(">50K", "<=50K") for row in BASE[1:]]
+    two = replace(two, "income", ">50K")
+    one = replace(two, "income", "<=50K")
+    assert read_private(one)["income"].nunique() == 1
+    for positive in (None, ">50K", "<=50K"):
+        pair = build(two, target="income", positive=positive)
+        single = build(one, target="income", positive=positive)
+        assert_same_domain(pair, single, {ROW})
+        assert single[0].categories["income"] == ["<=50K", ">50K"]  # the public classes
+        assert any("single class of the target" in n for n in single[1].private_notes)
+
+
+def test_a_word_in_a_number_column_is_imputed_by_the_public_rule_and_counted():
+    scenario, report = build(replace(BASE, "age", "forty"), target="income")
+    assert scenario.raw_private.loc[ROW, "age"] == PUBLIC["age"].median()
+    (note,) = [n for n in report.private_notes if "'age'" in n]
+    assert note.startswith("Non-private")
+    assert "1 private value(s) that are not numbers" in note and "public median" in note
+    column = report.columns.set_index("column").loc["age"]
+    assert column["missing in D (non-private)"] == 1
+    scenario, _ = build(replace(BASE, "hours", "inf"))
+    assert scenario.private.loc[ROW, "hours"] == 1.0  # a number above the public range
 
 
 def test_replaced_row_is_mapped_by_the_fixed_rules():
@@ -128,11 +175,10 @@ def test_zero_one_target_with_an_unseen_value():
 
     public = PUBLIC.assign(y=(PUBLIC["income"] == ">50K").astype(int)).drop(columns="income")
     base = with_y(BASE)
-    for value in ("2", "", "-1"):
+    for value in ("2", "", "-1", "yes", "inf"):
         pair = []
         for private_lines in (base, replace(base, "y", value)):
-            private = read_csv_upload(("\n".join(private_lines) + "\n").encode(), "p.csv")
-            pair.append(scenario_from_uploads(private, public, target="y"))
+            pair.append(scenario_from_uploads(read_private(private_lines), public, target="y"))
         assert_same_domain(*pair, {ROW})
         assert pair[1][0].private.loc[ROW, "y"] == 0.0  # not the positive class
         assert pair[1][0].kinds["y"] == "binary"

@@ -2,10 +2,12 @@
 
 Every release of every page spends through :func:`session_accountant`, a
 :class:`dpcore.accountant.BudgetAccountant` kept in ``st.session_state`` (never shared between
-sessions). :func:`budget_sidebar` lets the user set the total, shows what is spent as a bar and
-lists the ledger, downloadable as CSV and as JSON. A select box chooses how releases compose
-(sequential, advanced or zCDP, each with its assumptions stated); the bar shows that total, and
-the accountant refuses releases by it (:meth:`dpcore.accountant.BudgetAccountant.set_composition`).
+sessions). :func:`budget_sidebar` lets the user set the total, states the ledger's neighbouring
+relation (chosen while nothing is released), shows what is spent as a bar and lists the ledger,
+downloadable as CSV and as JSON. A select box chooses the privacy filter that refuses releases
+(sequential, or the zCDP filter, each with its assumptions stated; both hold for ε chosen one
+release after another); the bar shows that total
+(:meth:`dpcore.accountant.BudgetAccountant.set_composition`).
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import DataError
-from dpcore.accountant import BudgetAccountant
-from dpcore.planning import COMPOSITION_ASSUMPTIONS, COMPOSITIONS
+from dpcore.accountant import FILTERS, RELATIONS, BudgetAccountant
+from dpcore.planning import COMPOSITION_ASSUMPTIONS
 from dpcore.text import csv_bytes, md
 
 ACCOUNTANT_KEY = "_budget_accountant"
@@ -27,11 +29,19 @@ DEFAULT_BUDGET = 1.0
 COMPOSITION_KEY = "budget_composition"
 SLACK_KEY = "budget_delta_slack"
 SLACKS = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5)
+RELATION_KEY = "budget_relation"
 COMPOSITION_LABELS = {
     "sequential": "Sequential: ε add up (always valid)",
-    "advanced": "Advanced (Kairouz-Oh-Viswanath): + δ′",
-    "zcdp": "zCDP (pure and Gaussian releases): + δ′",
+    "zcdp": "zCDP filter (pure and Gaussian releases): + δ′",
 }
+FILTER_NOTE = ("Both hold when each ε is chosen after seeing the earlier releases. Advanced "
+               "composition (Kairouz-Oh-Viswanath) assumes every ε fixed in advance, so it never "
+               "refuses here: it is a 'what if' on the choose-ε page.")
+RELATION_HELP = ("What two neighbouring datasets are: every ε of this session is counted under "
+                 "this relation. 'Replace one record' keeps the number of records public (every "
+                 "model release uses it); 'add or remove one record' allows parallel composition "
+                 "over groups (the primer), but model releases cannot be charged under it. "
+                 "Fixed once something is released.")
 
 
 def ledger_json(accountant: BudgetAccountant) -> bytes:
@@ -50,6 +60,7 @@ def ledger_json(accountant: BudgetAccountant) -> bytes:
         "format": "privacy-utility-explorer/ledger",
         "budget": {"epsilon": None if math.isinf(accountant.budget[0]) else accountant.budget[0],
                    "delta": accountant.budget[1]},  # null: no limit
+        "relation": accountant.relation_text,
         "composition": {"method": method, "delta_slack": slack},
         "spent": {"epsilon": accountant.spent[0], "delta": accountant.spent[1]},
         "releases": records,
@@ -77,6 +88,8 @@ def _set_composition() -> None:
     accountant = session_accountant()
     method = st.session_state[COMPOSITION_KEY]
     slack = float(st.session_state.get(SLACK_KEY, accountant.composition[1]))
+    if method not in FILTERS:  # e.g. a stale value: the filter stays as it is
+        return
     accountant.set_composition(method, slack)
     if method != "sequential" and accountant.budget[1] < slack:
         # The tighter totals carry δ′: the δ budget must hold it (the caption says so).
@@ -88,12 +101,12 @@ def _composition_panel(accountant: BudgetAccountant) -> str:
     """The select box of the composition method (and its δ′); returns the method."""
     method, slack = accountant.composition
     st.session_state[COMPOSITION_KEY] = method
-    st.selectbox("Composition of releases", COMPOSITIONS, key=COMPOSITION_KEY,
+    st.selectbox("Composition of releases", FILTERS, key=COMPOSITION_KEY,
                  format_func=COMPOSITION_LABELS.get, on_change=_set_composition,
-                 help="How the releases of this session add up. Sequential is always valid; "
-                      "advanced and zCDP give a smaller total for many small releases at the "
-                      "price of a small extra δ′. The bar and the refusal of a release use the "
-                      "method chosen here.")
+                 help="How the releases of this session add up and which total refuses a "
+                      "release. Sequential is always valid; the zCDP filter gives a smaller "
+                      "total for many small releases at the price of a small extra δ′. "
+                      + FILTER_NOTE)
     if method != "sequential":
         st.session_state[SLACK_KEY] = slack
         st.select_slider("δ′ of the total", SLACKS, key=SLACK_KEY, on_change=_set_composition,
@@ -102,6 +115,25 @@ def _composition_panel(accountant: BudgetAccountant) -> str:
                               "the total δ, so the δ budget is raised to hold it.")
     st.caption(COMPOSITION_ASSUMPTIONS[method])
     return method
+
+
+def _set_relation() -> None:
+    try:
+        session_accountant().set_relation(st.session_state[RELATION_KEY])
+    except ValueError as exc:
+        st.session_state["_budget_problem"] = str(exc)
+
+
+def _relation_panel(accountant: BudgetAccountant) -> None:
+    """The ledger's neighbouring relation: a choice while nothing is released, then a statement."""
+    if len(accountant):
+        st.caption(f"Neighbouring relation of this session: **{accountant.relation_text}** "
+                   "(fixed: releases are counted under it).")
+        return
+    st.session_state[RELATION_KEY] = accountant.relation
+    st.radio("Neighbouring relation", tuple(RELATIONS), key=RELATION_KEY,
+             format_func=lambda key: RELATIONS[key].capitalize(), on_change=_set_relation,
+             help=RELATION_HELP)
 
 
 def budget_sidebar() -> BudgetAccountant:
@@ -121,6 +153,7 @@ def budget_sidebar() -> BudgetAccountant:
         problem = st.session_state.pop("_budget_problem", None)
         if problem:
             st.error(md(problem), icon="⚠️")
+        _relation_panel(accountant)
         method = _composition_panel(accountant)
         n = len(accountant)
         releases = f"in {n} release{'s' if n != 1 else ''}"

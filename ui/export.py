@@ -16,7 +16,14 @@ costs a rerun nothing but the registration of two callables.
     the standalone script of :func:`dpcore.runs.script`, and the command line that reruns it. It
     also mirrors the page's controls into the URL (:mod:`ui.links`).
 
-A config never holds data: an upload is named by its files' names and SHA-256 only.
+A config never holds data, nor anything computed from a private file: an upload is named by its
+files' names, and the public file also by its SHA-256 (:func:`dpcore.runs.shareable_files`); a
+private file's digest would let anyone who holds the config test guesses about its rows. Controls
+that a page fills in from a study of the private data (``SET_FROM_DATA`` of a run module, such as
+the subset size that Algorithm 2 selected) are left unset in the config of an upload.
+
+The config's numbers are a study (seeded, reproducible), not a release: the download buttons say
+so, and the script and the command line label the tables they write.
 """
 
 from __future__ import annotations
@@ -57,6 +64,8 @@ SOURCE_KEYS = {
                "split_column", "split_value", "split_p", "split_fraction", "seed"),
 }
 UPLOAD_FILES_KEY = "upload_files"
+#: What an exported run's numbers are (:data:`dpcore.runs.STUDY_LABEL` in short).
+STUDY = "study (seeded, reproducible), not a release"
 PNG_WIDTH = 1100  # px; the PNG is drawn at twice this (scale 2) for print
 PNG_MISSING = ("PNG export needs Chromium, and none was found (looked at $BROWSER_PATH, "
                "/usr/bin/chromium and chromium/google-chrome on PATH). Install Debian's "
@@ -219,11 +228,14 @@ def control_defaults(page: str, state: Mapping[str, Any]) -> dict[str, Any]:
 
 def scenario_spec(state: Mapping[str, Any]) -> dict[str, Any]:
     """The sidebar's scenario keys as set (those of the chosen source), and for an upload the
-    files' roles, names and SHA-256 (never their bytes)."""
+    files' roles and names, with the public file's SHA-256 (never their bytes, nor anything
+    computed from a private file)."""
+    from dpcore.runs import shareable_files
+
     source = state.get("source", "Built-in")
     spec = {key: _plain(state[key]) for key in SOURCE_KEYS.get(source, ()) if key in state}
     if source == "Upload":
-        spec["files"] = [dict(f) for f in state.get(UPLOAD_FILES_KEY, [])]
+        spec["files"] = shareable_files(list(state.get(UPLOAD_FILES_KEY, [])))
     return spec
 
 
@@ -231,14 +243,18 @@ def run_config(page: str, state: Mapping[str, Any] | None = None) -> dict[str, A
     """The run on screen as a config dict (the issue-12 contract's format).
 
     ``controls`` holds the values the page's controls have (their defaults where a control was
-    not drawn yet); ``seed`` is the page's study seed (0 for a page without one).
+    not drawn yet, and for an upload where the page set it from a study of the private data:
+    ``SET_FROM_DATA``); ``seed`` is the page's study seed (0 for a page without one).
     """
     if state is None:
         import streamlit as st
 
         state = st.session_state
     key = seed_key(page)
-    controls = {k: _plain(state[k] if k in state else default)
+    module = page_module(page)
+    from_data = (getattr(module, "SET_FROM_DATA", ()) if state.get("source") == "Upload"
+                 else ())
+    controls = {k: _plain(state[k] if k in state and k not in from_data else default)
                 for k, default in control_defaults(page, state).items() if k != key}
     seed = state.get(key) if key else None
     return {"format": CONFIG_FORMAT, "version": CONFIG_VERSION, "page": page,
@@ -310,16 +326,20 @@ def export_panel(page: str) -> None:
     stem = f"{page}-run"
     with st.sidebar, st.expander("Export this run"):
         st.caption("The settings of this page as a config file, and a Python script that "
-                   "recomputes its numbers and figures with dpcore (same seed, same numbers). "
-                   "Uploaded files are named by their SHA-256, never included.")
+                   "recomputes its numbers and figures with dpcore (same seed, same numbers): "
+                   f"a {STUDY}. Uploaded files are named, never included; the public file "
+                   "also by its SHA-256, a private file by its name only.")
         with st.container(horizontal=True, gap="small"):
             st.download_button("Config (JSON)", _lazy(lambda: config_json(live["config"])),
                                f"{stem}.json", "application/json", key=f"export_config_{page}",
-                               on_click="ignore", icon=":material/download:")
+                               on_click="ignore", icon=":material/download:",
+                               help=f"The settings of this {STUDY}.")
             if importlib.util.find_spec("dpcore.runs") is not None:
                 st.download_button("Script (.py)", _lazy(lambda: config_script(live["config"])),
                                    f"{stem}.py", "text/x-python", key=f"export_script_{page}",
-                                   on_click="ignore", icon=":material/download:")
+                                   on_click="ignore", icon=":material/download:",
+                                   help=f"Prints the page's tables, a {STUDY}: anyone with "
+                                        "the script can recompute their noise and remove it.")
             else:
                 st.caption("The script export needs dpcore.runs, which is not installed.")
         st.caption("Rerun it from a terminal:")

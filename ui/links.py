@@ -4,41 +4,50 @@ After each run, :func:`mirror` (called by :func:`ui.export.export_panel`) writes
 controls into ``st.query_params``: the sidebar's scenario keys, the page's control keys and its
 seed, named by their widget keys. Numbers, booleans and None are written as JSON (``0.1``,
 ``true``, ``null``), strings as they are (a string that would read as JSON is quoted, so that it
-comes back a string). An upload is named by its files' names and SHA-256 (the ``files``
-parameter); no data is ever put in the URL.
+comes back a string). An upload is named by its files' roles and names, the public file also by
+its SHA-256 (the ``files`` parameter): no data, and nothing computed from a private file, is ever
+put in the URL (a private file's digest would let anyone with the link test guesses about its
+rows).
 
 When a session starts, :func:`restore` (called by :func:`ui.state.hold_widget_state`, before any
-widget is drawn) reads the URL once: each known key is checked against its default's type and
-set in ``st.session_state`` (and ``_kept_<key>``, where :func:`ui.state.keep_widget_state` keeps
-it); a page's own first-run defaults cannot override it, because
-:func:`ui.state.keep_widget_state` applies the link's value once more (:func:`claim`) as the
-widget is managed. Values that do not fit (wrong type, unknown key, or not among the widget's
-choices) are ignored with a warning in the main area (:func:`show_link_messages`). A link to an
-upload scenario says which files to upload.
+widget is drawn) reads the URL once. Each known key is checked against its default's type and
+against its control's domain (the options or the range the page draws it with, ``DOMAINS`` of
+:mod:`dpcore.runs.scenarios` and of each run module, see :mod:`dpcore.runs.domains`), then set in
+``st.session_state`` (and ``_kept_<key>``, where :func:`ui.state.keep_widget_state` keeps it); a
+page's own first-run defaults cannot override it, because :func:`ui.state.keep_widget_state`
+applies the link's value once more (:func:`claim`) as the widget is managed. A value read off the
+data (a column, a category) is checked when its widget is drawn (:func:`settle`). A value that
+does not fit (unknown key, wrong type, outside its control's options or range, not among the
+data's choices) is never used: the control keeps its default, and a note in the main area names
+the parameter and the value (:func:`show_link_messages`). A page never sees a value from a link
+that its control could not take, so a link cannot raise a traceback. A link to an upload
+scenario says which files to upload.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import streamlit as st
 
+from dpcore.runs.domains import Domain, NotFromLink, check
 from dpcore.text import md
 from ui import export
 
 RESTORED_KEY = "_link_restored"  # the URL was read in this session
 PENDING_KEY = "_link_pending"    # key -> value, applied once more when the widget is managed
 APPLIED_KEY = "_link_applied"    # key -> value, checked against the widget once it is drawn
-MESSAGES_KEY = "_link_messages"  # warnings for the main area
+LINKED_KEY = "_link_linked"      # key -> value, checked by settle() when its widget is drawn
+MESSAGES_KEY = "_link_messages"  # notes for the main area
+SLOT_KEY = "_link_slot"          # this run's place for the notes, in the main area
 FILES_KEY = "_link_files"        # the files an upload link asks for
 FILES_PARAM = "files"
-ROLES = ("public", "private", "single")
 #: Query parameters that Streamlit itself reads (never controls).
 STREAMLIT_PARAMS = frozenset({"embed", "embed_options"})
+_QUOTED = 60  # characters of a link's value quoted in a note
 
 
 class InvalidValue(ValueError):
@@ -87,8 +96,9 @@ def fit_value(value: Any, default: Any, *, text: str | None = None) -> Any:
         When the value cannot be the control's (a word for a number, a number for a switch).
     """
     if default is None:
-        if isinstance(value, dict):
-            raise InvalidValue("a control takes a number, a word or a list, not a mapping")
+        if isinstance(value, dict | list):
+            raise InvalidValue("a control takes a number or a word here, not a "
+                               f"{'mapping' if isinstance(value, dict) else 'list'}")
         return value
     if isinstance(default, bool):
         if not isinstance(value, bool):
@@ -114,11 +124,37 @@ def fit_value(value: Any, default: Any, *, text: str | None = None) -> Any:
         if not isinstance(value, list):
             raise InvalidValue("expected a list")
         return type(default)(value)
+    if isinstance(default, dict) and not isinstance(value, dict):
+        raise InvalidValue("expected a JSON object")
     return value
 
 
+def _quote(text: str) -> str:
+    """A link's value as a note quotes it: escaped (:func:`dpcore.text.md`), and shortened."""
+    text = str(text)
+    return md(text if len(text) <= _QUOTED else text[:_QUOTED - 1] + "…")
+
+
 def _warn(message: str) -> None:
-    st.session_state.setdefault(MESSAGES_KEY, []).append(message)
+    """A note for the main area: into this run's slot once :func:`show_link_messages` has
+    drawn it (a widget drawn later in the run), else kept until it is drawn."""
+    slot = st.session_state.get(SLOT_KEY)
+    if slot is not None and not _fragment_rerun():
+        slot.warning(message, icon=":material/link_off:")
+    else:
+        st.session_state.setdefault(MESSAGES_KEY, []).append(message)
+
+
+def _fragment_rerun() -> bool:
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and getattr(ctx, "fragment_ids_this_run", None))
+
+
+def _ignored(key: str, text: str, reason: object) -> None:
+    _warn(f"The link's value {_quote(text)} for {md(key)} was ignored: {md(reason)}. The "
+          "control shows its default instead.")
 
 
 def known_defaults() -> dict[str, Any]:
@@ -137,12 +173,36 @@ def known_defaults() -> dict[str, Any]:
     return known
 
 
+def known_domains() -> dict[str, Domain]:
+    """The domain of every control a link may set (:mod:`dpcore.runs.domains`): the sidebar's
+    and every page's ``DOMAINS``. A switch has none (its type is its domain)."""
+    from dpcore.runs.scenarios import DOMAINS
+
+    domains = dict(DOMAINS)
+    for page in export.PREFIXES:
+        module = export.page_module(page)
+        if module is not None:
+            domains.update(getattr(module, "DOMAINS", {}))
+    return domains
+
+
 def _prefixed(key: str) -> bool:
     return any(p and key.startswith(p) for p in export.PREFIXES.values())
 
 
+def start_run() -> None:
+    """At the start of every full run: no slot for notes until :func:`show_link_messages` draws
+    this run's; then, once per session, :func:`restore`."""
+    st.session_state.pop(SLOT_KEY, None)
+    restore()
+
+
 def restore() -> None:
-    """Set every control a link names, once per session, before any widget is drawn."""
+    """Set every control a link names, once per session, before any widget is drawn.
+
+    A value is set only when it fits its control's type and domain; any other is reported by a
+    note (:func:`show_link_messages`) and the control keeps its default.
+    """
     state = st.session_state
     if state.get(RESTORED_KEY):
         return
@@ -150,7 +210,7 @@ def restore() -> None:
     params = {key: st.query_params[key] for key in st.query_params}
     if not params:
         return
-    known = known_defaults()
+    known, domains = known_defaults(), known_domains()
     pending: dict[str, Any] = {}
     applied: dict[str, Any] = {}
     for key, text in params.items():
@@ -166,8 +226,11 @@ def restore() -> None:
             value = decode(text)
             if key in known:
                 value = fit_value(value, known[key], text=text)
-        except InvalidValue as exc:
-            _warn(f"The link's value {md(text)} for {md(key)} was ignored: {exc}.")
+            value = check(domains, key, value)
+        except ValueError as exc:  # InvalidValue, or outside the control's domain
+            if not (isinstance(domains.get(key), NotFromLink) and key in known
+                    and _same_as_default(text, known[key])):
+                _ignored(key, text, exc)
             continue
         pending[key] = value
         if key in known:
@@ -175,17 +238,25 @@ def restore() -> None:
             applied[key] = value
     state[PENDING_KEY] = pending
     state[APPLIED_KEY] = applied
+    state[LINKED_KEY] = dict(pending)
+
+
+def _same_as_default(text: str, default: Any) -> bool:
+    """Whether a link's value is its control's default (an old link's unsettable control)."""
+    try:
+        return decode(text) == default
+    except InvalidValue:
+        return False
 
 
 def _restore_files(text: str) -> None:
+    """The files an upload link asks for: roles and names, and the public file's SHA-256. A
+    private file's digest in an older link is dropped, never shown."""
+    from dpcore.runs import shareable_files
+
     try:
-        files = json.loads(text)
-        files = [{"role": str(f["role"]), "name": str(f["name"]), "sha256": str(f["sha256"])}
-                 for f in files]
-        for f in files:
-            if f["role"] not in ROLES or not re.fullmatch(r"[0-9a-f]{64}", f["sha256"]):
-                raise ValueError(f"expected roles {', '.join(ROLES)} and 64 hex digits")
-    except (ValueError, TypeError, KeyError) as exc:
+        files = shareable_files(json.loads(text))
+    except ValueError as exc:  # DataError and JSONDecodeError are ValueErrors
         _warn(f"The link's list of uploaded files could not be read ({md(exc)}); it was "
               "ignored.")
         return
@@ -193,30 +264,59 @@ def _restore_files(text: str) -> None:
 
 
 def claim(key: str, default: Any, current: Any) -> Any:
-    """The value a managed widget takes: the link's (once, checked against ``default``), else
-    ``current``. Called by :func:`ui.state.keep_widget_state`."""
+    """The value a managed widget takes: the link's (once, checked against ``default`` and the
+    control's domain), else ``current``. Called by :func:`ui.state.keep_widget_state`."""
     pending = st.session_state.get(PENDING_KEY)
     if not pending or key not in pending:
         return current
     value = pending.pop(key)
     try:
-        return fit_value(value, default)
-    except InvalidValue as exc:
-        _warn(f"The link's value {md(encode(value))} for {md(key)} was ignored: {exc}.")
+        value = check(known_domains(), key, fit_value(value, default))
+    except ValueError as exc:  # InvalidValue, or outside the control's domain
+        _ignored(key, encode(value), exc)
         st.session_state.get(APPLIED_KEY, {}).pop(key, None)
+        st.session_state.get(LINKED_KEY, {}).pop(key, None)
         return current
+    return value
+
+
+def settle(key: str, accepts: Callable[[Any], bool], fallback: Any) -> None:
+    """Before a managed widget is drawn: a value it cannot take becomes ``fallback``.
+
+    Called by the widget helpers (:func:`ui.state.choose`, :mod:`ui.widgets`) after
+    :func:`ui.state.keep_widget_state`, with the widget's own test (its options, its range). A
+    value that came from this session's link gets a note naming the parameter; any other (a
+    value kept from another scenario) changes without one, as Streamlit's own reset would.
+    """
+    state = st.session_state
+    linked = state.get(LINKED_KEY) or {}
+    from_link = key in linked and linked.pop(key) == state.get(key)
+    if accepts(state.get(key)):
+        return
+    if from_link:
+        _warn(f"The link's value {_quote(encode(state[key]))} for {md(key)} is not among the "
+              f"choices here; {_quote(encode(fallback))} is shown instead.")
+        (state.get(APPLIED_KEY) or {}).pop(key, None)
+    state[key] = state[f"_kept_{key}"] = fallback
 
 
 def parameters(page: str, config: Mapping[str, Any]) -> dict[str, str]:
-    """The query parameters of a run config (see :func:`ui.export.run_config`)."""
+    """The query parameters of a run config (see :func:`ui.export.run_config`). A control that
+    a link cannot set (:class:`dpcore.runs.domains.NotFromLink`) is left out."""
+    from dpcore.runs import shareable_files
+
+    unsettable = {key for key, domain in known_domains().items()
+                  if isinstance(domain, NotFromLink)}
     params: dict[str, str] = {}
     for key, value in config["scenario"].items():
         if key == "files":
-            params[FILES_PARAM] = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+            params[FILES_PARAM] = json.dumps(shareable_files(value), ensure_ascii=False,
+                                             separators=(",", ":"))
         else:
             params[key] = encode(value)
     for key, value in config["controls"].items():
-        params[key] = encode(value)
+        if key not in unsettable:
+            params[key] = encode(value)
     seed_key = export.seed_key(page)
     if seed_key:
         params[seed_key] = encode(config["seed"])
@@ -228,7 +328,7 @@ def parameters(page: str, config: Mapping[str, Any]) -> dict[str, str]:
                  if key in state}
         extra.update(state.get(PENDING_KEY) or {})
         for key, value in extra.items():
-            if key.startswith(prefix) and key not in params:
+            if key.startswith(prefix) and key not in params and key not in unsettable:
                 try:
                     params[key] = encode(value)
                 except (TypeError, ValueError):  # not a JSON value: not a control
@@ -245,24 +345,44 @@ def mirror(page: str, config: Mapping[str, Any]) -> None:
 
 
 def show_link_messages() -> None:
-    """In the main area: what a link could not restore, and the files an upload link needs."""
+    """In the main area: what a link could not restore, and the files an upload link needs.
+
+    Draws this run's place for the notes: a widget drawn later in the run that cannot take its
+    link's value (:func:`settle`) adds its note there.
+    """
     state = st.session_state
     applied = state.pop(APPLIED_KEY, None) or {}
     for key, value in applied.items():  # the widgets drawn so far (the sidebar) have checked
         if key in state and state[key] != value:
-            _warn(f"The link's value {md(encode(value))} for {md(key)} is not among the "
-                  f"choices here; {md(encode(state[key]))} is shown instead.")
+            _warn(f"The link's value {_quote(encode(value))} for {md(key)} is not among the "
+                  f"choices here; {_quote(encode(state[key]))} is shown instead.")
+    slot = st.container()
     for message in state.pop(MESSAGES_KEY, []):
-        st.warning(message, icon=":material/link_off:")
+        slot.warning(message, icon=":material/link_off:")
+    if not _fragment_rerun():
+        state[SLOT_KEY] = slot
+    _show_files()
+
+
+def _show_files() -> None:
+    """The files an upload link asks for, until they are uploaded: the public file's SHA-256
+    is checked; a private file is named only, so its name is all the note can give."""
+    state = st.session_state
     files = state.get(FILES_KEY)
     if not files or state.get("source") != "Upload":
         return
-    uploaded = {f["sha256"] for f in state.get(export.UPLOAD_FILES_KEY, [])}
-    missing = [f for f in files if f["sha256"] not in uploaded]
+    uploaded = state.get(export.UPLOAD_FILES_KEY, [])
+    digests = {f.get("sha256") for f in uploaded if f.get("role") == "public"}
+    roles = {f.get("role") for f in uploaded}
+    missing = [f for f in files
+               if (f["sha256"] not in digests if f.get("sha256") else f["role"] not in roles)]
     if not missing:
         state.pop(FILES_KEY)
         return
-    lines = "\n".join(f"- {md(f['role'])}: **{md(f['name'])}** (SHA-256 `{f['sha256']}`)"
-                      for f in missing)
+    lines = "\n".join(
+        f"- {md(f['role'])}: **{md(f['name'])}**"
+        + (f" (SHA-256 `{f['sha256']}`, checked when it is uploaded)" if f.get("sha256")
+           else " (named only: a link holds nothing computed from a private file)")
+        for f in missing)
     st.info("This link was made with uploaded files, which a link never carries. Upload the "
             f"same files in the sidebar to reproduce it:\n{lines}", icon=":material/upload:")

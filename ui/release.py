@@ -1,10 +1,12 @@
 """The Publish button that every page uses for its one real release.
 
 A release is what a data owner would publish. Here it happens only when the user presses
-Publish; it draws fresh OS entropy (the page passes no seed); it spends through the session's
-accountant, which refuses it when over budget; it is refused when the public set was derived from
-the private one; and it is kept in this session's state only, never in a cache shared across
-sessions, so that a rerun or a slider move does not release again.
+Publish; its noise comes from OpenDP's float-safe samplers and fresh OS entropy (the page passes
+no seed); it spends through the session's accountant, charged under the ledger's neighbouring
+relation, which refuses it when over budget or when it cannot be charged under that relation;
+it is refused when the public set was derived from the private one; and it is kept in this
+session's state only, never in a cache shared across sessions, so that a rerun or a slider move
+does not release again.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 import streamlit as st
 
 from dpcore import DataError
-from dpcore.accountant import BudgetAccountant
+from dpcore.accountant import RELATIONS, BudgetAccountant
 from dpcore.datasets import Scenario
 from dpcore.text import md
 from ui.budget import session_accountant
@@ -46,7 +48,8 @@ def last_release(key: str, scenario_id: str) -> Release | None:
 
 def publish_panel(key: str, *, scenario: Scenario, scenario_id: str, epsilon: float,
                   settings: str, release: Callable[[BudgetAccountant], Any],
-                  label: str = "Publish") -> Release | None:
+                  label: str = "Publish", relation: str = "replace",
+                  noise: str = "") -> Release | None:
     """Draw the Publish button and return the last release of this page on this scenario.
 
     Parameters
@@ -55,7 +58,8 @@ def publish_panel(key: str, *, scenario: Scenario, scenario_id: str, epsilon: fl
         Names the page's release slot (one per page).
     scenario, scenario_id : Scenario and its cache id
     epsilon : float
-        What one press spends (shown before the press).
+        The release's ε under ``relation`` (what it costs in the ledger is shown before the
+        press).
     settings : str
         The parameters of the release in words, e.g. ``"ε = 0.1, λ = 0.1"``.
     release : callable
@@ -63,6 +67,11 @@ def publish_panel(key: str, *, scenario: Scenario, scenario_id: str, epsilon: fl
         spends before it draws any noise and raises ``BudgetExceeded`` (a ``DataError``) when
         the budget would be passed.
     label : str, default="Publish"
+    relation : {"replace", "add_remove"}, default="replace"
+        The neighbouring relation the release is calibrated under.
+    noise : str, default=""
+        How the release draws its noise, in words (e.g. "coordinate-wise Laplace, σ ..."); shown
+        with the sampler.
     """
     try:
         scenario.check_publishable()
@@ -70,9 +79,18 @@ def publish_panel(key: str, *, scenario: Scenario, scenario_id: str, epsilon: fl
         st.warning(md(exc), icon=":material/lock:")
         return last_release(key, scenario_id)
     accountant = session_accountant()
+    try:
+        charged, _ = accountant.charge(epsilon, relation=relation)
+    except DataError as exc:
+        st.warning(md(exc), icon=":material/lock:")
+        return last_release(key, scenario_id)
     remaining, _ = accountant.remaining
-    st.caption(f"One press releases once at {settings} and spends ε = {epsilon:g} of this "
-               f"session's budget ({remaining:g} left). Fresh randomness from the operating "
+    cost = (f"spends ε = {charged:g}" if relation == accountant.relation else
+            f"is calibrated at ε = {epsilon:g} under '{RELATIONS[relation]}' and spends "
+            f"ε = {charged:g} under this session's '{accountant.relation_text}' (group privacy)")
+    st.caption(f"One press releases once at {settings} and {cost} of this session's budget "
+               f"({remaining:g} left). Noise: {noise + '; ' if noise else ''}drawn by OpenDP's "
+               "exact sampler, safe on floating point, with fresh randomness from the operating "
                "system each time: two presses give two different releases.")
     if st.button(label, key=f"publish_{key}", type="primary"):
         try:

@@ -8,12 +8,23 @@ None before one is loaded). The choice lives in ``st.session_state`` so every pa
     or option never loses the previous one.
 ``st.session_state["scenario_id"]``
     A short string that changes whenever the scenario does (built-in options and seed, or a
-    SHA-256 of the uploaded bytes and options): a cheap cache key for pages.
+    SHA-256 of the uploaded bytes and options): a cheap cache key for pages. For an upload it is
+    a function of the private file, so it stays a key of this session's own memory (never a
+    URL, config, script, file name or shared cache).
 ``st.session_state["upload_report"]``
     The :class:`~dpcore.datasets.UploadReport` of an uploaded scenario, else None.
 ``st.session_state["upload_files"]``
     The uploaded scenario's files as ``[{"role", "name", "sha256"}]`` (role "public", "private"
     or "single"): what an exported config or a shareable link names instead of the data.
+    ``sha256`` is the public file's digest, and None for "private" and "single" (the single
+    file holds the private rows): a link or config carries nothing computed from private data,
+    since a digest lets anyone who knows all but one private row find that row by trying its
+    possible values.
+
+Reading: the public file with its own types; a file that holds private rows (the private file,
+or one file to be split) with ``read_csv_upload(..., private=True)``, so that nothing it
+decides (refused or not, columns, types, number of rows) turns on a private value; the public
+part of a split gets its types from its own rows (:func:`~dpcore.datasets.type_columns`).
 
 The widgets (all keyed, see ``_DEFAULTS``) are drawn by each page, so Streamlit would reset them
 on a page switch; :func:`ui.state.keep_widget_state` re-assigns their values first, Streamlit's
@@ -46,6 +57,7 @@ from dpcore.datasets import (
     split_by_value,
     split_columns,
     split_random,
+    type_columns,
 )
 from dpcore.text import md
 from ui.cache import content_key, load_builtin, session_memo
@@ -136,6 +148,10 @@ def scenario_sidebar() -> Scenario | None:
         st.info(f"Upload your data in the sidebar: {LIMIT_TEXT} The pages show no data until "
                 "the files are in.", icon=":material/upload:")
         return None
+    report = current_upload_report()
+    if source == UPLOAD and report is not None:  # on every page: each may publish
+        for warning in report.private_warnings:
+            st.warning(md(warning), icon=":material/warning:")
     return current_scenario()
 
 
@@ -214,10 +230,12 @@ def _upload_panel() -> bool:
             st.file_uploader("Public CSV (E)", key="upload_public"),
             st.file_uploader("Private CSV (D)", key="upload_private"),
         ]
+        private = [False, True]
     else:
         files = [st.file_uploader("CSV to split into E and D", key="upload_single")]
+        private = [True]
     problems: list[str] = []
-    frames = [_read(file, problems) for file in files]
+    frames = [_read(file, problems, p) for file, p in zip(files, private, strict=True)]
     waiting = False
     if any(file is None for file in files):
         waiting = _waiting_for_files(problems)
@@ -246,14 +264,15 @@ def _waiting_for_files(problems: list[str]) -> bool:
     return True
 
 
-def _read(file: UploadedFile | None, problems: list[str]) -> pd.DataFrame | None:
+def _read(file: UploadedFile | None, problems: list[str], private: bool) -> pd.DataFrame | None:
+    """The file's table; one that holds private rows is read as text (module notes)."""
     if file is None:
         return None
     data = file.getvalue()
     try:
-        read = functools.partial(read_csv_upload, data, file.name)
+        read = functools.partial(read_csv_upload, data, file.name, private=private)
         with st.spinner(f"Reading {md(file.name)} ({len(data) / 2**20:.1f} MB)…"):
-            return session_memo(content_key("csv", data, file.name), read)
+            return session_memo(content_key("csv", data, file.name, private), read)
     except DataError as exc:
         problems.append(str(exc))
         return None
@@ -269,6 +288,7 @@ def _build_from_frames(
             rule: tuple[Any, ...] = ()
         else:
             private, public, rule = _split_panel(frames[0], contents[0])
+            public = type_columns(public, f"the public part of {files[0].name!r}")
         _, shared, _ = align_columns(private, public)
     except ValueError as exc:
         problems.append(str(exc))
@@ -303,15 +323,39 @@ def _build_from_frames(
     _set_current(scenario, scenario_id, report)
     roles = ("public", "private") if mode == TWO_FILES else ("single",)
     st.session_state[UPLOAD_FILES_KEY] = [
-        {"role": role, "name": file.name,
-         "sha256": session_memo(content_key("sha256", file.file_id, file.name, len(data)),
-                                functools.partial(_sha256, data))}
+        {"role": role, "name": file.name, "sha256": _public_digest(role, file, data)}
         for role, file, data in zip(roles, files, contents, strict=True)
     ]
 
 
+def _public_digest(role: str, file: UploadedFile, data: bytes) -> str | None:
+    """The SHA-256 of the public file; None for a file with private rows (module notes)."""
+    if role != "public":
+        return None
+    key = content_key("sha256", file.file_id, file.name, len(data))
+    return session_memo(key, functools.partial(_sha256, data))
+
+
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def _same_option(options: list[Any], value: Any) -> Any:
+    """The option that ``value`` stands for: the file is read as text, so a number from a
+    link or an older config (``1``) is the option written ``"1"`` (or ``"1.0"``)."""
+    if value is None or value in options:
+        return value
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    for option in options:
+        try:
+            if float(option) == number:
+                return option
+        except (TypeError, ValueError):
+            continue
+    return None
 
 
 def _split_panel(
@@ -328,8 +372,11 @@ def _split_panel(
     if rule == BY_VALUE:
         column = choose("Column", candidates, "split_column",
                         help="Columns with few distinct values (such as sex or region).")
-        values = list(frame[column].value_counts().index)
-        value = choose("Value", values, "split_value", format_func=str)
+        # In the values' own order, not by frequency: the default goes into links and
+        # configs, and the most common value of a file that holds private rows is private.
+        values = sorted(frame[column].dropna().unique(), key=str)
+        value = choose("Value", values, "split_value", format_func=str,
+                       default=_same_option(values, st.session_state.get("split_value")))
         p = st.slider("Share of those rows made private", 0.5, 1.0, step=0.05, key="split_p")
         st.caption(
             f"{p:.0%} of the rows with {md(column)} = {md(value)} and {1 - p:.0%} of the others "

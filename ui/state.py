@@ -5,6 +5,10 @@ that a different page draws. :func:`keep_widget_state` copies each managed widge
 plain session-state key (which Streamlit never forgets) and assigns it back before the widget is
 drawn. Widgets managed here take their initial value from those defaults, never from ``value=``
 or ``index=``.
+
+A value that the widget about to be drawn cannot take (not among its options: a link's value, or
+one kept from another scenario) is replaced by the default before the widget sees it
+(:func:`ui.links.settle`), with a note in the main area where it came from a link.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ def hold_widget_state() -> None:
     at the start of every page. The first run of a session also restores the controls a
     shareable link names (:func:`ui.links.restore`), before any widget is drawn.
     """
-    links.restore()
+    links.start_run()
     for key in st.session_state.get(_HELD, ()):
         if key in st.session_state:
             st.session_state[key] = st.session_state[key]
@@ -51,6 +55,5 @@ def choose(label: str, options: list[Any], key: str, default: Any = None, **kwar
     option) when the value is not among the options, for example after the scenario changed."""
     fallback = default if default in options else options[0]
     keep_widget_state({key: fallback})
-    if st.session_state[key] not in options:
-        st.session_state[key] = st.session_state[f"_kept_{key}"] = fallback
+    links.settle(key, lambda value: value in options, fallback)
     return st.selectbox(label, options, key=key, **kwargs)

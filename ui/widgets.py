@@ -1,7 +1,9 @@
 """Controls that every page shares: the privacy budget ε, the seed, the number of replicates.
 
 Each widget keeps its value across page switches (:func:`ui.state.keep_widget_state`) and says in
-plain words what its ends mean, so a first-time viewer can read any page's sidebar.
+plain words what its ends mean, so a first-time viewer can read any page's sidebar. A value it
+cannot take (a link's value that is not among its options or beyond its range) is replaced by its
+default before it is drawn, with a note (:func:`ui.links.settle`).
 """
 
 from __future__ import annotations
@@ -10,13 +12,12 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from dpcore.runs.domains import EPSILONS, LAMBDAS, SEED
+from ui import links
 from ui.state import keep_widget_state
 
-#: Epsilons offered on every page, log-spaced.
-EPSILONS = (0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
-#: Regularisation strengths offered on every page, log-spaced.
-LAMBDAS = (0.001, 0.002, 0.003, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0,
-           3.0, 5.0, 10.0)
+__all__ = ["EPSILONS", "LAMBDAS", "epsilon_slider", "lambda_slider", "log_slider",
+           "replicates_slider", "seed_input"]
 EPSILON_HELP = (
     "The privacy budget of one release: smaller ε means stronger privacy and more noise. "
     "At ε the output's probability changes by at most a factor e^ε when one person's record "
@@ -29,10 +30,17 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
+def _keep_option(key: str, options: Sequence, default: object) -> None:
+    """Keep the widget's value, or its default where the value is not among ``options``."""
+    keep_widget_state({key: default})
+    links.settle(key, lambda value: value in options,
+                 default if default in options else options[0])
+
+
 def log_slider(label: str, options: Sequence[float], key: str, default: float, *,
                help: str | None = None) -> float:
     """A select slider over log-spaced ``options`` that keeps its value across pages."""
-    keep_widget_state({key: default})
+    _keep_option(key, options, default)
     return float(st.select_slider(label, list(options), key=key, help=help,
                                   format_func=_number))
 
@@ -64,8 +72,9 @@ def lambda_slider(key: str, default: float = 0.1, *, options: Sequence[float] = 
 def seed_input(key: str, default: int = 0, *, label: str = "Simulation seed") -> int:
     """The seed of a study: the same seed gives the same figures. Never used for a release."""
     keep_widget_state({key: default})
+    links.settle(key, lambda value: SEED.problem(value) is None, default)
     value = st.number_input(
-        label, min_value=0, max_value=2**31 - 1, step=1, key=key,
+        label, min_value=SEED.low, max_value=SEED.high, step=1, key=key,
         help="Seeds the simulations on this page, so a figure can be reproduced. Releases never "
              "use it: they draw fresh randomness from the operating system.",
     )
@@ -76,5 +85,5 @@ def replicates_slider(key: str, default: int = 100, *,
                       options: Sequence[int] = (20, 50, 100, 200),
                       label: str = "Replicates", help: str | None = None) -> int:
     """How many times a study repeats the mechanism (more: smoother figures, slower)."""
-    keep_widget_state({key: default})
+    _keep_option(key, options, default)
     return int(st.select_slider(label, list(options), key=key, help=help))

@@ -14,7 +14,8 @@ Modules
 ``builtin``
     The built-in scenarios: :func:`list_scenarios`, :func:`load_scenario`, :func:`replace_public`.
 ``reading``
-    :func:`read_csv_upload` (bytes of one uploaded CSV to a DataFrame), :func:`infer_column_types`.
+    :func:`read_csv_upload` (bytes of one uploaded CSV to a DataFrame; ``private=True`` for a
+    file with private rows), :func:`type_columns`, :func:`infer_column_types`.
 ``uploads``
     :func:`align_columns`, :func:`split_by_value`, :func:`split_random`,
     :func:`scenario_from_uploads` (two frames to a :class:`Scenario` and an :class:`UploadReport`).
@@ -34,12 +35,14 @@ from dpcore.datasets.reading import (
     NA_VALUES,
     infer_column_types,
     read_csv_upload,
+    type_columns,
 )
 from dpcore.datasets.scenario import KINDS, Scenario
 from dpcore.datasets.uploads import (
     MAX_CLASSES,
     MAX_FEATURES,
     MAX_SPLIT_VALUES,
+    OVERLAP_WARNING,
     PUBLIC_MISSING,
     UploadReport,
     align_columns,
@@ -57,6 +60,7 @@ __all__ = [
     "MAX_SPLIT_VALUES",
     "MAX_UPLOAD_BYTES",
     "NA_VALUES",
+    "OVERLAP_WARNING",
     "PUBLIC_MISSING",
     "PUBLIC_OPTIONS",
     "Scenario",
@@ -75,4 +79,5 @@ __all__ = [
     "split_by_value",
     "split_columns",
     "split_random",
+    "type_columns",
 ]

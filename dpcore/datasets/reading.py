@@ -1,12 +1,42 @@
 """Reading one uploaded CSV file: bytes in, a DataFrame or a :class:`~dpcore.DataError` out.
 
-``read_csv_upload(data, name, *, max_bytes=MAX_UPLOAD_BYTES) -> DataFrame``
+``read_csv_upload(data, name, *, max_bytes=MAX_UPLOAD_BYTES, private=False) -> DataFrame``
     Parse the bytes of one uploaded file: UTF-8 CSV with commas and one header row. Numeric
     columns become numbers; the cells ``""``, ``"?"``, ``"NA"``, ``"N/A"``, ``"NaN"``,
     ``"null"``, ``"None"`` and ``"#N/A"`` are missing values. No other exception escapes it.
+    ``private=True`` reads a file that holds private rows: every column stays text.
+``type_columns(frame, where="the public file") -> DataFrame``
+    Give text columns their numeric type by the rules of :func:`read_csv_upload`: the public
+    part of a file read with ``private=True``.
+``parse_numbers(values) -> Series``
+    Cells as floats by a rule fixed cell by cell (numbers, infinities, else NaN): how a private
+    value is read into a column that the public file makes numeric.
 ``infer_column_types(frame) -> DataFrame``
     One row per column: type (numeric, binary, categorical, constant or empty), number of
     distinct values, missing cells and an example value, for display.
+
+Files with private rows
+-----------------------
+Whether a file is accepted, and what it becomes, must not depend on the value of one private
+record: two private files that differ in one record (replace-one, the relation the mechanisms'
+proofs assume) are both accepted, with the same columns and the same number of rows, or both
+refused. So ``private=True`` takes no decision on a cell's value. Every column stays text (the
+types come from the public file: :func:`scenario_from_uploads
+<dpcore.datasets.uploads.scenario_from_uploads>` reads each private cell into the public
+column's type, and a cell that is not a number there is missing, imputed by the public rule and
+counted for the data owner), so a text cell such as ``forty`` in a numeric column, or ``inf``,
+refuses nothing; and every row of the header's width is a record, even one whose cells are all
+blank (``,,,``: all missing), so no record is dropped and ``N_D`` is the number of records
+written. A record here is a row of the header's width whose cells are any printable UTF-8 text,
+quoted as CSV requires: replacing one such record by another keeps the outcome.
+
+What is still refused is the file rather than a record: not UTF-8, binary or markup, no header,
+too many columns, no data rows, and CSV syntax that does not delimit records (an unclosed quote,
+a row of another width than the header). Such bytes are not a list of records at all (an
+unclosed quote swallows the rows after it, so "the record that differs" is not even defined),
+and the data owner, who alone sees the message, must fix the file before any release is made
+from it. The size limit is a resource bound of the app; it is far above any file the pages can
+work with, so a replaced record does not meet it in practice.
 
 Speed: a well-formed file is tokenised by pyarrow's CSV reader and its columns are converted by
 vectorised pyarrow kernels (no Python loop over cells); the file is parsed again by Python's
@@ -39,7 +69,9 @@ __all__ = [
     "MAX_UPLOAD_BYTES",
     "NA_VALUES",
     "infer_column_types",
+    "parse_numbers",
     "read_csv_upload",
+    "type_columns",
 ]
 
 #: Largest file that :func:`read_csv_upload` accepts (20 MiB, Streamlit's default is 200 MB).
@@ -81,7 +113,9 @@ _JSON_START = re.compile(r'\{\s*["}]|\[\s*[\[{"\]\d-]')
 _MARKUP = ("<!doctype", "<html", "<?xml", "<head", "<body", "<table", "<!--", "<div", "<svg")
 
 
-def read_csv_upload(data: bytes, name: str, *, max_bytes: int = MAX_UPLOAD_BYTES) -> pd.DataFrame:
+def read_csv_upload(
+    data: bytes, name: str, *, max_bytes: int = MAX_UPLOAD_BYTES, private: bool = False
+) -> pd.DataFrame:
     """Read the bytes of an uploaded CSV file into a DataFrame.
 
     Parameters
@@ -92,14 +126,19 @@ def read_csv_upload(data: bytes, name: str, *, max_bytes: int = MAX_UPLOAD_BYTES
         File name, used in messages.
     max_bytes : int, default=MAX_UPLOAD_BYTES
         Upload limit; a larger file is refused before it is decoded or parsed.
+    private : bool, default=False
+        Whether the file holds private rows (the private file, or one file to be split into
+        public and private parts). Then no outcome depends on a cell's value (module notes):
+        every column is text, and a row of the header's width whose cells are all blank is a
+        record with every value missing rather than a blank line.
 
     Returns
     -------
     DataFrame
         One column per header name; numeric columns as numbers (int64 when every cell is a
-        whole number, else float64), the others as text (stripped of surrounding spaces),
-        missing cells (see :data:`NA_VALUES`) as NaN. Text cells are kept as written: a
-        formula-like cell (``=1+1``) is inert text.
+        whole number, else float64; with ``private=True`` every column is text), the others
+        as text (stripped of surrounding spaces), missing cells (see :data:`NA_VALUES`) as NaN.
+        Text cells are kept as written: a formula-like cell (``=1+1``) is inert text.
 
     Raises
     ------
@@ -107,14 +146,21 @@ def read_csv_upload(data: bytes, name: str, *, max_bytes: int = MAX_UPLOAD_BYTES
         Whatever the bytes, with a message that says what is wrong and what to do: too large,
         empty, binary (an image, an archive, a PDF), JSON or HTML rather than CSV, not UTF-8,
         not comma-separated, malformed quotes or rows, blank or duplicate headers, no header row,
-        too many columns, no data rows, text or infinite values in a numeric column.
+        too many columns, no data rows, and (unless ``private``) text or infinite values in a
+        numeric column.
     TypeError
         If ``data`` is not bytes.
+
+    Examples
+    --------
+    >>> data = b"age,city\\n41,north\\nforty,south\\n,\\n"
+    >>> read_csv_upload(data, "d.csv", private=True)["age"].tolist()
+    ['41', 'forty', nan]
     """
     if not isinstance(data, bytes | bytearray | memoryview):
         raise TypeError(f"data must be bytes, got {type(data).__name__}.")
     try:
-        return _read_csv(bytes(data), name, max_bytes)
+        return _read_csv(bytes(data), name, max_bytes, private)
     except DataError:
         raise
     except Exception as exc:  # the contract: only DataError escapes, whatever the bytes
@@ -124,7 +170,7 @@ def read_csv_upload(data: bytes, name: str, *, max_bytes: int = MAX_UPLOAD_BYTES
         ) from exc
 
 
-def _read_csv(data: bytes, name: str, max_bytes: int) -> pd.DataFrame:
+def _read_csv(data: bytes, name: str, max_bytes: int, private: bool) -> pd.DataFrame:
     if len(data) > max_bytes:
         raise DataError(
             f"{name!r} is {_size(len(data))}, over the upload limit of {_size(max_bytes)}. "
@@ -136,10 +182,10 @@ def _read_csv(data: bytes, name: str, max_bytes: int) -> pd.DataFrame:
             f"{name!r} is empty. Upload a CSV file with a header row and at least one data row."
         )
     _check_not_markup(text, name)
-    columns = _parse_fast(text, data.removeprefix(b"\xef\xbb\xbf"))
+    columns = _parse_fast(text, data.removeprefix(b"\xef\xbb\xbf"), private)
     lines: list[int] | None = None
     if columns is None:  # irregular: parse with the csv module, which names the line
-        header, rows, lines = _parse_rows(text, name)
+        header, rows, lines = _parse_rows(text, name, private)
         _check_header(header, name)
         _check_widths(header, rows, lines, name)
         columns = [pa.array(cells, pa.string()) for cells in zip(*rows, strict=True)]
@@ -156,7 +202,7 @@ def _read_csv(data: bytes, name: str, max_bytes: int) -> pd.DataFrame:
     def line_numbers() -> list[int]:  # file line of every data row, only for messages
         return lines if lines is not None else _parse_rows(text, name)[2]
 
-    return _to_frame(header, columns, lines is None, name, line_numbers)
+    return _to_frame(header, columns, lines is None, name, None if private else line_numbers)
 
 
 def _decode(data: bytes, name: str) -> str:
@@ -215,10 +261,11 @@ def _check_not_markup(text: str, name: str) -> None:
         )
 
 
-def _parse_fast(text: str, data: bytes) -> list[pa.Array] | None:
+def _parse_fast(text: str, data: bytes, private: bool) -> list[pa.Array] | None:
     """Cells of every row (the header first), one string array per column; None if irregular.
 
-    ``data`` is ``text`` as UTF-8 bytes (the upload without its byte-order mark).
+    ``data`` is ``text`` as UTF-8 bytes (the upload without its byte-order mark). Rows of blank
+    cells are dropped, except (``private``) those after the header: records with no values.
 
     Irregular means anything on which pyarrow's tokeniser might differ from :mod:`csv` with
     ``skipinitialspace`` and ``strict`` (a quote that is not a plain quoted field) or which
@@ -252,6 +299,10 @@ def _parse_fast(text: str, data: bytes) -> list[pa.Array] | None:
     for column in columns:  # drop rows that hold only blank cells, as _parse_rows does
         empty = pc.equal(pc.utf8_trim_whitespace(column), "")
         blank = empty if blank is None else pc.and_(blank, empty)
+    if blank is not None and private:  # keep the blank records after the header
+        first = pc.index(blank, False).as_py()  # the header: the first row with a value
+        after = np.arange(len(blank)) > (first if first >= 0 else len(blank))
+        blank = pc.and_(blank, pa.array(~after))
     if blank is not None and pc.any(blank).as_py():
         columns = [pc.filter(column, pc.invert(blank)) for column in columns]
     if not len(columns[0]):
@@ -259,13 +310,20 @@ def _parse_fast(text: str, data: bytes) -> list[pa.Array] | None:
     return columns
 
 
-def _parse_rows(text: str, name: str) -> tuple[list[str], list[list[str]], list[int]]:
-    """Header, non-blank data rows and the file line on which each data row ends."""
+def _parse_rows(
+    text: str, name: str, private: bool = False
+) -> tuple[list[str], list[list[str]], list[int]]:
+    """Header, non-blank data rows and the file line on which each data row ends.
+
+    With ``private``, a data row of the header's width is kept even when its cells are blank:
+    it is a record with no values (as in :func:`_parse_fast`).
+    """
     reader = csv.reader(io.StringIO(text, newline=""), skipinitialspace=True, strict=True)
     rows, lines = [], []
     try:
         for row in reader:
-            if any(cell.strip() for cell in row):
+            record = private and bool(rows) and len(row) == len(rows[0])
+            if record or any(cell.strip() for cell in row):
                 rows.append(row)
                 lines.append(reader.line_num)
     except csv.Error as exc:
@@ -346,22 +404,128 @@ def _to_frame(
     columns: list[pa.Array],
     skip_first: bool,
     name: str,
-    line_numbers: Callable[[], list[int]],
+    line_numbers: Callable[[], list[int]] | None,
 ) -> pd.DataFrame:
+    """The frame of the cells; text columns only when ``line_numbers`` is None (private)."""
     na_values = pa.array(sorted(NA_VALUES), pa.string())
     data = {}
     for col, cells in zip(header, columns, strict=True):
         cells = pc.utf8_trim_whitespace(cells[1:] if skip_first else cells)
         missing = pc.is_in(cells, value_set=na_values)
         cells = pc.if_else(missing, pa.scalar(None, pa.string()), cells)
-        data[col] = _to_numeric(cells, col, name, line_numbers)
+        if line_numbers is None:
+            data[col] = pd.Series(pd.array(cells, dtype="str"))
+        else:
+            data[col] = _to_numeric(cells, col, repr(name), _on_line(line_numbers))
     return pd.DataFrame(data, columns=header)
 
 
-def _to_numeric(
-    cells: pa.Array, col: str, name: str, line_numbers: Callable[[], list[int]]
-) -> pd.Series:
-    """The column as numbers if every present cell is a finite number, else as text."""
+def _on_line(line_numbers: Callable[[], list[int]]) -> Callable[[int], str]:
+    return lambda row: f" on line {line_numbers()[row]}"
+
+
+def type_columns(frame: pd.DataFrame, where: str = "the public file") -> pd.DataFrame:
+    """Give text columns their numeric type by the rules of :func:`read_csv_upload`.
+
+    For the public part of a file read with ``private=True`` (a file split into public and
+    private parts): its types, like everything that shapes the encoding, come from public rows
+    only. A frame that :func:`read_csv_upload` typed is returned unchanged.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Public rows; text columns hold cells as written (missing cells NaN).
+    where : str, default="the public file"
+        What the frame is, in messages ("Column 'age' of the public file holds ...").
+
+    Returns
+    -------
+    DataFrame
+        A text column whose every present cell is a finite number becomes numeric (int64 or
+        float64, as :func:`read_csv_upload` reads it); the other columns are unchanged.
+
+    Raises
+    ------
+    DataError
+        A column that holds numbers except for a few text or infinite cells, as
+        :func:`read_csv_upload` refuses it (the message has no line number).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"age": ["41", "30"], "city": ["north", "7"]})
+    >>> type_columns(frame).dtypes.astype(str).tolist()
+    ['int64', 'str']
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
+    out = {}
+    for col in frame.columns:
+        values = frame[col]
+        if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+            out[col] = values
+            continue
+        typed = _to_numeric(_text_cells(values), str(col), where, lambda row: "")
+        numeric = pd.api.types.is_numeric_dtype(typed)
+        out[col] = pd.Series(typed.to_numpy(), index=frame.index) if numeric else values
+    return pd.DataFrame(out, index=frame.index, columns=frame.columns)
+
+
+def parse_numbers(values: pd.Series) -> pd.Series:
+    """Cells as floats by a rule fixed cell by cell, without looking at the other cells.
+
+    How a private value is read into a column that the public file makes numeric: a number
+    as :func:`read_csv_upload` writes it (``41``, ``-2.5``, ``1e3``) is that number (``1e999``
+    overflows to ``inf``); ``inf``, ``-Infinity`` and the like are infinite (the encoding clips
+    them to the public range); any other cell (``forty``, ``0x1F``, a missing cell) is NaN.
+
+    Parameters
+    ----------
+    values : Series
+        Text cells, or numbers (returned as floats; booleans as 0 and 1).
+
+    Returns
+    -------
+    Series of float
+        Same index.
+
+    Examples
+    --------
+    >>> parse_numbers(pd.Series(["41", " 2.5", "forty", "-inf", None])).tolist()
+    [41.0, 2.5, nan, -inf, nan]
+    """
+    if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        return values.astype(float)
+    cells = pc.utf8_trim_whitespace(_text_cells(values))
+    number = pc.fill_null(pc.match_substring_regex(cells, f"^{_NUMBER}$"), False)
+    infinite = pc.fill_null(pc.match_substring_regex(cells, _INFINITY), False)
+    numbers = pc.if_else(number, cells, None)
+    try:
+        parsed = pc.cast(numbers, pa.float64()).to_numpy(zero_copy_only=False)
+    except pa.ArrowInvalid:  # such as 1e999, which pandas reads as inf
+        parsed = pd.to_numeric(
+            pd.Series(numbers.to_numpy(zero_copy_only=False)), errors="coerce"
+        ).to_numpy(dtype=float, na_value=np.nan)
+    negative = pc.fill_null(pc.starts_with(cells, "-"), False).to_numpy(zero_copy_only=False)
+    inf = np.where(negative, -np.inf, np.inf)
+    out = np.where(infinite.to_numpy(zero_copy_only=False), inf, parsed)
+    return pd.Series(out, index=values.index, dtype=float)
+
+
+def _text_cells(values: pd.Series) -> pa.Array:
+    """A column's cells as a pyarrow string array (missing cells null, others as text)."""
+    cells = values.to_numpy(dtype=object, na_value=None)
+    try:  # text cells (as read_csv_upload gives them): no Python loop
+        return pa.array(cells, pa.string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # other objects: as text
+        return pa.array([None if c is None else str(c) for c in cells], pa.string())
+
+
+def _to_numeric(cells: pa.Array, col: str, where: str, line: Callable[[int], str]) -> pd.Series:
+    """The column as numbers if every present cell is a finite number, else as text.
+
+    ``where`` names the data in messages (a quoted file name); ``line(row)`` is " on line N"
+    for the row's file line, or "" where lines are not known.
+    """
     present = pc.is_valid(cells)
     n_present = pc.sum(present).as_py() or 0
     text = pd.Series(pd.array(cells, dtype="str"))
@@ -381,8 +545,8 @@ def _to_numeric(
     if n_infinite and n_number + n_infinite >= _NUMERIC_SHARE * n_present:
         row = int(np.flatnonzero(np.asarray(bad))[0])
         raise DataError(
-            f"Column {col!r} of {name!r} holds {n_infinite} infinite value(s), e.g. "
-            f"{cells[row].as_py()!r} on line {line_numbers()[row]}: only finite numbers can be "
+            f"Column {col!r} of {where} holds {n_infinite} infinite value(s), e.g. "
+            f"{cells[row].as_py()!r}{line(row)}: only finite numbers can be "
             "used. Replace them by a finite value (such as the column's largest meaningful "
             "value), or empty those cells to mark missing values, and upload again."
         )
@@ -390,8 +554,8 @@ def _to_numeric(
         bad = pc.and_(present, pc.invert(number))
         row = int(np.flatnonzero(np.asarray(bad))[0])
         raise DataError(
-            f"Column {col!r} of {name!r} holds numbers except for {n_present - n_number} "
-            f"cell(s), e.g. {cells[row].as_py()!r} on line {line_numbers()[row]}. Correct those "
+            f"Column {col!r} of {where} holds numbers except for {n_present - n_number} "
+            f"cell(s), e.g. {cells[row].as_py()!r}{line(row)}. Correct those "
             "cells, or empty them to mark missing values, and upload again."
         )
     return text

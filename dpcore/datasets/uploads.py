@@ -28,6 +28,10 @@ that are empty or constant *in the public file*), their types (numeric or text, 
 file), the one-hot levels, the scaling ranges, the target's classes and the positive class, and
 hence ``d``. Private values are then mapped by rules fixed in advance, value by value:
 
+- a private cell is read into its column's public type (the private file is best read with
+  ``read_csv_upload(..., private=True)``, which leaves every column as text): in a numeric
+  column, a cell that is not a number (``forty``) is missing, by
+  :func:`~dpcore.datasets.reading.parse_numbers`; in a text column, a cell is compared as written;
 - a numeric value outside the public range ``[min, max]`` is clipped to it (``inf`` too);
 - a text value that the public file does not contain encodes as an all-zero group of items;
 - a target value that is not one of the public classes is "not the positive class": 0;
@@ -43,7 +47,47 @@ imputed by the same rule (``public_missing="impute"``) or dropped (``"drop"``): 
 The counts of changed private values are given to the data owner in
 :attr:`UploadReport.private_notes`, each labelled non-private (computed from D without noise;
 never to be published). A private target with a single class is not refused (it is a fact of D;
-a note warns), but a public target with a single class is, since the classes come from E.
+a note warns), but a public target with a single class is, since the classes come from E. No
+check of the private file refuses an upload, with one exception, below.
+
+The public file must not be the private one
+-------------------------------------------
+Every release assumes that E was obtained without looking at D ([JE13]_ Theorem 1); the pages
+that publish the public rows with their weights would otherwise publish private records. The
+built-in options that break this (E = D, a bootstrap of D) are refused at Publish by
+:meth:`Scenario.check_publishable`. An upload is checked here:
+
+- **Refused**: the two files hold the same rows, as a multiset, in the columns they share, read
+  in the public types (the same file uploaded twice, or a re-ordered or re-saved copy).
+- **Warned** (:attr:`UploadReport.private_warnings`, non-private, for the data owner): at least
+  :data:`OVERLAP_WARNING` (10 %) of the public rows appear in the private file beyond what
+  independent samples would share by chance.
+
+Why the refusal may look at D. For a fixed public file E it fires on one private dataset only,
+D = E (as a multiset of rows), so on every pair of neighbours that both differ from E the outcome
+is the same (accepted), and the mechanisms' guarantees hold as before. The pairs it separates, E
+and its neighbours, start from an input that breaks the contract of every release (E obtained
+without looking at D): with E = D the owner has declared the private data public, and the pages
+that publish E's rows with their weights would publish D verbatim. Refusing there replaces a
+total disclosure by at most one bit, "D = E". That bit goes to the data owner, who uploaded both
+files and so knows it: the message lives in the owner's session only, never in a link, config or
+release; the world sees only that nothing was published, as it does whenever an owner does not
+publish. In correct use (E independent of D) the refusal never fires, since independent samples
+of real data are not equal row for row; it stops one mistake, the same file uploaded twice.
+
+Why the overlap only warns. A partial overlap does depend on single records: a neighbour that
+replaces one shared row moves the count by one, so a refusal at a threshold would turn on one
+private record, which is the failure of section 5 of issue 21 again. A warning to the data owner,
+labelled non-private like the other notes, tells the one person who can fix E without making the
+app's behaviour depend on D. The threshold is 10 % of E: independent samples over continuous
+columns share almost no exact rows, while an E made from D (a sample, an extract, a bootstrap, a
+mix) shares a large part; rows that repeat within E itself (columns with few values) measure what
+independent samples share by chance, and only the excess over that estimate counts, so a public
+file of a few categorical columns does not set it off. 10 % is about three standard errors above
+the chance excess of small files (independent files of 80 and 60 rows over 432 possible rows
+share 11 % of E against 6 % expected), and at or below what an E derived from D shares (all of
+it for a copy, sample, extract or bootstrap of D; 10 % for a public file with one row in ten
+copied from D).
 
 References
 ----------
@@ -60,7 +104,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.datasets.encoding import TabularEncoder, biased_split, item_name
-from dpcore.datasets.reading import infer_column_types
+from dpcore.datasets.reading import infer_column_types, parse_numbers, type_columns
 from dpcore.datasets.scenario import Scenario
 from dpcore.text import md
 from dpcore.validation import DataError, check_random_state, check_scalar
@@ -69,6 +113,7 @@ __all__ = [
     "MAX_CLASSES",
     "MAX_FEATURES",
     "MAX_SPLIT_VALUES",
+    "OVERLAP_WARNING",
     "PUBLIC_MISSING",
     "UploadReport",
     "align_columns",
@@ -86,6 +131,9 @@ MAX_CLASSES = 20
 MAX_SPLIT_VALUES = 20
 #: What :func:`scenario_from_uploads` does with public rows that have missing values.
 PUBLIC_MISSING = ("impute", "drop")
+#: Share of the public rows found in the private file, beyond chance, from which the data owner
+#: is warned that E looks derived from D (module notes).
+OVERLAP_WARNING = 0.1
 _NON_PRIVATE = "Non-private (computed from the private file without noise; do not publish): "
 
 
@@ -104,13 +152,18 @@ class UploadReport:
         public values, the positive class. Safe to show to anyone.
     private_notes : tuple of str
         Counts computed from the private file (private values imputed, clipped or encoded as
-        all-zero items; a single target class in D). Each starts with "Non-private"; for the
-        data owner only, never to be published.
+        all-zero items; cells that are not numbers; a single target class in D). Each starts
+        with "Non-private"; for the data owner only, never to be published.
+    private_warnings : tuple of str
+        What the data owner must act on before publishing: the public file shares many rows
+        with the private one (module notes). Non-private like ``private_notes``; a page shows
+        them in its main area.
     """
 
     columns: pd.DataFrame
     notes: tuple[str, ...]
     private_notes: tuple[str, ...] = ()
+    private_warnings: tuple[str, ...] = ()
 
 
 def align_columns(
@@ -135,8 +188,14 @@ def align_columns(
     TypeError
         If either argument is not a DataFrame.
     DataError
-        If the files share no column, or a shared column is numeric in one file and text in
-        the other (a column empty in one file has no type there and is never a mismatch).
+        If either file has no column, or the files share no column name.
+
+    Notes
+    -----
+    Only names are compared: a shared column takes its type from the public file, and
+    :func:`scenario_from_uploads` reads the private cells into it by a fixed rule. Refusing
+    a column that is numeric in one file and text in the other would turn on private values
+    (one text cell makes a private column text).
     """
     _check_frames(private, public)
     for part, frame in (("private", private), ("public", public)):
@@ -160,24 +219,6 @@ def align_columns(
             f"{_listing(public.columns)}; private: {_listing(private.columns)}).{hint} Columns "
             "are matched by exact name: give the same feature the same name in both files."
         )
-    mismatched = []
-    for col in shared:
-        pub, priv = public[col].dropna(), private[col].dropna()
-        if len(pub) and len(priv):
-            pub_num, priv_num = (pd.api.types.is_numeric_dtype(s) for s in (pub, priv))
-            if pub_num != priv_num:
-                num_side, text_side, text = (
-                    ("public", "private", priv) if pub_num else ("private", "public", pub)
-                )
-                mismatched.append(
-                    f"{col!r} is numeric in the {num_side} file but text in the {text_side} "
-                    f"file ({_text_example(text)})"
-                )
-    if mismatched:
-        raise DataError(
-            f"Column types differ between the files: {'; '.join(mismatched)}. Make each column "
-            "the same type in both files, or delete it from one of them."
-        )
     notes = [
         f"Dropped {_listing(cols)} (only in the {side} file): only columns that both files "
         "share can be used."
@@ -188,19 +229,6 @@ def align_columns(
         if cols
     ]
     return private.loc[:, shared], public.loc[:, shared], notes
-
-
-def _text_example(text: pd.Series) -> str:
-    """An example of the text cells of a column that should be numeric, for a message."""
-    values = text.astype(str)
-    numbers = pd.to_numeric(values, errors="coerce")
-    words = values[numbers.isna()]
-    if len(words):
-        return f"e.g. {words.iloc[0]!r}"
-    odd = values[~np.isfinite(numbers.to_numpy(dtype=float))]
-    if len(odd):  # such as "inf": numbers to pandas, not to an encoding with a finite range
-        return f"e.g. {odd.iloc[0]!r}, which is not a finite number"
-    return f"e.g. {values.iloc[0]!r}, stored as text"
 
 
 def split_columns(
@@ -261,7 +289,9 @@ def split_by_value(
     column : str
         One of :func:`split_columns` (any column works; those are the sensible ones).
     value : object
-        A value of ``column``.
+        A value of ``column``. A number matches the cells that read as that number, and a
+        text such as ``"1"`` the numbers it reads as, so a value saved in a config or a link
+        finds its rows whether the file was read with its types or as text.
     p : float, default=0.9
         Private fraction of the rows with ``column == value``.
     p_other : float, default=None
@@ -300,7 +330,7 @@ def split_by_value(
         if p_other is None
         else check_scalar(p_other, "p_other", min_val=0.0, max_val=1.0, include_min=True)
     )
-    in_group = (frame[column] == value).to_numpy(dtype=bool, na_value=False)
+    in_group = _rows_equal(frame[column], value)
     if not in_group.any():
         values = frame[column].dropna().unique()[:10]
         raise DataError(
@@ -311,6 +341,18 @@ def split_by_value(
     if drop:
         frame = frame.drop(columns=column)
     return _parts(frame, private)
+
+
+def _rows_equal(values: pd.Series, value: Any) -> np.ndarray:
+    """Rows whose cell equals ``value``; across text and numbers, equal as numbers."""
+    same = (values == value).to_numpy(dtype=bool, na_value=False)
+    text_value, text_column = isinstance(value, str), not pd.api.types.is_numeric_dtype(values)
+    if same.any() or text_value == text_column or isinstance(value, bool | np.bool_):
+        return same
+    number = parse_numbers(pd.Series([value], dtype=object)).iloc[0]
+    if np.isnan(number):
+        return same
+    return (parse_numbers(values) == number).to_numpy(dtype=bool)
 
 
 def split_random(
@@ -370,7 +412,10 @@ def scenario_from_uploads(
     Parameters
     ----------
     private, public : DataFrame
-        D and E, in this order, as returned by :func:`read_csv_upload` (or a split).
+        D and E, in this order, as returned by :func:`read_csv_upload` (the private file with
+        ``private=True``) or by a split. Text columns of ``public`` that hold numbers are
+        typed by :func:`~dpcore.datasets.reading.type_columns`; ``private`` cells are read into
+        the public types (module notes), whatever their own type.
     target : str, default=None
         Column to predict; it must take at least two classes in the public file.
     positive : object, default=None
@@ -398,9 +443,11 @@ def scenario_from_uploads(
     ValueError
         If ``public_missing`` is not one of :data:`PUBLIC_MISSING`.
     DataError
-        No rows, no shared column, mismatched column types, infinite public values, no
-        feature left, unknown target, a target with one or more than :data:`MAX_CLASSES`
-        classes in the public file, an unknown positive class, too many encoded columns.
+        No rows, no shared column, a public column of numbers with a few text or infinite
+        cells, the same rows in both files, no feature left, unknown target, a target with one
+        or more than :data:`MAX_CLASSES` classes in the public file, an unknown positive class,
+        too many encoded columns. Each is decided by the public file and the arguments, except
+        "the same rows in both files" (module notes).
     """
     _check_frames(private, public)
     if public_missing not in PUBLIC_MISSING:
@@ -416,13 +463,16 @@ def scenario_from_uploads(
             "a larger public file."
         )
     private, public, notes = align_columns(private, public)
-    aligned_public, aligned_private = public, private
     if target is not None and target not in public.columns:
         raise DataError(
             f"Target {target!r} is not a column of both files; choose one of "
             f"{_listing(public.columns)}."
         )
+    public = type_columns(public)
     _check_public_finite(public)
+    private, not_numbers = _read_into_public_types(private, public)
+    private_warnings = _check_not_derived(private, public)
+    aligned_public, aligned_private = public, private
     if public_missing == "drop":
         public = _drop_incomplete(public, notes)
     dropped = _useless_columns(public, target, notes)
@@ -438,7 +488,9 @@ def scenario_from_uploads(
             binary, target_column = [target], target
         else:
             categories[target], target_column = levels, item_name(target, positive)
-    private_notes = _private_notes(private, public, numeric, medians, target, positive, levels)
+    private_notes = _private_notes(
+        private, public, numeric, medians, target, positive, levels, not_numbers
+    )
     notes.extend(_public_imputation_notes(public, numeric, medians, target))
     conformed_public = _conform(public, numeric, medians, binary)
     conformed_private = _conform(private, numeric, medians, binary)
@@ -486,7 +538,8 @@ def scenario_from_uploads(
         raw_private=raw_private,
     )
     table = _report_table(aligned_public, aligned_private, encoder, dropped, target_column)
-    return scenario, UploadReport(table, tuple(notes), tuple(private_notes))
+    report = UploadReport(table, tuple(notes), tuple(private_notes), private_warnings)
+    return scenario, report
 
 
 def _check_frames(private: Any, public: Any) -> None:
@@ -516,6 +569,123 @@ def _check_public_finite(public: pd.DataFrame) -> None:
                     "finite range to scale by. Replace them by finite values or empty those "
                     "cells, and upload again."
                 )
+
+
+def _read_into_public_types(
+    private: pd.DataFrame, public: pd.DataFrame
+) -> tuple[pd.DataFrame, dict[str, int]]:
+    """Private cells in the public columns' types, cell by cell; and, per numeric column, how
+    many present private cells are not numbers (now missing: a non-private count)."""
+    out, not_numbers = {}, {}
+    for col in public.columns:
+        values = private[col]
+        if pd.api.types.is_numeric_dtype(public[col]):
+            numbers = parse_numbers(values)
+            count = int((numbers.isna() & values.notna()).sum())
+            if count:
+                not_numbers[col] = count
+            out[col] = numbers
+        else:
+            if pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty"):
+                values = values.map(_as_text)  # numbers (a frame not read as text): as text
+            text = isinstance(public[col].dtype, pd.StringDtype)  # as read_csv_upload gives
+            out[col] = values.astype(public[col].dtype if text else object)
+    return pd.DataFrame(out, index=private.index, columns=public.columns), not_numbers
+
+
+def _as_text(value: Any) -> Any:
+    """A private cell for a text column: text as written, a number as it is usually written
+    (``5``, ``2.5``), a missing cell missing."""
+    if isinstance(value, str) or not pd.api.types.is_scalar(value) or pd.isna(value):
+        return value
+    return _plain(value, repr)
+
+
+def _plain(value: Any, fraction: Any) -> str:
+    """A bool, an integer or a whole float as ``True``/``5``, any other float by ``fraction``
+    (``repr`` keeps every digit, ``"{:g}".format`` is short); anything else by ``str``."""
+    if isinstance(value, bool | np.bool_):
+        return str(bool(value))
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    if isinstance(value, float | np.floating):
+        number = float(value)
+        return str(int(number)) if number.is_integer() else fraction(number)
+    return str(value)
+
+
+def _check_not_derived(private: pd.DataFrame, public: pd.DataFrame) -> tuple[str, ...]:
+    """Refuse a public file with the same rows as the private one; warn of a large overlap.
+
+    Both frames hold the shared columns in the public types. Returns the owner's warnings.
+    """
+    codes = _row_codes(public, private)
+    keys = pd.util.hash_pandas_object(codes, index=False).to_numpy()
+    public_keys, private_keys = keys[: len(public)], keys[len(public) :]
+    if len(public) == len(private):
+        code_e, code_d = codes.to_numpy()[: len(public)], codes.to_numpy()[len(public) :]
+        sort_e, sort_d = (code[np.lexsort(code.T[::-1])] for code in (code_e, code_d))
+        if np.array_equal(sort_e, sort_d):  # the same multiset of rows, exactly
+            raise DataError(
+                f"The public and private files hold the same {len(public):,} rows (in the "
+                f"{public.shape[1]} column(s) they share): the public set E would be the private "
+                "data itself, so every release on this pair would publish the private records, "
+                "and the privacy guarantee assumes that E was obtained without looking at D. "
+                "Upload a public file collected independently of the private one (another "
+                "sample, an older survey), or choose a built-in scenario."
+            )
+    in_private = np.isin(public_keys, private_keys)
+    found, shared = int(in_private.sum()), float(in_private.mean())
+    chance = _chance_overlap(public_keys, len(private_keys))
+    if shared - chance < OVERLAP_WARNING:
+        return ()
+    by_chance = (
+        f" (independent samples would share about {chance:.0%}, judging by how often rows "
+        "repeat within the public file)"
+        if chance >= 0.005
+        else ""
+    )
+    return (
+        f"{_NON_PRIVATE}{found:,} of the {len(public_keys):,} public rows ({shared:.0%}) "
+        f"appear exactly, in every shared column, in the private file{by_chance}. The public "
+        "set must not be derived from the private one (a copy, sample or extract of it, or a "
+        "file that mixes in private rows): every release assumes that E was obtained without "
+        "looking at D, and releases on this pair would leak those rows (the importance and "
+        "subset pages publish the public rows with their weights). Upload a public file "
+        "collected independently of the private one before you publish.",
+    )
+
+
+def _row_codes(public: pd.DataFrame, private: pd.DataFrame) -> pd.DataFrame:
+    """The rows of E, then of D, as integer codes: equal values (numbers as floats, text as
+    written) get equal codes in a column, missing values -1."""
+    codes = {}
+    for col in public.columns:
+        if pd.api.types.is_numeric_dtype(public[col]):
+            kind, missing, zero = float, np.nan, 0.0  # + 0.0: -0.0 and 0.0 alike
+        else:
+            kind, missing, zero = object, None, None
+        parts = [frame[col].to_numpy(dtype=kind, na_value=missing) for frame in (public, private)]
+        both = np.concatenate(parts) if zero is None else np.concatenate(parts) + zero
+        codes[col] = pd.factorize(both, use_na_sentinel=True)[0]
+    return pd.DataFrame(codes, columns=public.columns)
+
+
+def _chance_overlap(public_keys: np.ndarray, n_private: int) -> float:
+    """Share of public rows that an independent private sample of ``n_private`` rows would
+    contain by chance, estimated from the public file alone.
+
+    A public row that repeats elsewhere in E is one that the other ``n_E - 1`` rows, a sample
+    of the same population, happen to contain (a leave-one-out estimate, in the spirit of
+    Good-Turing coverage). So ``r``, the share of public rows that repeat within E, estimates
+    the chance for ``n_E - 1`` draws; for ``n_D`` draws it is about
+    ``1 - (1 - r) ** (n_D / (n_E - 1))``. Continuous columns give ``r`` close to 0; a few
+    categorical columns, close to 1.
+    """
+    repeats = float(pd.Series(public_keys).duplicated(keep=False).mean())
+    if repeats >= 1.0:
+        return 1.0
+    return 1.0 - (1.0 - repeats) ** (n_private / max(len(public_keys) - 1, 1))
 
 
 def _drop_incomplete(public: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
@@ -662,6 +832,7 @@ def _private_notes(
     target: str | None,
     positive: Any,
     levels: list[Any] | None,
+    not_numbers: dict[str, int],
 ) -> list[str]:
     """How many private values the fixed rules changed: for the data owner, non-private."""
     notes = []
@@ -672,6 +843,14 @@ def _private_notes(
             number = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
             low, high = public[col].min(), public[col].max()
             outside = int(((number < low) | (number > high)).sum())
+            text = not_numbers.get(col, 0)
+            missing -= text
+            if text:
+                notes.append(
+                    f"{_NON_PRIVATE}column {col!r}: {text:,} private value(s) that are not "
+                    "numbers (the column is numeric in the public file) treated as missing and "
+                    f"imputed by the public median {_show(medians[col])}."
+                )
             if missing:
                 notes.append(
                     f"{_NON_PRIVATE}column {col!r}: {missing:,} missing private value(s) "
@@ -689,8 +868,9 @@ def _private_notes(
             if missing or unseen:
                 notes.append(
                     f"{_NON_PRIVATE}target {col!r}: {missing + unseen:,} private row(s) with a "
-                    "missing value or a class that the public file does not have, encoded as "
-                    f"not the positive class {_show(positive)} (0)."
+                    "missing value or a class that the public file does not have (or text "
+                    f"where its classes are numbers), encoded as not the positive class "
+                    f"{_show(positive)} (0)."
                 )
         elif missing or unseen:
             notes.append(
@@ -704,14 +884,7 @@ def _show(value: Any) -> str:
     """A cell value as a user wrote it: quoted text, plain numbers (never ``np.float64(0.0)``)."""
     if isinstance(value, str):
         return repr(str(value))
-    if isinstance(value, bool | np.bool_):
-        return str(bool(value))
-    if isinstance(value, int | np.integer):
-        return str(int(value))
-    if isinstance(value, float | np.floating):
-        number = float(value)
-        return str(int(number)) if number.is_integer() else f"{number:g}"
-    return str(value)
+    return _plain(value, "{:g}".format)
 
 
 def _check_width(encoder: TabularEncoder, max_features: int) -> None:

@@ -45,6 +45,7 @@ from dpcore.validation import (
     check_epsilon,
     check_random_state,
     check_scalar,
+    check_study_or_release,
     check_unit_box,
 )
 
@@ -70,6 +71,9 @@ TOL = 1e-10
 #: The certified objective gap every fit must reach: ``TOL`` times the total weight 2.
 GAP = 2.0 * TOL
 MECHANISM = "importance weights (Ji & Elkan Alg. 1)"
+#: The neighbouring relation the sensitivity holds under (N_D public), as the ledger keys it.
+RELATION = "replace"
+NEIGHBOURING = "replace one private record (N_D public)"
 
 
 # --------------------------------------------------------------------------------------------
@@ -366,11 +370,14 @@ class ImportanceWeights:
     clip : bool, default=False
         Clip private records into [0, 1]^d instead of refusing values outside it.
     rng : None, int or numpy.random.Generator, default=None
-        ``None`` (a release) draws the noise from fresh OS entropy; a seed is for tests and
-        simulations only: anyone who knows it can rebuild the noise.
+        ``None``: a **release**, whose noise is coordinate-wise Laplace of scale
+        ``sqrt(d) sensitivity_ / epsilon`` from OpenDP's float-safe sampler and fresh OS entropy
+        (:meth:`dpcore.mechanisms.L2Laplace.release`). A seed or Generator: a **study**, whose
+        noise is the paper's L2-Laplace drawn by numpy; anyone who knows the seed can rebuild
+        it, so a seeded fit cannot spend through an accountant.
     accountant : BudgetAccountant, default=None
         Charged ``epsilon`` before the noise is drawn; a fit that would pass its budget raises
-        :class:`~dpcore.accountant.BudgetExceeded` and releases nothing.
+        :class:`~dpcore.accountant.BudgetExceeded` and releases nothing. Only with ``rng=None``.
 
     Attributes
     ----------
@@ -382,7 +389,11 @@ class ImportanceWeights:
         L2 sensitivity of the released ``beta`` under replace-one,
         :func:`release_sensitivity` (Lemma 2's ``sqrt(d) / (N_D lam)`` plus the solver term).
     noise_scale_ : float
-        ``sensitivity_ / epsilon``; the noise norm is Gamma(d, noise_scale_).
+        ``sensitivity_ / epsilon``: the paper's scale (the noise norm of a study is
+        Gamma(d, noise_scale_)).
+    noise_law_ : str
+        ``"release"`` (coordinate-wise Laplace of scale ``sqrt(d) noise_scale_``, float-safe)
+        or ``"paper"`` (the L2-Laplace of a seeded study).
     epsilon_spent_ : float
     n_features_in_ : int
     feature_names_in_ : ndarray of str, present when ``private`` is a DataFrame
@@ -434,6 +445,7 @@ class ImportanceWeights:
             If the accountant's budget would be passed; nothing is released.
         """
         epsilon, lam = check_epsilon(self.epsilon), check_lam(self.lam)
+        check_study_or_release(self.rng, self.accountant)
         X_D, X_E = _design(private, public, self.fit_intercept, self.clip)
         n_D, d = X_D.shape
         if step1 is None:
@@ -451,17 +463,26 @@ class ImportanceWeights:
             )
         if not step1.converged:
             raise DataError(
-                f"The balanced logistic regression did not converge at lam = {lam:g} (certified "
-                f"objective gap {step1.gap:.2g}, the sensitivity assumes at most {GAP:.2g}), so "
-                "its noise would be too small. Raise lam (for example to 0.001 or more)."
+                f"The balanced logistic regression did not converge at lam = {lam:g} (the "
+                f"sensitivity assumes a certified objective gap of at most {GAP:.2g}), so its "
+                "noise would be too small. Raise lam (for example to 0.001 or more); nothing was "
+                "released."
             )
-        mechanism = L2Laplace(epsilon, release_sensitivity(d, n_D, lam), d)
+        mechanism = L2Laplace(epsilon, release_sensitivity(d, n_D, lam), d,
+                              neighbouring=NEIGHBOURING)
         if self.accountant is not None:
             self.accountant.spend(epsilon, mechanism=MECHANISM, dataset=dataset or "private D",
-                                  note=f"lam = {lam:g}, d = {d}, N_D = {n_D}")
+                                  note=f"lam = {lam:g}, d = {d}, N_D = {n_D}; noise: "
+                                       "coordinate-wise Laplace (OpenDP)",
+                                  relation=RELATION)
         self.sensitivity_ = mechanism.sensitivity
         self.noise_scale_ = mechanism.scale
-        self.beta_ = mechanism.randomise(step1.coef, rng=check_random_state(self.rng))
+        if self.rng is None:
+            self.beta_ = mechanism.release(step1.coef)
+            self.noise_law_ = "release"
+        else:
+            self.beta_ = mechanism.randomise(step1.coef, rng=check_random_state(self.rng))
+            self.noise_law_ = "paper"
         self.weights_ = X_E.shape[0] * softmax(X_E @ self.beta_)
         self.epsilon_spent_ = epsilon
         self.n_features_in_ = d - int(self.fit_intercept)

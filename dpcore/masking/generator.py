@@ -19,7 +19,10 @@ that does not depend on the data, so it costs no privacy), so the paper's ``||x_
   the C-class softmax in the flattened ``W`` (the per-record gradient ``(p - e_y) x^T`` has
   Frobenius norm ``||p - e_y|| ||x||`` and ``||p - e_y||^2 = (1 - p_y)^2 + sum_{c != y} p_c^2
   <= 2 (1 - p_y)^2 <= 2``). For the binary model this is the paper's density
-  ``exp(-lam N epsilon ||eta|| / 2)``. Step 3 (the greedy masked set) uses only ``W'``, the public
+  ``exp(-lam N epsilon ||eta|| / 2)``; a release (``rng=None``) draws ``eta`` as coordinate-wise
+  Laplace at the L1 bound ``sqrt(K d)`` times that sensitivity through OpenDP's float-safe
+  sampler (:meth:`dpcore.mechanisms.L2Laplace.release`). Step 3 (the greedy masked set) uses only
+  ``W'``, the public
   initial set and fresh randomness, so it is post-processing: the released set is epsilon-DP
   whether or not its gradient reaches zero (the paper's Proposition 1 assumes it does; it need
   not).
@@ -52,6 +55,8 @@ from dpcore.masking.model import (
     n_logits,
     predict_labels,
 )
+from dpcore.mechanisms import L2Laplace
+from dpcore.perturbation import check_certified, output_sensitivity, perturb_output
 from dpcore.validation import (
     DataError,
     PrivacyLeakWarning,
@@ -59,6 +64,7 @@ from dpcore.validation import (
     check_epsilon,
     check_random_state,
     check_scalar,
+    check_study_or_release,
 )
 
 __all__ = ["GAP_TOL", "MaskedDataGenerator", "input_perturbation", "lipschitz_constant",
@@ -157,9 +163,11 @@ def input_perturbation(X, epsilon: float, rng=None, accountant=None, *, data_nor
     epsilon : float
         Privacy budget, > 0.
     rng : None, int or numpy.random.Generator, default=None
-        None draws fresh OS entropy (use that for a release).
+        None: a release (float-safe coordinate-wise Laplace at the L1 bound ``sqrt(d)`` times
+        the sensitivity, fresh OS entropy); a seed or Generator: a study (the paper's law).
     accountant : dpcore.accountant.BudgetAccountant, default=None
-        If given, ``epsilon`` is spent through it before any noise is drawn.
+        If given, ``epsilon`` is spent through it before any noise is drawn (``rng=None``
+        only).
     data_norm : float, default=1.0
         Bound on every record's norm, from the domain (never from the private data).
     dataset : str, default="private data"
@@ -175,16 +183,17 @@ def input_perturbation(X, epsilon: float, rng=None, accountant=None, *, data_nor
     (2, 2)
     """
     epsilon = check_epsilon(epsilon)
+    check_study_or_release(rng, accountant)
     Xs, _ = scale_records(_check_features(X), data_norm)
-    rng = check_random_state(rng)
-    from dpcore.mechanisms import L2Laplace
-
     mech = L2Laplace(epsilon=epsilon, sensitivity=2.0, dim=Xs.shape[-1],
                      neighbouring="replace one record's features (labels not protected)")
     if accountant is not None:
         accountant.spend(epsilon, 0.0, mechanism="input perturbation (Pham et al. Alg. 2)",
-                         dataset=dataset, note="features only; labels published unperturbed")
-    return np.asarray(mech.randomise(Xs, rng=rng), dtype=float) * data_norm
+                         dataset=dataset, note="features only; labels published unperturbed",
+                         relation="replace")
+    if rng is None:
+        return mech.release(Xs) * data_norm
+    return np.asarray(mech.randomise(Xs, rng=check_random_state(rng)), dtype=float) * data_norm
 
 
 def _check_features(X) -> np.ndarray:
@@ -219,9 +228,11 @@ class MaskedDataGenerator:
         Size ``N`` of the final masked set, including the initial set; None uses the private
         data's size.
     rng : None, int or numpy.random.Generator, default=None
-        None draws fresh OS entropy (use that for a release).
+        None: a release (float-safe noise for ``W'``, fresh OS entropy for everything); a seed or
+        Generator: a study (the paper's L2-Laplace, reproducible).
     accountant : dpcore.accountant.BudgetAccountant, default=None
-        If given, ``epsilon`` is spent through it before the noise is drawn.
+        If given, ``epsilon`` is spent through it before the noise is drawn (``rng=None``
+        only).
     data_norm : float, default=1.0
         Bound on ``||x||`` from the domain or public information. Records are divided by it
         (and projected onto the unit ball if still outside); masked samples are returned in the
@@ -346,9 +357,10 @@ class MaskedDataGenerator:
         if N < X0.shape[0]:
             raise ValueError(f"n_samples == {N} is smaller than the initial set ({X0.shape[0]} "
                              "rows); n_samples is the size of the final masked set.")
+        check_study_or_release(self.rng, self.accountant)
+        # W' takes its noise from perturb_output (float-safe for a release); the greedy search
+        # of step 3 is post-processing and uses its own Generator.
         rng = check_random_state(self.rng)
-        from dpcore.perturbation import check_certified, output_sensitivity, perturb_output
-
         Xs, self.n_clipped_ = scale_records(X, data_norm)
         fit = fit_logistic_model(Xs, y, lam=lam, n_classes=n_classes)
         K = n_logits(n_classes)
@@ -356,7 +368,8 @@ class MaskedDataGenerator:
         check_certified(float(fit.gap) <= GAP_TOL, tol=GAP_TOL, lam=lam, n=n)  # before spending
         self.sensitivity_ = output_sensitivity(n, lam, 1.0, L, GAP_TOL)
         noisy = perturb_output(fit.coef.ravel(), n=n, lam=lam, epsilon=epsilon, lipschitz=L,
-                               gap=GAP_TOL, rng=rng, accountant=self.accountant,
+                               gap=GAP_TOL, rng=None if self.rng is None else rng,
+                               accountant=self.accountant,
                                dataset=self.dataset, mechanism=MECHANISM)
         W = noisy.reshape(K, d)
         if K > 1:  # drop the noise along the softmax's null direction (post-processing)

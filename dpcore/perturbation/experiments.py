@@ -30,13 +30,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from dpcore.mechanisms import L2Laplace
 from dpcore.perturbation.model import (
+    TOL,
     Prepared,
     encode_labels,
     nonprivate_coef,
     prepare,
     private_coefs,
 )
+from dpcore.perturbation.output import output_sensitivity
 from dpcore.random import stream
 from dpcore.simulation import Progress, report
 from dpcore.validation import DataError, check_array, check_epsilon, check_scalar
@@ -48,6 +51,7 @@ __all__ = [
     "guessing_error",
     "lambda_by_cv",
     "lambda_rule",
+    "release_lambda",
     "learning_curve",
     "lemma_bounds",
     "record_norm_bound",
@@ -165,10 +169,12 @@ def _evaluate(prep: Prepared, W: np.ndarray, X_test, y_test, classes) -> np.ndar
 
 
 def _one_split(Xtr, ytr, Xte, yte, *, epsilons, lam, restarts, methods, data_norm,
-               fit_intercept, seed, key, excess=True, progress: Progress = None) -> list[dict]:
+               fit_intercept, seed, key, excess=True, progress: Progress = None,
+               classes=None) -> list[dict]:
     """Rows of one train/test split. ``lam`` is one value for every epsilon, or a list with
-    one value per epsilon (each epsilon then fitted as if alone, sharing the prepared data)."""
-    prep = prepare(Xtr, ytr, data_norm=data_norm, fit_intercept=fit_intercept)
+    one value per epsilon (each epsilon then fitted as if alone, sharing the prepared data).
+    ``classes``: the target's two classes (public); None reads them from the training part."""
+    prep = prepare(Xtr, ytr, data_norm=data_norm, fit_intercept=fit_intercept, classes=classes)
     Xte = check_array(Xte, "X_test")
     classes = prep.classes
     if not np.isin(np.asarray(yte), classes).all():
@@ -224,7 +230,8 @@ def _check_methods(methods) -> list[str]:
 def epsilon_curve(X, y, *, epsilons: Sequence[float], lam: float, restarts: int = 20,
                   folds: int = 5, X_test=None, y_test=None, data_norm: float | None = 1.0,
                   fit_intercept: bool = False, methods=tuple(CURVE_METHODS), seed: int = 0,
-                  excess: bool = True, progress: Progress = None) -> pd.DataFrame:
+                  excess: bool = True, progress: Progress = None,
+                  classes=None) -> pd.DataFrame:
     """Test error against epsilon for every method, over folds and restarts (Figs. 2c-d).
 
     Per fold, output perturbation reuses the one non-private fit for every epsilon and restart,
@@ -252,6 +259,9 @@ def epsilon_curve(X, y, *, epsilons: Sequence[float], lam: float, restarts: int 
         per fit).
     progress : callable, default=None
         Called with the fraction done.
+    classes : array-like of shape (2,), default=None
+        The target's two classes from public knowledge; None reads them from each fold's
+        training labels (a fold with one class is then refused).
 
     Returns
     -------
@@ -273,7 +283,8 @@ def epsilon_curve(X, y, *, epsilons: Sequence[float], lam: float, restarts: int 
         rows += _one_split(Xtr, ytr, Xte, yte, epsilons=eps, lam=lam, restarts=restarts,
                            methods=methods, data_norm=data_norm, fit_intercept=fit_intercept,
                            seed=seed, key={"fold": k}, excess=excess,
-                           progress=lambda f, k=k: report(progress, (k + f) / len(splits)))
+                           progress=lambda f, k=k: report(progress, (k + f) / len(splits)),
+                           classes=classes)
     return pd.DataFrame(rows)
 
 
@@ -281,11 +292,12 @@ def learning_curve(X, y, *, sizes: Sequence[int], epsilon: float, lam: float,
                    restarts: int = 20, folds: int = 5, X_test=None, y_test=None,
                    data_norm: float | None = 1.0, fit_intercept: bool = False,
                    methods=tuple(CURVE_METHODS), seed: int = 0,
-                   progress: Progress = None) -> pd.DataFrame:
+                   progress: Progress = None, classes=None) -> pd.DataFrame:
     """Test error against the training size at one epsilon (Figs. 2a-b).
 
     Each size trains on the first ``size`` rows of every fold's (shuffled) training part, so the
-    training sets are nested. Columns as :func:`epsilon_curve` plus ``n`` (excess is NaN).
+    training sets are nested. Columns as :func:`epsilon_curve` plus ``n`` (excess is NaN);
+    ``classes`` as there.
     """
     epsilon = check_epsilon(epsilon)
     methods = _check_methods(methods)
@@ -302,7 +314,7 @@ def learning_curve(X, y, *, sizes: Sequence[int], epsilon: float, lam: float,
             part = _one_split(Xtr[take], ytr[take], Xte, yte, epsilons=[epsilon], lam=lam,
                               restarts=restarts, methods=methods, data_norm=data_norm,
                               fit_intercept=fit_intercept, seed=seed,
-                              key={"fold": k, "n": size}, excess=False)
+                              key={"fold": k, "n": size}, excess=False, classes=classes)
             rows += part
             done += 1
             report(progress, done / total)
@@ -378,6 +390,50 @@ def lambda_by_cv(X, y, lams: Sequence[float], *, folds: int = 5,
     return float(table.loc[table["mean"].idxmin(), "lam"]), table
 
 
+#: Lambdas :func:`release_lambda` tries (half-decades).
+RELEASE_LAMBDAS = (1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 3e-2, 0.1, 0.3)
+
+
+def release_lambda(X_pub, y_pub, *, n_private: int, epsilon: float, data_norm: float | None,
+                   fit_intercept: bool, classes=None, lams: Sequence[float] = RELEASE_LAMBDAS,
+                   draws: int = 20, seed: int = 0) -> tuple[float, pd.DataFrame]:
+    """Lambda for an output-perturbation *release* of ``n_private`` records, chosen on public data.
+
+    The best lambda depends on the data through ``||w*||`` (how much the penalty costs against
+    how much noise it saves), so no rule of (epsilon, n, d) alone serves every table: on Adult
+    the best constant of ``lam ~ (d / (n epsilon))^(2/3)`` is near 0.1, on the paper's
+    synthetic data near 5. This reads the *public* set only: for each lambda it fits E's first
+    70 % (seeded split), adds ``draws`` draws of the release's noise (coordinate-wise Laplace
+    at the sensitivity of ``n_private`` records, :meth:`dpcore.mechanisms.L2Laplace.release`'s
+    law) and scores the other 30 %; the lambda with the smallest mean error wins. Nothing
+    private is read and nothing is spent (``n_private`` is public under replace-one).
+
+    Returns
+    -------
+    best : float
+    table : DataFrame with columns lam, error (mean simulated test error on E's held-out part)
+    """
+    epsilon = check_epsilon(epsilon)
+    X_pub = check_array(X_pub, "X_pub")
+    y_pub = np.asarray(y_pub)
+    order = stream(seed, "perturbation", "release lambda").permutation(X_pub.shape[0])
+    cut = int(0.7 * order.size)
+    train, test = order[:cut], order[cut:]
+    prep = prepare(X_pub[train], y_pub[train], data_norm=data_norm, fit_intercept=fit_intercept,
+                   classes=classes)
+    dz = prep.Z.shape[1]
+    rows = []
+    for lam in (check_scalar(v, "lam", min_val=0.0) for v in lams):
+        w0 = nonprivate_coef(prep, lam, tol=1e-10)
+        mech = L2Laplace(epsilon, output_sensitivity(n_private, lam, gap=TOL), dz)
+        W = mech.randomise(np.broadcast_to(w0, (draws, dz)), law="release",
+                           rng=stream(seed, "perturbation", "release lambda", lam))
+        rows.append({"lam": lam, "error": float(np.mean(_evaluate(
+            prep, W, X_pub[test], y_pub[test], prep.classes)))})
+    table = pd.DataFrame(rows)
+    return float(table.loc[table["error"].idxmin(), "lam"]), table
+
+
 def record_norm_bound(groups: dict[str, list[str]], kinds: dict[str, str],
                       columns: Sequence[str]) -> float:
     """L2 bound of an encoded record restricted to ``columns``, from the encoding alone.
@@ -405,13 +461,16 @@ class ScenarioArrays:
     y_test: np.ndarray | None
     data_norm: float
     features: list[str]
+    #: The target's two classes, read from the public set E (never from D).
+    classes: np.ndarray
 
 
 def scenario_arrays(scenario, *, part: str = "private") -> ScenarioArrays:
     """Predictors and target of a :class:`~dpcore.datasets.Scenario` with a domain norm bound.
 
     ``part`` is ``"private"`` (D) or ``"public"`` (E). The test arrays are the scenario's test
-    part (Adult's) or None.
+    part (Adult's) or None. The classes come from the public set: a public target with one class
+    is refused (a public fact), a private one is not (whether D has both classes is private).
     """
     if scenario.target is None:
         raise DataError("This scenario has no target column; choose one with a 0/1 target.")
@@ -423,12 +482,12 @@ def scenario_arrays(scenario, *, part: str = "private") -> ScenarioArrays:
         raise DataError("The scenario has no predictor columns besides the target.")
     X = frame[cols].to_numpy(dtype=float)
     y = frame[scenario.target].to_numpy()
-    encode_labels(y)  # a clear message for a single-class target
+    classes, _ = encode_labels(scenario.public[scenario.target].to_numpy())  # public classes
     if scenario.test is not None:
         X_test = scenario.test[cols].to_numpy(dtype=float)
         y_test = scenario.test[scenario.target].to_numpy()
     else:
         X_test = y_test = None
     bound = record_norm_bound(scenario.groups, scenario.kinds, cols)
-    return ScenarioArrays(X, y, X_test, y_test, bound, list(cols))
+    return ScenarioArrays(X, y, X_test, y_test, bound, list(cols), classes)
 

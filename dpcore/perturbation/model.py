@@ -57,6 +57,7 @@ from dpcore.validation import (
     check_epsilon,
     check_random_state,
     check_scalar,
+    check_study_or_release,
 )
 
 __all__ = [
@@ -86,11 +87,27 @@ def _check_n(n: object) -> int:
     return int(n)
 
 
-def encode_labels(y) -> tuple[np.ndarray, np.ndarray]:
+def _check_classes(classes) -> np.ndarray:
+    arr = np.asarray(classes)
+    if arr.ndim != 1 or arr.size != 2 or arr[0] == arr[1]:
+        raise ValueError(f"classes == {classes!r}: pass the two classes of the target, from "
+                         "public knowledge (e.g. classes=(0, 1)); the second is the positive "
+                         "one.")
+    return arr
+
+
+def encode_labels(y, classes=None) -> tuple[np.ndarray, np.ndarray]:
     """Classes and 0/1 labels (1 for ``classes[1]``, i.e. +1 of [CM08]_) of a binary target.
 
+    With ``classes`` (two values from public knowledge, the positive one second) the labels
+    are encoded against them: any value other than ``classes[1]`` is "not the positive class",
+    0, so nothing about ``y`` can refuse the fit (a private target with one class is encoded as
+    any other). Without, the classes are read off ``y`` as scikit-learn does, and a target that
+    has a single class, or more than two, is refused: whether a fit happens then depends on
+    ``y``.
+
     Raises :class:`~dpcore.DataError` for a target that is not one column, has missing values,
-    has a single class, or more than two.
+    or (without ``classes``) has a single class or more than two.
     """
     if isinstance(y, pd.DataFrame):
         if y.shape[1] != 1:
@@ -103,6 +120,9 @@ def encode_labels(y) -> tuple[np.ndarray, np.ndarray]:
         raise DataError(f"y must be 1-dimensional (one label per row), got shape {arr.shape}.")
     if pd.isna(arr).any():
         raise DataError("y has missing labels; drop those rows or fill them before fitting.")
+    if classes is not None:
+        classes = _check_classes(classes)
+        return classes, (arr == classes[1]).astype(float)
     try:
         classes = np.unique(arr)
     except TypeError:
@@ -195,10 +215,13 @@ class Prepared:
 
 
 def prepare(X, y, *, data_norm: float | None = None, fit_intercept: bool = False,
-            intercept_scaling: float = 1.0, min_rows: int = MIN_ROWS) -> Prepared:
-    """Validate, scale and clip a training set and build its batched solver (see module doc)."""
+            intercept_scaling: float = 1.0, min_rows: int = MIN_ROWS,
+            classes=None) -> Prepared:
+    """Validate, scale and clip a training set and build its batched solver (see module doc).
+
+    ``classes``: the target's two classes from public knowledge (:func:`encode_labels`)."""
     X = check_array(X, "X")
-    classes, y01 = encode_labels(y)
+    classes, y01 = encode_labels(y, classes)
     if y01.shape[0] != X.shape[0]:
         raise DataError(f"X has {X.shape[0]} rows but y has {y01.shape[0]} labels.")
     if X.shape[0] < min_rows:
@@ -293,10 +316,18 @@ def _check_bool(value: object, name: str) -> bool:
 class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
     """Epsilon-differentially private L2-regularised logistic regression ([CM08]_).
 
-    Minimises ``(lam/2)||w||^2 + (1/n) sum_i log(1 + exp(-y_i w.x_i))`` privately, by objective
-    perturbation ([CMS11]_ Algorithm 2, the corrected form of [CM08]_ Algorithm 2) or output
-    perturbation ([CM08]_ Algorithm 1). Neighbouring datasets differ in one record (replace-one,
-    ``n`` fixed); every record is scaled by ``1 / data_norm`` and clipped to norm 1.
+    Minimises ``(lam/2)||w||^2 + (1/n) sum_i log(1 + exp(-y_i w.x_i))`` privately, by output
+    perturbation ([CM08]_ Algorithm 1) or objective perturbation ([CMS11]_ Algorithm 2, the
+    corrected form of [CM08]_ Algorithm 2). Neighbouring datasets differ in one record
+    (replace-one, ``n`` fixed); every record is scaled by ``1 / data_norm`` and clipped to norm 1.
+
+    Only output perturbation can be *released* (``rng=None``): its noise is added once, by
+    OpenDP's float-safe sampler, to a certified fit (coordinate-wise Laplace at the L1 bound
+    ``sqrt(d) Delta``; :func:`dpcore.perturbation.perturb_output`). Objective perturbation is
+    for studies (a seed): its proof needs the noise ``b`` from a continuous law and the exact
+    minimiser of the perturbed objective, and a floating-point sampler and solver give
+    neither (the output is a data-dependent function of a discrete ``b``; see
+    ``docs/privacy.md``). ``method="objective"`` with ``rng=None`` is refused.
 
     Parameters
     ----------
@@ -304,7 +335,8 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         Privacy budget of one fit, > 0 (pure epsilon-DP).
     lam : float, default=0.01
         Regularisation of the averaged objective, > 0. (scikit-learn's ``C`` is ``1/(n lam)``.)
-    method : {"objective", "output"}, default="objective"
+    method : {"output", "objective"}, default="output"
+        ``"objective"`` only with a seed (a study).
     proof : {"2011", "2008"}, default="2011"
         Calibration of objective perturbation: corrected ([CMS11]_) or as printed in [CM08]_,
         whose proof is incomplete (:class:`~dpcore.perturbation.FlawedProofWarning`).
@@ -324,7 +356,13 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
     dataset : str, default=""
         Name recorded in the accountant's ledger.
     rng : None, int or numpy.random.Generator, default=None
-        None draws fresh OS entropy (use that for a release).
+        None: a release (fresh OS entropy, float-safe noise); a seed or Generator: a study (the
+        paper's L2-Laplace noise, numpy), which cannot spend through an accountant.
+    classes : array-like of shape (2,) or None, default=None
+        The target's two classes from public knowledge, the positive one second; labels equal
+        to neither count as the first. None reads them from ``y`` (as scikit-learn does), and
+        a ``y`` with a single class is then refused, so whether a release happens depends on
+        the private labels: pass them for a release.
 
     Attributes
     ----------
@@ -336,8 +374,9 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
     lam_ : float
         Regularisation actually used (``lam + Delta``; [CMS11]_ Algorithm 2 step 2).
     noise_scale_ : float
-        Scale of the noise norm's Gamma law: ``sensitivity/epsilon`` (output) or
-        ``2/epsilon'`` (objective).
+        The paper's scale: of the noise norm's Gamma law ``sensitivity/epsilon`` (output) or
+        ``2/epsilon'`` (objective). A release's coordinate-wise Laplace noise has scale
+        ``sqrt(d) noise_scale_`` per coordinate.
     data_norm_ : float
         The norm bound used.
     n_features_in_ : int
@@ -351,15 +390,15 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(size=(500, 3)); y = (X[:, 0] > 0.5).astype(int)
-    >>> clf = PrivateLogisticRegression(epsilon=1.0, lam=0.01, rng=0).fit(X, y)
+    >>> clf = PrivateLogisticRegression(epsilon=1.0, lam=0.01).fit(X, y)  # a release
     >>> clf.coef_.shape, clf.epsilon_spent_
     ((1, 3), 1.0)
     """
 
-    def __init__(self, epsilon: float = 1.0, lam: float = 0.01, method: str = "objective",
+    def __init__(self, epsilon: float = 1.0, lam: float = 0.01, method: str = "output",
                  proof: str = "2011", data_norm: float | None = None, fit_intercept: bool = True,
                  intercept_scaling: float = 1.0, tol: float = TOL, accountant=None,
-                 dataset: str = "", rng=None) -> None:
+                 dataset: str = "", rng=None, classes=None) -> None:
         self.epsilon = epsilon
         self.lam = lam
         self.method = method
@@ -371,6 +410,7 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         self.accountant = accountant
         self.dataset = dataset
         self.rng = rng
+        self.classes = classes
 
     def _check_params(self) -> None:
         check_epsilon(self.epsilon)
@@ -384,6 +424,14 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         check_scalar(self.tol, "tol", min_val=0.0)
         if not isinstance(self.dataset, str):
             raise TypeError(f"dataset must be a str, got {type(self.dataset).__name__}.")
+        check_study_or_release(self.rng, self.accountant)
+        if self.method == "objective" and self.rng is None:
+            raise ValueError(
+                "method='objective' cannot be released: objective perturbation's proof needs "
+                "noise from a continuous law and the exact minimiser, which floating point does "
+                "not give (docs/privacy.md). Use method='output' for a release (float-safe "
+                "noise), or pass rng=<seed> to study objective perturbation."
+            )
 
     def fit(self, X, y) -> PrivateLogisticRegression:
         """Fit privately on ``X`` (n_samples, n_features) and a two-class ``y``."""
@@ -391,8 +439,7 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         if hasattr(X, "columns"):
             self.feature_names_in_ = np.asarray(X.columns, dtype=object)
         prep = prepare(X, y, data_norm=self.data_norm, fit_intercept=self.fit_intercept,
-                       intercept_scaling=self.intercept_scaling)
-        rng = check_random_state(self.rng)
+                       intercept_scaling=self.intercept_scaling, classes=self.classes)
         eps, lam = float(self.epsilon), float(self.lam)
         if self.method == "objective":
             cal = objective_calibration(eps, n=prep.n, lam=lam, proof=self.proof, warn=False)
@@ -404,15 +451,18 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         if self.accountant is not None:  # spend before any noise is drawn
             self.accountant.spend(eps, 0.0, mechanism=self._mechanism_name(),
                                   dataset=self.dataset,
-                                  note=f"n={prep.n}, lam={lam:g}, data_norm={prep.factor:g}")
+                                  note=f"n={prep.n}, lam={lam:g}, data_norm={prep.factor:g}; "
+                                       "noise: coordinate-wise Laplace (OpenDP)",
+                                  relation="replace")
         if self.method == "output":
-            W = perturb_output(w0, n=prep.n, lam=lam, epsilon=eps, gap=float(self.tol), rng=rng)
+            W = perturb_output(w0, n=prep.n, lam=lam, epsilon=eps, gap=float(self.tol),
+                               rng=self.rng)
             self.lam_ = lam
             self.noise_scale_ = output_sensitivity(prep.n, lam, gap=float(self.tol)) / eps
         else:
             W, _ = private_coefs(prep, epsilons=[eps], lam=lam, method="objective",
-                                 proof=self.proof, tol=float(self.tol), rng=rng, warn=False,
-                                 strict=True)
+                                 proof=self.proof, tol=float(self.tol),
+                                 rng=check_random_state(self.rng), warn=False, strict=True)
             W = W[0, 0]
             self.lam_ = cal.lam_total
             self.noise_scale_ = cal.noise_scale

@@ -1,9 +1,12 @@
 """Output perturbation of a regularised ERM minimiser ([CM08]_ Algorithm 1).
 
 The released vector is ``w* + eta`` where ``w*`` minimises the averaged, ``lam``-regularised
-objective ``(lam/2)||w||^2 + (1/n) sum_i loss(y_i w.x_i)`` and ``eta`` has density proportional to
-``exp(-epsilon ||eta|| / Delta)`` (the L2-Laplace, or "gamma", mechanism: norm ~ Gamma(d, Delta /
-epsilon), direction uniform).
+objective ``(lam/2)||w||^2 + (1/n) sum_i loss(y_i w.x_i)``. In the paper (and in every study
+here) ``eta`` has density proportional to ``exp(-epsilon ||eta|| / Delta)`` (the L2-Laplace, or
+"gamma", mechanism: norm ~ Gamma(d, Delta / epsilon), direction uniform). A release
+(``rng=None``) adds coordinate-wise Laplace noise calibrated to the L1 bound ``sqrt(d) Delta``
+through OpenDP's float-safe sampler instead (:meth:`dpcore.mechanisms.L2Laplace.release`): the
+same epsilon, about ``sqrt 2`` times the paper's noise norm, and no floating-point leak.
 
 Neighbouring relation: replace one record (``n`` fixed). Data bounds assumed and enforced by the
 caller: every record has ``||x_i|| <= data_norm`` (scale by a bound from the domain, clip what is
@@ -23,7 +26,13 @@ import math
 import numpy as np
 
 from dpcore.mechanisms import L2Laplace
-from dpcore.validation import DataError, check_epsilon, check_random_state, check_scalar
+from dpcore.validation import (
+    DataError,
+    check_epsilon,
+    check_random_state,
+    check_scalar,
+    check_study_or_release,
+)
 
 __all__ = ["REPLACE_ONE", "check_certified", "output_sensitivity", "perturb_output"]
 
@@ -113,18 +122,20 @@ def perturb_output(coef, *, n: int, lam: float, epsilon: float, data_norm: float
     epsilon : float
         Privacy budget of each row's release, > 0 (pure epsilon-DP, delta = 0).
     rng : None, int or numpy.random.Generator, default=None
-        None draws fresh OS entropy (use that for a release).
+        None: a release (float-safe coordinate-wise Laplace from fresh OS entropy, module
+        docstring); a seed or Generator: a study (the paper's L2-Laplace, numpy).
     accountant : dpcore.accountant.BudgetAccountant, default=None
         If given, ``epsilon`` is spent through it *before* any noise is drawn (it raises
-        ``BudgetExceeded`` and nothing is released when over budget).
+        ``BudgetExceeded`` and nothing is released when over budget). Only with ``rng=None``.
     dataset, mechanism : str
         Recorded in the accountant's ledger.
 
     Returns
     -------
     ndarray of shape (..., n_features)
-        ``coef + eta`` with ``||eta|| ~ Gamma(n_features, sensitivity / epsilon)`` and a uniform
-        direction, independently per row ([CM08]_ Algorithm 1).
+        ``coef + eta``, independently per row: for a study ``||eta|| ~ Gamma(n_features,
+        sensitivity / epsilon)`` with a uniform direction ([CM08]_ Algorithm 1); for a release
+        i.i.d. Laplace(sqrt(n_features) sensitivity / epsilon) per coordinate.
 
     Examples
     --------
@@ -138,11 +149,14 @@ def perturb_output(coef, *, n: int, lam: float, epsilon: float, data_norm: float
     if not np.all(np.isfinite(coef)):
         raise ValueError("coef contains NaN or infinite values; fit the model first.")
     epsilon = check_epsilon(epsilon)
+    check_study_or_release(rng, accountant)
     sensitivity = output_sensitivity(n, lam, data_norm, lipschitz, gap)
-    rng = check_random_state(rng)
     mech = L2Laplace(epsilon=epsilon, sensitivity=sensitivity, dim=coef.shape[-1],
                      neighbouring=REPLACE_ONE)
     if accountant is not None:
         accountant.spend(epsilon, 0.0, mechanism=mechanism, dataset=dataset,
-                         note=f"n={n}, lam={lam:g}, sensitivity={sensitivity:.4g}")
-    return np.asarray(mech.randomise(coef, rng=rng), dtype=float)
+                         note=f"n={n}, lam={lam:g}, sensitivity={sensitivity:.4g}; noise: "
+                              "coordinate-wise Laplace (OpenDP)", relation="replace")
+    if rng is None:
+        return mech.release(coef)
+    return np.asarray(mech.randomise(coef, rng=check_random_state(rng)), dtype=float)

@@ -1,7 +1,8 @@
 """Runs: a page's numbers recomputed from a JSON config, without the dashboard.
 
 A run config is what a page's "Export this run" gives: the sidebar's choices (the scenario, or the
-uploaded files' names and SHA-256), every control of the page and its study seed. :func:`run`
+uploaded files' names, with the SHA-256 of a public file only), every control of the page and its
+study seed. :func:`run`
 rebuilds the scenario and calls the page's module, ``dpcore.runs.<page>``, which computes the same
 numbers through the same dpcore calls and random streams as the page: the same config gives the
 same numbers in the browser, in ``python -m dpcore run`` and in the exported script.
@@ -10,7 +11,9 @@ Each page module defines ``CONTROLS`` (the control keys it reads, with the page'
 ``SEED_KEY`` (the page's seed widget, or None), ``compute(scenario, controls, seed, *,
 progress=None, parallel=None) -> dict[str, DataFrame]`` and ``takeaway(numbers, controls) -> str``.
 
-A run is a study: seeded, reproducible, spending no budget. Nothing here releases anything.
+A run is a study: seeded, reproducible, spending no budget. Nothing here releases anything, and
+its tables are labelled so where they are written (:data:`STUDY_LABEL`): noise drawn from a
+known seed can be drawn again and subtracted, so a study's noisy numbers protect nobody.
 """
 
 from __future__ import annotations
@@ -27,14 +30,26 @@ from typing import Any
 
 import pandas as pd
 
-from dpcore.runs.scenarios import DEFAULT_SCENARIO, build_scenario, file_roles, sha256
+from dpcore.runs.scenarios import (
+    DEFAULT_SCENARIO,
+    build_scenario,
+    file_roles,
+    sha256,
+    shareable_files,
+)
 from dpcore.validation import DataError
 
-__all__ = ["FORMAT", "PAGES", "RunConfig", "RunResult", "build_scenario", "file_roles",
-           "numbers_json", "page_module", "run", "script", "sha256"]
+__all__ = ["FORMAT", "PAGES", "STUDY_LABEL", "RunConfig", "RunResult", "build_scenario",
+           "file_roles", "numbers_json", "page_module", "run", "script", "sha256",
+           "shareable_files"]
 
 FORMAT = "privacy-utility-explorer/run"
 VERSION = 1
+#: What a run's tables are, written where they are saved or printed: their noise comes from a
+#: seed that the config holds, so anyone with the config can recompute it and remove it.
+STUDY_LABEL = ("study (seeded, reproducible), not a release: its noise is drawn from the "
+               "config's seed, so it can be recomputed and removed; publish only a release made "
+               "with a page's Publish button")
 #: Pages whose numbers a run can recompute, in the app's order.
 PAGES = ("home", "primer", "importance", "subset", "perturbation", "masking", "audit",
          "choose_epsilon")
@@ -45,6 +60,14 @@ def page_module(page: str) -> ModuleType:
     if page not in PAGES:
         raise DataError(f"Unknown page {page!r} in the run config; expected one of {PAGES}.")
     return importlib.import_module(f"dpcore.runs.{page}")
+
+
+def _shareable(scenario: Mapping[str, Any]) -> dict[str, Any]:
+    """The scenario without any digest of a private file (:func:`shareable_files`)."""
+    scenario = dict(scenario)
+    if "files" in scenario:
+        scenario["files"] = shareable_files(scenario["files"])
+    return scenario
 
 
 def _plain(value: Any) -> Any:
@@ -67,7 +90,8 @@ class RunConfig:
     page : str
         One of :data:`PAGES`.
     scenario : dict
-        The sidebar's choices (see :func:`dpcore.runs.scenarios.build_scenario`).
+        The sidebar's choices (see :func:`dpcore.runs.scenarios.build_scenario`). An upload's
+        files are written by name, with the SHA-256 of the public file only.
     controls : dict
         The page's widget values by key (missing keys take the page's defaults).
     seed : int
@@ -88,7 +112,7 @@ class RunConfig:
     def to_dict(self) -> dict[str, Any]:
         """The config as the JSON object that exports and the CLI use."""
         return {"format": FORMAT, "version": VERSION, "page": self.page,
-                "scenario": _plain(self.scenario), "controls": _plain(self.controls),
+                "scenario": _plain(_shareable(self.scenario)), "controls": _plain(self.controls),
                 "seed": int(self.seed)}
 
     def to_json(self) -> str:
@@ -97,7 +121,11 @@ class RunConfig:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunConfig:
-        """Validate a config object (as read from JSON); raises DataError saying what is wrong."""
+        """Validate a config object (as read from JSON); raises DataError saying what is wrong.
+
+        The digest of a private file, which configs exported before the app stopped writing
+        it may hold, is dropped (:func:`~dpcore.runs.scenarios.shareable_files`).
+        """
         if not isinstance(data, Mapping):
             raise DataError(f"A run config is a JSON object; got {type(data).__name__}.")
         if data.get("format", FORMAT) != FORMAT:
@@ -117,7 +145,7 @@ class RunConfig:
         seed = data.get("seed", 0)
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise DataError(f"The config's seed must be a whole number >= 0; got {seed!r}.")
-        return cls(data["page"], dict(scenario), dict(controls), seed)
+        return cls(data["page"], _shareable(scenario), dict(controls), seed)
 
     @classmethod
     def load(cls, path: str | Path) -> RunConfig:
@@ -220,7 +248,7 @@ def run(config: RunConfig | Mapping[str, Any] | str | Path, *,
     config : RunConfig, mapping, or path of a JSON file
     files : mapping of role to bytes, optional
         The uploaded files of an upload config (``"public"``/``"private"`` or ``"single"``);
-        their SHA-256 must match the config's.
+        the public file's SHA-256 must match the config's.
     progress : callable, optional
         Called with the fraction done (0 to 1).
     parallel : dpcore.parallel.Parallel, optional
@@ -253,14 +281,15 @@ from the project's root folder):
 
     python {filename}{file_args}
 
-It prints every table of numbers as CSV: the same numbers as the page showed for this config
-(a seeded study, not a release). From the project's root it also writes the figures as HTML.
+It prints every table of numbers as CSV: the same numbers as the page showed for this config.
+They are a study (seeded, reproducible), not a release: anyone with this script can recompute
+their noise and remove it. From the project's root it also writes the figures as HTML.
 """
 
 import sys
 from pathlib import Path
 
-from dpcore.runs import run
+from dpcore.runs import STUDY_LABEL, run
 
 CONFIG = {config}
 ROLES = {roles!r}
@@ -269,6 +298,7 @@ ROLES = {roles!r}
 def main() -> None:
     files = dict(zip(ROLES, (Path(path).read_bytes() for path in sys.argv[1:]), strict=False))
     result = run(CONFIG, files=files)
+    print(f"# {{STUDY_LABEL}}")
     for name, table in result.numbers.items():
         print(f"## {{name}}")
         print(table.to_csv(index=False), end="")
@@ -289,7 +319,8 @@ if __name__ == "__main__":
 def script(config: RunConfig, filename: str = "rerun.py") -> str:
     """A standalone Python script that recomputes and prints the numbers of ``config``.
 
-    Uploaded files are passed on its command line in the order the config lists them.
+    Uploaded files are passed on its command line in the order the config lists them. Its
+    output starts with :data:`STUDY_LABEL`.
     """
     roles = file_roles(config.scenario)
     file_args = "".join(f" {role.upper()}_FILE.csv" for role in roles)

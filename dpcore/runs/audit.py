@@ -18,9 +18,11 @@ import numpy as np
 import pandas as pd
 
 from dpcore import audit as A
+from dpcore.runs.domains import EPSILONS, SEED, OneOf
 from dpcore.validation import DataError
 
-__all__ = ["CONTROLS", "REFIT_RUNS", "SEED_KEY", "audit_one", "compute", "runs_for", "takeaway"]
+__all__ = ["CONTROLS", "DOMAINS", "REFIT_RUNS", "SEED_KEY", "audit_one", "compute", "runs_for",
+           "takeaway"]
 
 REFIT_RUNS = 20_000  # mechanisms that refit a model per run: at most this many runs
 
@@ -28,6 +30,14 @@ REFIT_RUNS = 20_000  # mechanisms that refit a model per run: at most this many 
 CONTROLS: dict[str, Any] = {"au_case": A.CASE_KEYS[0], "au_epsilon": 1.0, "au_runs": 10_000,
                             "au_confidence": 0.95}
 SEED_KEY = "au_seed"
+#: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`), with
+#: the page's one-run audit's canaries.
+DOMAINS = {
+    "au_case": OneOf(A.CASE_KEYS), "au_epsilon": OneOf(EPSILONS),
+    "au_runs": OneOf((1000, 3000, 10_000, 30_000, 100_000)),
+    "au_confidence": OneOf((0.9, 0.95, 0.99)), "au_canaries": OneOf((50, 100, 200, 500)),
+    "au_float_runs": OneOf((2000, 5000, 20_000, 50_000)), SEED_KEY: SEED,
+}
 
 
 def runs_for(case: A.AuditCase, runs: int) -> int:

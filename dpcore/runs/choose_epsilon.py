@@ -42,11 +42,20 @@ from dpcore.planning import (
     subset_errors,
 )
 from dpcore.queries import INDICATOR, MAX_CONDITIONS, query_from_controls
+from dpcore.runs.domains import (
+    EPSILONS,
+    LAMBDAS,
+    SEED,
+    Between,
+    NotFromLink,
+    OneOf,
+    query_domains,
+)
 from dpcore.validation import DataError
 
-__all__ = ["CONTROLS", "DEFAULT_PLAN", "QUERY_KEY", "SEED_KEY", "TARGETS", "VIEWS", "compute",
-           "logistic_arrays", "noise_sensitivity", "plan_table", "risk_grid", "route_data",
-           "subset_data", "subset_sizes", "takeaway"]
+__all__ = ["CONTROLS", "DEFAULT_PLAN", "DOMAINS", "QUERY_KEY", "SEED_KEY", "TARGETS", "VIEWS",
+           "compute", "logistic_arrays", "noise_sensitivity", "plan_table", "risk_grid",
+           "route_data", "subset_data", "subset_sizes", "takeaway"]
 
 VIEWS = ("Target → ε", "ε as risk", "Composition")
 TARGETS = ("laplace", "gaussian", "iw_theory", "iw_mc", "lr", "subset")
@@ -84,6 +93,23 @@ CONTROLS: dict[str, Any] = {
        for part in ("col", "op", "value")},
 }
 SEED_KEY = "ce_seed"
+_DELTAS = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
+#: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`). The
+#: plan table's edits are the table editor's own state, which only the editor can set.
+DOMAINS = {
+    "ce_view": OneOf(VIEWS), "ce_epsilon": OneOf(EPSILONS), "ce_target": OneOf(TARGETS),
+    "ce_level": OneOf((0.5, 0.8, 0.9, 0.95, 0.99)), "ce_query": OneOf(("count", "mean")),
+    "ce_low": Between(), "ce_high": Between(), "ce_n": Between(1, 2**53 - 1, integer=True),
+    "ce_err_count": Between(1e-6), "ce_err_mean": Between(1e-9), "ce_delta": OneOf(_DELTAS),
+    "ce_route": OneOf(("private", "public")), "ce_err_iw": Between(1e-6),
+    "ce_kind": OneOf(("bound", "plugin")), "ce_tail": OneOf(("normal", "chebyshev")),
+    "ce_lambda": OneOf(LAMBDAS), "ce_reps": OneOf((20, 50, 100, 200)),
+    "ce_err_lr": Between(0.0, 1.0), "ce_restarts": OneOf((3, 5, 10, 20)),
+    "ce_err_sub": Between(0.0), "ce_sub_reps": OneOf((1, 2, 3, 5)), "ce_prior": OneOf(PRIORS),
+    "ce_risk_delta": OneOf((0.0, 1e-6, 1e-4, 1e-3, 1e-2)),
+    "ce_plan": NotFromLink("the plan table keeps its own edits"), "ce_slack": OneOf(_DELTAS),
+    "budget_epsilon": Between(0.01, 100.0), SEED_KEY: SEED, **query_domains(QUERY_KEY),
+}
 
 
 # ----------------------------------------------------------------------------- shared helpers --

@@ -33,10 +33,11 @@ from dpcore.importance import baselines as dp_baselines
 from dpcore.importance import model_distances as dp_model_distances
 from dpcore.importance import variance_terms as dp_variance_terms
 from dpcore.queries import INDICATOR, MAX_CONDITIONS, query_from_controls
+from dpcore.runs.domains import EPSILONS, LAMBDAS, SEED, OneOf, query_domains
 from dpcore.simulation import Progress
 
-__all__ = ["CONTROLS", "SEED_KEY", "VIEWS", "LAMBDA_GRID", "EPSILON_GRID", "MODEL_EPSILONS",
-           "REPLICATES", "QUERY_KEY", "compute", "takeaway"]
+__all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "LAMBDA_GRID", "EPSILON_GRID",
+           "MODEL_EPSILONS", "REPLICATES", "QUERY_KEY", "compute", "takeaway"]
 
 #: The lambdas of the "Estimates vs λ" view ([JE13]_ Fig. 1), plus the slider's value.
 LAMBDA_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
@@ -68,6 +69,12 @@ CONTROLS: dict[str, Any] = {
     f"{QUERY_KEY}_combine": "and",
     **{f"{QUERY_KEY}_{part}_{i}": None for i in range(MAX_CONDITIONS)
        for part in ("col", "op", "value")},
+}
+#: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`).
+DOMAINS = {
+    "iw_epsilon": OneOf(EPSILONS), "iw_lambda": OneOf(LAMBDAS), "iw_reps": OneOf(REPLICATES),
+    "iw_view": OneOf(VIEWS), "iw_model_reps": OneOf((5, 10, 20, 50)), SEED_KEY: SEED,
+    **query_domains(QUERY_KEY),
 }
 
 _GRID_VIEWS = ("Estimates vs λ", "Bias vs SD", "Variance: theory")

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.masking import (
+    FIG5_EPSILONS,
     MaskedDataGenerator,
     MaskingTask,
     accuracy_vs_epsilon,
@@ -37,9 +38,10 @@ from dpcore.masking import (
     toy_task,
 )
 from dpcore.random import stream
+from dpcore.runs.domains import LAMBDAS, SEED, OneOf
 from dpcore.validation import DataError
 
-__all__ = ["CONTROLS", "FIG5_N", "INITIAL", "SEED_KEY", "TASKS", "VIEWS", "MaskingStudy",
+__all__ = ["CONTROLS", "DOMAINS", "FIG5_N", "INITIAL", "SEED_KEY", "TASKS", "VIEWS", "MaskingStudy",
            "accuracy_label", "axis_ranges", "compute", "domain_ranges", "fig5_sizes", "load_task",
            "masked_size", "masking_study", "takeaway", "validation_accuracy"]
 
@@ -64,6 +66,12 @@ CONTROLS: dict[str, Any] = {
     "mk_draws": 20,
 }
 SEED_KEY = "mk_seed"
+#: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`).
+DOMAINS = {
+    "mk_task": OneOf(tuple(TASKS)), "mk_epsilon": OneOf(FIG5_EPSILONS), "mk_lambda": OneOf(LAMBDAS),
+    "mk_initial": OneOf(INITIAL), "mk_n": OneOf((50, 100, 150, 200, 300, 400, 500)),
+    "mk_view": OneOf(VIEWS), "mk_draws": OneOf((10, 20, 50)), SEED_KEY: SEED,
+}
 
 
 class MaskingStudy(NamedTuple):

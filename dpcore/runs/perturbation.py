@@ -35,12 +35,13 @@ from dpcore.perturbation.experiments import (
 )
 from dpcore.perturbation.synthetic import synthetic
 from dpcore.random import stream
+from dpcore.runs.domains import EPSILONS, SEED, OneOf
 from dpcore.simulation import Progress
 
-__all__ = ["CONTROLS", "SEED_KEY", "VIEWS", "SOURCES", "SYNTHETIC", "EPSILON_GRID", "LAMBDAS",
-           "CV_LAMBDAS", "SIZES", "SYNTHETIC_TEST", "LAMBDA_MODES", "PAPER_N", "TrainingData",
-           "training_data", "public_data", "cv_lambda", "study_lambda", "learning_sizes",
-           "bound_curves", "compute", "takeaway"]
+__all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "SOURCES", "SYNTHETIC", "EPSILON_GRID",
+           "LAMBDAS", "CV_LAMBDAS", "SIZES", "SYNTHETIC_TEST", "LAMBDA_MODES", "PAPER_N",
+           "TrainingData", "training_data", "public_data", "cv_lambda", "study_lambda",
+           "learning_sizes", "bound_curves", "compute", "takeaway"]
 
 VIEWS = ("Error vs ε", "Learning curve", "Distance to non-private", "Bounds (Lemmas 3-4)",
          "Publish")
@@ -56,8 +57,7 @@ PAPER_N = 17_500
 _STREAM = "perturbation page"
 
 SEED_KEY = "lr_seed"
-#: Every control the page's numbers depend on, with the page's defaults. ``lr_method`` and
-#: ``lr_proof`` only shape the Publish view's release, which a run does not make.
+#: Every control the page's numbers depend on, with the page's defaults.
 CONTROLS: dict[str, Any] = {
     "lr_source": SOURCES[0],
     "lr_epsilon": 1.0,
@@ -66,8 +66,12 @@ CONTROLS: dict[str, Any] = {
     "lr_n": PAPER_N,
     "lr_restarts": 10,
     "lr_view": VIEWS[0],
-    "lr_method": "objective",
-    "lr_proof": "2011",
+}
+#: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`).
+DOMAINS = {
+    "lr_source": OneOf(SOURCES), "lr_epsilon": OneOf(EPSILONS),
+    "lr_lambda_mode": OneOf(LAMBDA_MODES), "lr_lambda": OneOf(LAMBDAS), "lr_n": OneOf(SIZES),
+    "lr_restarts": OneOf((5, 10, 20, 50)), "lr_view": OneOf(VIEWS), SEED_KEY: SEED,
 }
 
 

@@ -20,14 +20,27 @@ from typing import Any
 import pandas as pd
 
 from dpcore import primer
+from dpcore.runs.domains import EPSILONS, SEED, Between, FromData, OneOf
 from dpcore.simulation import Progress, report
 
-__all__ = ["CONTROLS", "SEED_KEY", "compute", "takeaway"]
+__all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "compute", "takeaway"]
 
 SEED_KEY = "pr_seed"
 #: Every control of the page with its default; None means "the scenario's default"
 #: (:func:`dpcore.primer.resolve_controls`: on Adult, the count of records with income >50K).
 CONTROLS: dict[str, Any] = dict(primer.CONTROLS)
+#: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`): the
+#: columns and categories come from the data, the bounds and the threshold are any numbers.
+DOMAINS = {
+    "pr_kind": OneOf(primer.KINDS), "pr_column": FromData(), "pr_value": FromData(),
+    "pr_threshold": Between(optional=True), "pr_low": Between(optional=True),
+    "pr_high": Between(optional=True), "pr_relation": OneOf(tuple(primer.RELATIONS)),
+    "pr_epsilon": OneOf(EPSILONS),
+    "pr_delta": OneOf((1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3)),
+    "pr_draws": OneOf((1_000, 10_000, 100_000)), "pr_total": OneOf(EPSILONS),
+    "pr_total_delta": OneOf((1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3)),
+    "pr_choice_column": FromData(), "pr_group_column": FromData(), SEED_KEY: SEED,
+}
 
 
 def compute(scenario, controls: Mapping[str, object], seed: int, *, progress: Progress = None,

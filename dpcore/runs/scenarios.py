@@ -1,8 +1,12 @@
 """The scenario of a run config: the sidebar's choices, rebuilt without Streamlit.
 
 A config stores the sidebar's widget values (see ``ui/sidebar.py``), never data. A built-in
-scenario is loaded from them; an uploaded one needs the files' bytes, checked against the SHA-256
-recorded in the config, so a run never silently uses other data than the page did.
+scenario is loaded from them; an uploaded one needs the files' bytes. A config names each file;
+a public file also by its SHA-256, which the run checks, so that a run never silently uses
+another public set than the page did. A private file (and a single file that is split into
+public and private rows) is named only: its digest, like any other function of its bytes, would
+let anyone who holds the config test guesses about the private rows (knowing all rows but one,
+the last is found by hashing candidates), so a config never holds it (:func:`shareable_files`).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from dpcore.datasets import (
+    PUBLIC_OPTIONS,
     Scenario,
     list_scenarios,
     load_scenario,
@@ -19,10 +24,13 @@ from dpcore.datasets import (
     scenario_from_uploads,
     split_by_value,
     split_random,
+    type_columns,
 )
+from dpcore.runs.domains import Between, FromData, OneOf
 from dpcore.validation import DataError
 
-__all__ = ["BUILTIN", "UPLOAD", "DEFAULT_SCENARIO", "build_scenario", "file_roles", "sha256"]
+__all__ = ["BUILTIN", "UPLOAD", "DEFAULT_SCENARIO", "DIGEST_ROLES", "DOMAINS", "ROLES",
+           "build_scenario", "file_roles", "sha256", "shareable_files"]
 
 BUILTIN, UPLOAD = "Built-in", "Upload"
 TWO_FILES, ONE_FILE = "Public and private files", "One file, split by a rule"
@@ -37,11 +45,60 @@ DEFAULT_SCENARIO: dict[str, Any] = {
 # Options of load_scenario that only some built-in scenarios take (as in the sidebar).
 _ENCODING_SCENARIOS = {"adult"}
 _DIMENSION_SCENARIOS = {"mvn-shift"}
+#: The roles of an upload's files, and those whose SHA-256 a config may hold: the public file's
+#: only. A private file, or a single file split into public and private rows, is named only.
+ROLES = ("public", "private", "single")
+DIGEST_ROLES = ("public",)
+#: The values each of the sidebar's controls can take (:mod:`dpcore.runs.domains`); a target,
+#: a split column and its value are read off the uploaded data.
+DOMAINS = {
+    "source": OneOf((BUILTIN, UPLOAD)), "builtin_name": OneOf(tuple(list_scenarios())),
+    "builtin_public": OneOf(PUBLIC_OPTIONS), "builtin_encoding": OneOf(("onehot", "compact")),
+    "builtin_p": Between(1, 100, integer=True), "builtin_shift": OneOf(("paper", "first", "all")),
+    "seed": Between(0, 2**53 - 1, integer=True, optional=True),
+    "upload_mode": OneOf((TWO_FILES, ONE_FILE)), "upload_target": FromData(),
+    "split_rule": OneOf((BY_VALUE, AT_RANDOM)), "split_column": FromData(),
+    "split_value": FromData(), "split_p": Between(0.5, 1.0), "split_fraction": Between(0.1, 0.9),
+}
 
 
 def sha256(data: bytes) -> str:
     """Hex SHA-256 of a file's bytes (what a config records instead of the data)."""
     return hashlib.sha256(data).hexdigest()
+
+
+def shareable_files(files: Any) -> list[dict[str, str]]:
+    """An upload's files as a config or a link may hold them: each file's role and name, and the
+    SHA-256 of a public file; any digest of another file is dropped.
+
+    Raises
+    ------
+    DataError
+        When ``files`` is not a list of ``{"role", "name"}`` objects with known roles.
+
+    Examples
+    --------
+    >>> shareable_files([{"role": "public", "name": "e.csv", "sha256": "ab" * 32},
+    ...                  {"role": "private", "name": "d.csv", "sha256": "cd" * 32}])[1]
+    {'role': 'private', 'name': 'd.csv'}
+    """
+    if not isinstance(files, list | tuple):
+        raise DataError(f"The config's upload files must be a list; got {type(files).__name__}.")
+    shared = []
+    for entry in files:
+        if not isinstance(entry, Mapping) or entry.get("role") not in ROLES:
+            raise DataError(f"Each upload file is an object with a role (one of {ROLES}) and a "
+                            f"name; got {entry!r}.")
+        item = {"role": str(entry["role"]), "name": str(entry.get("name", entry["role"]))}
+        digest = entry.get("sha256")
+        if item["role"] in DIGEST_ROLES and digest is not None:
+            if not (isinstance(digest, str) and len(digest) == 64
+                    and all(c in "0123456789abcdef" for c in digest)):
+                raise DataError(f"The {item['role']} file's SHA-256 must be 64 hex digits; got "
+                                f"{digest!r}.")
+            item["sha256"] = digest
+        shared.append(item)
+    return shared
 
 
 def file_roles(spec: Mapping[str, Any]) -> list[str]:
@@ -60,7 +117,8 @@ def build_scenario(spec: Mapping[str, Any], files: Mapping[str, bytes] | None = 
     spec : mapping
         The sidebar's widget values (keys of :data:`DEFAULT_SCENARIO`, or for uploads
         ``upload_mode``, ``upload_target``, ``upload_drop_missing``, ``split_*`` and ``files``:
-        a list of ``{"role", "name", "sha256"}``). Missing keys take the sidebar's defaults.
+        a list of ``{"role", "name"}``, with the ``"sha256"`` of a public file). Missing keys
+        take the sidebar's defaults.
     files : mapping of str to bytes, optional
         The uploaded files' bytes by role; required for an upload scenario.
 
@@ -71,8 +129,8 @@ def build_scenario(spec: Mapping[str, Any], files: Mapping[str, bytes] | None = 
     Raises
     ------
     DataError
-        If a file is missing or its SHA-256 differs from the config's, or the choices are not
-        valid (unknown scenario, refused split or encoding).
+        If a file is missing or a public file's SHA-256 differs from the config's, or the
+        choices are not valid (unknown scenario, refused split or encoding).
 
     Examples
     --------
@@ -107,12 +165,13 @@ def _builtin(spec: Mapping[str, Any]) -> Scenario:
 
 def _file(entry: Mapping[str, Any], files: Mapping[str, bytes]) -> bytes:
     role, name = entry["role"], entry.get("name", entry["role"])
+    digest = entry.get("sha256") if role in DIGEST_ROLES else None  # a private one: never read
     if role not in files:
+        known = f" (SHA-256 {digest[:12]}…)" if digest else ""
         raise DataError(f"This config was made on uploaded files: give the {role} file "
-                        f"{name!r} (SHA-256 {entry.get('sha256', '?')[:12]}…), e.g. "
-                        f"`--file {role}=PATH` on the command line.")
+                        f"{name!r}{known}, e.g. `--file {role}=PATH` on the command line.")
     data = files[role]
-    if "sha256" in entry and sha256(data) != entry["sha256"]:
+    if digest and sha256(data) != digest:
         raise DataError(f"The {role} file given is not the one this config was made on: its "
                         f"SHA-256 is {sha256(data)[:12]}…, the config expects "
                         f"{entry['sha256'][:12]}… ({name!r}). Give the same file.")
@@ -120,7 +179,7 @@ def _file(entry: Mapping[str, Any], files: Mapping[str, bytes]) -> bytes:
 
 
 def _upload(spec: Mapping[str, Any], files: Mapping[str, bytes]) -> Scenario:
-    entries = {entry["role"]: entry for entry in spec.get("files", [])}
+    entries = {entry["role"]: entry for entry in shareable_files(spec.get("files", []))}
     mode = spec.get("upload_mode", TWO_FILES)
     names = [entry.get("name", role) for role, entry in entries.items()]
     if mode == TWO_FILES:
@@ -128,13 +187,15 @@ def _upload(spec: Mapping[str, Any], files: Mapping[str, bytes]) -> Scenario:
             raise DataError("An upload config with two files lists a 'public' and a 'private' "
                             f"file; this one lists {sorted(entries)}.")
         public = read_csv_upload(_file(entries["public"], files), entries["public"]["name"])
-        private = read_csv_upload(_file(entries["private"], files), entries["private"]["name"])
+        private = read_csv_upload(_file(entries["private"], files), entries["private"]["name"],
+                                  private=True)  # as the app reads it: no cell refuses it
         names = [entries["public"]["name"], entries["private"]["name"]]
     elif mode == ONE_FILE:
         if set(entries) != {"single"}:
             raise DataError("An upload config split by a rule lists one 'single' file; this "
                             f"one lists {sorted(entries)}.")
-        frame = read_csv_upload(_file(entries["single"], files), entries["single"]["name"])
+        frame = read_csv_upload(_file(entries["single"], files), entries["single"]["name"],
+                                private=True)
         seed = spec.get("seed")
         rng = UPLOAD_SEED if seed is None else int(seed)
         try:
@@ -144,6 +205,7 @@ def _upload(spec: Mapping[str, Any], files: Mapping[str, bytes]) -> Scenario:
             else:
                 private, public = split_random(frame, float(spec.get("split_fraction", 0.5)),
                                                rng=rng)
+            public = type_columns(public, f"the public part of {entries['single']['name']!r}")
         except (KeyError, ValueError) as exc:
             raise DataError(f"The config's split cannot be applied: {exc}") from exc
     else:

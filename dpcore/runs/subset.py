@@ -22,11 +22,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dpcore.datasets import MAX_UPLOAD_BYTES
+from dpcore.runs.domains import EPSILONS, LAMBDAS, SEED, Between, OneOf
 from dpcore.subset import display_plane, paper_sizes, rescale, scenario_arguments, subset_study
 from dpcore.validation import DataError
 
-__all__ = ["CONTROLS", "COARSE", "GRIDS", "SEED_KEY", "SPLITS", "VIEWS", "compute",
-           "grid_sizes", "split_epsilon", "takeaway"]
+__all__ = ["CONTROLS", "COARSE", "DOMAINS", "GRIDS", "SEED_KEY", "SET_FROM_DATA", "SPLITS",
+           "VIEWS", "compute", "grid_sizes", "split_epsilon", "takeaway"]
 
 VIEWS = ("Error vs size", "Distance vs size", "Points and weights", "Publish")
 #: Split of the total ε into (ε₁ ranks, ε₂ weights, ε₃ selects), as multiples of ε.
@@ -49,6 +51,22 @@ CONTROLS: dict[str, Any] = {
     "sub_count": 30, "sub_lambda": 0.01, "sub_reps": 3, "sub_view": VIEWS[0], "sub_size": None,
 }
 SEED_KEY = "sub_seed"
+#: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`). A
+#: subset size is at most the number of public rows, which an upload of at most
+#: ``MAX_UPLOAD_BYTES`` (two bytes a row at least) bounds.
+DOMAINS = {
+    "sub_epsilon": OneOf(EPSILONS), "sub_split": OneOf(tuple(SPLITS)),
+    "sub_accounting": OneOf(("calibrated", "as-printed")),
+    "sub_selection": OneOf(("exponential", "noisy-curve")), "sub_grid": OneOf(GRIDS),
+    "sub_start": Between(1, 100_000, integer=True), "sub_step": Between(1, 100_000, integer=True),
+    "sub_count": Between(2, 100, integer=True), "sub_lambda": OneOf(LAMBDAS),
+    "sub_reps": OneOf((1, 2, 3, 5, 10)), "sub_view": OneOf(VIEWS),
+    "sub_size": Between(1, MAX_UPLOAD_BYTES // 2, integer=True, optional=True), SEED_KEY: SEED,
+}
+#: Controls that the page fills in from its study of D when the user has not set them (the
+#: size Algorithm 2 selected, from a seeded run on the private data). The config and the link
+#: of an upload leave them unset, so that nothing computed from a private file is shared.
+SET_FROM_DATA = ("sub_size",)
 
 
 def split_epsilon(epsilon: float, split: str) -> tuple[float, float, float]:

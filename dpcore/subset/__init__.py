@@ -9,6 +9,7 @@ few points against the noise of many.
 ``nearest_public``, ``hybrid_weights``, ``noisy_weights``, ``distance_to_subset``
                            eq. (3), Definitions 5/6, eq. (5).
 ``m_estimate``             DP M-estimators (squared, absolute, logistic) from weighted points.
+``prepare_selection``      what ε does not change (θ_D, nearest points), computed once.
 ``select_subset``          Algorithm 2 with correct accounting -> :class:`SubsetResult`.
 ``public_only_estimate``, ``lei_histogram``     baselines.
 ``subset_study``           the Monte-Carlo curves of Sect. 5.1 (Figs 4-6), seeded.
@@ -26,9 +27,11 @@ from dpcore.subset.rescale import Rescaled, display_plane, rescale, scenario_arg
 from dpcore.subset.selection import (
     ACCOUNTINGS,
     SELECTIONS,
+    Prepared,
     SubsetResult,
     criterion_sensitivity,
     default_sizes,
+    prepare_selection,
     select_subset,
 )
 from dpcore.subset.weights import (
@@ -43,6 +46,7 @@ __all__ = [
     "ACCOUNTINGS",
     "LOSSES",
     "SELECTIONS",
+    "Prepared",
     "Rescaled",
     "SubsetResult",
     "SubsetStudy",
@@ -59,6 +63,7 @@ __all__ = [
     "noisy_weights",
     "paper_sizes",
     "paper_split",
+    "prepare_selection",
     "public_only_estimate",
     "predict",
     "reference_estimate",

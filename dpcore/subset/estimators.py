@@ -23,6 +23,7 @@ References
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -166,19 +167,39 @@ def _fit_logistic_groups(X: np.ndarray, y: np.ndarray, W: np.ndarray, lam: float
     return theta
 
 
+#: What a release says when ``theta_D`` cannot be certified (names only public numbers).
+UNCERTIFIED = (
+    "The reference fit θ_D could not be certified to the objective gap {tol:g} that the "
+    "criterion's sensitivity assumes, with λ = {lam:g}. Raise λ; nothing was released."
+)
+
+
 def reference_estimate(
-    private: np.ndarray, loss: str, *, target: int | None = None, lam: float = 1e-2
+    private: np.ndarray, loss: str, *, target: int | None = None, lam: float = 1e-2,
+    strict: bool = False,
 ) -> np.ndarray:
     """``theta_D``: the same M-estimator on the private points with weights ``1/n_D``.
 
     Non-private: it is the reference of the criterion t_i, which is only released with noise.
+    The criterion's sensitivity (:func:`dpcore.subset.criterion_sensitivity`) assumes the
+    logistic fit certified to the objective gap ``SOLVER_TOL``: with ``strict=True`` (a
+    release) a fit that does not reach it raises :class:`~dpcore.DataError` (whose message
+    names the public tolerance only); studies keep the last iterate.
     """
     loss = _check_loss(loss)
     n = private.shape[0]
     if loss != "logistic":
         return m_estimate(private, np.full(n, 1.0 / n), loss)
     X, y = design(private, target)
-    return fit_logistic(X, y, np.full(n, 1.0 / n), lam=lam, tol=SOLVER_TOL).coef
+    weights = np.full(n, 1.0 / n)
+    if not strict:
+        return fit_logistic(X, y, weights, lam=lam, tol=SOLVER_TOL).coef
+    with warnings.catch_warnings():  # non-convergence is refused below
+        warnings.simplefilter("ignore", RuntimeWarning)
+        fit = fit_logistic(X, y, weights, lam=lam, tol=SOLVER_TOL)
+    if not fit.gap <= SOLVER_TOL:
+        raise DataError(UNCERTIFIED.format(tol=SOLVER_TOL, lam=lam))
+    return fit.coef
 
 
 def predict(private: np.ndarray, theta: np.ndarray, loss: str, target: int | None) -> np.ndarray:

@@ -22,18 +22,21 @@ import numpy as np
 
 from dpcore.random import stream, study_seed
 from dpcore.subset.baselines import LEI_MAX_DIM, lei_histogram, public_only_estimate
-from dpcore.subset.estimators import _check_loss, predict, reference_estimate
+from dpcore.subset.estimators import _check_loss, predict
 from dpcore.subset.rescale import Rescaled, rescale
 from dpcore.subset.selection import (
     ACCOUNTINGS,
     SELECTIONS,
+    Prepared,
     Progress,
     SubsetResult,
     _check_epsilons,
+    _check_prepared,
     _check_sizes,
     _report,
     _select,
     default_sizes,
+    prepare_selection,
 )
 from dpcore.validation import check_choice, check_scalar
 
@@ -155,6 +158,7 @@ def subset_study(
     target: str | None = None,
     groups: Any = None,
     kinds: Any = None,
+    prepared: Prepared | None = None,
 ) -> SubsetStudy:
     """Repeat Algorithm 2 ``repeats`` times with independent noise; the curves of Figs 4-6.
 
@@ -173,6 +177,9 @@ def subset_study(
     rng : None, int or numpy.random.Generator, default=None
         Seed of the study: repeat r uses ``dpcore.random.stream(seed, "subset", r)``.
     progress : callable(fraction, text), default=None
+    prepared : Prepared, default=None
+        :func:`~dpcore.subset.prepare_selection` of the same data, loss and lam (checked), so
+        that a page computes θ_D and the nearest points once for every ε; None computes it.
 
     Returns
     -------
@@ -190,8 +197,9 @@ def subset_study(
         private, public, target=target, groups=groups, kinds=kinds
     )
     sizes = default_sizes(data.n_public) if sizes is None else _check_sizes(sizes, data.n_public)
-    reference = reference_estimate(data.private, loss, target=data.target, lam=lam)
-    h_ref = predict(data.private, reference, loss, data.target)[0]
+    prepared = (prepare_selection(data, loss, lam) if prepared is None  # theta_D, nearest points
+                else _check_prepared(prepared, data, loss, lam))
+    h_ref = predict(data.private, prepared.reference, loss, data.target)[0]
     dp, clean, noisy, dist, chosen = [], [], [], [], []
     first = None
     for r in range(int(repeats)):
@@ -199,8 +207,7 @@ def subset_study(
             _report(progress, (r + fraction) / (repeats + 1), f"repeat {r + 1}/{repeats}: {text}")
 
         result, clean_t = _select(data, eps, sizes, loss, accounting, selection, lam, True,
-                                  stream(seed, "subset", r), step, reference=reference,
-                                  clean=True)
+                                  stream(seed, "subset", r), step, prepared, clean=True)
         if first is None:
             first = result
         dp.append(result.criteria)

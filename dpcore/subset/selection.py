@@ -40,6 +40,7 @@ References
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -47,9 +48,10 @@ from typing import Any
 
 import numpy as np
 
-from dpcore.mechanisms import Exponential, Laplace
+from dpcore.mechanisms import DiscreteLaplace, Exponential, Laplace
 from dpcore.subset.estimators import (
     SOLVER_TOL,
+    UNCERTIFIED,
     _check_loss,
     m_estimate,
     predict,
@@ -69,14 +71,17 @@ from dpcore.validation import (
     check_epsilon,
     check_random_state,
     check_scalar,
+    check_study_or_release,
 )
 
 __all__ = [
     "ACCOUNTINGS",
     "SELECTIONS",
+    "Prepared",
     "SubsetResult",
     "criterion_sensitivity",
     "default_sizes",
+    "prepare_selection",
     "select_subset",
 ]
 
@@ -256,6 +261,86 @@ def default_sizes(n_public: int, start: int = 10, step: int = 50, count: int = 6
 
 
 @dataclass(frozen=True)
+class Prepared:
+    """The part of Algorithm 2 that neither ε nor the noise changes, for one (D, E, loss, λ).
+
+    Non-private: computed from D without noise, never released. A page computes it once and
+    passes it to every run (:func:`select_subset` and the studies), so that a run only draws
+    noise, ranks and fits the candidates.
+
+    Attributes
+    ----------
+    reference : ndarray
+        ``theta_D`` (:func:`~dpcore.subset.estimators.reference_estimate`).
+    certified : bool
+        Whether ``theta_D`` reached the objective gap the criterion's sensitivity assumes
+        (always True for losses without a solver); a release refuses an uncertified one.
+    nearest : ndarray of int of shape (n_D,)
+        Each private point's nearest point in all of E (step 2's counts).
+    loss : str
+    lam : float
+    fingerprint : str
+        A digest of the rescaled D and E (kept in memory only), so that a prepared part cannot
+        be used with other data.
+    """
+
+    reference: np.ndarray
+    certified: bool
+    nearest: np.ndarray
+    loss: str
+    lam: float
+    fingerprint: str
+
+
+def _fingerprint(data: Rescaled) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    for X in (data.private, data.public):
+        digest.update(np.asarray(X.shape, dtype=np.int64).tobytes())
+        digest.update(np.ascontiguousarray(X).tobytes())
+    return digest.hexdigest()
+
+
+def prepare_selection(data: Rescaled, loss: str = "logistic", lam: float = 1e-2) -> Prepared:
+    """``theta_D`` and the nearest public points of D in all of E: the non-private, ε-free part
+    of Algorithm 2 (its step 2's counts and step 4's reference), computed once.
+
+    Parameters
+    ----------
+    data : Rescaled
+        Step 1's output (:func:`~dpcore.subset.rescale`).
+    loss : {"logistic", "squared", "absolute"}, default="logistic"
+    lam : float, default=1e-2
+
+    Returns
+    -------
+    Prepared
+    """
+    loss = _check_loss(loss)
+    lam = check_scalar(lam, "lam", min_val=0.0)
+    try:
+        reference, certified = reference_estimate(data.private, loss, target=data.target,
+                                                  lam=lam, strict=True), True
+    except DataError:  # kept for studies; a release refuses it
+        reference = reference_estimate(data.private, loss, target=data.target, lam=lam)
+        certified = False
+    index, _ = nearest_public(data.private, data.public)
+    return Prepared(reference, certified, index[:, 0], loss, lam, _fingerprint(data))
+
+
+def _check_prepared(prepared: Any, data: Rescaled, loss: str, lam: float) -> Prepared:
+    if not isinstance(prepared, Prepared):
+        raise TypeError(f"prepared must come from prepare_selection(), got "
+                        f"{type(prepared).__name__}.")
+    if (prepared.loss, prepared.lam) != (loss, lam) or prepared.fingerprint != _fingerprint(data):
+        raise ValueError(
+            f"prepared was computed for loss={prepared.loss!r}, lam={prepared.lam:g} or on other "
+            f"data; this run needs loss={loss!r}, lam={lam:g} on these data. Pass "
+            "prepare_selection(data, loss, lam) of the same data, or no prepared."
+        )
+    return prepared
+
+
+@dataclass(frozen=True)
 class _Curves:
     """One run of Algorithm 2 steps 2-4 on rescaled data (internal)."""
 
@@ -275,6 +360,24 @@ def _weights_by_prefix(data: Rescaled, ranked: np.ndarray, sizes: np.ndarray) ->
     return counts, mask, distance_to_subset(sqdist)
 
 
+def _noisy(mech: Laplace | Exponential, value: np.ndarray,
+           gen: np.random.Generator | None) -> Any:
+    """A release (``gen`` None: OpenDP's float-safe sampler) or a study's draw of ``mech``."""
+    return mech.release(value) if gen is None else mech.randomise(value, rng=gen)
+
+
+def _noisy_counts(epsilon: float, counts: np.ndarray, gen: np.random.Generator | None):
+    """Counts of sensitivity 2 at ``epsilon``: a study draws the paper's Laplace (numpy); a
+    release adds exact discrete Laplace noise to the integer counts
+    (:class:`~dpcore.mechanisms.DiscreteLaplace`: integers in, integers out, nothing for a
+    floating-point attack to read)."""
+    if gen is None:
+        mech = DiscreteLaplace(epsilon, COUNT_SENSITIVITY, neighbouring=NEIGHBOURING)
+        return mech.release(counts).astype(float)
+    mech = Laplace(epsilon, COUNT_SENSITIVITY, neighbouring=NEIGHBOURING)
+    return mech.randomise(counts, rng=gen)
+
+
 def _run(
     data: Rescaled,
     sizes: np.ndarray,
@@ -283,31 +386,37 @@ def _run(
     lam: float,
     truncate: bool,
     h_ref: np.ndarray,
-    gen: np.random.Generator,
+    gen: np.random.Generator | None,
     progress: Progress,
+    nearest: np.ndarray,
     accountant: Any = None,
     dataset: str = "private",
     clean: bool = False,
 ) -> _Curves:
-    """Steps 2-4 of Algorithm 2 (noise from ``gen``); optionally also the non-private curve."""
+    """Steps 2-4 of Algorithm 2 (study noise from ``gen``, release noise when it is None);
+    optionally also the non-private curve. ``nearest``: D's nearest points in all of E."""
     n, m, k = data.n_private, data.n_public, sizes.size
-    _report(progress, 0.05, "nearest public points (all of E)")
-    index, _ = nearest_public(data.private, data.public)
-    counts_all = hybrid_counts(index, m)[:, 0]
+    counts_all = hybrid_counts(nearest[:, None], m)[:, 0]
     e1, e2, _ = eps
     if accountant is not None:
         accountant.spend(e1, mechanism=f"{MECHANISM}: ranking weights (epsilon1)",
-                         dataset=dataset, note=f"Laplace(2/epsilon1) on {m} counts")
-    mech1 = Laplace(e1, COUNT_SENSITIVITY, neighbouring=NEIGHBOURING)
-    ranking = mech1.randomise(counts_all, rng=gen) / n
+                         dataset=dataset, note=f"Laplace(2/epsilon1) on {m} counts",
+                         relation="replace")
+    ranking = _noisy_counts(e1, counts_all, gen) / n
     order = np.argsort(-ranking, kind="stable")  # decreasing; ties by the public order
     _report(progress, 0.25, f"nearest points in {k} nested candidate subsets")
     counts, mask, distance = _weights_by_prefix(data, order, sizes)
     if accountant is not None:
         accountant.spend(e2, mechanism=f"{MECHANISM}: candidate weights (epsilon2)",
-                         dataset=dataset, note=f"{k} candidates at epsilon2/{k} each")
-    mech2 = Laplace(e2 / k, COUNT_SENSITIVITY, neighbouring=NEIGHBOURING)
-    W = np.where(mask, mech2.randomise(counts, rng=gen) / n, 0.0)
+                         dataset=dataset, note=f"{k} candidates at epsilon2/{k} each",
+                         relation="replace")
+    if gen is None:  # a release draws only the weights it publishes: each candidate's prefix
+        # One call for all k candidates: every count gets noise of scale 2k/epsilon2, as k
+        # releases of sensitivity-2 vectors at epsilon2/k each (sequential composition: epsilon2).
+        W = np.zeros_like(counts)
+        W[mask] = _noisy_counts(e2 / k, counts[mask], None) / n
+    else:
+        W = np.where(mask, _noisy_counts(e2 / k, counts, gen) / n, 0.0)
     if truncate:
         np.maximum(W, 0.0, out=W)
     _report(progress, 0.5, f"fitting {k} DP M-estimators" + (" and the non-private ones"
@@ -353,6 +462,7 @@ def select_subset(
     kinds: Any = None,
     accountant: Any = None,
     dataset: str = "private",
+    prepared: Prepared | None = None,
 ) -> SubsetResult:
     """Select the public subset to release with DP weights ([WJ18]_ Algorithm 2).
 
@@ -375,7 +485,8 @@ def select_subset(
         sensitivity; ``"as-printed"``: Laplace(1/epsilon3) on each criterion, as the paper
         (which then costs ``k S epsilon3``, reported in ``epsilon_spent``).
     rng : None, int or numpy.random.Generator, default=None
-        None (fresh OS entropy) for a release; a seed for a study.
+        None: a release (OpenDP's float-safe samplers, fresh OS entropy); a seed or Generator: a
+        study (numpy draws of the same laws, reproducible).
     progress : callable(fraction, text), default=None
         Called as the work proceeds (for a progress bar).
     selection : {"exponential", "noisy-curve"}, default="exponential"
@@ -391,9 +502,13 @@ def select_subset(
         Passed to :func:`~dpcore.subset.rescale` (``scenario_arguments(scenario)`` gives them).
     accountant : dpcore.accountant.BudgetAccountant, default=None
         If given, epsilon1, epsilon2 and the true cost of step 5 are spent as three ledger
-        entries, each before its noise is drawn; BudgetExceeded stops the run.
+        entries, each before its noise is drawn; BudgetExceeded stops the run (``rng=None``
+        only). A release also refuses a reference fit ``theta_D`` that is not certified.
     dataset : str, default="private"
         Name of the private dataset in the ledger.
+    prepared : Prepared, default=None
+        :func:`prepare_selection` of the same rescaled data, ``loss`` and ``lam`` (checked):
+        what does not depend on ε, computed once. None computes it here.
 
     Returns
     -------
@@ -419,15 +534,19 @@ def select_subset(
             f"truncate=False is only possible for the squared loss; the {loss} loss needs "
             "non-negative weights (Definition 6)."
         )
-    gen = check_random_state(rng)
+    check_study_or_release(rng, accountant)
+    gen = None if rng is None else check_random_state(rng)
     data = private if isinstance(private, Rescaled) else rescale(
         private, public, target=target, groups=groups, kinds=kinds
     )
     if loss == "logistic" and data.target is None:
         raise DataError("The logistic loss needs target= (the 0/1 label column).")
     sizes = default_sizes(data.n_public) if sizes is None else _check_sizes(sizes, data.n_public)
+    _report(progress, 0.02, "θ_D and the nearest public points (all of E)")
+    prepared = (prepare_selection(data, loss, lam) if prepared is None
+                else _check_prepared(prepared, data, loss, lam))
     return _select(data, eps, sizes, loss, accounting, selection, lam, truncate, gen, progress,
-                   accountant, dataset)[0]
+                   prepared, accountant, dataset)[0]
 
 
 def _select(
@@ -439,17 +558,19 @@ def _select(
     selection: str,
     lam: float,
     truncate: bool,
-    gen: np.random.Generator,
+    gen: np.random.Generator | None,
     progress: Progress,
+    prepared: Prepared,
     accountant: Any = None,
     dataset: str = "private",
-    reference: np.ndarray | None = None,
     clean: bool = False,
 ) -> tuple[SubsetResult, np.ndarray | None]:
-    """Algorithm 2 on checked, rescaled inputs; also the non-private curve when ``clean``."""
+    """Algorithm 2 on checked, rescaled inputs (a release when ``gen`` is None); also the
+    non-private curve when ``clean``."""
     k = sizes.size
-    if reference is None:
-        reference = reference_estimate(data.private, loss, target=data.target, lam=lam)
+    if gen is None and not prepared.certified:  # a release: before anything is spent
+        raise DataError(UNCERTIFIED.format(tol=SOLVER_TOL, lam=lam))
+    reference = prepared.reference
     h_ref = predict(data.private, reference, loss, data.target)[0]
     bound = criterion_sensitivity(data.n_private, data.radius, lam, loss=loss,
                                   dim=data.public.shape[1])
@@ -458,9 +579,9 @@ def _select(
     e1, e2, e3 = eps
     e3_true = k * bound * e3 / used if accounting == "as-printed" else e3
     if accountant is not None:  # refuse before any work if the whole run does not fit
-        accountant.check(e1 + e2 + e3_true)
+        accountant.check(e1 + e2 + e3_true, relation="replace")
     curves = _run(data, sizes, eps, loss, lam, truncate, h_ref, gen,
-                  progress, accountant, dataset, clean=clean)
+                  progress, prepared.nearest, accountant, dataset, clean=clean)
     _report(progress, 0.95, "selection")
     if accountant is not None:
         accountant.spend(
@@ -469,17 +590,18 @@ def _select(
                   and accounting == "calibrated" else
                   f"{k} noisy criteria; paper counts {e3:g}" if accounting == "as-printed"
                   else f"{k} noisy criteria at Laplace({k}S/epsilon3)"),
+            relation="replace",
         )
     t = curves.criteria[:k]
     noisy = None
     if accounting == "as-printed":
-        noisy = Laplace(e3, used, neighbouring=NEIGHBOURING).randomise(t, rng=gen)
+        noisy = _noisy(Laplace(e3, used, neighbouring=NEIGHBOURING), t, gen)
         best = int(np.argmin(noisy))
     elif selection == "noisy-curve":
-        noisy = Laplace(e3, k * bound, neighbouring=NEIGHBOURING).randomise(t, rng=gen)
+        noisy = _noisy(Laplace(e3, k * bound, neighbouring=NEIGHBOURING), t, gen)
         best = int(np.argmin(noisy))
     else:
-        best = int(Exponential(e3, bound, neighbouring=NEIGHBOURING).randomise(-t, rng=gen))
+        best = int(_noisy(Exponential(e3, bound, neighbouring=NEIGHBOURING), -t, gen))
     size = int(sizes[best])
     chosen = curves.order[:size]
     _report(progress, 1.0, "done")

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy.spatial import cKDTree
 
-from dpcore.mechanisms import Laplace
+from dpcore.mechanisms import DiscreteLaplace, Laplace
 from dpcore.validation import check_array, check_epsilon
 
 __all__ = [
@@ -213,7 +213,9 @@ def noisy_weights(
     truncate : bool, default=True
         Replace negative weights by 0 ([WJ18]_ Definition 6; post-processing).
     rng : None, int or numpy.random.Generator, default=None
-        None (fresh OS entropy) for a release; a seed or Generator for a study.
+        None: a release, whose noise is the exact *discrete* Laplace of the same scale on the
+        integer counts (:class:`~dpcore.mechanisms.DiscreteLaplace`, fresh OS entropy); a seed or
+        Generator: a study (the paper's Laplace, numpy).
 
     Notes
     -----
@@ -223,7 +225,13 @@ def noisy_weights(
     """
     epsilon = check_epsilon(epsilon)
     mech = Laplace(epsilon, COUNT_SENSITIVITY, neighbouring=NEIGHBOURING)
-    w = mech.randomise(np.asarray(counts, dtype=float), rng=rng) / n_private
+    counts = np.asarray(counts, dtype=float)
+    if rng is None:
+        release = DiscreteLaplace(epsilon, COUNT_SENSITIVITY, neighbouring=NEIGHBOURING)
+        noisy = release.release(counts).astype(float)
+    else:
+        noisy = mech.randomise(counts, rng=rng)
+    w = noisy / n_private
     return np.maximum(w, 0.0) if truncate else w
 
 

@@ -20,6 +20,18 @@ expect.set_options(timeout=60_000)
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 SCREENSHOTS = ROOT / "docs" / "screenshots"
+#: Debian's Chromium and the flags every browser test starts it with (this machine's network
+#: is closed: no background networking, QUIC, component updates or sync).
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def assert_no_exception(page: Page) -> None:

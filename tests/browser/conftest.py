@@ -25,16 +25,6 @@ if TYPE_CHECKING:
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 STARTUP_TIMEOUT = 60.0
 
 
@@ -99,6 +89,8 @@ def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browse
     sync_api = pytest.importorskip(
         "playwright.sync_api", reason="Python Playwright is missing: pip install playwright"
     )
+    from browser_support import CHROMIUM_ARGS
+
     profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_api.sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(

@@ -82,6 +82,6 @@ def test_choose_epsilon_page(page: Page, app_url: str):
 
     # The sidebar's composition select box changes the budget bar's total.
     sidebar.get_by_test_id("stSelectbox").filter(has_text="Composition of releases").click()
-    page.get_by_role("option", name="Advanced (Kairouz-Oh-Viswanath): + δ′").click()
-    expect(sidebar.get_by_text("Kairouz, Oh & Viswanath 2015")).to_be_visible()
+    page.get_by_role("option", name="zCDP filter (pure and Gaussian releases): + δ′").click()
+    expect(sidebar.get_by_text("a Rényi filter, Feldman & Zrnic 2021")).to_be_visible()
     wait_idle(page)

@@ -27,7 +27,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from browser_support import ARTIFACTS, ROOT
+from browser_support import ARTIFACTS, CHROMIUM_ARGS, ROOT
 
 pytestmark = pytest.mark.browser
 
@@ -40,7 +40,11 @@ _PAGES = dict(re.findall(r'st\.Page\(\s*"([^"]+)",\s*title="([^"]+)"', ROUTER))
 # Every page, those that hide the sidebar's navigation (presentation mode) last.
 PAGE_TITLES = [title for path, title in sorted(
     _PAGES.items(), key=lambda item: "scenario_sidebar()" not in (ROOT / item[0]).read_text())]
-TIMEOUT = 120_000  # ms for one step of one session, 20 sessions sharing 2 cores
+# ms for one step of one session: 20 sessions and 20 browser contexts share 2 cores, and the
+# first step (the first page of every session at once) took over 120 s once under load. A
+# step that times out is a failure of the test's set-up, not of isolation, which is what this
+# test checks; the timings are reported, not tested.
+TIMEOUT = 240_000
 SKIP_DIRS = {".git", "__pycache__", ".ruff_cache", ".pytest_cache", "node_modules"}
 MAX_SCAN_BYTES = 50_000_000  # larger files are data shipped with the project, read in chunks
 
@@ -131,7 +135,7 @@ async def _run_all(url: str, markers: list[str], timings: list) -> list[str]:
 
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                           args=["--no-sandbox", "--disable-gpu"])
+                                           args=CHROMIUM_ARGS)
         try:
             # Warm-up (not timed): the first visit loads the default built-in scenario into the
             # server's shared cache, as a running server would have done long before.

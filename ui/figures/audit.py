@@ -1,4 +1,5 @@
-"""Figures of the privacy-audit page: the two output distributions, and claimed vs audited ε."""
+"""Figures of the privacy-audit page: the two output distributions, claimed vs audited ε, and
+the floating-point attacks' two bounds per release mechanism."""
 
 from __future__ import annotations
 
@@ -48,6 +49,31 @@ def summary_figure(rows: list[dict]) -> go.Figure:
                  "output", kind="marker")
     fig.update_layout(barmode="group", yaxis={"autorange": "reversed"})
     return layout(fig, "ε", "", height=140 + 34 * len(rows))
+
+
+def float_figure(rows: list[dict]) -> go.Figure:
+    """Claimed ε and the two floating-point attacks' bounds (reachability, granularity) for every
+    mechanism that outputs numbers (rows of :meth:`dpcore.audit_float.FloatAuditResult.row`);
+    a bound above its claim is red, and every bound is written beside its bar (most are 0)."""
+    rows = [r for r in rows if r["runs per dataset"] > 0]  # an index has no low-order bits
+    names = [("⚠ " if r["broken on purpose"] else "") + r["mechanism"] for r in rows]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(y=names, x=[r["claimed epsilon"] for r in rows], orientation="h",
+                         name="claimed ε", marker_color=COLORS["theory"]))
+    for column, name, color, pattern in (
+            ("reachability bound", "reachability: could D have produced it?", COLORS["dp"], ""),
+            ("granularity bound", "granularity: trailing zero bits", COLORS["objective"], "/")):
+        values = [r[column] for r in rows]
+        fig.add_trace(go.Bar(y=names, x=values, orientation="h", name=name,
+                             text=[f"{v:.2f}" for v in values], textposition="outside",
+                             marker_color=[COLORS["output"] if v > r["claimed epsilon"] else color
+                                           for v, r in zip(values, rows, strict=True)],
+                             marker_pattern_shape=pattern))
+    legend_entry(fig, "above the claim: the attack tells D from D′ (a fault)", "output",
+                 kind="marker")
+    fig.update_layout(barmode="group", yaxis={"autorange": "reversed"})
+    return layout(fig, "ε (claimed, and the audited lower bounds)", "",
+                  height=160 + 44 * len(rows))
 
 
 def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
