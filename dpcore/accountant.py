@@ -469,13 +469,18 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
 
         Records nothing. Arguments as in :meth:`spend`.
         """
-        charged = self.charge(epsilon, delta, relation=relation)
-        if charged != _check_release(epsilon, delta):
-            rho = None
-        epsilon, delta = charged
         partition, rho = _check_partition(partition), _check_rho(rho)
+        _, epsilon, delta, rho = self._charged(epsilon, delta, relation, rho)
         self._check_partition_allowed(partition)
         self._check(epsilon, delta, dataset, partition, rho)
+
+    def _charged(self, epsilon: float, delta: float, relation: str | None,
+                 rho: float | None) -> tuple[str, float, float, float | None]:
+        """The release's relation and its (epsilon, delta, rho) as this ledger counts them: a
+        ρ of the calibration does not hold under another relation, so it is dropped there."""
+        own = self._relation if relation is None else _check_relation(relation)
+        epsilon, delta = self.charge(epsilon, delta, relation=own)
+        return own, epsilon, delta, rho if own == self._relation else None
 
     def _check_partition_allowed(self, partition: str | None) -> None:
         if partition is not None and self._relation != "add_remove":
@@ -592,14 +597,12 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
         dataset = _check_label(dataset, "dataset")
         note = _check_label(note, "note", allow_empty=True)
         partition, rho = _check_partition(partition), _check_rho(rho)
-        own = self._relation if relation is None else _check_relation(relation)
-        charged = self.charge(epsilon, delta, relation=own)
-        if charged != _check_release(epsilon, delta):
-            rho = None  # ρ of the calibration does not hold under the ledger's relation
+        own, charged_eps, delta, rho = self._charged(epsilon, delta, relation, rho)
+        if own != self._relation:
             note = (f"{note}; " if note else "") + (
                 f"calibrated at ε = {epsilon:g} under {RELATIONS[own]}, charged by group "
                 "privacy")
-        epsilon, delta = charged
+        epsilon = charged_eps
         self._check_partition_allowed(partition)
         with self._lock:
             self._check(epsilon, delta, dataset, partition, rho)
