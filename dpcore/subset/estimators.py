@@ -23,7 +23,6 @@ References
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -31,7 +30,7 @@ import numpy as np
 from dpcore.logistic import fit_logistic, fit_logistic_batched
 from dpcore.validation import DataError, check_choice, check_scalar
 
-__all__ = ["LOSSES", "design", "m_estimate", "reference_estimate", "predict"]
+__all__ = ["LOSSES", "design", "m_estimate", "reference_estimate", "reference_fit", "predict"]
 
 LOSSES = ("logistic", "squared", "absolute")
 #: Solver tolerance (certified objective gap, relative to the total weight) of every logistic fit.
@@ -174,32 +173,32 @@ UNCERTIFIED = (
 )
 
 
-def reference_estimate(
-    private: np.ndarray, loss: str, *, target: int | None = None, lam: float = 1e-2,
-    strict: bool = False,
-) -> np.ndarray:
-    """``theta_D``: the same M-estimator on the private points with weights ``1/n_D``.
+def reference_fit(
+    private: np.ndarray, loss: str, *, target: int | None = None, lam: float = 1e-2
+) -> tuple[np.ndarray, bool]:
+    """``theta_D`` and whether it is certified: the M-estimator on the private points with
+    weights ``1/n_D``.
 
     Non-private: it is the reference of the criterion t_i, which is only released with noise.
     The criterion's sensitivity (:func:`dpcore.subset.criterion_sensitivity`) assumes the
-    logistic fit certified to the objective gap ``SOLVER_TOL``: with ``strict=True`` (a
-    release) a fit that does not reach it raises :class:`~dpcore.DataError` (whose message
-    names the public tolerance only); studies keep the last iterate.
+    logistic fit certified to the objective gap ``SOLVER_TOL``; the flag says whether it is
+    (always True for the losses without a solver). A release refuses an uncertified fit;
+    studies keep the last iterate.
     """
     loss = _check_loss(loss)
     n = private.shape[0]
     if loss != "logistic":
-        return m_estimate(private, np.full(n, 1.0 / n), loss)
+        return m_estimate(private, np.full(n, 1.0 / n), loss), True
     X, y = design(private, target)
-    weights = np.full(n, 1.0 / n)
-    if not strict:
-        return fit_logistic(X, y, weights, lam=lam, tol=SOLVER_TOL).coef
-    with warnings.catch_warnings():  # non-convergence is refused below
-        warnings.simplefilter("ignore", RuntimeWarning)
-        fit = fit_logistic(X, y, weights, lam=lam, tol=SOLVER_TOL)
-    if not fit.gap <= SOLVER_TOL:
-        raise DataError(UNCERTIFIED.format(tol=SOLVER_TOL, lam=lam))
-    return fit.coef
+    fit = fit_logistic(X, y, np.full(n, 1.0 / n), lam=lam, tol=SOLVER_TOL)
+    return fit.coef, bool(fit.gap <= SOLVER_TOL)
+
+
+def reference_estimate(
+    private: np.ndarray, loss: str, *, target: int | None = None, lam: float = 1e-2
+) -> np.ndarray:
+    """``theta_D`` (:func:`reference_fit` without its certificate)."""
+    return reference_fit(private, loss, target=target, lam=lam)[0]
 
 
 def predict(private: np.ndarray, theta: np.ndarray, loss: str, target: int | None) -> np.ndarray:

@@ -48,22 +48,22 @@ from typing import Any
 
 import numpy as np
 
-from dpcore.mechanisms import DiscreteLaplace, Exponential, Laplace
+from dpcore.mechanisms import Exponential, Laplace
 from dpcore.subset.estimators import (
     SOLVER_TOL,
     UNCERTIFIED,
     _check_loss,
     m_estimate,
     predict,
-    reference_estimate,
+    reference_fit,
 )
 from dpcore.subset.rescale import Rescaled, rescale
 from dpcore.subset.weights import (
-    COUNT_SENSITIVITY,
     NEIGHBOURING,
     distance_to_subset,
     hybrid_counts,
     nearest_public,
+    noisy_counts,
 )
 from dpcore.validation import (
     DataError,
@@ -271,7 +271,7 @@ class Prepared:
     Attributes
     ----------
     reference : ndarray
-        ``theta_D`` (:func:`~dpcore.subset.estimators.reference_estimate`).
+        ``theta_D`` (:func:`~dpcore.subset.estimators.reference_fit`).
     certified : bool
         Whether ``theta_D`` reached the objective gap the criterion's sensitivity assumes
         (always True for losses without a solver); a release refuses an uncertified one.
@@ -317,12 +317,7 @@ def prepare_selection(data: Rescaled, loss: str = "logistic", lam: float = 1e-2)
     """
     loss = _check_loss(loss)
     lam = check_scalar(lam, "lam", min_val=0.0)
-    try:
-        reference, certified = reference_estimate(data.private, loss, target=data.target,
-                                                  lam=lam, strict=True), True
-    except DataError:  # kept for studies; a release refuses it
-        reference = reference_estimate(data.private, loss, target=data.target, lam=lam)
-        certified = False
+    reference, certified = reference_fit(data.private, loss, target=data.target, lam=lam)
     index, _ = nearest_public(data.private, data.public)
     return Prepared(reference, certified, index[:, 0], loss, lam, _fingerprint(data))
 
@@ -366,18 +361,6 @@ def _noisy(mech: Laplace | Exponential, value: np.ndarray,
     return mech.release(value) if gen is None else mech.randomise(value, rng=gen)
 
 
-def _noisy_counts(epsilon: float, counts: np.ndarray, gen: np.random.Generator | None):
-    """Counts of sensitivity 2 at ``epsilon``: a study draws the paper's Laplace (numpy); a
-    release adds exact discrete Laplace noise to the integer counts
-    (:class:`~dpcore.mechanisms.DiscreteLaplace`: integers in, integers out, nothing for a
-    floating-point attack to read)."""
-    if gen is None:
-        mech = DiscreteLaplace(epsilon, COUNT_SENSITIVITY, neighbouring=NEIGHBOURING)
-        return mech.release(counts).astype(float)
-    mech = Laplace(epsilon, COUNT_SENSITIVITY, neighbouring=NEIGHBOURING)
-    return mech.randomise(counts, rng=gen)
-
-
 def _run(
     data: Rescaled,
     sizes: np.ndarray,
@@ -402,7 +385,7 @@ def _run(
         accountant.spend(e1, mechanism=f"{MECHANISM}: ranking weights (epsilon1)",
                          dataset=dataset, note=f"Laplace(2/epsilon1) on {m} counts",
                          relation="replace")
-    ranking = _noisy_counts(e1, counts_all, gen) / n
+    ranking = noisy_counts(counts_all, e1, rng=gen) / n
     order = np.argsort(-ranking, kind="stable")  # decreasing; ties by the public order
     _report(progress, 0.25, f"nearest points in {k} nested candidate subsets")
     counts, mask, distance = _weights_by_prefix(data, order, sizes)
@@ -414,9 +397,9 @@ def _run(
         # One call for all k candidates: every count gets noise of scale 2k/epsilon2, as k
         # releases of sensitivity-2 vectors at epsilon2/k each (sequential composition: epsilon2).
         W = np.zeros_like(counts)
-        W[mask] = _noisy_counts(e2 / k, counts[mask], None) / n
+        W[mask] = noisy_counts(counts[mask], e2 / k) / n
     else:
-        W = np.where(mask, _noisy_counts(e2 / k, counts, gen) / n, 0.0)
+        W = np.where(mask, noisy_counts(counts, e2 / k, rng=gen) / n, 0.0)
     if truncate:
         np.maximum(W, 0.0, out=W)
     _report(progress, 0.5, f"fitting {k} DP M-estimators" + (" and the non-private ones"

@@ -37,6 +37,7 @@ __all__ = [
     "nearest_public",
     "hybrid_counts",
     "hybrid_weights",
+    "noisy_counts",
     "noisy_weights",
     "distance_to_subset",
 ]
@@ -197,6 +198,22 @@ def hybrid_weights(private: Any, public: Any, *, method: str = "auto") -> np.nda
     return hybrid_counts(index, np.asarray(public).shape[0])[:, 0] / index.shape[0]
 
 
+def noisy_counts(counts: Any, epsilon: float, *, rng: Any = None) -> np.ndarray:
+    """``|D_y| + Z_y``, every count with noise of scale ``2/epsilon`` ([WJ18]_ Def. 5).
+
+    ``rng=None`` is a release: exact *discrete* Laplace noise on the integer counts
+    (:class:`~dpcore.mechanisms.DiscreteLaplace`, fresh OS entropy; integers in, integers out).
+    A seed or Generator is a study: the paper's Laplace, drawn by numpy. Sensitivity
+    :data:`COUNT_SENSITIVITY` under replace-one (see :func:`noisy_weights`).
+    """
+    counts = np.asarray(counts, dtype=float)
+    if rng is None:
+        mech = DiscreteLaplace(epsilon, COUNT_SENSITIVITY, neighbouring=NEIGHBOURING)
+        return mech.release(counts).astype(float)
+    mech = Laplace(epsilon, COUNT_SENSITIVITY, neighbouring=NEIGHBOURING)
+    return mech.randomise(counts, rng=rng)
+
+
 def noisy_weights(
     counts: Any, n_private: int, epsilon: float, *, truncate: bool = True, rng: Any = None
 ) -> np.ndarray:
@@ -223,15 +240,7 @@ def noisy_weights(
     of count between two public points, so the L1 change of the count vector is at most 2
     (:data:`COUNT_SENSITIVITY`). The counts are exact integers: no numerical error.
     """
-    epsilon = check_epsilon(epsilon)
-    mech = Laplace(epsilon, COUNT_SENSITIVITY, neighbouring=NEIGHBOURING)
-    counts = np.asarray(counts, dtype=float)
-    if rng is None:
-        release = DiscreteLaplace(epsilon, COUNT_SENSITIVITY, neighbouring=NEIGHBOURING)
-        noisy = release.release(counts).astype(float)
-    else:
-        noisy = mech.randomise(counts, rng=rng)
-    w = noisy / n_private
+    w = noisy_counts(counts, check_epsilon(epsilon), rng=rng) / n_private
     return np.maximum(w, 0.0) if truncate else w
 
 
