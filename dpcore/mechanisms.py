@@ -235,6 +235,11 @@ class Mechanism:
         """Simulate the mechanism on ``value`` for a study (seeded numpy draws; never publish)."""
         raise NotImplementedError
 
+    def draw(self, value: Any, *, rng: Any = None) -> Any:
+        """:meth:`release` when ``rng`` is None (a release), else :meth:`randomise` (a study):
+        the one switch of every entry point whose ``rng=None`` means "publish"."""
+        return self.release(value) if rng is None else self.randomise(value, rng=rng)
+
     def _repr_args(self) -> list[str]:
         return [f"epsilon={self.epsilon!r}", f"sensitivity={self.sensitivity!r}"]
 

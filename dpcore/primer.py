@@ -53,7 +53,6 @@ from dpcore.validation import (
     DataError,
     check_choice,
     check_probability,
-    check_random_state,
     check_scalar,
     check_study_or_release,
 )
@@ -906,8 +905,7 @@ def release_answers(query: PrimerQuery, private: pd.DataFrame, epsilon: float, *
                    for name, rows in parts.items()}
     mech = Laplace(epsilon, sens, neighbouring=RELATIONS[relation])
     exact = np.array(list(answers.values()), dtype=float)
-    noisy = (mech.release(exact) if rng is None
-             else mech.randomise(exact, rng=check_random_state(rng)))
+    noisy = mech.draw(exact, rng=rng)
     return pd.DataFrame({"part": list(answers), "answer": noisy, "epsilon": epsilon,
                          "sensitivity": sens, "scale": mech.scale,
                          "relation": RELATIONS[relation]})

@@ -43,7 +43,6 @@ from dpcore.validation import (
     DataError,
     check_array,
     check_epsilon,
-    check_random_state,
     check_scalar,
     check_study_or_release,
     check_unit_box,
@@ -477,12 +476,8 @@ class ImportanceWeights:
                                   relation=RELATION)
         self.sensitivity_ = mechanism.sensitivity
         self.noise_scale_ = mechanism.scale
-        if self.rng is None:
-            self.beta_ = mechanism.release(step1.coef)
-            self.noise_law_ = "release"
-        else:
-            self.beta_ = mechanism.randomise(step1.coef, rng=check_random_state(self.rng))
-            self.noise_law_ = "paper"
+        self.beta_ = mechanism.draw(step1.coef, rng=self.rng)
+        self.noise_law_ = "release" if self.rng is None else "paper"
         self.weights_ = X_E.shape[0] * softmax(X_E @ self.beta_)
         self.epsilon_spent_ = epsilon
         self.n_features_in_ = d - int(self.fit_intercept)

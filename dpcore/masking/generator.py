@@ -191,9 +191,7 @@ def input_perturbation(X, epsilon: float, rng=None, accountant=None, *, data_nor
         accountant.spend(epsilon, 0.0, mechanism="input perturbation (Pham et al. Alg. 2)",
                          dataset=dataset, note="features only; labels published unperturbed",
                          relation="replace")
-    if rng is None:
-        return mech.release(Xs) * data_norm
-    return np.asarray(mech.randomise(Xs, rng=check_random_state(rng)), dtype=float) * data_norm
+    return mech.draw(Xs, rng=rng) * data_norm
 
 
 def _check_features(X) -> np.ndarray:

@@ -29,7 +29,6 @@ from dpcore.mechanisms import L2Laplace
 from dpcore.validation import (
     DataError,
     check_epsilon,
-    check_random_state,
     check_scalar,
     check_study_or_release,
 )
@@ -157,6 +156,4 @@ def perturb_output(coef, *, n: int, lam: float, epsilon: float, data_norm: float
         accountant.spend(epsilon, 0.0, mechanism=mechanism, dataset=dataset,
                          note=f"n={n}, lam={lam:g}, sensitivity={sensitivity:.4g}; noise: "
                               "coordinate-wise Laplace (OpenDP)", relation="replace")
-    if rng is None:
-        return mech.release(coef)
-    return np.asarray(mech.randomise(coef, rng=check_random_state(rng)), dtype=float)
+    return mech.draw(coef, rng=rng)

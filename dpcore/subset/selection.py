@@ -355,12 +355,6 @@ def _weights_by_prefix(data: Rescaled, ranked: np.ndarray, sizes: np.ndarray) ->
     return counts, mask, distance_to_subset(sqdist)
 
 
-def _noisy(mech: Laplace | Exponential, value: np.ndarray,
-           gen: np.random.Generator | None) -> Any:
-    """A release (``gen`` None: OpenDP's float-safe sampler) or a study's draw of ``mech``."""
-    return mech.release(value) if gen is None else mech.randomise(value, rng=gen)
-
-
 def _run(
     data: Rescaled,
     sizes: np.ndarray,
@@ -578,13 +572,13 @@ def _select(
     t = curves.criteria[:k]
     noisy = None
     if accounting == "as-printed":
-        noisy = _noisy(Laplace(e3, used, neighbouring=NEIGHBOURING), t, gen)
+        noisy = Laplace(e3, used, neighbouring=NEIGHBOURING).draw(t, rng=gen)
         best = int(np.argmin(noisy))
     elif selection == "noisy-curve":
-        noisy = _noisy(Laplace(e3, k * bound, neighbouring=NEIGHBOURING), t, gen)
+        noisy = Laplace(e3, k * bound, neighbouring=NEIGHBOURING).draw(t, rng=gen)
         best = int(np.argmin(noisy))
     else:
-        best = int(_noisy(Exponential(e3, bound, neighbouring=NEIGHBOURING), -t, gen))
+        best = int(Exponential(e3, bound, neighbouring=NEIGHBOURING).draw(-t, rng=gen))
     size = int(sizes[best])
     chosen = curves.order[:size]
     _report(progress, 1.0, "done")
