@@ -8,6 +8,7 @@ expected, what was given and how to fix it (the voice of scikit-learn's ``check_
 
 from __future__ import annotations
 
+import hashlib
 import numbers
 from typing import Any
 
@@ -24,6 +25,7 @@ __all__ = [
     "check_choice",
     "check_array",
     "check_unit_box",
+    "fingerprint",
 ]
 
 
@@ -182,3 +184,18 @@ def check_unit_box(X: Any, name: str = "X", *, clip: bool = False) -> np.ndarray
             "dpcore.datasets (one-hot and min-max by the public range) or pass clip=True."
         )
     return arr
+
+
+def fingerprint(*arrays: np.ndarray) -> str:
+    """A digest of ``arrays`` (their shapes and bytes), kept in memory to check that a part
+    computed once (a fit, nearest points) is used with the data it was computed on; never
+    written to a link, a config or a file name.
+
+    >>> fingerprint(np.zeros(2)) == fingerprint(np.zeros(2)) != fingerprint(np.zeros(3))
+    True
+    """
+    digest = hashlib.blake2b(digest_size=16)
+    for X in arrays:
+        digest.update(np.asarray(np.shape(X), dtype=np.int64).tobytes())
+        digest.update(np.ascontiguousarray(X).tobytes())
+    return digest.hexdigest()

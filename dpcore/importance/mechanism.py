@@ -27,7 +27,6 @@ References
 
 from __future__ import annotations
 
-import hashlib
 import warnings
 from dataclasses import dataclass
 
@@ -46,6 +45,7 @@ from dpcore.validation import (
     check_scalar,
     check_study_or_release,
     check_unit_box,
+    fingerprint,
 )
 
 __all__ = [
@@ -280,15 +280,6 @@ def _balanced_design(X_D: np.ndarray, X_E: np.ndarray):
     return X, y, s
 
 
-def _fingerprint(X_D: np.ndarray, X_E: np.ndarray) -> str:
-    """A digest of the design matrices, so that a step-1 fit cannot be reused on other data."""
-    digest = hashlib.blake2b(digest_size=16)
-    for X in (X_D, X_E):
-        digest.update(np.asarray(X.shape, dtype=np.int64).tobytes())
-        digest.update(np.ascontiguousarray(X).tobytes())
-    return digest.hexdigest()
-
-
 def _weighted_means(X_E: np.ndarray, B: np.ndarray, b_E: np.ndarray) -> np.ndarray:
     """``(1/N_E) sum_E b(x) w(x)`` for each row of ``B`` (shape (R, d)), stable in exp."""
     Z = X_E @ B.T
@@ -333,7 +324,7 @@ def _fit_step1(X_D: np.ndarray, X_E: np.ndarray, lam: float, fit_intercept: bool
             coef, gap = fit.coef, fit.gap
         except np.linalg.LinAlgError:  # a Hessian singular in floating point: lam far too small
             coef, gap = np.full(X.shape[1], np.nan), np.inf
-    return BalancedFit(coef, lam, gap, fit_intercept, clip, _fingerprint(X_D, X_E))
+    return BalancedFit(coef, lam, gap, fit_intercept, clip, fingerprint(X_D, X_E))
 
 
 def balanced_fit(private, public, lam: float, *, fit_intercept: bool = True,
@@ -453,7 +444,7 @@ class ImportanceWeights:
             raise TypeError(f"step1 must be a BalancedFit from balanced_fit(), got "
                             f"{type(step1).__name__}.")
         elif ((step1.lam, step1.fit_intercept, step1.clip) != (lam, self.fit_intercept, self.clip)
-              or step1.fingerprint != _fingerprint(X_D, X_E)):
+              or step1.fingerprint != fingerprint(X_D, X_E)):
             raise ValueError(
                 f"step1 was fitted at lam = {step1.lam:g} (fit_intercept={step1.fit_intercept}, "
                 f"clip={step1.clip}) or on other records; this release needs lam = {lam:g} "

@@ -40,7 +40,6 @@ References
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -72,6 +71,7 @@ from dpcore.validation import (
     check_random_state,
     check_scalar,
     check_study_or_release,
+    fingerprint,
 )
 
 __all__ = [
@@ -292,14 +292,6 @@ class Prepared:
     fingerprint: str
 
 
-def _fingerprint(data: Rescaled) -> str:
-    digest = hashlib.blake2b(digest_size=16)
-    for X in (data.private, data.public):
-        digest.update(np.asarray(X.shape, dtype=np.int64).tobytes())
-        digest.update(np.ascontiguousarray(X).tobytes())
-    return digest.hexdigest()
-
-
 def prepare_selection(data: Rescaled, loss: str = "logistic", lam: float = 1e-2) -> Prepared:
     """``theta_D`` and the nearest public points of D in all of E: the non-private, ε-free part
     of Algorithm 2 (its step 2's counts and step 4's reference), computed once.
@@ -319,14 +311,16 @@ def prepare_selection(data: Rescaled, loss: str = "logistic", lam: float = 1e-2)
     lam = check_scalar(lam, "lam", min_val=0.0)
     reference, certified = reference_fit(data.private, loss, target=data.target, lam=lam)
     index, _ = nearest_public(data.private, data.public)
-    return Prepared(reference, certified, index[:, 0], loss, lam, _fingerprint(data))
+    return Prepared(reference, certified, index[:, 0], loss, lam,
+                    fingerprint(data.private, data.public))
 
 
 def _check_prepared(prepared: Any, data: Rescaled, loss: str, lam: float) -> Prepared:
     if not isinstance(prepared, Prepared):
         raise TypeError(f"prepared must come from prepare_selection(), got "
                         f"{type(prepared).__name__}.")
-    if (prepared.loss, prepared.lam) != (loss, lam) or prepared.fingerprint != _fingerprint(data):
+    same_data = prepared.fingerprint == fingerprint(data.private, data.public)
+    if (prepared.loss, prepared.lam) != (loss, lam) or not same_data:
         raise ValueError(
             f"prepared was computed for loss={prepared.loss!r}, lam={prepared.lam:g} or on other "
             f"data; this run needs loss={loss!r}, lam={lam:g} on these data. Pass "
