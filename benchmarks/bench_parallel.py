@@ -33,7 +33,7 @@ from timing import best_of
 from dpcore.datasets import load_scenario
 from dpcore.importance import monte_carlo
 from dpcore.parallel import SEQUENTIAL, Parallel, current_blas_threads, local_cluster
-from dpcore.runs.importance import EPSILON_GRID, LAMBDA_GRID
+from dpcore.studies.importance import EPSILON_GRID, LAMBDA_GRID
 
 SEED = 0
 

@@ -21,7 +21,7 @@ from dpcore.masking import MaskedDataGenerator, scenario_task
 from dpcore.perturbation import PrivateLogisticRegression
 from dpcore.perturbation.experiments import lambda_rule, scenario_arrays
 from dpcore.primer import candidates, count, release_answers
-from dpcore.runs.subset import GRIDS, grid_sizes
+from dpcore.studies.subset import GRIDS, grid_sizes
 from dpcore.subset import prepare_selection, rescale, scenario_arguments, select_subset
 
 TARGET_S = 2.0

@@ -30,6 +30,7 @@ from sklearn.neighbors import NearestNeighbors
 from timing import best_of
 
 from dpcore.datasets import load_scenario
+from dpcore.figures.subset import error_curve
 from dpcore.subset import (
     paper_sizes,
     paper_split,
@@ -39,7 +40,6 @@ from dpcore.subset import (
     subset_study,
 )
 from dpcore.subset.estimators import design, predict
-from ui.figures.subset import error_curve
 
 LAM, EPS = 1e-2, 3.0
 

@@ -10,9 +10,8 @@ and any number of workers), and writes into ``DIR``:
   study (seeded, reproducible), not a release (read it with ``pandas.read_csv(path,
   skiprows=1)``), and all of them in ``numbers.json``;
 - ``takeaway.txt``: the two-sentence summary computed from the numbers;
-- ``figures/<name>.html`` (standalone, plotly.js inlined) when the project's ``ui`` package is
-  importable (run from the project's root), and ``figures/<name>.png`` through kaleido when a
-  Chromium is found.
+- ``figures/<name>.html`` (standalone, plotly.js inlined; :mod:`dpcore.figures`), and
+  ``figures/<name>.png`` through kaleido when a Chromium is found.
 
 Monte-Carlo grids run where ``--backend`` says: ``sequential`` (default), ``loky`` (``--workers``
 local processes) or ``dask`` (a Dask cluster at ``--scheduler tcp://host:8786``, or a local one),
@@ -30,22 +29,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
-import shutil
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from dpcore.figures import figures
+from dpcore.figures import files as figure_files
 from dpcore.validation import DataError
 
 __all__ = ["main"]
 
 PROG = "python -m dpcore"
-#: Width of the PNGs in px (drawn at scale 2), as the dashboard's PNG downloads.
-PNG_WIDTH = 1100
-_BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
 
 class UsageError(Exception):
@@ -58,16 +54,6 @@ def _examples_dir() -> Path:
     """The project's ``examples/`` folder (next to the dpcore package, else the working dir)."""
     here = Path(__file__).resolve().parent.parent / "examples"
     return here if here.is_dir() else Path.cwd() / "examples"
-
-
-def _chromium() -> str | None:
-    """The Chromium that renders PNGs: ``$BROWSER_PATH``, ``/usr/bin/chromium`` or one on PATH."""
-    candidates = [os.environ.get("BROWSER_PATH"), os.environ.get("CHROME_PATH"),
-                  "/usr/bin/chromium", *(shutil.which(name) for name in _BROWSERS)]
-    for candidate in candidates:
-        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return candidate
-    return None
 
 
 def _shown(path: Path) -> str:
@@ -175,22 +161,6 @@ def _write_numbers(result, out: Path) -> list[Path]:
     return written
 
 
-def _figures(result) -> tuple[dict[str, Any], str | None]:
-    """The run's figures, or a note saying why there are none."""
-    try:
-        from ui.figures.runs import figures
-    except ImportError:
-        return {}, ("figures skipped: they need the project checkout (its `ui` package); run "
-                    "from the project's root folder to get them.")
-    return figures(result), None
-
-
-def _figure_html(fig) -> str:
-    try:
-        from ui.export import figure_html
-    except ImportError:
-        return fig.to_html(include_plotlyjs=True, full_html=True)
-    return figure_html(fig).decode("utf-8")
 
 
 def _write_pngs(figs: dict[str, Any], folder: Path, browser: str) -> list[Path]:
@@ -201,8 +171,8 @@ def _write_pngs(figs: dict[str, Any], folder: Path, browser: str) -> list[Path]:
     for name, fig in figs.items():
         path = folder / f"{_stem(name)}.png"
         height = int(fig.layout.height or 450)
-        jobs.append({"fig": fig, "path": path,
-                     "opts": {"format": "png", "width": PNG_WIDTH, "height": height, "scale": 2}})
+        opts = {"format": "png", "width": figure_files.PNG_WIDTH, "height": height, "scale": 2}
+        jobs.append({"fig": figure_files.for_export(fig), "path": path, "opts": opts})
         paths.append(path)
     kaleido.write_fig_from_object_sync(jobs, kopts={"path": browser, "mathjax": False})
     return paths
@@ -252,16 +222,14 @@ def _cmd_run(args: argparse.Namespace, say: Callable[[str], None]) -> int:
     if args.no_figures:
         say("figures skipped (--no-figures).")
     else:
-        figs, note = _figures(result)
-        if note:
-            say(note)
-        elif figs:
+        figs = figures(result)
+        if figs:
             folder = out / "figures"
             folder.mkdir(exist_ok=True)
             for name, fig in figs.items():
-                (folder / f"{_stem(name)}.html").write_text(_figure_html(fig), encoding="utf-8")
+                (folder / f"{_stem(name)}.html").write_bytes(figure_files.figure_html(fig))
             say(f"{_count(len(figs), 'figure')} as HTML in {folder}")
-            browser = None if args.no_png else _chromium()
+            browser = None if args.no_png else figure_files.chromium_path()
             if args.no_png:
                 say("PNG skipped (--no-png).")
             elif browser is None:

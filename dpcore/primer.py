@@ -649,7 +649,7 @@ def query_from_controls(scenario: Any, controls: Mapping[str, Any]) -> PrimerQue
 
 
 # --------------------------------------------------------------------------------------------
-# The page's controls, resolved, and everything the page shows (shared with dpcore.runs.primer)
+# The page's controls, resolved, and everything the page shows (shared with dpcore.studies.primer)
 
 #: Every control of the primer page with its default; None means "the scenario's default".
 CONTROLS: dict[str, Any] = {

@@ -11,14 +11,14 @@ import streamlit as st
 
 from dpcore import audit as A
 from dpcore import audit_float as F
-from dpcore.runs.audit import REFIT_RUNS, audit_one, runs_for
+from dpcore.figures.audit import distributions_figure, float_figure, summary_figure
+from dpcore.studies.audit import REFIT_RUNS, audit_one, runs_for
 from ui.budget import budget_sidebar
 from ui.cache import SHARED, content_key
 from ui.errors import show_errors
 from ui.export import export_panel
-from ui.figures.audit import distributions_figure, float_figure, summary_figure
-from ui.figures.common import show
 from ui.navigation import require_router
+from ui.show import show
 from ui.sidebar import scenario_sidebar
 from ui.state import keep_widget_state
 from ui.widgets import epsilon_slider, log_slider, seed_input

@@ -11,6 +11,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from dpcore.figures.choose_epsilon import (
+    composition_bars,
+    growth_figure,
+    posterior_figure,
+    target_curve,
+)
 from dpcore.importance import BootstrapStudy, variance_terms
 from dpcore.planning import (
     COARSE_GRID,
@@ -31,7 +37,7 @@ from dpcore.planning import (
     search_epsilon,
     subset_errors,
 )
-from dpcore.runs.choose_epsilon import (
+from dpcore.studies.choose_epsilon import (
     DEFAULT_PLAN,
     PRIORS,
     logistic_arrays,
@@ -45,10 +51,9 @@ from ui.budget import budget_sidebar
 from ui.cache import memo
 from ui.errors import show_errors
 from ui.export import export_panel
-from ui.figures.common import show
-from ui.figures.planning import composition_bars, growth_figure, posterior_figure, target_curve
 from ui.navigation import require_router
 from ui.query import query_sidebar
+from ui.show import show
 from ui.sidebar import scenario_sidebar
 from ui.state import keep_widget_state
 from ui.widgets import epsilon_slider, lambda_slider, log_slider, replicates_slider, seed_input
@@ -72,7 +77,7 @@ ROUTE_LABELS = {"private": "Private D (a non-private study)",
                 "public": "Public stand-in (halves of E)"}
 RISK_DELTAS = (0.0, 1e-6, 1e-4, 1e-3, 1e-2)
 QUERIES = ("count", "mean")
-# PRIORS, DEFAULT_PLAN and the study helpers live in dpcore.runs.choose_epsilon (the CLI's run).
+# PRIORS, DEFAULT_PLAN and the study helpers live in dpcore.studies.choose_epsilon (the CLI's run).
 
 scenario = scenario_sidebar()
 keep_widget_state({

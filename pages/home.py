@@ -2,14 +2,14 @@
 
 import streamlit as st
 
+from dpcore.figures.home import feature_means, mean_difference_figure, summary_table
 from dpcore.queries import default_condition, raw_indicator
-from dpcore.runs.home import TOP_FEATURES  # bars shown; shared with the run module
+from dpcore.studies.home import TOP_FEATURES  # bars shown; shared with the run module
 from dpcore.text import md
 from ui.budget import budget_sidebar
 from ui.cache import is_builtin
 from ui.errors import show_errors
 from ui.export import export_panel
-from ui.figures.home import feature_means, mean_difference_figure, summary_table
 from ui.navigation import require_router
 from ui.sidebar import current_upload_report, scenario_sidebar
 

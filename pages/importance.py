@@ -10,6 +10,16 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from dpcore.figures.importance import (
+    baselines_figure,
+    bias_sd_figure,
+    box_legend,
+    distance_boxes,
+    distance_legend,
+    estimate_boxes,
+    variance_figure,
+    weights_histogram,
+)
 from dpcore.importance import (
     LOG_WEIGHT_NOISE_LIMIT,
     ImportanceWeights,
@@ -20,33 +30,23 @@ from dpcore.importance import (
     smallest_epsilon,
     summarise,
 )
-from dpcore.runs.importance import (
+from dpcore.simulation import default_replicates
+from dpcore.studies.importance import (
     EPSILON_GRID,
     LAMBDA_GRID,
     MODEL_EPSILONS,
     REPLICATES,
     VIEWS,
 )
-from dpcore.simulation import default_replicates
 from dpcore.text import csv_bytes, md
 from ui import importance as cached
 from ui.budget import budget_sidebar
 from ui.errors import show_errors
 from ui.export import export_panel, refresh_export
-from ui.figures.common import show
-from ui.figures.importance import (
-    baselines_figure,
-    bias_sd_figure,
-    box_legend,
-    distance_boxes,
-    distance_legend,
-    estimate_boxes,
-    variance_figure,
-    weights_histogram,
-)
 from ui.navigation import require_router
 from ui.query import query_sidebar
 from ui.release import publish_panel
+from ui.show import show
 from ui.sidebar import scenario_sidebar
 from ui.state import keep_widget_state
 from ui.widgets import (
@@ -63,7 +63,7 @@ require_router()
 PAPER_D = 63
 PUBLISH = VIEWS[-1]
 # LAMBDA_GRID (Fig. 1), EPSILON_GRID (Fig. 2), MODEL_EPSILONS, REPLICATES and VIEWS come from
-# dpcore.runs.importance, which recomputes this page's numbers from an exported run config. The
+# dpcore.studies.importance, which recomputes this page's numbers from an exported run config. The
 # first view needs one lambda only, so a page opens fast even on a large upload; the lambda
 # views fit the whole grid when they are chosen.
 

@@ -8,13 +8,22 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from dpcore.figures.masking import (
+    Panel,
+    accuracy_figure,
+    axis_ranges,
+    growth_animation,
+    image_grid,
+    panel_figures,
+    scatter_panels,
+)
 from dpcore.masking import (
     FIG5_EPSILONS,
     MaskedDataGenerator,
     accuracy_vs_epsilon,
     decision_regions,
 )
-from dpcore.runs.masking import (
+from dpcore.studies.masking import (
     FIG5_N,
     INITIAL,
     TASKS,
@@ -32,18 +41,9 @@ from ui.budget import budget_sidebar
 from ui.cache import is_cached, load_builtin, memo
 from ui.errors import show_errors
 from ui.export import export_panel, refresh_export
-from ui.figures.common import show, show_panels
-from ui.figures.masking import (
-    Panel,
-    accuracy_figure,
-    axis_ranges,
-    growth_animation,
-    image_grid,
-    panel_figures,
-    scatter_panels,
-)
 from ui.navigation import require_router
 from ui.release import publish_panel
+from ui.show import show, show_panels
 from ui.sidebar import scenario_sidebar
 from ui.state import keep_widget_state
 from ui.widgets import epsilon_slider, lambda_slider, replicates_slider, seed_input
@@ -51,7 +51,7 @@ from ui.widgets import epsilon_slider, lambda_slider, replicates_slider, seed_in
 require_router()
 
 # TASKS (experiment -> task key, built-in scenario that routes its cache and release; None:
-# the sidebar's), INITIAL, FIG5_N and VIEWS live in dpcore.runs.masking (the CLI's run).
+# the sidebar's), INITIAL, FIG5_N and VIEWS live in dpcore.studies.masking (the CLI's run).
 N_OPTIONS = (50, 100, 150, 200, 300, 400, 500)
 PUBLISH = VIEWS[-1]
 

@@ -10,6 +10,7 @@ import json
 import numpy as np
 import streamlit as st
 
+from dpcore.figures.perturbation import bounds_figure, coefficient_bars, distance_boxes, error_curve
 from dpcore.perturbation import PrivateLogisticRegression
 from dpcore.perturbation.experiments import (
     epsilon_curve,
@@ -20,7 +21,7 @@ from dpcore.perturbation.experiments import (
     summarise,
     swamped_methods,
 )
-from dpcore.runs.perturbation import (
+from dpcore.studies.perturbation import (
     EPSILON_GRID,
     LAMBDA_MODES,
     LAMBDAS,
@@ -41,17 +42,16 @@ from ui.budget import budget_sidebar
 from ui.cache import is_cached, memo
 from ui.errors import show_errors
 from ui.export import export_panel, refresh_export
-from ui.figures.common import show
-from ui.figures.perturbation import bounds_figure, coefficient_bars, distance_boxes, error_curve
 from ui.navigation import require_router
 from ui.release import publish_panel
+from ui.show import show
 from ui.sidebar import scenario_sidebar
 from ui.state import keep_widget_state
 from ui.widgets import epsilon_slider, log_slider, replicates_slider, seed_input
 
 require_router()
 
-# The views, sources, grids and the study's data come from dpcore.runs.perturbation, which
+# The views, sources, grids and the study's data come from dpcore.studies.perturbation, which
 # recomputes this page's numbers from an exported run config.
 
 scenario = scenario_sidebar()

@@ -8,10 +8,9 @@ computed from those numbers. Seeded studies, not releases. Keys: → / Page Down
 
 import streamlit as st
 
+from dpcore.figures import figures
 from dpcore.text import md
 from ui.errors import show_errors
-from ui.figures.common import show
-from ui.figures.runs import figures
 from ui.navigation import require_router
 from ui.presentation import (
     available,
@@ -21,6 +20,7 @@ from ui.presentation import (
     result,
     return_page,
 )
+from ui.show import show
 from ui.state import keep_widget_state
 
 require_router()

@@ -1,13 +1,14 @@
 """Mechanism primer (survey Sect. 1): a query, its sensitivity, and how each mechanism answers it.
 
 Everything on this page is a seeded simulation, not a release, and spends no budget. The numbers
-come from :func:`dpcore.primer.study` (the same call as ``dpcore.runs.primer``, so an exported
+come from :func:`dpcore.primer.study` (the same call as ``dpcore.studies.primer``, so an exported
 run reproduces them); the true answer is read from the private data without noise and labelled
 non-private.
 """
 
 import streamlit as st
 
+from dpcore.figures.primer import answers_figure, selection_figure
 from dpcore.primer import (
     BOUND_SOURCES,
     CONTROLS,
@@ -36,10 +37,9 @@ from ui.budget import budget_sidebar, session_accountant
 from ui.cache import memo
 from ui.errors import show_errors
 from ui.export import export_panel
-from ui.figures.common import show
-from ui.figures.primer import answers_figure, selection_figure
 from ui.navigation import require_router
 from ui.release import publish_panel
+from ui.show import show
 from ui.sidebar import scenario_sidebar
 from ui.state import choose, keep_widget_state
 from ui.widgets import epsilon_slider, log_slider, replicates_slider, seed_input

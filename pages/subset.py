@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore.runs.subset import GRIDS, SPLITS, grid_sizes, split_epsilon
+from dpcore.figures.subset import distance_curve, error_curve, points_map
+from dpcore.studies.subset import GRIDS, SPLITS, grid_sizes, split_epsilon
 from dpcore.subset import (
     display_plane,
     prepare_selection,
@@ -24,10 +25,9 @@ from ui.budget import budget_sidebar
 from ui.cache import is_cached, memo
 from ui.errors import show_errors
 from ui.export import export_panel, refresh_export
-from ui.figures.common import show
-from ui.figures.subset import distance_curve, error_curve, points_map
 from ui.navigation import require_router
 from ui.release import publish_panel
+from ui.show import show
 from ui.sidebar import scenario_sidebar
 from ui.state import keep_widget_state
 from ui.widgets import epsilon_slider, lambda_slider, replicates_slider, seed_input

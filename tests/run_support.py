@@ -8,9 +8,9 @@ import json
 
 import numpy as np
 
+from dpcore.figures import figures
 from dpcore.runs import RunConfig, page_module
 from dpcore.runs.scenarios import DEFAULT_SCENARIO
-from ui.figures.runs import figures
 
 
 def _array(value: object) -> object:

@@ -14,10 +14,10 @@ from app_support import DATA, captions, changed_charts, metrics, rerun
 from streamlit.runtime.caching import cache_data_api, cache_resource_api
 from streamlit.testing.v1 import AppTest
 
+from dpcore.figures.common import COLORS
+from dpcore.figures.importance import DISTANCE_ROLES
 from dpcore.text import md as escape
 from ui.cache import SHARED
-from ui.figures.common import COLORS
-from ui.figures.importance import DISTANCE_ROLES
 
 PAGE = "pages/importance.py"
 TIMEOUT = 120  # seconds per run: the first run on Adult fits 9 lambdas x 100 replicates

@@ -15,8 +15,8 @@ from app_support import assert_clean, captions, chart_specs, rerun
 from streamlit.testing.v1 import AppTest
 
 import ui.presentation
+from dpcore.figures import figures
 from dpcore.text import md
-from ui.figures.runs import figures
 from ui.presentation import PRESETS, available, pick_figure, result
 
 TIMEOUT = 120  # seconds per run: a preset's first run computes its study (Wang Fig. 6: ~16 s)

@@ -10,11 +10,11 @@ import pytest
 from app_support import DATA, captions, changed_charts, chart_specs, metrics, rerun
 from streamlit.testing.v1 import AppTest
 
+from dpcore.figures.primer import run_figures
 from dpcore.mechanisms import Gaussian, Laplace
 from dpcore.runs import primer as run_primer
 from dpcore.runs import run
 from dpcore.text import md as escape
-from ui.figures.primer import run_figures
 
 PAGE = "pages/primer.py"
 TIMEOUT = 120

@@ -17,6 +17,7 @@ import pytest
 
 import dpcore
 from dpcore import cli
+from dpcore.figures import files
 from dpcore.parallel import current_blas_threads
 from dpcore.runs import PAGES, STUDY_LABEL, RunConfig, run, sha256
 
@@ -170,7 +171,7 @@ def test_progress_bar_goes_to_stderr(small_config, tmp_path):
     assert "100%" not in done.stdout
 
 
-@pytest.mark.skipif(cli._chromium() is None, reason="no Chromium to render PNGs")
+@pytest.mark.skipif(files.chromium_path() is None, reason="no Chromium to render PNGs")
 def test_png_figures_through_chromium(small_config, tmp_path, capsys):
     assert cli.main(["run", str(small_config), "--out", str(tmp_path), "-q"]) == 0
     png = tmp_path / "figures" / "estimates_by_lambda.png"
@@ -179,7 +180,7 @@ def test_png_figures_through_chromium(small_config, tmp_path, capsys):
 
 
 def test_without_chromium_the_png_step_says_why(small_config, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(cli, "_chromium", lambda: None)
+    monkeypatch.setattr(cli.figure_files, "chromium_path", lambda: None)
     assert cli.main(["run", str(small_config), "--out", str(tmp_path), "-q"]) == 0
     out = capsys.readouterr().out
     assert "PNG skipped: no Chromium found" in out
@@ -187,12 +188,12 @@ def test_without_chromium_the_png_step_says_why(small_config, tmp_path, capsys, 
     assert not list(tmp_path.glob("figures/*.png"))
 
 
-def test_without_the_ui_package_figures_are_skipped_with_a_reason(small_config, tmp_path,
-                                                                   capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "ui.figures.runs", None)  # as outside the checkout
-    assert cli.main(["run", str(small_config), "--out", str(tmp_path), "-q"]) == 0
-    assert "figures skipped: they need the project checkout" in capsys.readouterr().out
-    assert (tmp_path / "numbers.json").exists() and not (tmp_path / "figures").exists()
+def test_figures_need_neither_the_dashboard_nor_streamlit(small_config, tmp_path, monkeypatch):
+    """The figures come from the installed library (dpcore.figures), as outside the checkout."""
+    for name in ("ui", "streamlit"):
+        monkeypatch.setitem(sys.modules, name, None)  # importing either now fails
+    assert cli.main(["run", str(small_config), "--out", str(tmp_path), "-q", "--no-png"]) == 0
+    assert (tmp_path / "figures" / "estimates_by_lambda.html").exists()
 
 
 def test_upload_config_runs_with_its_file(tmp_path, capsys):

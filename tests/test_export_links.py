@@ -25,6 +25,7 @@ from streamlit.testing.v1 import AppTest
 
 import ui.export
 from dpcore import BudgetAccountant
+from dpcore.figures import files
 from dpcore.runs import RunConfig
 from dpcore.runs.domains import NotFromLink
 from dpcore.text import md
@@ -129,7 +130,7 @@ def test_figure_html_export_is_standalone_and_carries_the_title_and_settings():
 
 
 def test_png_export_renders_the_figure_with_its_title():
-    browser = ui.export.chromium_path()
+    browser = files.chromium_path()
     if browser is None:
         pytest.skip("no Chromium found ($BROWSER_PATH, /usr/bin/chromium, PATH): kaleido "
                     "cannot render PNG here")
@@ -137,7 +138,7 @@ def test_png_export_renders_the_figure_with_its_title():
     key = _first_figure_key(at)
     data = _download(at, _button(at, f"{key}_png"))  # one figure only: about 3 s
     height = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["height"]
-    assert _png_size(data) == (2 * ui.export.PNG_WIDTH, 2 * height)  # scale 2
+    assert _png_size(data) == (2 * files.PNG_WIDTH, 2 * height)  # scale 2
 
 
 def test_png_button_says_why_when_no_chromium_is_found(monkeypatch):
@@ -147,9 +148,9 @@ def test_png_button_says_why_when_no_chromium_is_found(monkeypatch):
     labels = [b.proto.label for b in at.get("download_button")]
     assert "PNG" not in labels and "HTML" in labels
     _button(at, f"{key}_html")
-    assert ui.export.PNG_MISSING in app_support.captions(at)
+    assert files.PNG_MISSING in app_support.captions(at)
     with pytest.raises(RuntimeError, match="needs Chromium"):
-        ui.export.figure_png(None)
+        files.figure_png(None)
 
 
 def test_chromium_lookup_prefers_browser_path(monkeypatch, tmp_path):
@@ -157,9 +158,9 @@ def test_chromium_lookup_prefers_browser_path(monkeypatch, tmp_path):
     fake.write_text("#!/bin/sh\n")
     fake.chmod(0o755)
     monkeypatch.setenv("BROWSER_PATH", str(fake))
-    assert ui.export.chromium_path() == str(fake)
+    assert files.chromium_path() == str(fake)
     fake.chmod(0o644)  # not executable: skipped
-    assert ui.export.chromium_path() != str(fake)
+    assert files.chromium_path() != str(fake)
 
 
 def test_a_rerun_builds_no_export(monkeypatch):
@@ -412,6 +413,6 @@ def test_ui_figures_import_without_streamlit():
     import subprocess
     import sys
 
-    code = ("import sys, ui.figures.common, ui.figures.importance, ui.export; "
+    code = ("import sys, dpcore.figures.common, dpcore.figures.importance, ui.export; "
             "assert 'streamlit' not in sys.modules, 'streamlit was imported'")
     subprocess.run([sys.executable, "-c", code], cwd=app_support.ROOT, check=True)

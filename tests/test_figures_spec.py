@@ -1,4 +1,4 @@
-"""Figures built without plotly's validation (``ui.figures.common.spec_figure``) are valid.
+"""Figures built without plotly's validation (``dpcore.figures.common.spec_figure``) are valid.
 
 The figures that every slider move redraws skip plotly's property-by-property validation (it cost
 most of a rerun). Each is built here once more *with* validation: a mistyped property raises, and
@@ -16,8 +16,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
 
-from ui.figures.common import COLORS, spec_figure, titled
-from ui.figures.importance import (
+from dpcore.figures.common import COLORS, spec_figure, titled
+from dpcore.figures.importance import (
     BOX_LEGEND,
     DISTANCE_ROLES,
     box_legend,
@@ -25,7 +25,7 @@ from ui.figures.importance import (
     distance_legend,
     estimate_boxes,
 )
-from ui.figures.masking import Panel, panel_figures, scatter_panels
+from dpcore.figures.masking import Panel, panel_figures, scatter_panels
 
 NAMES = ("class 1", "class 2", "class 3")
 AXES = {"xtitle": "x1", "ytitle": "x2", "x_range": [-2.0, 2.0], "y_range": [-2.0, 2.0]}
@@ -104,8 +104,8 @@ def test_one_palette_a_colour_means_one_thing():
     """Every role has its own colour; the colours for methods without a role and the masking
     page's class colours are none of them (so nothing looks like the truth, the chosen value or
     a mechanism by accident)."""
-    from ui.figures.common import SEQUENCE
-    from ui.figures.masking import CLASS_COLORS
+    from dpcore.figures.common import SEQUENCE
+    from dpcore.figures.masking import CLASS_COLORS
 
     roles = {colour.lower() for colour in COLORS.values()}
     assert len(roles) == len(COLORS)

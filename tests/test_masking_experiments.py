@@ -195,7 +195,7 @@ def test_accuracy_vs_epsilon_on_every_real_dataset_the_app_ships(name):
     (scikit-learn's and UCI's data) and the digit experiments; the largest N the private pool
     supplies (wine has 60 training records, fewer than the paper's N = 100)."""
     from dpcore.datasets import load_scenario
-    from dpcore.runs.masking import fig5_sizes, load_task
+    from dpcore.studies.masking import fig5_sizes, load_task
 
     task = load_task(name) if name.startswith("digits-") else scenario_task(load_scenario(name))
     sizes = fig5_sizes(task)

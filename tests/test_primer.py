@@ -379,7 +379,7 @@ def test_example_config_is_valid_json():
 # ------------------------------------------------------------------------------ figures --
 
 def test_run_figures(adult):
-    from ui.figures.primer import run_figures
+    from dpcore.figures.primer import run_figures
 
     numbers = primer.study(adult, {"pr_epsilon": 0.5, "pr_draws": 1000}, 0)
     figures = run_figures(numbers, {})
@@ -396,7 +396,7 @@ def test_run_figures(adult):
 
 
 def test_figure_module_imports_no_streamlit():
-    code = "import sys, ui.figures.primer, dpcore.primer, dpcore.runs.primer; " \
+    code = "import sys, dpcore.figures.primer, dpcore.primer, dpcore.studies.primer; " \
            "print('streamlit' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True)

@@ -25,8 +25,8 @@ from run_support import (
     run_figures_of,
 )
 
+from dpcore.figures import figures
 from dpcore.runs import RunConfig, run
-from ui.figures.runs import figures
 
 TIMEOUT = 180  # seconds per script run (2 shared cores)
 EXAMPLES = {page: ROOT / "examples" / f"{page}-adult.json"

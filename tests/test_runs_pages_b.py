@@ -28,9 +28,9 @@ from run_support import (
     run_figures_of,
 )
 
+from dpcore.figures import figures
 from dpcore.runs import RunConfig, run, script
-from dpcore.runs.masking import accuracy_label
-from ui.figures.runs import figures
+from dpcore.studies.masking import accuracy_label
 
 TIMEOUT = 180  # seconds per script run (2 shared cores)
 EXAMPLES = {"subset": "subset-mvn-shift", "masking": "masking-toy", "audit": "audit-laplace",

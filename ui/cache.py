@@ -105,12 +105,13 @@ def load_builtin(
     return SHARED.get(key, lambda: load_scenario(name, rng=seed, public=public, **options))
 
 
-def is_builtin(scenario: Scenario) -> bool:
-    """Whether the scenario ships with the project (so its results may be shared)."""
-    return scenario.name in list_scenarios() and scenario.name != "upload"
+def is_builtin(scenario: Scenario | None) -> bool:
+    """Whether the scenario ships with the project (so its results may be shared); None stands
+    for data a study builds itself from built-in definitions (synthetic data)."""
+    return scenario is None or (scenario.name in list_scenarios() and scenario.name != "upload")
 
 
-def is_cached(scenario: Scenario, scenario_id: str, parts: tuple) -> bool:
+def is_cached(scenario: Scenario | None, scenario_id: str, parts: tuple) -> bool:
     """Whether :func:`memo` holds a result for ``parts`` (so a page can skip its progress bar)."""
     key = content_key(scenario_id, *map(repr, parts))
     if is_builtin(scenario):
@@ -119,7 +120,7 @@ def is_cached(scenario: Scenario, scenario_id: str, parts: tuple) -> bool:
     return key in st.session_state.get(_MEMO_KEY, {})
 
 
-def memo(scenario: Scenario, scenario_id: str, parts: tuple, compute: Callable[[], T]) -> T:
+def memo(scenario: Scenario | None, scenario_id: str, parts: tuple, compute: Callable[[], T]) -> T:
     """``compute()`` cached under the scenario's id and ``parts``, in the right store.
 
     Results of a built-in scenario go to a cache shared by every session (read-only objects:

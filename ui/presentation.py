@@ -74,7 +74,7 @@ class Preset:
     seed : int
         The page's study seed.
     figure : tuple of str
-        Names of the run's figures (:func:`ui.figures.runs.figures`) to show, in order; empty:
+        Names of the run's figures (:func:`dpcore.figures.figures`) to show, in order; empty:
         every figure of the run.
     labels : tuple of str
         A title for each figure when the slide shows several side by side (else the title).
@@ -169,7 +169,7 @@ def _has_run(page: str) -> bool:
     """Whether ``page`` has a run module and a figure module with ``run_figures``."""
     if importlib.util.find_spec(f"dpcore.runs.{page}") is None:
         return False
-    from ui.figures.runs import MODULES
+    from dpcore.figures import MODULES
 
     name = MODULES.get(page)
     if name is None or importlib.util.find_spec(name) is None:

@@ -3,13 +3,9 @@
 A run config is what a page's "Export this run" gives: the sidebar's choices (the scenario, or the
 uploaded files' names, with the SHA-256 of a public file only), every control of the page and its
 study seed. :func:`run`
-rebuilds the scenario and calls the page's module, ``dpcore.runs.<page>``, which computes the same
-numbers through the same dpcore calls and random streams as the page: the same config gives the
-same numbers in the browser, in ``python -m dpcore run`` and in the exported script.
-
-Each page module defines ``CONTROLS`` (the control keys it reads, with the page's defaults),
-``SEED_KEY`` (the page's seed widget, or None), ``compute(scenario, controls, seed, *,
-progress=None, parallel=None) -> dict[str, DataFrame]`` and ``takeaway(numbers, controls) -> str``.
+rebuilds the scenario and calls the page's study, ``dpcore.studies.<page>`` (see
+:mod:`dpcore.studies.base`), the same study the page calls: the same config gives the same
+numbers in the browser, in ``python -m dpcore run`` and in the exported script.
 
 A run is a study: seeded, reproducible, spending no budget. Nothing here releases anything, and
 its tables are labelled so where they are written (:data:`STUDY_LABEL`): noise drawn from a
@@ -18,7 +14,6 @@ known seed can be drawn again and subtracted, so a study's noisy numbers protect
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import pprint
@@ -30,6 +25,7 @@ from typing import Any
 
 import pandas as pd
 
+from dpcore import studies
 from dpcore.runs.scenarios import (
     DEFAULT_SCENARIO,
     build_scenario,
@@ -50,16 +46,17 @@ VERSION = 1
 STUDY_LABEL = ("study (seeded, reproducible), not a release: its noise is drawn from the "
                "config's seed, so it can be recomputed and removed; publish only a release made "
                "with a page's Publish button")
-#: Pages whose numbers a run can recompute, in the app's order.
-PAGES = ("home", "primer", "importance", "subset", "perturbation", "masking", "audit",
-         "choose_epsilon")
+#: Pages whose numbers a run can recompute (those with a study).
+PAGES = studies.names()
 
 
 def page_module(page: str) -> ModuleType:
-    """The run module of ``page`` (``dpcore.runs.<page>``)."""
-    if page not in PAGES:
-        raise DataError(f"Unknown page {page!r} in the run config; expected one of {PAGES}.")
-    return importlib.import_module(f"dpcore.runs.{page}")
+    """The study of ``page`` (``dpcore.studies.<page>``)."""
+    try:
+        return studies.study(page)
+    except KeyError:
+        raise DataError(f"Unknown page {page!r} in the run config; expected one of "
+                        f"{PAGES}.") from None
 
 
 def _shareable(scenario: Mapping[str, Any]) -> dict[str, Any]:
@@ -176,7 +173,15 @@ class RunResult:
 
     def takeaway(self) -> str:
         """Two sentences on what the numbers show, computed from them."""
-        return page_module(self.config.page).takeaway(self.numbers, self.controls)
+        return page_module(self.config.page).takeaway(self.numbers, self.params)
+
+    @property
+    def params(self) -> Any:
+        """The study's parameters for the config (its ``Params``)."""
+        module = page_module(self.config.page)
+        if not hasattr(module, "Params"):  # TRANSITION: a study not yet staged takes controls
+            return self.controls
+        return module.Params.from_controls(self.controls, self.config.seed)
 
     @property
     def controls(self) -> dict[str, Any]:
@@ -266,9 +271,13 @@ def run(config: RunConfig | Mapping[str, Any] | str | Path, *,
     config = _as_config(config)
     module = page_module(config.page)
     scenario = build_scenario(config.scenario, files)
-    controls = {**module.CONTROLS, **config.controls}
-    numbers = module.compute(scenario, controls, config.seed, progress=progress,
-                             parallel=parallel)
+    if not hasattr(module, "Params"):  # TRANSITION: a study not yet staged
+        numbers = module.compute(scenario, {**module.CONTROLS, **config.controls}, config.seed,
+                                 progress=progress, parallel=parallel)
+    else:
+        params = module.Params.from_controls({**module.CONTROLS, **config.controls},
+                                             config.seed)
+        numbers = module.compute(scenario, params, progress=progress, parallel=parallel)
     if progress is not None:
         progress(1.0)
     return RunResult(config, numbers)
@@ -283,12 +292,13 @@ from the project's root folder):
 
 It prints every table of numbers as CSV: the same numbers as the page showed for this config.
 They are a study (seeded, reproducible), not a release: anyone with this script can recompute
-their noise and remove it. From the project's root it also writes the figures as HTML.
+their noise and remove it. It also writes the figures as HTML.
 """
 
 import sys
 from pathlib import Path
 
+from dpcore.figures import figures
 from dpcore.runs import STUDY_LABEL, run
 
 CONFIG = {config}
@@ -303,10 +313,6 @@ def main() -> None:
         print(f"## {{name}}")
         print(table.to_csv(index=False), end="")
     print(f"## takeaway\\n{{result.takeaway()}}")
-    try:
-        from ui.figures.runs import figures
-    except ImportError:
-        return
     for name, fig in figures(result).items():
         fig.write_html(f"{{CONFIG['page']}}-{{name}}.html", include_plotlyjs=True)
 

@@ -3,7 +3,7 @@
 The home page has no controls and no randomness: its numbers are the scenario's summary (records,
 encoded features, target rate) and every feature's mean in E and D, largest difference first.
 The page draws its table and bar chart from :func:`summary_table` and :func:`feature_means`
-(through :mod:`ui.figures.home`), and :func:`compute` returns the same tables. D's numbers are a
+(through :mod:`dpcore.figures.home`), and :func:`compute` returns the same tables. D's numbers are a
 non-private reference (computed without noise, never a release); its labels say so.
 """
 

@@ -11,14 +11,14 @@ import html
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore.runs.home import (
+from dpcore.figures.common import COLORS
+from dpcore.studies.home import (
     PRIVATE_LABEL,
     PUBLIC_LABEL,
     TOP_FEATURES,
     feature_means,
     summary_table,
 )
-from ui.figures.common import COLORS
 
 __all__ = ["PUBLIC_LABEL", "PRIVATE_LABEL", "summary_table", "feature_means",
            "mean_difference_figure", "run_figures"]
@@ -53,7 +53,7 @@ def mean_difference_figure(means: pd.DataFrame, top: int = 20) -> go.Figure:
 
 
 def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
-    """The home page's figure for a run's numbers (:func:`dpcore.runs.home.compute`)."""
+    """The home page's figure for a run's numbers (:func:`dpcore.studies.home.compute`)."""
     means = numbers["feature_means"].set_index("feature")
     fig = mean_difference_figure(means, top=TOP_FEATURES)
     fig.update_layout(title={"text": "How the two sets differ: the features whose averages "

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ui.figures.common import COLORS, band, layout
+from dpcore.figures.common import COLORS, band, layout
 
 #: Method label of dpcore.perturbation.experiments -> palette role.
 ROLES = {
@@ -118,12 +118,12 @@ def coefficient_bars(coef: np.ndarray, features: list[str], top: int = 20) -> go
 
 def _titled(fig: go.Figure, title: str) -> go.Figure:
     fig.update_layout(title={"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}},
-                      margin={"t": 80})  # as ui.figures.common.show titles a page's figure
+                      margin={"t": 80})  # as dpcore.figures.common.show titles a page's figure
     return fig
 
 
 def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
-    """The selected view's figure for a run's numbers (:func:`dpcore.runs.perturbation.compute`),
+    """The selected view's figure for a run's numbers (:func:`dpcore.studies.perturbation.compute`),
     drawn with the page's builders."""
     m = numbers["metrics"].iloc[0]
     epsilon = float(m["epsilon"])

@@ -11,8 +11,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ui.figures.common import COLORS, band, legend_entry, reference_line
-from ui.figures.common import layout as _layout
+from dpcore.figures.common import COLORS, band, legend_entry, reference_line
+from dpcore.figures.common import layout as _layout
 
 DP = "DP estimate (mean ± SD over repeats)"
 HYBRID = "hybrid weights without noise (non-private)"
@@ -111,7 +111,7 @@ def points_map(public_xy: np.ndarray, weights: np.ndarray, in_subset: np.ndarray
 
 class _RunStudy:
     """The parts of a :class:`dpcore.subset.SubsetStudy` the figures read, rebuilt from a run's
-    tables (see :func:`dpcore.runs.subset.compute`)."""
+    tables (see :func:`dpcore.studies.subset.compute`)."""
 
     def __init__(self, numbers: dict[str, pd.DataFrame]) -> None:
         m = numbers["metrics"].iloc[0]
@@ -139,7 +139,7 @@ class _RunStudy:
 
 
 def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
-    """The figure of a run's view (:mod:`dpcore.runs.subset`), built as the page builds it."""
+    """The figure of a run's view (:mod:`dpcore.studies.subset`), built as the page builds it."""
     size = int(numbers["metrics"]["inspected_size"].iloc[0])
     if "error_curve" in numbers:
         study = _RunStudy(numbers)

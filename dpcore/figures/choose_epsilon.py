@@ -1,6 +1,6 @@
 """Plotly figures of the "Choose epsilon" page: target curves, posterior risk, composition.
 
-Colours follow :mod:`ui.figures.common`: a Monte-Carlo curve measured against the private truth
+Colours follow :mod:`dpcore.figures.common`: a Monte-Carlo curve measured against the private truth
 is "nonprivate"-labelled where it reads D without noise, closed forms are "theory", the slider's
 value is "chosen".
 """
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ui.figures.common import COLORS, SEQUENCE, fmt, layout, legend_entry, reference_line
+from dpcore.figures.common import COLORS, SEQUENCE, fmt, layout, legend_entry, reference_line
 
 METHOD_COLORS = {"sequential": COLORS["baseline"], "advanced": COLORS["theory"],
                  "zcdp": COLORS["dp"]}
@@ -143,7 +143,7 @@ def _run_answer(m: pd.Series, curve: pd.DataFrame) -> SimpleNamespace:
 
 
 def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
-    """The figures of a run's view (:mod:`dpcore.runs.choose_epsilon`), built as the page
+    """The figures of a run's view (:mod:`dpcore.studies.choose_epsilon`), built as the page
     builds them."""
     m = numbers["metrics"].iloc[0]
     epsilon = float(controls.get("ce_epsilon", 1.0))

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ui.figures.common import (
+from dpcore.figures.common import (
     COLORS,
     SEQUENCE,
     layout_spec,
@@ -19,8 +19,8 @@ from ui.figures.common import (
     reference_line,
     spec_figure,
 )
-from ui.figures.common import fmt as _fmt
-from ui.figures.common import layout as _layout
+from dpcore.figures.common import fmt as _fmt
+from dpcore.figures.common import layout as _layout
 
 TRUTH = "truth (non-private)"
 PUBLIC_MEAN = "unweighted public mean"
@@ -47,7 +47,7 @@ def estimate_boxes(results: pd.DataFrame, by: str, chosen: float, truth: float,
     chosen one (blue) and the chosen one (orange). The browser redraws a figure of two traces
     faster than one of a trace per box, and this figure is redrawn on every slider move. It is
     built as one figure specification (the traces, the two reference lines as layout shapes
-    and the shared layout) without validation (:func:`ui.figures.common.spec_figure`):
+    and the shared layout) without validation (:func:`dpcore.figures.common.spec_figure`):
     plotly's one-property-at-a-time helpers (``add_box``, ``add_hline``) cost several times the
     rest of the rerun.
 
@@ -203,12 +203,12 @@ def distance_boxes(frame: pd.DataFrame, model: str, *, legend: bool = True) -> g
 
 def _titled(fig: go.Figure, title: str) -> go.Figure:
     fig.update_layout(title={"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}},
-                      margin={"t": 80})  # as ui.figures.common.show titles a page's figure
+                      margin={"t": 80})  # as dpcore.figures.common.show titles a page's figure
     return fig
 
 
 def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
-    """The selected view's figures for a run's numbers (:func:`dpcore.runs.importance.compute`),
+    """The selected view's figures for a run's numbers (:func:`dpcore.studies.importance.compute`),
     drawn with the page's builders."""
     m = numbers["metrics"].iloc[0]
     truth, public_mean = float(m["truth_nonprivate"]), float(m["public_mean"])

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ui.figures.common import COLORS, SEQUENCE, layout, legend_entry
+from dpcore.figures.common import COLORS, SEQUENCE, layout, legend_entry
 
 D_COLOR, DPRIME_COLOR = SEQUENCE[4], SEQUENCE[2]
 
@@ -77,7 +77,7 @@ def float_figure(rows: list[dict]) -> go.Figure:
 
 
 def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
-    """The histogram of a run (:mod:`dpcore.runs.audit`), built as the page builds it."""
+    """The histogram of a run (:mod:`dpcore.studies.audit`), built as the page builds it."""
     m = numbers["metrics"].iloc[0]
     scores = numbers["scores"]
     result = SimpleNamespace(

@@ -2,7 +2,7 @@
 growth as a plotly animation, accuracy vs epsilon, and digit image grids.
 
 Classes are told apart by colour *and* marker symbol (a class palette of its own, not the method
-roles of :data:`ui.figures.common.COLORS`); which set a panel shows (non-private original,
+roles of :data:`dpcore.figures.common.COLORS`); which set a panel shows (non-private original,
 public/fake initial set, DP masked set) is in the panel's title.
 """
 
@@ -17,14 +17,14 @@ import plotly.express as px
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore.runs.masking import (
+from dpcore.figures.common import COLORS, band, layout, layout_spec, spec_figure
+from dpcore.studies.masking import (
     accuracy_label,
     axis_ranges,  # noqa: F401  (the page's axes: one definition)
 )
-from ui.figures.common import COLORS, band, layout, layout_spec, spec_figure
 
 #: One colour and one marker per class (Dark2 hues), none of them a role's colour of
-#: :data:`ui.figures.common.COLORS` (no class looks like the chosen value's orange or output
+#: :data:`dpcore.figures.common.COLORS` (no class looks like the chosen value's orange or output
 #: perturbation's red).
 CLASS_COLORS = ("#1b9e77", "#7570b3", "#e6ab02", "#e7298a", "#66a61e", "#a6761d")
 CLASS_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x")
@@ -91,7 +91,7 @@ def scatter_panels(panels: Sequence[Panel], class_names: Sequence[str], *, xtitl
 
     Built as one figure specification (axes domains and panel titles laid out here rather than
     by ``make_subplots``, traces as dictionaries) without validation
-    (:func:`ui.figures.common.spec_figure`): the figure is redrawn on every slider move, and
+    (:func:`dpcore.figures.common.spec_figure`): the figure is redrawn on every slider move, and
     plotly's incremental helpers cost most of that rerun.
     """
     n, C, gap = len(panels), len(class_names), 0.03
@@ -146,7 +146,7 @@ def scatter_panels(panels: Sequence[Panel], class_names: Sequence[str], *, xtitl
 def panel_figures(panels: Sequence[Panel], class_names: Sequence[str], *, xtitle: str,
                   ytitle: str, x_range, y_range, height: int = 440) -> list[go.Figure]:
     """The panels of :func:`scatter_panels` as one figure each, with the same traces and axes,
-    for a page that draws them side by side (:func:`ui.figures.common.show_panels`): the
+    for a page that draws them side by side (:func:`dpcore.figures.common.show_panels`): the
     browser then redraws only a panel whose figure changed. The legend sits under the first
     panel; every panel keeps the same margins (no automatic growth), so the plot areas line
     up."""
@@ -233,7 +233,7 @@ def accuracy_figure(frame: pd.DataFrame, *, epsilon: float, height: int = 400,
                     ytitle: str = "validation accuracy") -> go.Figure:
     """Mean validation accuracy with a ±1 SD band per method vs epsilon (Pham et al. Fig. 5).
 
-    ``ytitle`` names the yardstick: :func:`dpcore.runs.masking.accuracy_label` says when it is
+    ``ytitle`` names the yardstick: :func:`dpcore.studies.masking.accuracy_label` says when it is
     held-out private data (a non-private number)."""
     fig = go.Figure()
     # Masked generation last and thickest: where the masked set reaches w' it coincides with
@@ -305,7 +305,7 @@ def _run_images(table: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
 
 
 def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
-    """The figures of a run's view (:mod:`dpcore.runs.masking`), built as the page builds them."""
+    """The figures of a run's view (:mod:`dpcore.studies.masking`), as the page builds them."""
     epsilon = float(numbers["metrics"]["epsilon"].iloc[0])
     figures: dict[str, go.Figure] = {}
     axes = numbers.get("axes")

@@ -1,8 +1,8 @@
 """Plotly figures of the mechanism primer: noisy answers per mechanism, the exponential choice.
 
-Colours follow :mod:`ui.figures.common`: the simulated DP answers are "dp", the true answer (read
-from the private data without noise) is "nonprivate" and labelled so, the proved 95 % interval is
-"theory". Plotly only: no Streamlit here.
+Colours follow :mod:`dpcore.figures.common`: the simulated DP answers are "dp", the true answer
+(read from the private data without noise) is "nonprivate" and labelled so, the proved 95 %
+interval is "theory". Plotly only: no Streamlit here.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ui.figures.common import COLORS, fmt, layout, legend_entry
+from dpcore.figures.common import COLORS, fmt, layout, legend_entry
 
 __all__ = ["answers_figure", "selection_figure", "run_figures"]
 

@@ -1,0 +1,90 @@
+"""A figure as a file: standalone HTML (plotly.js inlined) or a PNG drawn through Chromium.
+
+The dashboard's download buttons (:func:`ui.export.figure_downloads`) and the command line
+(``python -m dpcore run``) write figures through these functions, so a file looks the same
+wherever it was made. PNGs are rendered by kaleido 1.x through a Chromium found by
+:func:`chromium_path`.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import os
+import re
+import shutil
+
+import plotly.graph_objects as go
+
+__all__ = ["PNG_MISSING", "PNG_WIDTH", "chromium_path", "figure_html", "figure_png",
+           "figure_title", "file_stem", "for_export"]
+
+PNG_WIDTH = 1100  # px; the PNG is drawn at twice this (scale 2) for print
+PNG_MISSING = ("PNG export needs Chromium, and none was found (looked at $BROWSER_PATH, "
+               "/usr/bin/chromium and chromium/google-chrome on PATH). Install Debian's "
+               "`chromium` package or set BROWSER_PATH; the HTML export works without it.")
+_BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def chromium_path() -> str | None:
+    """The Chromium (or Chrome) that renders PNGs: ``$BROWSER_PATH``, ``/usr/bin/chromium``, or
+    the first of chromium/chromium-browser/google-chrome on ``PATH``; None when there is none."""
+    fixed = (os.environ.get("BROWSER_PATH"), os.environ.get("CHROME_PATH"), "/usr/bin/chromium")
+    on_path = (shutil.which(name) for name in _BROWSERS)  # PATH is searched only when needed
+    for candidate in itertools.chain(fixed, on_path):
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def figure_title(fig: go.Figure) -> str:
+    """The figure's title as plain text (the markup of :func:`~dpcore.figures.common.titled`
+    removed)."""
+    text = fig.layout.title.text or ""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", text)).split())
+
+
+def for_export(fig: go.Figure) -> go.Figure:
+    """A copy whose axes make room for their tick labels and titles: the shared layout's small
+    margins rely on Streamlit's theme, which a file does not have."""
+    copy = go.Figure(fig)
+    copy.update_xaxes(automargin=True)
+    copy.update_yaxes(automargin=True)
+    copy.update_layout(title_pad_l=16, legend_x=0.01)  # off the file's left edge
+    return copy
+
+
+def figure_html(fig: go.Figure) -> bytes:
+    """The figure as a standalone HTML page: plotly.js inlined (opens offline), the figure's
+    title and settings drawn above the plot and in the page's ``<title>``."""
+    page = for_export(fig).to_html(include_plotlyjs=True, full_html=True)
+    title = html.escape(figure_title(fig)) or "Figure"
+    charset = '<meta charset="utf-8" />'
+    anchor = charset if charset in page else "<head>"
+    page = page.replace(anchor, f"{anchor}\n    <title>{title}</title>", 1)
+    return page.encode("utf-8")
+
+
+def figure_png(fig: go.Figure, *, browser: str | None = None) -> bytes:
+    """The figure (with its title and settings) as a PNG, rendered by kaleido through Chromium.
+
+    Raises
+    ------
+    RuntimeError
+        When no Chromium is found (:func:`chromium_path`).
+    """
+    import kaleido
+
+    browser = browser or chromium_path()
+    if browser is None:
+        raise RuntimeError(PNG_MISSING)
+    height = int(fig.layout.height or 450)
+    return kaleido.calc_fig_sync(
+        for_export(fig), opts={"format": "png", "width": PNG_WIDTH, "height": height, "scale": 2},
+        kopts={"path": browser, "mathjax": False},
+    )
+
+
+def file_stem(text: str) -> str:
+    """A file name from a title: letters and digits, the rest as underscores, at most 80."""
+    return "".join(ch if ch.isalnum() else "_" for ch in text)[:80].strip("_") or "figure"

@@ -1,0 +1,30 @@
+"""One study per page of the dashboard: its numbers, computed once for the page, the command
+line, exported scripts and presentation mode (:mod:`dpcore.studies.base` says what a study
+module holds)."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from types import ModuleType
+
+__all__ = ["names", "study"]
+
+
+def names() -> tuple[str, ...]:
+    """The pages that have a study, in alphabetical order."""
+    return tuple(sorted(m.name for m in pkgutil.iter_modules(__path__)
+                        if m.name != "base" and not m.name.startswith("_")))
+
+
+def study(name: str) -> ModuleType:
+    """The study module of page ``name`` (``dpcore.studies.<name>``).
+
+    Raises
+    ------
+    KeyError
+        When no page of that name has a study.
+    """
+    if name not in names():
+        raise KeyError(f"No study for page {name!r}; expected one of {names()}.")
+    return importlib.import_module(f"{__name__}.{name}")

@@ -1,0 +1,120 @@
+"""What every page's study shares: typed parameters keyed like the page's controls.
+
+A study is one module of :mod:`dpcore.studies` per page of the dashboard. It computes the page's
+numbers in two stages, so that a slider that changes only the cheap stage redraws fast:
+
+``prepare(scenario, params, *, progress=None, parallel=None)``
+    The expensive part (fits, Monte-Carlo grids), which reads every parameter except the
+    study's :attr:`StudyParams.CHEAP` ones. A page caches it under
+    :meth:`StudyParams.prepare_key`.
+``at(prepared, params)``
+    The cheap part: the tables the page shows at the cheap parameters (usually ε), by name.
+``compute(scenario, params, *, progress=None, parallel=None)``
+    Both, in one call: what ``python -m dpcore run``, an exported script and presentation mode
+    call (:func:`dpcore.runs.run`).
+``takeaway(numbers, params)``
+    Two sentences on what the numbers show.
+
+Each module defines ``Params`` (a subclass of :class:`StudyParams`, one field per control of its
+page, with the page's defaults), ``CONTROLS`` (the same defaults by widget key: the contract of
+links and run configs), ``DOMAINS`` (what each control may hold) and ``SEED_KEY``. A study is a
+seeded simulation that spends no budget; releases are made elsewhere (a page's Publish view).
+
+Examples
+--------
+>>> from dataclasses import dataclass
+>>> @dataclass(frozen=True, kw_only=True)
+... class Params(StudyParams):
+...     PREFIX = "ex_"
+...     epsilon: float = 1.0
+...     reps: int = 10
+>>> params = Params.from_controls({"ex_epsilon": "0.5", "other_key": 3}, seed=7)
+>>> params
+Params(seed=7, epsilon=0.5, reps=10)
+>>> params.controls()
+{'ex_epsilon': 0.5, 'ex_reps': 10}
+>>> params.prepare_key() == params.replace(epsilon=2.0).prepare_key()
+True
+>>> Params.seed_key()
+'ex_seed'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Mapping
+from typing import Any, ClassVar, Self
+
+__all__ = ["StudyParams"]
+
+_COERCE = {"float": float, "int": int, "str": str, "bool": bool}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class StudyParams:
+    """Base of a study's parameters: one field per control of its page, and the study seed.
+
+    Subclasses are frozen, keyword-only dataclasses whose field ``name`` is the page's control
+    ``PREFIX + name``, with the page's default.
+
+    Parameters
+    ----------
+    seed : int
+        The page's simulation seed (every random stream of the study derives from it).
+    """
+
+    #: The page's widget-key prefix (``"lr_"``); empty for a page without controls.
+    PREFIX: ClassVar[str] = ""
+    #: Fields that only ``at`` reads (``prepare`` ignores them).
+    CHEAP: ClassVar[tuple[str, ...]] = ("epsilon",)
+
+    seed: int = 0
+
+    @classmethod
+    def _fields(cls) -> list[dataclasses.Field]:
+        return [f for f in dataclasses.fields(cls) if f.name != "seed"]
+
+    @classmethod
+    def from_controls(cls, controls: Mapping[str, Any], seed: int = 0) -> Self:
+        """The parameters of a page's control values (missing keys take the defaults).
+
+        Numbers are converted to the field's type (``"0.5"`` or ``numpy.float64(0.5)`` become
+        ``0.5``); keys of other pages are ignored.
+        """
+        hints = typing.get_type_hints(cls)
+        values: dict[str, Any] = {}
+        for f in cls._fields():
+            key = cls.PREFIX + f.name
+            if key not in controls:
+                continue
+            value = controls[key]
+            kind = _COERCE.get(getattr(hints[f.name], "__name__", ""))
+            if value is not None and kind is not None and not isinstance(value, kind):
+                value = kind(value)
+            values[f.name] = value
+        return cls(seed=int(seed), **values)
+
+    @classmethod
+    def seed_key(cls) -> str | None:
+        """The widget key of the page's seed, or None for a page without one."""
+        return f"{cls.PREFIX}seed" if cls.PREFIX else None
+
+    @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        """Every control's default by widget key (a module's ``CONTROLS``)."""
+        return cls().controls()
+
+    def controls(self) -> dict[str, Any]:
+        """The parameters as the page's control values, by widget key."""
+        return {self.PREFIX + f.name: getattr(self, f.name) for f in self._fields()}
+
+    def prepare_key(self) -> tuple:
+        """What ``prepare`` reads: every field but :attr:`CHEAP`, with the seed."""
+        return (type(self).__qualname__, self.seed,
+                *((f.name, getattr(self, f.name)) for f in self._fields()
+                  if f.name not in self.CHEAP))
+
+    def replace(self, **changes: Any) -> Self:
+        """A copy with some fields changed."""
+        return dataclasses.replace(self, **changes)

@@ -1,2 +1,0 @@
-"""Plotly figures: :mod:`ui.figures.common` (one palette and layout for every page) and a module
-per page."""

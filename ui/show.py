@@ -1,0 +1,71 @@
+"""Draw a figure on a page with its title, its settings and its HTML/PNG downloads."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from dpcore.figures.common import titled
+from dpcore.text import md
+from ui.export import figure_downloads
+
+__all__ = ["show", "show_panels"]
+
+
+def show(fig: go.Figure, key: str, *, title: str, context: str = "",
+         export: Callable[[], go.Figure] | None = None) -> None:
+    """Draw a figure whose PNG/HTML export carries its title and the settings behind it.
+
+    ``title`` names the figure and ``context`` the settings (dataset, query, ε, λ); both go into
+    the figure's title (:func:`titled`), so the camera button's PNG is self-explanatory, and
+    into the file name. Under the figure, "HTML" and "PNG" buttons download it
+    (:func:`ui.export.figure_downloads`: built only when clicked), or the figure that
+    ``export`` builds (for example with the legend that the page shows as text).
+    """
+    name = titled(fig, title, context)
+    st.plotly_chart(fig, key=key, config={"toImageButtonOptions": {"filename": name}})
+
+    def exported() -> go.Figure:
+        whole = export()
+        titled(whole, title, context)
+        return whole
+
+    figure_downloads(fig if export is None else exported, name, key=key)
+
+
+def show_panels(panels: Sequence[tuple[str, go.Figure]], whole: Callable[[], go.Figure],
+                key: str, *, title: str, context: str = "") -> None:
+    """Draw a figure of several panels as one chart per panel, side by side, under one title,
+    with one pair of HTML/PNG downloads for the whole figure.
+
+    The browser redraws a chart only when its specification changed, so a slider that changes
+    one panel redraws that panel alone (one figure of three panels is redrawn whole).
+
+    Parameters
+    ----------
+    panels : sequence of (name, figure)
+        Each panel's figure; the chart's key is ``{key}_{name}``.
+    whole : callable
+        Builds the same panels as one figure, for the downloads (called only when clicked).
+    key : str
+        The downloads' key.
+    title, context : str
+        As for :func:`show`; shown above the panels and in the downloaded figure's title.
+    """
+    st.markdown(f"**{md(title)}**  \n{md(context)}")
+    name = "".join(ch if ch.isalnum() else "_" for ch in f"{html.escape(title)} "
+                   f"{html.escape(context)}")[:80].strip("_")
+    for column, (panel, fig) in zip(st.columns(len(panels)), panels, strict=True):
+        with column:
+            st.plotly_chart(fig, key=f"{key}_{panel}",
+                            config={"toImageButtonOptions": {"filename": f"{name}_{panel}"}})
+
+    def build() -> go.Figure:
+        fig = whole()
+        titled(fig, title, context)
+        return fig
+
+    figure_downloads(build, name, key=key)
