@@ -24,6 +24,8 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 import ui.export
+import ui.registry
+import ui.runconfig
 from dpcore import BudgetAccountant
 from dpcore.figures import files
 from dpcore.runs import RunConfig
@@ -192,19 +194,19 @@ def _config(at: AppTest, page: str) -> dict:
 @pytest.mark.parametrize("page", ["importance", "perturbation"])
 def test_export_config_round_trips_and_names_every_control(page):
     at = app_support.open_page(PAGES[page], timeout=TIMEOUT, builtin_name="wine")
-    seed_key = ui.export.seed_key(page)
+    seed_key = ui.runconfig.seed_key(page)
     at.number_input(key=seed_key).set_value(5)
     rerun(at)
     config = _config(at, page)
     assert RunConfig.from_dict(config).to_dict() == config
-    module = ui.export.page_module(page)
+    module = ui.registry.page(page).study
     assert set(config["controls"]) == set(module.CONTROLS) - {seed_key}
     assert config["seed"] == 5
     assert config["scenario"]["builtin_name"] == "wine"
     assert config["scenario"]["source"] == "Built-in"
     for key, value in config["controls"].items():
         if key in at.session_state:
-            assert value == ui.export._plain(at.session_state[key]), key
+            assert value == ui.runconfig.plain(at.session_state[key]), key
     script = _download(at, _button(at, f"export_script_{page}")).decode()
     compile(script, "rerun.py", "exec")
     assert "from dpcore.runs import STUDY_LABEL, run" in script
@@ -318,7 +320,7 @@ def test_a_link_restores_every_control(page):
     same URL."""
     at = app_support.open_page(PAGES[page], timeout=TIMEOUT, builtin_name="wine",
                                allow_errors=True)
-    prefix = ui.export.PREFIXES[page]
+    prefix = ui.runconfig.PREFIXES[page]
     at.number_input(key="seed").set_value(3)  # a new scenario first: it resets some defaults
     rerun(at, allow_errors=True)
     changed = _change_controls(at, prefix) if prefix else {}

@@ -31,6 +31,8 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 import ui.export
+import ui.registry
+import ui.runconfig
 from dpcore import DataError
 from dpcore.runs import RunConfig, script, shareable_files
 
@@ -184,8 +186,8 @@ def test_a_control_set_from_a_study_of_the_private_data_is_left_out_for_an_uploa
     """The subset page fills its size slider with the size Algorithm 2 selected in a seeded run
     on D: an upload's config and link leave it unset (the built-in scenarios keep it)."""
     state = {"source": "Upload", "sub_size": 523, "sub_epsilon": 1.0,
-             ui.export.UPLOAD_FILES_KEY: [{"role": "private", "name": "d.csv", "sha256": None}]}
-    config = ui.export.run_config("subset", state)
+             ui.runconfig.UPLOAD_FILES_KEY: [{"role": "private", "name": "d.csv", "sha256": None}]}
+    config = ui.runconfig.run_config("subset", state)
     assert config["controls"]["sub_size"] is None and config["controls"]["sub_epsilon"] == 1.0
-    built_in = ui.export.run_config("subset", {**state, "source": "Built-in"})
+    built_in = ui.runconfig.run_config("subset", {**state, "source": "Built-in"})
     assert built_in["controls"]["sub_size"] == 523

@@ -26,6 +26,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui.export
+import ui.registry
+import ui.runconfig
 import ui.widgets
 from dpcore.queries import MAX_CONDITIONS, MEAN
 from dpcore.runs import PAGES as RUN_PAGES
@@ -43,7 +45,7 @@ from dpcore.text import md
 from ui import links
 
 TIMEOUT = 180
-PAGES = list(ui.export.PREFIXES)
+PAGES = list(ui.runconfig.PREFIXES)
 BAD = ("-1", "0", "nan", "1e9", "abc")
 #: Kept valid so that every session runs on the small built-in scenario.
 FIXED = {"builtin_name": "wine"}

@@ -32,10 +32,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from dpcore.runs import scenarios, shareable_files
 from dpcore.runs.domains import Domain, NotFromLink, check
 from dpcore.text import md
-from ui import export
+from ui import registry
+from ui.runconfig import PREFIXES, UPLOAD_FILES_KEY, plain, seed_key
 
 RESTORED_KEY = "_link_restored"  # the URL was read in this session
 PENDING_KEY = "_link_pending"    # key -> value, applied once more when the widget is managed
@@ -70,7 +73,7 @@ def encode(value: Any) -> str:
         except ValueError:
             return value
         return json.dumps(value, ensure_ascii=False)  # it would read back as JSON: quote it
-    return json.dumps(export._plain(value), allow_nan=False, ensure_ascii=False)
+    return json.dumps(plain(value), allow_nan=False, ensure_ascii=False)
 
 
 def decode(text: str) -> Any:
@@ -146,8 +149,6 @@ def _warn(message: str) -> None:
 
 
 def _fragment_rerun() -> bool:
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
     ctx = get_script_run_ctx()
     return bool(ctx is not None and getattr(ctx, "fragment_ids_this_run", None))
 
@@ -160,34 +161,30 @@ def _ignored(key: str, text: str, reason: object) -> None:
 def known_defaults() -> dict[str, Any]:
     """Every key a link may set, with its default: the sidebar's scenario keys, every page's
     controls and seed (where ``dpcore.runs.<page>`` exists)."""
-    from ui.sidebar import _DEFAULTS
-
-    known = dict(_DEFAULTS)
-    for page in export.PREFIXES:
-        module = export.page_module(page)
-        if module is None:
+    known = dict(scenarios.CONTROLS)
+    for entry in registry.PAGES:
+        study = entry.study
+        if study is None:
             continue
-        known.update(module.CONTROLS)
-        if module.SEED_KEY:
-            known[module.SEED_KEY] = 0
+        known.update(study.CONTROLS)
+        if study.SEED_KEY:
+            known[study.SEED_KEY] = 0
     return known
 
 
 def known_domains() -> dict[str, Domain]:
     """The domain of every control a link may set (:mod:`dpcore.runs.domains`): the sidebar's
     and every page's ``DOMAINS``. A switch has none (its type is its domain)."""
-    from dpcore.runs.scenarios import DOMAINS
-
-    domains = dict(DOMAINS)
-    for page in export.PREFIXES:
-        module = export.page_module(page)
-        if module is not None:
-            domains.update(getattr(module, "DOMAINS", {}))
+    domains = dict(scenarios.DOMAINS)
+    for entry in registry.PAGES:
+        study = entry.study
+        if study is not None:
+            domains.update(study.DOMAINS)
     return domains
 
 
 def _prefixed(key: str) -> bool:
-    return any(p and key.startswith(p) for p in export.PREFIXES.values())
+    return any(p and key.startswith(p) for p in PREFIXES.values())
 
 
 def start_run() -> None:
@@ -252,8 +249,6 @@ def _same_as_default(text: str, default: Any) -> bool:
 def _restore_files(text: str) -> None:
     """The files an upload link asks for: roles and names, and the public file's SHA-256. A
     private file's digest in an older link is dropped, never shown."""
-    from dpcore.runs import shareable_files
-
     try:
         files = shareable_files(json.loads(text))
     except ValueError as exc:  # DataError and JSONDecodeError are ValueErrors
@@ -301,10 +296,8 @@ def settle(key: str, accepts: Callable[[Any], bool], fallback: Any) -> None:
 
 
 def parameters(page: str, config: Mapping[str, Any]) -> dict[str, str]:
-    """The query parameters of a run config (see :func:`ui.export.run_config`). A control that
+    """The query parameters of a run config (see :func:`ui.runconfig.run_config`). A control that
     a link cannot set (:class:`dpcore.runs.domains.NotFromLink`) is left out."""
-    from dpcore.runs import shareable_files
-
     unsettable = {key for key, domain in known_domains().items()
                   if isinstance(domain, NotFromLink)}
     params: dict[str, str] = {}
@@ -317,12 +310,12 @@ def parameters(page: str, config: Mapping[str, Any]) -> dict[str, str]:
     for key, value in config["controls"].items():
         if key not in unsettable:
             params[key] = encode(value)
-    seed_key = export.seed_key(page)
-    if seed_key:
-        params[seed_key] = encode(config["seed"])
+    key_of_seed = seed_key(page)
+    if key_of_seed:
+        params[key_of_seed] = encode(config["seed"])
     # Any other widget the page keeps (a control that its run module does not read), and the
     # link's values for widgets this run has not reached yet.
-    state, prefix = st.session_state, export.PREFIXES.get(page)
+    state, prefix = st.session_state, PREFIXES.get(page)
     if prefix:
         extra = {key: state[key] for key in sorted(state.get("_held_widget_keys", ()))
                  if key in state}
@@ -371,7 +364,7 @@ def _show_files() -> None:
     files = state.get(FILES_KEY)
     if not files or state.get("source") != "Upload":
         return
-    uploaded = state.get(export.UPLOAD_FILES_KEY, [])
+    uploaded = state.get(UPLOAD_FILES_KEY, [])
     digests = {f.get("sha256") for f in uploaded if f.get("role") == "public"}
     roles = {f.get("role") for f in uploaded}
     missing = [f for f in files

@@ -12,37 +12,19 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.presentation import presentation_toggle
+from ui.registry import PAGES
 from ui.state import hold_widget_state
 
 _ROUTED = False  # has st.navigation run in this server process?
 
 
-def pages() -> dict[str, list]:
-    """Every page, by section. To add one, add a single ``st.Page`` line to its section."""
-    return {
-        "Start": [
-            st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
-            st.Page("pages/primer.py", title="Mechanism primer", icon=":material/school:"),
-            st.Page("pages/present.py", title="Present", icon=":material/slideshow:"),
-        ],
-        "Publishing with a public set": [
-            st.Page("pages/importance.py", title="Importance weighting",
-                    icon=":material/balance:"),
-            st.Page("pages/subset.py", title="Optimal public subset",
-                    icon=":material/filter_list:"),
-        ],
-        "Private models": [
-            st.Page("pages/perturbation.py", title="Private logistic regression",
-                    icon=":material/tune:"),
-            st.Page("pages/masking.py", title="Data masking", icon=":material/masks:"),
-        ],
-        "Trust": [
-            st.Page("pages/audit.py", title="Privacy audit", icon=":material/fact_check:"),
-        ],
-        "Deciding": [
-            st.Page("pages/choose_epsilon.py", title="Choose epsilon", icon=":material/key:"),
-        ],
-    }
+def pages() -> dict[str, list[st.Page]]:
+    """Every page of :data:`ui.registry.PAGES` as an ``st.Page``, by section."""
+    sections: dict[str, list[st.Page]] = {}
+    for entry in PAGES:
+        sections.setdefault(entry.section, []).append(
+            st.Page(entry.path, title=entry.title, icon=entry.icon, default=entry.default))
+    return sections
 
 
 def route() -> None:

@@ -26,10 +26,11 @@ or one file to be split) with ``read_csv_upload(..., private=True)``, so that no
 decides (refused or not, columns, types, number of rows) turns on a private value; the public
 part of a split gets its types from its own rows (:func:`~dpcore.datasets.type_columns`).
 
-The widgets (all keyed, see ``_DEFAULTS``) are drawn by each page, so Streamlit would reset them
-on a page switch; :func:`ui.state.keep_widget_state` re-assigns their values first, Streamlit's
-documented way to keep widget state across pages. File uploaders cannot be re-assigned: after a
-page switch they are empty and the uploaded scenario stays current until a new file is chosen.
+The widgets (all keyed, see :data:`dpcore.runs.scenarios.CONTROLS`) are drawn by each page, so
+Streamlit would reset them on a page switch; :func:`ui.state.keep_widget_state` re-assigns their
+values first, Streamlit's documented way to keep widget state across pages. File uploaders cannot
+be re-assigned: after a page switch they are empty and the uploaded scenario stays current until a
+new file is chosen.
 """
 
 from __future__ import annotations
@@ -59,6 +60,16 @@ from dpcore.datasets import (
     split_random,
     type_columns,
 )
+from dpcore.runs.scenarios import (
+    AT_RANDOM,
+    BUILTIN,
+    BY_VALUE,
+    CONTROLS,
+    ONE_FILE,
+    TWO_FILES,
+    UPLOAD,
+    UPLOAD_SEED,
+)
 from dpcore.text import md
 from ui.cache import content_key, load_builtin, session_memo
 from ui.state import choose, hold_widget_state, keep_widget_state
@@ -73,10 +84,6 @@ LIMIT_TEXT = (f"CSV files up to {MAX_UPLOAD_BYTES // 2**20} MB each (comma-separ
               "one header row); a larger file is refused by the uploader, which marks it with a "
               "red icon (its tooltip gives the reason), and never reaches the app.")
 
-BUILTIN, UPLOAD = "Built-in", "Upload"
-TWO_FILES, ONE_FILE = "Public and private files", "One file, split by a rule"
-BY_VALUE, AT_RANDOM = "By a column value (biased)", "At random"
-UPLOAD_SEED = 0  # seed of a split when the seed box is empty
 
 _PUBLIC_LABELS = {
     "default": "The scenario's own public set",
@@ -97,24 +104,6 @@ _SHIFT_LABELS = {
 _ENCODINGS = {"adult": tuple(_ENCODING_LABELS)}
 _DIMENSION_SCENARIOS = {"mvn-shift"}
 
-# Initial values of the widgets whose state must survive a page switch.
-_DEFAULTS: dict[str, Any] = {
-    "source": BUILTIN,
-    "builtin_name": "adult",
-    "builtin_public": "default",
-    "builtin_encoding": "onehot",
-    "builtin_p": 2,
-    "builtin_shift": "paper",
-    "seed": None,
-    "upload_mode": TWO_FILES,
-    "upload_target": None,
-    "upload_drop_missing": False,
-    "split_rule": BY_VALUE,
-    "split_column": None,
-    "split_value": None,
-    "split_p": 0.9,
-    "split_fraction": 0.5,
-}
 
 
 def scenario_sidebar() -> Scenario | None:
@@ -126,7 +115,7 @@ def scenario_sidebar() -> Scenario | None:
     undone.
     """
     hold_widget_state()
-    keep_widget_state(_DEFAULTS)
+    keep_widget_state(CONTROLS)
     st.session_state[PROBLEMS_KEY] = []
     waiting = False
     with st.sidebar:

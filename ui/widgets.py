@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from dpcore.planning import posterior_bound
 from dpcore.runs.domains import EPSILONS, LAMBDAS, SEED
 from ui import links
 from ui.state import keep_widget_state
@@ -50,8 +51,6 @@ def epsilon_slider(key: str, default: float = 0.1, *, options: Sequence[float] =
     """The ε slider: log-spaced, with "more privacy ← → more accuracy" under it, and a line on
     what ε means as risk (how far one release can raise an attacker's 1 % belief that a person
     is in the data; the "Choose epsilon" page shows it in full)."""
-    from dpcore.planning import posterior_bound
-
     epsilon = log_slider(label, options, key, default, help=EPSILON_HELP)
     st.caption(  # one element: a slider move redraws it with the slider
         f"{PRIVACY_DIRECTION}  \nat ε = {epsilon:g}, a 1 % prior can rise to at most "

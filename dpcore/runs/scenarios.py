@@ -29,7 +29,8 @@ from dpcore.datasets import (
 from dpcore.runs.domains import Between, FromData, OneOf
 from dpcore.validation import DataError
 
-__all__ = ["BUILTIN", "UPLOAD", "DEFAULT_SCENARIO", "DIGEST_ROLES", "DOMAINS", "ROLES",
+__all__ = ["AT_RANDOM", "BUILTIN", "BY_VALUE", "CONTROLS", "ONE_FILE", "TWO_FILES", "UPLOAD",
+           "UPLOAD_SEED", "DEFAULT_SCENARIO", "DIGEST_ROLES", "DOMAINS", "ROLES",
            "build_scenario", "file_roles", "sha256", "shareable_files"]
 
 BUILTIN, UPLOAD = "Built-in", "Upload"
@@ -41,6 +42,12 @@ UPLOAD_SEED = 0  # the sidebar's seed of a split when its seed box is empty
 DEFAULT_SCENARIO: dict[str, Any] = {
     "source": BUILTIN, "builtin_name": "adult", "builtin_public": "default",
     "builtin_encoding": "onehot", "builtin_p": 2, "builtin_shift": "paper", "seed": None,
+}
+#: Every sidebar control with its initial value (the scenario keys of a link or a run config).
+CONTROLS: dict[str, Any] = {
+    **DEFAULT_SCENARIO, "upload_mode": TWO_FILES, "upload_target": None,
+    "upload_drop_missing": False, "split_rule": BY_VALUE, "split_column": None,
+    "split_value": None, "split_p": 0.9, "split_fraction": 0.5,
 }
 # Options of load_scenario that only some built-in scenarios take (as in the sidebar).
 _ENCODING_SCENARIOS = {"adult"}

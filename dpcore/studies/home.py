@@ -1,34 +1,65 @@
-"""The home page's numbers from a run config: the public set E next to the private set D.
+"""The home page's study: the public set E next to the private set D.
 
 The home page has no controls and no randomness: its numbers are the scenario's summary (records,
 encoded features, target rate) and every feature's mean in E and D, largest difference first.
-The page draws its table and bar chart from :func:`summary_table` and :func:`feature_means`
-(through :mod:`dpcore.figures.home`), and :func:`compute` returns the same tables. D's numbers are a
-non-private reference (computed without noise, never a release); its labels say so.
+:func:`prepare` computes both tables once per scenario; :func:`at` hands them out. D's numbers
+are a non-private reference (computed without noise, never a release); their labels say so.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import pandas as pd
 
+from dpcore.datasets import Scenario
 from dpcore.simulation import Progress
+from dpcore.studies.base import StudyParams
 
-__all__ = ["CONTROLS", "SEED_KEY", "TOP_FEATURES", "PUBLIC_LABEL", "PRIVATE_LABEL",
-           "summary_table", "feature_means", "compute", "takeaway"]
+__all__ = ["CONTROLS", "DOMAINS", "PRIVATE_LABEL", "PUBLIC_LABEL", "SEED_KEY", "TOP_FEATURES",
+           "Params", "Tables", "at", "compute", "feature_means", "prepare", "summary_table",
+           "takeaway"]
 
-#: The home page has no controls of its own and no study seed.
-CONTROLS: dict[str, Any] = {}
-SEED_KEY = None
 #: How many features the page's bar chart shows (the most different first).
 TOP_FEATURES = 20
 PUBLIC_LABEL = "public E"
 PRIVATE_LABEL = "private D (non-private reference)"
 
 
-def summary_table(scenario) -> pd.DataFrame:
+@dataclass(frozen=True, kw_only=True)
+class Params(StudyParams):
+    """The home page's parameters: none (no controls of its own, no study seed).
+
+    Examples
+    --------
+    >>> Params.from_controls({"other_key": 1}) == Params()
+    True
+    >>> Params.seed_key() is None
+    True
+    """
+
+    PREFIX = ""
+    CHEAP = ()
+
+
+#: The home page has no controls of its own and no study seed.
+CONTROLS: dict[str, Any] = Params.defaults()
+SEED_KEY = Params.seed_key()
+DOMAINS: dict[str, Any] = {}
+
+
+class Tables(NamedTuple):
+    """The home page's two tables (what :func:`prepare` computes once per scenario)."""
+
+    #: :func:`summary_table` with its index as the column ``set``.
+    summary: pd.DataFrame
+    #: :func:`feature_means` with its index as the column ``feature``.
+    feature_means: pd.DataFrame
+
+
+def summary_table(scenario: Scenario) -> pd.DataFrame:
     """One row per set: number of records, encoded features d and, with a target, its rate.
 
     Indexed by ``set``; D's row is labelled a non-private reference.
@@ -46,7 +77,7 @@ def summary_table(scenario) -> pd.DataFrame:
     return table
 
 
-def feature_means(scenario) -> pd.DataFrame:
+def feature_means(scenario: Scenario) -> pd.DataFrame:
     """Mean of every encoded feature but the target's in E and D, largest difference first.
 
     Indexed by ``feature``; columns :data:`PUBLIC_LABEL`, :data:`PRIVATE_LABEL` (non-private)
@@ -64,30 +95,38 @@ def feature_means(scenario) -> pd.DataFrame:
     return means.loc[order].rename_axis("feature")
 
 
-def compute(scenario, controls: Mapping[str, object], seed: int, *, progress: Progress = None,
-            parallel=None) -> dict[str, pd.DataFrame]:
-    """The home page's tables for ``scenario`` (``controls`` and ``seed`` are not used).
+def prepare(scenario: Scenario, params: Params, *, progress: Progress = None,
+            parallel: Any = None) -> Tables:
+    """The two tables of ``scenario`` (``params``, ``progress`` and ``parallel`` are not used:
+    two means per feature take no time worth a bar)."""
+    del params, progress, parallel
+    return Tables(summary_table(scenario).reset_index(), feature_means(scenario).reset_index())
 
-    Returns
-    -------
-    dict of DataFrame
-        ``"summary"`` (:func:`summary_table` with its index as the column ``set``) and
-        ``"feature_means"`` (:func:`feature_means` with the column ``feature``). D's rows and
-        columns are labelled "non-private reference": D read without noise.
+
+def at(prepared: Tables, params: Params) -> dict[str, pd.DataFrame]:
+    """The page's tables by name: ``"summary"`` and ``"feature_means"`` (:class:`Tables`).
+
+    D's rows and columns are labelled "non-private reference": D read without noise.
+    """
+    del params
+    return prepared._asdict()
+
+
+def compute(scenario: Scenario, params: Params, *, progress: Progress = None,
+            parallel: Any = None) -> dict[str, pd.DataFrame]:
+    """The home page's tables for ``scenario``: :func:`at` of :func:`prepare`.
 
     Examples
     --------
     >>> from dpcore.datasets import load_scenario
-    >>> numbers = compute(load_scenario("wine"), {}, 0)
+    >>> numbers = compute(load_scenario("wine"), Params())
     >>> list(numbers["summary"]["set"])
     ['public E', 'private D (non-private reference)']
     """
-    del controls, seed, progress, parallel
-    return {"summary": summary_table(scenario).reset_index(),
-            "feature_means": feature_means(scenario).reset_index()}
+    return at(prepare(scenario, params, progress=progress, parallel=parallel), params)
 
 
-def takeaway(numbers: Mapping[str, pd.DataFrame], controls: Mapping[str, object]) -> str:
+def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
     """Two sentences on the run's numbers (for presentation mode), computed from ``numbers``."""
     summary = numbers["summary"].set_index("set")
     public, private = summary.loc[PUBLIC_LABEL], summary.loc[PRIVATE_LABEL]

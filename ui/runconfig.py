@@ -1,0 +1,107 @@
+"""A page's run as a config: what "Export this run", the script, the CLI line and links hold.
+
+A config (the ``privacy-utility-explorer/run`` format of :class:`dpcore.runs.RunConfig`) is the
+sidebar's scenario keys, the page's controls (``CONTROLS`` of its study, see
+:mod:`ui.registry`) and its seed, read from the session's state. It never holds data, nor anything
+computed from a private file: an upload is named by its files' names, and the public file also by
+its SHA-256 (:func:`dpcore.runs.shareable_files`). Controls that a page fills in from a study of
+the private data (``SET_FROM_DATA`` of a study, such as the subset size that Algorithm 2 selected)
+are left unset in the config of an upload.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from dpcore.runs import RunConfig, script, shareable_files
+from ui import registry
+
+__all__ = ["PREFIXES", "SOURCE_KEYS", "STUDY", "UPLOAD_FILES_KEY", "cli_command", "config_json",
+           "config_script", "control_defaults", "plain", "run_config", "scenario_spec", "seed_key"]
+
+#: Each page's widget-key prefix (empty for a page without controls).
+PREFIXES: dict[str, str] = {entry.name: entry.prefix for entry in registry.PAGES}
+CONFIG_FORMAT = "privacy-utility-explorer/run"
+CONFIG_VERSION = 1
+#: The sidebar's scenario keys that belong to each data source (the rest are not exported).
+SOURCE_KEYS = {
+    "Built-in": ("source", "builtin_name", "builtin_public", "builtin_encoding", "builtin_p",
+                 "builtin_shift", "seed"),
+    "Upload": ("source", "upload_mode", "upload_target", "upload_drop_missing", "split_rule",
+               "split_column", "split_value", "split_p", "split_fraction", "seed"),
+}
+UPLOAD_FILES_KEY = "upload_files"
+#: What an exported run's numbers are (:data:`dpcore.runs.STUDY_LABEL` in short).
+STUDY = "study (seeded, reproducible), not a release"
+
+
+def plain(value: Any) -> Any:
+    """A widget value as JSON: numpy scalars as Python numbers, tuples as lists."""
+    if hasattr(value, "item") and callable(value.item) and getattr(value, "ndim", 1) == 0:
+        value = value.item()
+    if isinstance(value, tuple | list):
+        return [plain(v) for v in value]
+    return value
+
+
+def seed_key(page: str) -> str | None:
+    """The page's seed widget key (None for a page without a seed)."""
+    study = registry.page(page).study
+    return study.SEED_KEY if study is not None else None
+
+
+def control_defaults(page: str) -> dict[str, Any]:
+    """The page's control keys with their defaults (``CONTROLS`` of its study)."""
+    study = registry.page(page).study
+    return dict(study.CONTROLS) if study is not None else {}
+
+
+def scenario_spec(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The sidebar's scenario keys as set (those of the chosen source), and for an upload the
+    files' roles and names, with the public file's SHA-256 (never their bytes, nor anything
+    computed from a private file)."""
+    source = state.get("source", "Built-in")
+    spec = {key: plain(state[key]) for key in SOURCE_KEYS.get(source, ()) if key in state}
+    if source == "Upload":
+        spec["files"] = shareable_files(list(state.get(UPLOAD_FILES_KEY, [])))
+    return spec
+
+
+def run_config(page: str, state: Mapping[str, Any]) -> dict[str, Any]:
+    """The run on screen as a config dict (the issue-12 contract's format).
+
+    ``controls`` holds the values the page's controls have (their defaults where a control was
+    not drawn yet, and for an upload where the page set it from a study of the private data:
+    ``SET_FROM_DATA``); ``seed`` is the page's study seed (0 for a page without one).
+    """
+    key = seed_key(page)
+    study = registry.page(page).study
+    from_data = (getattr(study, "SET_FROM_DATA", ()) if state.get("source") == "Upload"
+                 else ())
+    controls = {k: plain(state[k] if k in state and k not in from_data else default)
+                for k, default in control_defaults(page).items() if k != key}
+    seed = state.get(key) if key else None
+    return {"format": CONFIG_FORMAT, "version": CONFIG_VERSION, "page": page,
+            "scenario": scenario_spec(state), "controls": controls,
+            "seed": int(seed) if seed is not None else 0}
+
+
+def config_json(config: Mapping[str, Any]) -> str:
+    """The config as JSON, validated by :meth:`dpcore.runs.RunConfig.from_dict`."""
+    return RunConfig.from_dict(dict(config)).to_json()
+
+
+def config_script(config: Mapping[str, Any]) -> str:
+    """The standalone script that reruns the config (:func:`dpcore.runs.script`)."""
+    return script(RunConfig.from_dict(dict(config)))
+
+
+def cli_command(config: Mapping[str, Any], config_file: str) -> str:
+    """The command line that reruns the config (uploads: one ``--file ROLE=PATH`` per file)."""
+    parts = ["python", "-m", "dpcore", "run", config_file, "--out", Path(config_file).stem]
+    for f in config["scenario"].get("files", []):
+        parts += ["--file", f"{f['role']}={f['name']}"]
+    return shlex.join(parts)
