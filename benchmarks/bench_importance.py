@@ -1,7 +1,7 @@
 """Speed of the importance-weighting study on the Adult split, against scikit-learn in the same run.
 
 Run: ``python benchmarks/bench_importance.py [--reps 100] [--sklearn-fits 100]``. Prints a markdown
-table (the README's performance table is copied from it): the project's time (best of 3 runs, or
+table (docs/performance.md copies it): the project's time (best of 3 runs, or
 of 5 for the epsilon move), the baseline's time measured in this run, and their ratio.
 
 - Batched fits: 100 bootstrap fits of the balanced objective of Ji & Elkan's Algorithm 1 by
@@ -25,7 +25,7 @@ from timing import best_of
 
 from dpcore.datasets import load_scenario
 from dpcore.importance import BootstrapStudy, bootstrap_estimates, monte_carlo
-from dpcore.importance.mechanism import _balanced_design, _with_intercept
+from dpcore.importance.mechanism import balanced_design, with_intercept
 from dpcore.logistic import fit_logistic_batched, logistic_objective
 from dpcore.queries import indicator
 from dpcore.simulation import bootstrap_counts
@@ -43,9 +43,9 @@ def main() -> None:
 
     sc = load_scenario("adult")
     D, E = sc.private, sc.public
-    X_D = _with_intercept(D.to_numpy(float), True)
-    X_E = _with_intercept(E.to_numpy(float), True)
-    X, y, _ = _balanced_design(X_D, X_E)
+    X_D = with_intercept(D.to_numpy(float), True)
+    X_E = with_intercept(E.to_numpy(float), True)
+    X, y, _ = balanced_design(X_D, X_E)
     n_D, n_E, d = X_D.shape[0], X_E.shape[0], X.shape[1]
     S = np.empty((n_D + n_E, args.reps))
     S[:n_D] = bootstrap_counts(n_D, args.reps, SEED) / n_D

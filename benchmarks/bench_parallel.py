@@ -1,7 +1,7 @@
 """Speed-up of a 10^4-replicate Monte-Carlo grid on 2 local workers against 1, in the same run.
 
 Run: ``python benchmarks/bench_parallel.py [--reps 10000] [--repeat 3] [--no-dask]``. Prints a
-markdown table (the README's CLI section copies it).
+markdown table (docs/performance.md copies it).
 
 The grid is the importance-weighting study of Ji & Elkan's Figs 1-2 (:func:`monte_carlo`): the 8
 lambdas of the "Estimates vs λ" view x the 7 epsilons of "Estimates vs ε", each with ``--reps``

@@ -1,7 +1,7 @@
 """Private logistic regression: speed of a whole epsilon curve, and Adult against diffprivlib.
 
 Run: ``python benchmarks/bench_perturbation.py [--restarts 20] [--seeds 10]``. Prints two markdown
-tables (the README's are copied from them).
+tables (docs/performance.md copies them).
 
 1. Speed. The separable data of Chaudhuri & Monteleoni Sect. 6 (n = 17,500 training points,
    d = 10, 10,000 test points), lambda = 0.01 (the paper's), 10 epsilons from 0.1 to 10 and 20

@@ -6,9 +6,9 @@ baseline's time measured in the same run, and their ratio.
 
 - p = 2: the mvn-shift scenario (n_D = n_E = 10^4), the paper's 60 candidate sizes 10, 60, ...,
   2960 (target <= 5 s). p = 100: 50 sizes 100, 300, ..., 9900 (target <= 30 s).
-- Slider move: what the page does when the subset-size slider moves: read the cached study and
-  rebuild the error-curve figure (Streamlit's own rerun cost is not included), against
-  recomputing the curve.
+- Slider move: what the page does when the subset-size slider moves: the study's tables from its
+  kept runs (:func:`dpcore.studies.subset.at`) and the error-curve figure (Streamlit's own rerun
+  cost is not included), against recomputing the curve.
 - Baseline: the obvious implementation with scikit-learn, per candidate: ``NearestNeighbors``
   fitted on the candidate subset and queried with all private points (counts by bincount), then
   ``LogisticRegression(C=1/lam, fit_intercept=False, tol=1e-8)`` on the subset with the same
@@ -30,15 +30,9 @@ from sklearn.neighbors import NearestNeighbors
 from timing import best_of
 
 from dpcore.datasets import load_scenario
-from dpcore.figures.subset import error_curve
-from dpcore.subset import (
-    paper_sizes,
-    paper_split,
-    rescale,
-    scenario_arguments,
-    select_subset,
-    subset_study,
-)
+from dpcore.figures.subset import figures
+from dpcore.studies.subset import GRIDS, Params, at, prepare
+from dpcore.subset import paper_sizes, paper_split, rescale, scenario_arguments, select_subset
 from dpcore.subset.estimators import design, predict
 
 LAM, EPS = 1e-2, 3.0
@@ -88,9 +82,12 @@ def main() -> None:
         every = 1 if p == 2 else args.baseline_every
         which = np.arange(0, len(sizes), every)
         base = _baseline(data, res, sizes, which) * sizes.sum() / sizes[which].sum()
-        study = subset_study(data, epsilon=paper_split(EPS), sizes=sizes, repeats=1, rng=0,
-                             lam=LAM)
-        t_slider, _ = best_of(lambda study=study: error_curve(study, 7).to_plotly_json(), 5)
+        params = Params(grid=GRIDS[0] if p == 2 else GRIDS[1], reps=1, epsilon=EPS, lambda_=LAM)
+        ready = prepare(sc, params)
+        at(ready, params)  # the curve, computed once (the page keeps it)
+        moved = params.replace(size=int(sizes[7]))
+        t_slider, _ = best_of(lambda ready=ready, moved=moved: figures(
+            at(ready, moved), moved)["error_vs_size"].to_plotly_json(), 5)
         rows.append((f"p = {p}: curve over {len(sizes)} candidates, n_D = n_E = 10^4 "
                      f"(target <= {target:g} s)", ours, base))
         rows.append((f"p = {p}: subset-size slider move (re-read the curve, rebuild the "

@@ -49,7 +49,7 @@ release must hold for adaptively chosen ε_i (a *privacy filter*). Two do, and
   (the zCDP bound needs only that its stopping rule looks at the past).
 
 Advanced composition ([KOV15]_ Theorem 3.5) assumes the ε_i fixed in advance, so it never refuses
-here; :func:`dpcore.planning.compose` gives it as a "what if" total of a declared plan.
+here; :func:`dpcore.composition.compose` gives it as a "what if" total of a declared plan.
 
 Parallel composition ([JLE14]_ Sect. 1.6, "parallel theorem"): releases recorded with a
 ``partition`` label touch only the rows of that part of ``dataset``, and parts with different
@@ -89,7 +89,7 @@ from typing import Any
 
 import pandas as pd
 
-from dpcore.planning import COMPOSITIONS, PLAN_DATASET, PlannedRelease, compose_parts
+from dpcore.composition import COMPOSITIONS, PLAN_DATASET, PlannedRelease, compose_parts
 from dpcore.validation import DataError, check_scalar
 
 __all__ = ["BudgetExceeded", "BudgetAccountant", "COMPOSITIONS", "DEFAULT_DELTA_SLACK",
@@ -344,8 +344,8 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
         method : {"sequential", "advanced", "zcdp"}, default="sequential"
             Sequential composition sums the epsilons and the deltas ([DR14]_ Theorem 3.16);
             ``"advanced"`` and ``"zcdp"`` are the tighter totals of
-            :func:`dpcore.planning.compose` (their assumptions:
-            :data:`dpcore.planning.COMPOSITION_ASSUMPTIONS`). Releases on disjoint parts
+            :func:`dpcore.composition.compose` (their assumptions:
+            :data:`dpcore.composition.COMPOSITION_ASSUMPTIONS`). Releases on disjoint parts
             compose in parallel under every method (see the module's notes).
         delta_slack : float, default=None
             δ' of advanced and zcdp; None takes the one set by :meth:`set_composition`.
@@ -406,7 +406,7 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
 
         Parameters
         ----------
-        planned : iterable of dpcore.planning.PlannedRelease
+        planned : iterable of dpcore.composition.PlannedRelease
             Future releases (each ``count`` times), on the whole data or, when their
             ``partition`` is set, on that part of the planned data only (parts compose in
             parallel with each other).
@@ -421,7 +421,7 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
 
         Examples
         --------
-        >>> from dpcore.planning import PlannedRelease
+        >>> from dpcore.composition import PlannedRelease
         >>> acc = BudgetAccountant(epsilon=1.0)
         >>> acc.spend(0.3, mechanism="Laplace", dataset="adult")
         >>> acc.preview([PlannedRelease("Laplace", 0.1, count=4)])
@@ -580,7 +580,7 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
             parts of one dataset compose in parallel (see the module's notes). None: all rows.
         rho : float or None, default=None
             The release's zCDP ρ when it is not ε²/2 of a pure release (a Gaussian release:
-            :func:`dpcore.planning.gaussian_rho`); lets zCDP account for δ > 0.
+            :func:`dpcore.composition.gaussian_rho`); lets zCDP account for δ > 0.
         relation : {"replace", "add_remove"} or None, default=None
             The neighbouring relation the release was calibrated under; None: the ledger's.
 

@@ -50,9 +50,16 @@ from typing import Any
 
 import numpy as np
 
-from dpcore.audit import _check_runs, audit_ceiling, audit_scores
+from dpcore.audit import audit_ceiling, audit_scores, check_runs, importance_pair, logistic_pair
+from dpcore.importance import release_sensitivity
+from dpcore.masking import fit_logistic_model, input_perturbation, lipschitz_constant
+from dpcore.masking import scale_records as mask_scale
+from dpcore.masking.generator import GAP_TOL
 from dpcore.mechanisms import DiscreteLaplace, Gaussian, L2Laplace, Laplace
+from dpcore.perturbation import perturb_output, prepare
+from dpcore.perturbation.model import TOL, nonprivate_coef
 from dpcore.release_noise import GRID_EXPONENT
+from dpcore.subset.selection import criterion_sensitivity
 from dpcore.validation import check_random_state, check_scalar
 
 __all__ = [
@@ -338,8 +345,6 @@ def _subset_ranking(epsilon: float) -> FloatCase:
 
 
 def _subset_criteria(epsilon: float, *, k: int = 4, n_private: int = 200) -> FloatCase:
-    from dpcore.subset.selection import criterion_sensitivity
-
     bound = criterion_sensitivity(n_private, 1.0, 0.1)
     t_d = _vector([0.4127, 0.3981, 0.4552, 0.3876])[:k]
     t_dp = t_d + bound * np.where(np.arange(k) % 2 == 0, 1.0, -1.0)
@@ -351,10 +356,7 @@ def _subset_criteria(epsilon: float, *, k: int = 4, n_private: int = 200) -> Flo
 
 def _importance(epsilon: float, *, n_private: int = 50, d: int = 3, lam: float = 0.01,
                 seed: int = 13) -> FloatCase:
-    from dpcore.audit import _importance_pair
-    from dpcore.importance import release_sensitivity
-
-    b_d, b_dp, _, x, xp = _importance_pair(n_private, d, lam, seed)
+    b_d, b_dp, _, x, xp = importance_pair(n_private, d, lam, seed)
     mech = L2Laplace(epsilon, release_sensitivity(b_d.size, n_private, lam), b_d.size)
     return FloatCase("importance", "Importance weights: beta (coordinate-wise Laplace at the "
                      "L1 bound)", epsilon, 0.0, b_d, b_dp,
@@ -364,11 +366,7 @@ def _importance(epsilon: float, *, n_private: int = 50, d: int = 3, lam: float =
 
 
 def _output(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.1) -> FloatCase:
-    from dpcore.audit import _logistic_pair
-    from dpcore.perturbation import perturb_output, prepare
-    from dpcore.perturbation.model import TOL, nonprivate_coef
-
-    X, y, Xp, yp = _logistic_pair(n, d, 0)
+    X, y, Xp, yp = logistic_pair(n, d, 0)
     w0 = nonprivate_coef(prepare(X, y, data_norm=1.0), lam)
     w1 = nonprivate_coef(prepare(Xp, yp, data_norm=1.0), lam)
 
@@ -381,13 +379,7 @@ def _output(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.1) -> Flo
 
 
 def _masking(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.1) -> FloatCase:
-    from dpcore.audit import _logistic_pair
-    from dpcore.masking import fit_logistic_model, lipschitz_constant
-    from dpcore.masking import scale_records as mask_scale
-    from dpcore.masking.generator import GAP_TOL
-    from dpcore.perturbation import perturb_output
-
-    X, y, Xp, yp = _logistic_pair(n, d, 0)
+    X, y, Xp, yp = logistic_pair(n, d, 0)
     lip = lipschitz_constant(2)
     w0, w1 = (fit_logistic_model(mask_scale(A)[0], lab, lam=lam, n_classes=2).coef.ravel()
               for A, lab in ((X, y), (Xp, yp)))
@@ -401,8 +393,6 @@ def _masking(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.1) -> Fl
 
 
 def _input(epsilon: float, *, d: int = 2) -> FloatCase:
-    from dpcore.masking import input_perturbation
-
     u = np.ones(d) / math.sqrt(d)
 
     def release(values: np.ndarray, gen: np.random.Generator) -> np.ndarray:
@@ -441,10 +431,7 @@ def _numpy_count(epsilon: float) -> FloatCase:
 
 def _numpy_beta(epsilon: float, *, n_private: int = 50, d: int = 3, lam: float = 0.01,
                 seed: int = 13) -> FloatCase:
-    from dpcore.audit import _importance_pair
-    from dpcore.importance import release_sensitivity
-
-    b_d, b_dp, *_ = _importance_pair(n_private, d, lam, seed)
+    b_d, b_dp, *_ = importance_pair(n_private, d, lam, seed)
     mech = L2Laplace(epsilon, release_sensitivity(b_d.size, n_private, lam), b_d.size)
     return FloatCase("numpy_beta", "numpy Laplace on beta, the release's law drawn by numpy "
                      "(broken on purpose)", epsilon, 0.0, b_d, b_dp,
@@ -591,7 +578,7 @@ def float_audit(case: FloatCase, runs: int = FLOAT_RUNS, confidence: float = 0.9
     if not isinstance(case, FloatCase):
         raise TypeError(f"case must be a FloatCase (from float_cases()), got "
                         f"{type(case).__name__}.")
-    runs = _check_runs(runs)
+    runs = check_runs(runs)
     gen = check_random_state(rng)
     ceiling = audit_ceiling(runs, confidence, case.delta)
     if not case.applicable:

@@ -35,8 +35,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from tqdm import tqdm
+
+from dpcore import __version__, studies
 from dpcore.figures import figures
 from dpcore.figures import files as figure_files
+from dpcore.parallel import Parallel
+from dpcore.runs import PAGES, STUDY_LABEL, RunConfig, file_roles, run
 from dpcore.validation import DataError
 
 __all__ = ["main"]
@@ -105,8 +110,6 @@ def _parse_sets(items: Sequence[str]) -> dict[str, Any]:
 
 
 def _parallel(args: argparse.Namespace):
-    from dpcore.parallel import Parallel
-
     backend = args.backend or ("dask" if args.scheduler else "sequential")
     if args.scheduler and backend != "dask":
         raise UsageError(f"--scheduler needs --backend dask, got --backend {backend}.")
@@ -129,8 +132,6 @@ class _Bar:
     def __init__(self, label: str, enabled: bool) -> None:
         self.bar = None
         if enabled:
-            from tqdm import tqdm
-
             self.bar = tqdm(total=100, desc=label, unit="%", file=sys.stderr, leave=True,
                             bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}]")
 
@@ -148,8 +149,6 @@ class _Bar:
 def _write_numbers(result, out: Path) -> list[Path]:
     """Every table as ``<table>.csv`` under a first line that labels it a study, and all of them
     in ``numbers.json``."""
-    from dpcore.runs import STUDY_LABEL
-
     written = []
     for name, table in result.numbers.items():
         path = out / f"{_stem(name)}.csv"
@@ -165,7 +164,7 @@ def _write_numbers(result, out: Path) -> list[Path]:
 
 def _write_pngs(figs: dict[str, Any], folder: Path, browser: str) -> list[Path]:
     """Every figure as a PNG through one kaleido (Chromium) session."""
-    import kaleido
+    import kaleido  # optional (the `png` extra): imported only when PNGs are written
 
     jobs, paths = [], []
     for name, fig in figs.items():
@@ -181,8 +180,6 @@ def _write_pngs(figs: dict[str, Any], folder: Path, browser: str) -> list[Path]:
 # ------------------------------------------------------------------------------ commands --
 
 def _cmd_run(args: argparse.Namespace, say: Callable[[str], None]) -> int:
-    from dpcore.runs import RunConfig, file_roles, run
-
     config = RunConfig.load(args.config)
     if args.seed is not None or args.set:
         if args.seed is not None and args.seed < 0:
@@ -253,10 +250,6 @@ def _cmd_run(args: argparse.Namespace, say: Callable[[str], None]) -> int:
 
 
 def _cmd_pages(args: argparse.Namespace, say: Callable[[str], None]) -> int:
-    import importlib
-
-    from dpcore.runs import PAGES
-
     examples = sorted(_examples_dir().glob("*.json"))
     by_page: dict[str, list[Path]] = {}
     for path in examples:
@@ -266,12 +259,7 @@ def _cmd_pages(args: argparse.Namespace, say: Callable[[str], None]) -> int:
             continue
         by_page.setdefault(page, []).append(path)
     for page in PAGES:
-        try:
-            module = importlib.import_module(f"dpcore.runs.{page}")
-            n = len(getattr(module, "CONTROLS", {}))
-            state = f"{n} controls"
-        except ImportError:
-            state = "no run module yet"
+        state = f"{len(studies.study(page).CONTROLS)} controls"
         found = ", ".join(_shown(p) for p in by_page.get(page, [])) or "no example config"
         say(f"{page:<15} {state:<18} {found}")
     return 0
@@ -285,8 +273,6 @@ def _parser() -> argparse.ArgumentParser:
                     "config gives the same numbers on every backend.",
         epilog=f"Example: {PROG} run examples/importance-adult.json --out out/importance",
     )
-    from dpcore import __version__
-
     parser.add_argument("--version", action="version", version=f"dpcore {__version__}")
     parser.add_argument("--traceback", action="store_true",
                         help="show the full traceback of a refused value (for bug reports)")

@@ -32,6 +32,7 @@ True
 
 from __future__ import annotations
 
+import importlib
 import numbers
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -40,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
+from threadpoolctl import ThreadpoolController, threadpool_info, threadpool_limits
 
 from dpcore.random import Key, stream
 from dpcore.simulation import Progress, report
@@ -125,8 +127,6 @@ def normal_mean(cell: Cell) -> float:
 
 def current_blas_threads() -> int:
     """The number of threads this process's BLAS uses now (1 if threadpoolctl sees none)."""
-    from threadpoolctl import threadpool_info
-
     return max([int(lib["num_threads"]) for lib in threadpool_info()
                 if lib.get("user_api") == "blas"], default=1)
 
@@ -146,8 +146,6 @@ class _Limited:
 
     def __call__(self, *args: Any) -> Any:
         if current_blas_threads() != self.threads:
-            from threadpoolctl import ThreadpoolController
-
             ThreadpoolController().limit(limits=self.threads, user_api="blas")
             if current_blas_threads() != self.threads:
                 raise RuntimeError(
@@ -169,8 +167,6 @@ def _check_n_jobs(n_jobs: Any) -> int:
 
 
 def _require(module: str, backend: str):
-    import importlib
-
     try:
         return importlib.import_module(module)
     except ImportError as err:
@@ -301,8 +297,6 @@ class Parallel:
         out: list[T] = []
         with ExitStack() as stack:
             if threads != here:  # set (and restored) in this thread, for the whole map
-                from threadpoolctl import threadpool_limits
-
                 stack.enter_context(threadpool_limits(limits=threads, user_api="blas"))
             if local:
                 results = (func(cell, *extra) for cell in cells)
@@ -385,7 +379,7 @@ def local_cluster(n_workers: int | None = None):
     n_workers : int, default=None
         Worker processes (None: Dask's choice from the number of cores).
     """
-    import dask
+    import dask  # optional (the `dask` extra): imported only when a cluster is started
 
     distributed = _require("dask.distributed", "dask")
     environ = {key: value

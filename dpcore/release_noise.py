@@ -61,6 +61,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+from fractions import Fraction
 from types import SimpleNamespace
 from typing import Any
 
@@ -318,8 +319,6 @@ def discrete_laplace_scale(sensitivity: float, epsilon: float) -> float:
 
 
 def _scale_numerator(sensitivity: float, epsilon: float) -> int:
-    from fractions import Fraction
-
     exact = Fraction(sensitivity) / Fraction(epsilon) * SCALE_DENOMINATOR
     t = max(1, math.ceil(exact))
     if t >= _MAX_NUMERATOR:

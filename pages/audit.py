@@ -11,8 +11,9 @@ import streamlit as st
 
 from dpcore import audit as A
 from dpcore import audit_float as F
-from dpcore.figures.audit import distributions_figure, float_figure, summary_figure
-from dpcore.studies.audit import REFIT_RUNS, audit_one, runs_for
+from dpcore.figures.audit import TITLES, context, figures, float_figure, summary_figure
+from dpcore.studies import audit as study
+from dpcore.studies.audit import CANARIES, CONFIDENCES, FLOAT_RUNS, REFIT_RUNS, RUNS
 from ui.budget import budget_sidebar
 from ui.cache import SHARED, content_key
 from ui.errors import show_errors
@@ -21,36 +22,25 @@ from ui.navigation import require_router
 from ui.show import show
 from ui.sidebar import scenario_sidebar
 from ui.state import keep_widget_state
+from ui.study import numbers, prepared
 from ui.widgets import epsilon_slider, log_slider, seed_input
 
 require_router()
 
-RUNS = (1000, 3000, 10_000, 30_000, 100_000)
-CONFIDENCES = (0.9, 0.95, 0.99)
-CANARIES = (50, 100, 200, 500)
-FLOAT_RUNS = (2000, 5000, 20_000, 50_000)
 FLOAT_COLUMNS = ["mechanism", "broken on purpose", "claimed epsilon", "runs per dataset",
                  "reachability bound", "granularity bound", "P(reachable from D) on D",
                  "P(reachable from D) on D′", "mean trailing zeros on D",
                  "mean trailing zeros on D′", "flagged", "note"]
 
 
-def _label(key: str) -> str:
-    case = A.audit_case(key, 1.0)
-    return ("⚠ Broken on purpose: " if case.broken else "") + case.name
-
-
 @st.cache_data(show_spinner=False)
 def _labels() -> dict[str, str]:
-    return {key: _label(key) for key in A.CASE_KEYS}
+    return {key: study.case_label(key) for key in A.CASE_KEYS}
 
 
-def _one(key: str, epsilon: float, runs: int, confidence: float, seed: int,
-         progress=None) -> A.AuditResult:
-    case = A.audit_case(key, epsilon)
-    parts = ("audit", key, epsilon, runs_for(case, runs), confidence, seed)
-    return SHARED.get(content_key(*parts), lambda: audit_one(
-        key, epsilon, runs, confidence, seed, progress=progress))
+def _numbers(params: study.Params) -> dict[str, pd.DataFrame]:
+    """The audit of ``params`` (built-in pairs: no scenario, shared by every session)."""
+    return numbers(study, None, None, params, text="Running the mechanism…", bar=False)
 
 
 def _float_cases(epsilon: float) -> list[F.FloatCase]:
@@ -63,12 +53,190 @@ def _float(case: F.FloatCase, runs: int, confidence: float, seed: int) -> F.Floa
                                                                    rng=seed))
 
 
+def single_audit(params: study.Params) -> None:
+    """The chosen mechanism's audit: its metrics, the verdict, the histogram and the test."""
+    result = _numbers(params)
+    m = result["metrics"].iloc[0]
+    case = prepared(study, None, None, params, bar=False).case  # cached: for the caption
+    n_runs = int(m["runs_per_dataset"])
+    cols = st.columns(4)
+    cols[0].metric("Claimed ε", f"{m['claimed_epsilon']:g}")
+    cols[1].metric("Audited lower bound", f"{m['audited_lower_bound']:.2f}",
+                   delta=("above the claim: a fault" if m["above_claim"] else
+                          "above what ε allows on this pair: a fault" if m["flagged"]
+                          else None),
+                   delta_color="inverse")
+    cols[2].metric("Pair's share f of the sensitivity", f"{m['f']:.2f}")
+    cols[3].metric("Runs per dataset", f"{n_runs:,}")
+    if m["limit_on_this_pair"] > m["ceiling"]:
+        st.warning(
+            f"With {n_runs:,} runs per dataset no audit can show more than ε = "
+            f"{m['ceiling']:.2f}, even a test that never errs, so a result below the claim "
+            f"({m['claimed_epsilon']:g}) means nothing here. Raise the runs or lower ε to audit "
+            "this claim.", icon=":material/blur_on:")
+    if m["flagged"]:
+        limit = ("" if m["above_claim"] else
+                 f" On this pair, a share f = {m['f']:.2f} of the sensitivity apart, "
+                 f"correctly calibrated Laplace-type noise loses at most f × ε = "
+                 f"{m['limit_on_this_pair']:.2f}; the audit shows more.")
+        st.error(f"The outputs on the two datasets are easier to tell apart than ε = "
+                 f"{m['claimed_epsilon']:g} allows: the audit shows ε ≥ "
+                 f"{m['audited_lower_bound']:.2f} (confidence {m['confidence']:g}).{limit} The "
+                 "noise is too weak.", icon="🚨")
+    else:
+        st.success(f"The noise is at least this strong: on this pair no test did better than "
+                   f"ε = {m['audited_lower_bound']:.2f} (claimed {m['claimed_epsilon']:g}, "
+                   f"confidence {m['confidence']:g}). With the pair a share f = {m['f']:.2f} of "
+                   f"the sensitivity apart, even a perfect test shows about "
+                   f"{m['f'] * m['claimed_epsilon']:.2f} at most for Laplace-type noise.")
+    show(figures(result, params)["distributions"], "au_distributions",
+         title=TITLES["distributions"], context=context(result))
+    st.caption(
+        f"Neighbouring relation: {case.neighbouring}. Pair: {case.pair}. Runs: {case.covers}. "
+        f"On the held-out half, P(score beyond threshold | D) ≤ {m['fpr_upper']:.4f} and "
+        f"P(not beyond | D′) ≤ {m['fnr_upper']:.4f} (Clopper-Pearson, both together at "
+        f"{m['confidence']:g}); ε ≥ log((1 − δ − one rate) / the other rate)."
+    )
+
+
+def every_mechanism(params: study.Params, labels: dict[str, str]) -> None:
+    """The table of every mechanism at the sidebar's ε, runs, confidence and seed, behind a
+    button (each row is the single audit of that mechanism, cached with it)."""
+    st.subheader("Every mechanism: claimed vs audited ε")
+    broken = st.toggle("Include the broken-on-purpose examples", value=True, key="au_broken")
+    keys = [k for k in A.CASE_KEYS if broken or k not in A.BROKEN_KEYS]
+    table_key = ("au_table", params.epsilon, params.runs, params.confidence, params.seed,
+                 tuple(keys))
+    if st.button("Audit every mechanism", key="au_run_all", icon=":material/fact_check:"):
+        bar = st.progress(0.0, text="Auditing…")
+        for i, k in enumerate(keys):
+            bar.progress(i / len(keys), text=f"Auditing {labels[k]}…")
+            prepared(study, None, None, params.replace(case=k), text=f"Auditing {labels[k]}…",
+                     bar=False)
+        bar.empty()
+        st.session_state["au_table_done"] = table_key
+    if st.session_state.get("au_table_done") != table_key:
+        st.info("Runs every mechanism on its hard pair (a few seconds at 10⁵ runs).")
+        return
+    table = study.summary_table(_numbers(params.replace(case=k))["metrics"] for k in keys)
+    show(summary_figure(table), "au_summary", title="Claimed ε and audited lower bound",
+         context=f"ε = {params.epsilon:g}; confidence {params.confidence:g}; runs per dataset "
+                 f"{params.runs:,} ({REFIT_RUNS:,} at most for refits); seed {params.seed}")
+    st.dataframe(table, hide_index=True, width="stretch",
+                 column_config={"audited lower bound": st.column_config.NumberColumn(
+                     format="%.3f"), "f": st.column_config.NumberColumn(format="%.2f")})
+    st.caption("Read each row as: the noise is at least this strong. A correct mechanism "
+               "stays below its claim, and for Laplace-type noise below f × ε (the limit on "
+               "this pair); a bar in red is a fault the audit caught.")
+
+
+def float_results(epsilon: float, float_runs: int, confidence: float, seed: int) -> None:
+    """The floating-point attacks' figure, table and verdict (computed by the button)."""
+    results = [_float(case, float_runs, confidence, seed) for case in _float_cases(epsilon)]
+    rows = [r.row() for r in results]
+    show(float_figure(rows), "au_float",
+         title="Floating-point attacks: claimed ε and the two audited lower bounds",
+         context=f"ε = {epsilon:g}; {float_runs:,} runs per dataset; confidence "
+                 f"{confidence:g}; seed {seed} (broken rows and threshold splits)")
+    st.dataframe(pd.DataFrame(rows)[FLOAT_COLUMNS], hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in
+                                FLOAT_COLUMNS[4:10]})
+    leaks = [r.case.name for r in results if r.flagged and not r.case.broken]
+    missed = [r.case.name for r in results if r.case.broken and not r.flagged]
+    ceiling = A.audit_ceiling(float_runs, confidence)
+    if leaks:
+        st.error(f"A release leaks through its low-order bits: {', '.join(leaks)}.",
+                 icon="🚨")
+    elif missed:
+        st.warning(f"The attack did not catch {', '.join(missed)} at ε = {epsilon:g}: with "
+                   f"{float_runs:,} runs per dataset no test can show more than ε = "
+                   f"{ceiling:.2f}, and a row whose outputs are sometimes reachable from D "
+                   "shows less, so a result below the claim means nothing here. Raise the "
+                   "runs or lower ε.", icon=":material/blur_on:")
+    else:
+        st.success("Every release stays at or below its claimed ε under both attacks, and "
+                   "the reachability attack catches numpy's sampler (broken on purpose).")
+    st.caption(
+        "Each run is one release through the product's own release function. Reachability "
+        "bound: a run scores 1 when every coordinate could have come from D's answer (the "
+        "sampler's exact set of outputs), else 0; granularity bound: the run's trailing zero "
+        "bits, summed over coordinates. Both are turned into ε ≥ … by the threshold test "
+        "above (Clopper-Pearson). Granularity is the simpler and weaker test: on numpy's "
+        "sampler it sees the trailing zeros shift but cannot refute ε on its own; "
+        "reachability can. The release rows draw fresh OS entropy through OpenDP, "
+        "which cannot be seeded (by design): their numbers change a little from one run to "
+        "the next; the seed fixes the broken rows and the threshold splits. An index (the "
+        "exponential mechanism) has no low-order bits to attack. Table and method: "
+        "docs/float-audit.md."
+    )
+
+
+def float_attacks(params: study.Params) -> None:
+    """The floating-point attacks on every release mechanism, behind a button (releases
+    through OpenDP: fresh OS entropy, so not a seeded study; cached as the page always did)."""
+    st.subheader("Floating-point attacks")
+    st.markdown(
+        "A release is a floating-point number, and its lowest bits can give the data away "
+        "whatever ε says (Mironov 2012). numpy draws Laplace noise as a double and the sum "
+        "`truth + noise` is rounded to a double: the doubles that can come out of a count of 0 "
+        "are not those that can come out of a count of 1, so a single output can name the "
+        "dataset with certainty. Two attacks run on every release mechanism, on two datasets "
+        "that differ in one record: **reachability** (exact: could this output have come from "
+        "D's answer?) and **granularity** (how many trailing zero bits the output has). The "
+        "releases draw their noise through OpenDP instead: the answer is rounded to a grid of "
+        "2⁻⁶⁰, exact integer noise is added, and the exact sum is rounded to a double once, so "
+        "every multiple of 2⁻⁶⁰ can come out of every answer and neither attack has anything "
+        "to see; counts get exact integer noise (the discrete Laplace), so an output is an "
+        "integer whatever the count. numpy's sampler stays as rows *broken on purpose*, which "
+        "the attack must catch."
+    )
+    float_runs = int(log_slider(
+        "Runs per dataset (floating-point attacks)", FLOAT_RUNS, "au_float_runs", 20_000,
+        help="Releases of each mechanism on each of the two datasets. OpenDP draws some "
+             "60,000 numbers a second: 20,000 runs take 10 to 20 s for the whole table."))
+    epsilon, confidence, seed = params.epsilon, params.confidence, params.seed
+    float_key = ("au_float", epsilon, float_runs, confidence, seed)
+    if st.button("Run the floating-point attacks", key="au_float_run", icon=":material/memory:"):
+        cases = _float_cases(epsilon)
+        bar = st.progress(0.0, text="Attacking…")
+        for i, case in enumerate(cases):
+            bar.progress(i / len(cases), text=f"Attacking {case.name}…")
+            _float(case, float_runs, confidence, seed)
+        bar.empty()
+        st.session_state["au_float_done"] = float_key
+    if st.session_state.get("au_float_done") == float_key:
+        float_results(epsilon, float_runs, confidence, seed)
+    else:
+        st.info("Runs every release mechanism on its pair through its release path, and "
+                "numpy's sampler as rows broken on purpose.")
+
+
+def one_run_audit(params: study.Params) -> None:
+    """The one-run audit of output perturbation, behind a button."""
+    st.subheader("One training run (Steinke, Nasr & Jagielski 2023)")
+    st.markdown(
+        "Instead of thousands of runs on two datasets, one run on a dataset with many "
+        "*canaries*, each included or not by a coin flip. The auditor guesses, from the one "
+        "released model, which canaries were in; too many right guesses refute ε. Cheap, but "
+        "weak for noise on a whole model: expect a bound near 0 unless ε is large."
+    )
+    canaries = int(log_slider("Canaries", CANARIES, "au_canaries", 200))
+    if st.button("Run the one-run audit (output perturbation)", key="au_one_run"):
+        parts = ("au_one_run", params.epsilon, canaries, params.confidence, params.seed)
+        one = SHARED.get(content_key(*parts), lambda: study.one_run(params, canaries))
+        c1, c2, c3 = st.columns(3)
+        c1.metric("Claimed ε", f"{params.epsilon:g}")
+        c2.metric("Correct guesses", f"{one.correct} / {one.guesses}")
+        c3.metric("Audited lower bound", f"{one.epsilon_lb:.2f}")
+
+
 scenario_sidebar()  # the audit uses no scenario: the sidebar stays for navigation
-keep_widget_state({"au_case": A.CASE_KEYS[0], "au_confidence": 0.95})
+defaults = study.Params()
+keep_widget_state({"au_case": defaults.case, "au_confidence": defaults.confidence})
 with st.sidebar:
     st.header("Privacy audit")
-    epsilon = epsilon_slider("au_epsilon", 1.0)
-    runs = int(log_slider("Runs per dataset", RUNS, "au_runs", 10_000,
+    epsilon = epsilon_slider("au_epsilon", defaults.epsilon)
+    runs = int(log_slider("Runs per dataset", RUNS, "au_runs", defaults.runs,
                           help="How often each mechanism runs on each of the two datasets. "
                                f"Mechanisms that refit a model run at most {REFIT_RUNS:,} "
                                "times."))
@@ -95,164 +263,9 @@ st.caption("Seeded simulations on built-in synthetic pairs of datasets, not rele
 with show_errors():
     labels = _labels()
     key = st.selectbox("Mechanism", A.CASE_KEYS, key="au_case", format_func=labels.get)
-    case = A.audit_case(key, epsilon)
-    n_runs = runs_for(case, runs)
-    with st.spinner("Running the mechanism…"):
-        result = _one(key, epsilon, runs, confidence, seed)
-    cols = st.columns(4)
-    cols[0].metric("Claimed ε", f"{case.epsilon:g}")
-    cols[1].metric("Audited lower bound", f"{result.epsilon_lb:.2f}",
-                   delta=("above the claim: a fault" if result.above_claim else
-                          "above what ε allows on this pair: a fault" if result.flagged
-                          else None),
-                   delta_color="inverse")
-    cols[2].metric("Pair's share f of the sensitivity", f"{case.fraction:.2f}")
-    cols[3].metric("Runs per dataset", f"{n_runs:,}")
-    ceiling = A.audit_ceiling(n_runs, confidence, case.delta)
-    if case.pair_limit > ceiling:
-        st.warning(
-            f"With {n_runs:,} runs per dataset no audit can show more than ε = {ceiling:.2f}, "
-            f"even a test that never errs, so a result below the claim ({case.epsilon:g}) "
-            f"means nothing here. Raise the runs or lower ε to audit this claim.",
-            icon=":material/blur_on:")
-    if result.flagged:
-        limit = ("" if result.above_claim else
-                 f" On this pair, a share f = {case.fraction:.2f} of the sensitivity apart, "
-                 f"correctly calibrated Laplace-type noise loses at most f × ε = "
-                 f"{case.pair_limit:.2f}; the audit shows more.")
-        st.error(f"The outputs on the two datasets are easier to tell apart than ε = "
-                 f"{case.epsilon:g} allows: the audit shows ε ≥ {result.epsilon_lb:.2f} "
-                 f"(confidence {confidence:g}).{limit} The noise is too weak.", icon="🚨")
-    else:
-        st.success(f"The noise is at least this strong: on this pair no test did better than "
-                   f"ε = {result.epsilon_lb:.2f} (claimed {case.epsilon:g}, confidence "
-                   f"{confidence:g}). With the pair a share f = {case.fraction:.2f} of the "
-                   f"sensitivity apart, even a perfect test shows about "
-                   f"{case.fraction * case.epsilon:.2f} at most for Laplace-type noise.")
-    show(distributions_figure(result), "au_distributions",
-         title="Outputs on D and D′, reduced to one score each, and the threshold test",
-         context=f"{case.name}; ε = {case.epsilon:g}; {n_runs:,} runs per dataset (half shown "
-                 "after choosing the threshold on the other half)")
-    st.caption(
-        f"Neighbouring relation: {case.neighbouring}. Pair: {case.pair}. Runs: {case.covers}. "
-        f"On the held-out half, P(score beyond threshold | D) ≤ {result.fpr_upper:.4f} and "
-        f"P(not beyond | D′) ≤ {result.fnr_upper:.4f} (Clopper-Pearson, both together at "
-        f"{confidence:g}); ε ≥ log((1 − δ − one rate) / the other rate)."
-    )
-
-    st.subheader("Every mechanism: claimed vs audited ε")
-    broken = st.toggle("Include the broken-on-purpose examples", value=True, key="au_broken")
-    keys = [k for k in A.CASE_KEYS if broken or k not in A.BROKEN_KEYS]
-    table_key = ("au_table", epsilon, runs, confidence, seed, tuple(keys))
-    if st.button("Audit every mechanism", key="au_run_all", icon=":material/fact_check:"):
-        bar = st.progress(0.0, text="Auditing…")
-        for i, k in enumerate(keys):
-            bar.progress(i / len(keys), text=f"Auditing {labels[k]}…")
-            _one(k, epsilon, runs, confidence, seed)
-        bar.empty()
-        st.session_state["au_table_done"] = table_key
-    if st.session_state.get("au_table_done") == table_key:
-        rows = [_one(k, epsilon, runs, confidence, seed).row() for k in keys]
-        show(summary_figure(rows), "au_summary", title="Claimed ε and audited lower bound",
-             context=f"ε = {epsilon:g}; confidence {confidence:g}; runs per dataset "
-                     f"{runs:,} ({REFIT_RUNS:,} at most for refits); seed {seed}")
-        table = pd.DataFrame(rows)[["mechanism", "broken on purpose", "claimed epsilon",
-                                    "audited lower bound", "confidence", "runs per dataset", "f",
-                                    "limit on this pair", "flagged"]]
-        st.dataframe(table, hide_index=True, width="stretch",
-                     column_config={"audited lower bound": st.column_config.NumberColumn(
-                         format="%.3f"), "f": st.column_config.NumberColumn(format="%.2f")})
-        st.caption("Read each row as: the noise is at least this strong. A correct mechanism "
-                   "stays below its claim, and for Laplace-type noise below f × ε (the limit on "
-                   "this pair); a bar in red is a fault the audit caught.")
-    else:
-        st.info("Runs every mechanism on its hard pair (a few seconds at 10⁵ runs).")
-
-    st.subheader("Floating-point attacks")
-    st.markdown(
-        "A release is a floating-point number, and its lowest bits can give the data away "
-        "whatever ε says (Mironov 2012). numpy draws Laplace noise as a double and the sum "
-        "`truth + noise` is rounded to a double: the doubles that can come out of a count of 0 "
-        "are not those that can come out of a count of 1, so a single output can name the "
-        "dataset with certainty. Two attacks run on every release mechanism, on two datasets "
-        "that differ in one record: **reachability** (exact: could this output have come from "
-        "D's answer?) and **granularity** (how many trailing zero bits the output has). The "
-        "releases draw their noise through OpenDP instead: the answer is rounded to a grid of "
-        "2⁻⁶⁰, exact integer noise is added, and the exact sum is rounded to a double once, so "
-        "every multiple of 2⁻⁶⁰ can come out of every answer and neither attack has anything "
-        "to see; counts get exact integer noise (the discrete Laplace), so an output is an "
-        "integer whatever the count. numpy's sampler stays as rows *broken on purpose*, which "
-        "the attack must catch."
-    )
-    float_runs = int(log_slider(
-        "Runs per dataset (floating-point attacks)", FLOAT_RUNS, "au_float_runs", 20_000,
-        help="Releases of each mechanism on each of the two datasets. OpenDP draws some "
-             "60,000 numbers a second: 20,000 runs take 10 to 20 s for the whole table."))
-    float_key = ("au_float", epsilon, float_runs, confidence, seed)
-    if st.button("Run the floating-point attacks", key="au_float_run", icon=":material/memory:"):
-        cases = _float_cases(epsilon)
-        bar = st.progress(0.0, text="Attacking…")
-        for i, case in enumerate(cases):
-            bar.progress(i / len(cases), text=f"Attacking {case.name}…")
-            _float(case, float_runs, confidence, seed)
-        bar.empty()
-        st.session_state["au_float_done"] = float_key
-    if st.session_state.get("au_float_done") == float_key:
-        results = [_float(case, float_runs, confidence, seed) for case in _float_cases(epsilon)]
-        rows = [r.row() for r in results]
-        show(float_figure(rows), "au_float",
-             title="Floating-point attacks: claimed ε and the two audited lower bounds",
-             context=f"ε = {epsilon:g}; {float_runs:,} runs per dataset; confidence "
-                     f"{confidence:g}; seed {seed} (broken rows and threshold splits)")
-        st.dataframe(pd.DataFrame(rows)[FLOAT_COLUMNS], hide_index=True, width="stretch",
-                     column_config={c: st.column_config.NumberColumn(format="%.3f") for c in
-                                    FLOAT_COLUMNS[4:10]})
-        leaks = [r.case.name for r in results if r.flagged and not r.case.broken]
-        missed = [r.case.name for r in results if r.case.broken and not r.flagged]
-        ceiling = A.audit_ceiling(float_runs, confidence)
-        if leaks:
-            st.error(f"A release leaks through its low-order bits: {', '.join(leaks)}.",
-                     icon="🚨")
-        elif missed:
-            st.warning(f"The attack did not catch {', '.join(missed)} at ε = {epsilon:g}: with "
-                       f"{float_runs:,} runs per dataset no test can show more than ε = "
-                       f"{ceiling:.2f}, and a row whose outputs are sometimes reachable from D "
-                       "shows less, so a result below the claim means nothing here. Raise the "
-                       "runs or lower ε.", icon=":material/blur_on:")
-        else:
-            st.success("Every release stays at or below its claimed ε under both attacks, and "
-                       "the reachability attack catches numpy's sampler (broken on purpose).")
-        st.caption(
-            "Each run is one release through the product's own release function. Reachability "
-            "bound: a run scores 1 when every coordinate could have come from D's answer (the "
-            "sampler's exact set of outputs), else 0; granularity bound: the run's trailing zero "
-            "bits, summed over coordinates. Both are turned into ε ≥ … by the threshold test "
-            "above (Clopper-Pearson). Granularity is the simpler and weaker test: on numpy's "
-            "sampler it sees the trailing zeros shift but cannot refute ε on its own; "
-            "reachability can. The release rows draw fresh OS entropy through OpenDP, "
-            "which cannot be seeded (by design): their numbers change a little from one run to "
-            "the next; the seed fixes the broken rows and the threshold splits. An index (the "
-            "exponential mechanism) has no low-order bits to attack. Table and method: "
-            "docs/float-audit.md."
-        )
-    else:
-        st.info("Runs every release mechanism on its pair through its release path, and "
-                "numpy's sampler as rows broken on purpose.")
-
-    st.subheader("One training run (Steinke, Nasr & Jagielski 2023)")
-    st.markdown(
-        "Instead of thousands of runs on two datasets, one run on a dataset with many "
-        "*canaries*, each included or not by a coin flip. The auditor guesses, from the one "
-        "released model, which canaries were in; too many right guesses refute ε. Cheap, but "
-        "weak for noise on a whole model: expect a bound near 0 unless ε is large."
-    )
-    canaries = int(log_slider("Canaries", CANARIES, "au_canaries", 200))
-    if st.button("Run the one-run audit (output perturbation)", key="au_one_run"):
-        one = SHARED.get(content_key("au_one_run", epsilon, canaries, confidence, seed),
-                         lambda: A.one_run_audit(epsilon, canaries=canaries,
-                                                 guesses=max(2, canaries // 5),
-                                                 confidence=confidence, rng=seed))
-        c1, c2, c3 = st.columns(3)
-        c1.metric("Claimed ε", f"{epsilon:g}")
-        c2.metric("Correct guesses", f"{one.correct} / {one.guesses}")
-        c3.metric("Audited lower bound", f"{one.epsilon_lb:.2f}")
+    params = study.Params(case=key, epsilon=epsilon, runs=runs, confidence=confidence,
+                          seed=seed)
+    single_audit(params)
+    every_mechanism(params, labels)
+    float_attacks(params)
+    one_run_audit(params)

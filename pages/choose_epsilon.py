@@ -2,53 +2,41 @@
 
 Nothing on this page is a release and nothing spends budget. The closed forms read no data; the
 Monte-Carlo answers are seeded studies, labelled non-private when they read D (a public stand-in
-is offered); the composition table plans releases without making them.
+is offered); the composition table plans releases without making them. The numbers come from
+the page's study (:mod:`dpcore.studies.choose_epsilon`) and its figures
+(:mod:`dpcore.figures.choose_epsilon`), as in an exported run.
 """
 
 import math
+from collections.abc import Callable
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore.figures.choose_epsilon import (
-    composition_bars,
-    growth_figure,
-    posterior_figure,
-    target_curve,
-)
-from dpcore.importance import BootstrapStudy, variance_terms
-from dpcore.planning import (
-    COARSE_GRID,
-    COMPOSITION_ASSUMPTIONS,
-    EPSILON_RANGE,
-    PLANNABLE,
-    compare_compositions,
-    composition_growth,
-    epsilon_for_importance_theory,
-    epsilon_from_curve,
-    importance_errors,
-    logistic_errors,
-    mean_sensitivity,
-    noise_answer,
-    planned_releases,
-    posterior_bound,
-    posterior_curves,
-    search_epsilon,
-    subset_errors,
-)
+from dpcore.figures.choose_epsilon import answer_curve, figure_titles, figures, released_value
+from dpcore.planning import COARSE_GRID, COMPOSITION_ASSUMPTIONS, EPSILON_RANGE, PLANNABLE
+from dpcore.studies import choose_epsilon as study
 from dpcore.studies.choose_epsilon import (
+    CONTROLS,
     DEFAULT_PLAN,
+    DELTAS,
+    IW_REPLICATES,
+    LEVEL_TARGETS,
+    LEVELS,
     PRIORS,
-    logistic_arrays,
-    risk_grid,
-    route_data,
-    subset_data,
-    subset_sizes,
+    QUERIES,
+    QUERY_KEY,
+    RESTARTS,
+    RISK_DELTAS,
+    ROUTE_LABELS,
+    ROUTES,
+    STUDY_REPEATS,
+    TARGETS,
+    VIEWS,
+    Params,
+    plan_releases,
 )
-from ui import importance as iw_cache
 from ui.budget import budget_sidebar
-from ui.cache import memo
 from ui.errors import show_errors
 from ui.export import export_panel
 from ui.navigation import require_router
@@ -56,12 +44,12 @@ from ui.query import query_sidebar
 from ui.show import show
 from ui.sidebar import scenario_sidebar
 from ui.state import keep_widget_state
+from ui.study import numbers as study_numbers
 from ui.widgets import epsilon_slider, lambda_slider, log_slider, replicates_slider, seed_input
 
 require_router()
 
-VIEWS = ("Target → ε", "ε as risk", "Composition")
-TARGETS = {
+TARGET_LABELS = {
     "laplace": "A count or a mean, Laplace noise (closed form)",
     "gaussian": "A count or a mean, Gaussian noise (closed form)",
     "iw_theory": "Importance weights: Theorem 2 variance (closed form)",
@@ -69,27 +57,21 @@ TARGETS = {
     "lr": "Private logistic regression: test error",
     "subset": "Optimal public subset: prediction error",
 }
-STUDIES = ("iw_theory", "iw_mc", "lr", "subset")
-LEVELS = (0.5, 0.8, 0.9, 0.95, 0.99)
-DELTAS = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
-ROUTES = ("private", "public")
-ROUTE_LABELS = {"private": "Private D (a non-private study)",
-                "public": "Public stand-in (halves of E)"}
-RISK_DELTAS = (0.0, 1e-6, 1e-4, 1e-3, 1e-2)
-QUERIES = ("count", "mean")
-# PRIORS, DEFAULT_PLAN and the study helpers live in dpcore.studies.choose_epsilon (the CLI's run).
+#: The widget key of each figure of the study (:func:`dpcore.figures.choose_epsilon.figures`).
+FIGURE_KEYS = {"target": "fig_ce_target", "risk": "fig_ce_risk", "composition": "fig_ce_bars",
+               "growth": "fig_ce_growth"}
+#: The controls kept across pages here (the sliders, the seed, the query and the plan table
+#: keep their own).
+KEPT = ("ce_view", "ce_target", "ce_level", "ce_query", "ce_low", "ce_high", "ce_n",
+        "ce_err_count", "ce_err_mean", "ce_delta", "ce_route", "ce_err_iw", "ce_kind", "ce_tail",
+        "ce_err_lr", "ce_err_sub", "ce_run_lr", "ce_run_sub", "ce_risk_delta", "ce_slack",
+        "ce_with_ledger")
 
 scenario = scenario_sidebar()
-keep_widget_state({
-    "ce_view": VIEWS[0], "ce_target": "laplace", "ce_level": 0.95, "ce_query": "count",
-    "ce_low": 0.0, "ce_high": 100.0, "ce_n": 1000, "ce_err_count": 10.0, "ce_err_mean": 0.5,
-    "ce_delta": 1e-6, "ce_route": "private", "ce_err_iw": 0.05, "ce_kind": "bound",
-    "ce_tail": "normal", "ce_err_lr": 0.17, "ce_err_sub": 2.0, "ce_run_lr": False,
-    "ce_run_sub": False, "ce_risk_delta": 0.0, "ce_slack": 1e-6, "ce_with_ledger": False,
-})
+keep_widget_state({key: CONTROLS[key] for key in KEPT})
 with st.sidebar:
     st.header("Choose epsilon")
-    epsilon = epsilon_slider("ce_epsilon", 1.0)
+    epsilon_slider("ce_epsilon", 1.0)
     seed = seed_input("ce_seed")
 accountant = budget_sidebar()
 export_panel("choose_epsilon")
@@ -101,6 +83,26 @@ st.markdown(
     "making them. Nothing on this page is a release, and nothing spends budget."
 )
 
+
+def page_params(ledger: pd.DataFrame | None = None) -> Params:
+    """The study's parameters: the controls as they are on screen (what an exported run reads)
+    and, when the composition view adds it, the session's ledger."""
+    controls = {key: st.session_state[key] for key in CONTROLS if key in st.session_state}
+    records = () if ledger is None else tuple(ledger.to_dict("records"))
+    return Params.from_controls(controls, seed).replace(ledger=records)
+
+
+def figure_drawer(numbers: dict[str, pd.DataFrame], params: Params, *,
+                  data: str = "") -> Callable[[str], None]:
+    """A function that draws the study's figure of a name with its title and settings (``data``:
+    the scenario's title, for a data target)."""
+    figs, titles = figures(numbers, params), figure_titles(numbers, params, data=data)
+
+    def draw(name: str) -> None:
+        title, context = titles[name]
+        show(figs[name], FIGURE_KEYS[name], title=title, context=context)
+
+    return draw
 
 
 def study_caption(route: str, runs: str) -> None:
@@ -117,142 +119,112 @@ def study_caption(route: str, runs: str) -> None:
             "between the sets and fewer records than D (more noise, so usually conservative).")
 
 
-def answer_panel(answer, *, unit: str, ytitle: str, measured: str, fitted: str,
-                 context: str) -> None:
-    """Metrics, the warning when the target is out of reach, the curve and its numbers."""
+def answer_metrics(m: pd.Series, curve: pd.DataFrame) -> None:
+    """The answer's four metrics, and the warning when the target is out of reach."""
     cols = st.columns(4)
-    if answer.met:
-        cols[0].metric("Smallest ε", f"{answer.epsilon:.3g}",
+    if m["met"]:
+        cols[0].metric("Smallest ε", f"{m['smallest_epsilon']:.3g}",
                        help=f"The smallest ε in {EPSILON_RANGE[0]:g}–{EPSILON_RANGE[1]:g} whose "
-                            f"{answer.statistic} is at most {answer.target:g} {unit}.")
-        risk = posterior_bound(0.01, answer.epsilon)
-        cols[3].metric("Risk at that ε", f"1 % → {100 * risk:.1f} %",
+                            f"{m['statistic']} is at most {m['target_value']:g}.")
+        cols[3].metric("Risk at that ε", f"1 % → {100 * m['risk_of_1pct_prior']:.1f} %",
                        help="How far one release at this ε can raise a 1 % belief that a given "
                             "person is in the data (the 'ε as risk' view).")
     else:
         cols[0].metric("Smallest ε", "none ≤ 10")
-        cols[3].metric("Best reachable", f"{answer.achieved:.3g}",
-                       help=f"at ε = {answer.best_epsilon:.3g}")
-    if answer.n_runs:
-        if math.isfinite(answer.low):
-            high = "not met ≤ 10" if math.isinf(answer.high) else f"{answer.high:.3g}"
-            cols[1].metric("90 % interval", f"{answer.low:.3g} – {high}",
+        cols[3].metric("Best reachable", f"{m['achieved']:.3g}",
+                       help=f"at ε = {m['best_epsilon']:.3g}")
+    if m["runs_per_epsilon"]:
+        if math.isfinite(m["interval_low"]):
+            high = ("not met ≤ 10" if math.isinf(m["interval_high"])
+                    else f"{m['interval_high']:.3g}")
+            cols[1].metric("90 % interval", f"{m['interval_low']:.3g} – {high}",
                            help="From 200 bootstrap resamples of the runs, each refitted.")
-        cols[2].metric("Runs per ε", f"{answer.n_runs}",
-                       help=f"{len(answer.curve)} values of ε were simulated.")
+        cols[2].metric("Runs per ε", f"{int(m['runs_per_epsilon'])}",
+                       help=f"{len(curve)} values of ε were simulated.")
     else:
         cols[1].metric("Uncertainty", "none (exact)",
                        help="A closed form: the answer is exact for the stated assumptions.")
-        cols[2].metric("Source", answer.source.split(":")[0])
-    if not answer.met:
-        st.warning(f"No ε up to {EPSILON_RANGE[1]:g} meets the target {answer.target:g}: the best "
-                   f"reachable is {answer.achieved:.3g} at ε = {answer.best_epsilon:.3g}. Relax "
+        cols[2].metric("Source", m["source"].split(":")[0])
+    if not m["met"]:
+        st.warning(f"No ε up to {EPSILON_RANGE[1]:g} meets the target {m['target_value']:g}: the "
+                   f"best reachable is {m['achieved']:.3g} at ε = {m['best_epsilon']:.3g}. Relax "
                    "the target, or change the settings (λ, the data).",
                    icon=":material/block:")
-    show(target_curve(answer, ytitle=ytitle, measured_name=measured, fitted_name=fitted,
-                      chosen=epsilon),
-         "fig_ce_target", title=f"{answer.statistic.capitalize()} vs ε ({answer.source})",
-         context=context)
+
+
+def answer_panel(numbers: dict[str, pd.DataFrame], params: Params, *, data: str = "") -> None:
+    """Metrics, the warning when the target is out of reach, the curve and its numbers."""
+    curve = answer_curve(numbers)
+    answer_metrics(numbers["metrics"].iloc[0], curve)
+    figure_drawer(numbers, params, data=data)("target")
     with st.expander("Numbers behind the curve"):
-        st.dataframe(answer.curve, hide_index=True)
+        st.dataframe(curve, hide_index=True)
 
 
-def noise_target(mechanism: str, level: float) -> None:
+def noise_target(target: str) -> None:
     left, right = st.columns(2)
     kind = left.radio("The released value", QUERIES, key="ce_query", horizontal=True,
                       format_func={"count": "a count (Δ = 1)",
                                    "mean": "a mean of values in [low, high]"}.get)
     if kind == "count":
-        sensitivity = 1.0
-        error = right.number_input("Largest acceptable error ± (records)", min_value=1e-6,
-                                   key="ce_err_count", format="%g")
-        what = "a count (add or remove one record)"
+        right.number_input("Largest acceptable error ± (records)", min_value=1e-6,
+                           key="ce_err_count", format="%g")
     else:
         c1, c2, c3 = left.columns(3)
-        low = c1.number_input("low", key="ce_low", format="%g")
-        high = c2.number_input("high", key="ce_high", format="%g")
-        n = int(c3.number_input("records n", min_value=1, step=1, key="ce_n",
-                                help="A public number (here the default comes from no data)."))
-        sensitivity = mean_sensitivity(n, low, high)
-        error = right.number_input("Largest acceptable error ± (value units)", min_value=1e-9,
-                                   key="ce_err_mean", format="%g")
-        what = f"a mean of {n:,} values in [{low:g}, {high:g}] (replace one record)"
-    delta = 1e-6
-    if mechanism == "Gaussian":
-        delta = right.select_slider("δ of the Gaussian release", DELTAS, key="ce_delta",
-                                    format_func=lambda v: f"{v:g}")
-    answer = noise_answer(mechanism, sensitivity, float(error), level, delta=delta)
-    st.caption(f"Closed form for {what}: sensitivity Δ = {sensitivity:g} from the domain "
-               "bounds, no data read. The noise stays within ± the error in "
-               f"{level:.0%} of releases exactly at the ε shown"
-               + (f" (analytic Gaussian calibration, δ = {delta:g})." if mechanism == "Gaussian"
-                  else "."))
-    answer_panel(answer, unit="", ytitle=f"{level:.0%} radius of the noise",
-                 measured="", fitted=f"{mechanism} noise radius (closed form)",
-                 context=f"{what}; {mechanism}" + (f", δ = {delta:g}" if delta != 1e-6 or
-                                                   mechanism == "Gaussian" else ""))
+        c1.number_input("low", key="ce_low", format="%g")
+        c2.number_input("high", key="ce_high", format="%g")
+        c3.number_input("records n", min_value=1, step=1, key="ce_n",
+                        help="A public number (here the default comes from no data).")
+        right.number_input("Largest acceptable error ± (value units)", min_value=1e-9,
+                           key="ce_err_mean", format="%g")
+    gaussian = target == "gaussian"
+    if gaussian:
+        right.select_slider("δ of the Gaussian release", DELTAS, key="ce_delta",
+                            format_func=lambda v: f"{v:g}")
+    params = page_params()
+    numbers = study_numbers(study, None, None, params)
+    m = numbers["metrics"].iloc[0]
+    st.caption(f"Closed form for {released_value(params)}: sensitivity Δ = {m['sensitivity']:g} "
+               "from the domain bounds, no data read. The noise stays within ± the error in "
+               f"{m['level']:.0%} of releases exactly at the ε shown"
+               + (f" (analytic Gaussian calibration, δ = {m['delta']:g})." if gaussian else "."))
+    answer_panel(numbers, params)
 
 
-def data_for(route: str):
-    """(private, public) frames of the chosen route: D and E, or two halves of E."""
-    if route == "private":
-        return scenario.private, scenario.public
-    return memo(scenario, scenario_id, ("ce stand-in", seed),
-                lambda: route_data(scenario, route, seed))
-
-
-def importance_target(kind: str, level: float, route: str) -> None:
+def importance_target(target: str) -> None:
     with st.sidebar:
-        query = query_sidebar(scenario, key="ce_q")
+        query_sidebar(scenario, key=QUERY_KEY)
     c1, c2, c3 = st.columns(3)
     with c3:
-        lam = lambda_slider("ce_lambda", 0.1,
-                            help="λ of the importance weights, as on that page.")
+        lambda_slider("ce_lambda", 0.1, help="λ of the importance weights, as on that page.")
     with c1:
-        error = st.number_input("Largest acceptable error ± of the estimate", min_value=1e-6,
-                                key="ce_err_iw", format="%g")
+        st.number_input("Largest acceptable error ± of the estimate", min_value=1e-6,
+                        key="ce_err_iw", format="%g")
     with c2:
-        reps = replicates_slider("ce_reps", 100, options=(20, 50, 100, 200),
-                                 label="Replicates (bootstrap resamples)")
-    private, public = data_for(route)
-    if route == "private":
-        fits = iw_cache.fits(scenario, scenario_id, reps, seed, lam)  # the importance page's
-    else:
-        fits = memo(scenario, scenario_id, ("ce stand-in fits", reps, seed, lam),
-                    lambda: BootstrapStudy(private, public, reps, rng=seed).fit(lam))
-    b_D, b_E = query.evaluate(private), query.evaluate(public)
-    truth = float(b_D.mean())
-    context = f"{scenario.title}; {query}; λ = {lam:g}; {ROUTE_LABELS[route]}"
-    if kind == "iw_theory":
+        replicates_slider("ce_reps", 100, options=IW_REPLICATES,
+                          label="Replicates (bootstrap resamples)")
+    if target == "iw_theory":
         f1, f2 = st.columns(2)
         with f1:
-            form = st.radio("Form", ("bound", "plugin"), key="ce_kind", horizontal=True,
-                            format_func={"bound": "Theorem 2 bound",
-                                         "plugin": "plug-in prediction"}.get)
+            st.radio("Form", ("bound", "plugin"), key="ce_kind", horizontal=True,
+                     format_func={"bound": "Theorem 2 bound", "plugin": "plug-in prediction"}.get)
         with f2:
-            tail = st.radio("Tail", ("normal", "chebyshev"), key="ce_tail", horizontal=True,
-                            help="normal: the estimate is asymptotically normal; Chebyshev: "
-                                 "holds for any distribution with that variance (larger ε).")
-        terms = memo(scenario, scenario_id, ("ce terms", route, query, lam, reps, seed),
-                     lambda: variance_terms(private, public, query, lam, beta0=fits.coef_full))
-        answer = epsilon_for_importance_theory(terms, float(error), level, kind=form, tail=tail)
+            st.radio("Tail", ("normal", "chebyshev"), key="ce_tail", horizontal=True,
+                     help="normal: the estimate is asymptotically normal; Chebyshev: holds for "
+                          "any distribution with that variance (larger ε).")
+    params = page_params()
+    numbers = study_numbers(study, scenario, st.session_state["scenario_id"], params,
+                            text="Fitting the importance weights on every resample…")
+    if target == "iw_theory":
         st.caption("Closed form from Ji & Elkan's Theorem 2 (delta-method form) or the plug-in "
                    "prediction, plus Theorem 3's bias: both read the data without noise "
-                   "(non-private references)" + (" of D." if route == "private" else
+                   "(non-private references)" + (" of D." if params.route == "private" else
                                                  " of the stand-in."))
-        answer_panel(answer, unit="", ytitle=f"{level:.0%} error radius of the estimate",
-                     measured="", fitted=f"{answer.source.split(': ')[1]}", context=context)
     else:
-        answer = memo(scenario, scenario_id,
-                      ("ce iw answer", route, query, lam, reps, seed, float(error), level),
-                      lambda: search_epsilon(lambda e: importance_errors(fits, b_E, truth, e),
-                                             float(error), statistic=level, rng=seed,
-                                             name="|estimate − truth|"))
-        study_caption(route, f"{reps} bootstrap replicates at each of {len(answer.curve)} ε, "
-                             "a coarse grid refined by bisection near the target")
-        answer_panel(answer, unit="", ytitle=f"{level:.0%} quantile of |estimate − truth|",
-                     measured="measured (non-private truth)" if route == "private" else
-                     "measured (stand-in)", fitted="monotone fit", context=context)
+        study_caption(params.route, f"{params.reps} bootstrap replicates at each of "
+                                    f"{len(answer_curve(numbers))} ε, a coarse grid refined by "
+                                    "bisection near the target")
+    answer_panel(numbers, params, data=scenario.title)
 
 
 def has_target() -> bool:
@@ -262,114 +234,111 @@ def has_target() -> bool:
     return scenario.target is not None
 
 
-def run_study(switch: str, key: str, off: str, busy: str, parts: tuple,
-              compute) -> np.ndarray | None:
-    """A study behind an on/off toggle (label ``switch``; ``off`` explains it while off), with a
-    progress bar: ``compute(progress)`` memoised under ``parts``. None while switched off."""
-    if not st.toggle(switch, key=key):
-        st.info(off)
-        return None
-    bar = st.progress(0.0, text=busy)
-    values = memo(scenario, scenario_id, parts, lambda: compute(lambda f: bar.progress(f)))
-    bar.empty()
-    return values
+def study_switch(label: str, key: str, off: str) -> bool:
+    """A study's on/off toggle; while off, ``off`` explains what it would do."""
+    if st.toggle(label, key=key):
+        return True
+    st.info(off)
+    return False
+
+
+def grid_study(busy: str, runs: str) -> None:
+    """A switched-on grid study (logistic regression, subset): its numbers, with a progress bar
+    while they compute, its caption (the number of runs, then ``runs``) and its answer."""
+    params = page_params()
+    numbers = study_numbers(study, scenario, st.session_state["scenario_id"], params, text=busy)
+    n_runs = int(numbers["metrics"].iloc[0]["runs_per_epsilon"])
+    study_caption(params.route, f"{n_runs} {runs}")
+    answer_panel(numbers, params, data=scenario.title)
 
 
 def logistic_target(route: str) -> None:
     if not has_target():
         return
     c1, c2 = st.columns(2)
-    error = c1.number_input("Largest acceptable mean test error", min_value=0.0,
-                            max_value=1.0, key="ce_err_lr", format="%g")
+    c1.number_input("Largest acceptable mean test error", min_value=0.0, max_value=1.0,
+                    key="ce_err_lr", format="%g")
     with c2:
-        restarts = replicates_slider("ce_restarts", 5, options=(3, 5, 10, 20),
-                                     label="Restarts (noise draws per ε)")
-    arrays, onehot = logistic_arrays(scenario, route)
-    rows = arrays.X.shape[0]
-    values = run_study(
-        f"Run the study ({len(COARSE_GRID)} values of ε on {rows:,} records; can take a minute "
-        "on Adult)", "ce_run_lr",
-        "The study fits objective perturbation (λ by the rule of the perturbation page) at every "
-        "ε of a coarse grid; switch it on to answer the target.",
-        "Fitting private models at every ε…", ("ce lr curve", route, restarts, seed),
-        lambda progress: logistic_errors(arrays.X, arrays.y, COARSE_GRID, X_test=arrays.X_test,
-                                         y_test=arrays.y_test, restarts=restarts,
-                                         data_norm=arrays.data_norm, fit_intercept=not onehot,
-                                         seed=seed, progress=progress))
-    if values is None:
+        replicates_slider("ce_restarts", 5, options=RESTARTS,
+                          label="Restarts (noise draws per ε)")
+    rows = len(scenario.private if route == "private" else scenario.public)
+    if not study_switch(
+            f"Run the study ({len(COARSE_GRID)} values of ε on {rows:,} records; can take a "
+            "minute on Adult)", "ce_run_lr",
+            "The study fits objective perturbation (λ by the rule of the perturbation page) at "
+            "every ε of a coarse grid; switch it on to answer the target."):
         return
-    answer = epsilon_from_curve(COARSE_GRID, values, float(error), rng=seed, name="test error")
-    held = "the held-out test part" if arrays.X_test is not None else "3-fold cross-validation"
-    study_caption(route, f"{values.shape[1]} fits at each of {len(COARSE_GRID)} ε, test error "
-                         f"on {held}")
-    answer_panel(answer, unit="", ytitle="mean test error", measured="measured",
-                 fitted="monotone fit",
-                 context=f"{scenario.title}; objective perturbation, λ by rule; "
-                         f"{ROUTE_LABELS[route]}")
+    held = "the held-out test part" if scenario.test is not None else "3-fold cross-validation"
+    grid_study("Fitting private models at every ε…",
+               f"fits at each of {len(COARSE_GRID)} ε, test error on {held}")
 
 
-def subset_target(route: str) -> None:
+def subset_target() -> None:
     if not has_target():
         return
     c1, c2 = st.columns(2)
-    error = c1.number_input("Largest acceptable prediction error t", min_value=0.0,
-                            key="ce_err_sub", format="%g")
+    c1.number_input("Largest acceptable prediction error t", min_value=0.0, key="ce_err_sub",
+                    format="%g")
     with c2:
-        repeats = replicates_slider("ce_sub_reps", 2, options=(1, 2, 3, 5),
+        repeats = replicates_slider("ce_sub_reps", 2, options=STUDY_REPEATS,
                                     label="Repeats of Algorithm 2 per ε")
-    if route == "private":  # the same cache entry as the optimal-subset page
-        data = memo(scenario, scenario_id, ("subset rescaled",),
-                    lambda: subset_data(scenario, route, seed))
-    else:
-        data = memo(scenario, scenario_id, ("ce stand-in rescaled", seed),
-                    lambda: subset_data(scenario, route, seed))
-    sizes = subset_sizes(data.n_public)
-    values = run_study(
-        f"Run the study ({len(COARSE_GRID)} values of ε × {repeats} repeats; minutes on Adult, "
-        "seconds on the simulations)", "ce_run_sub",
-        "The study runs Algorithm 2 (split 0.8 : 0.2 : 1 of ε) at every ε of a coarse grid over "
-        "13 candidate sizes; switch it on to answer the target.",
-        "Running Algorithm 2 at every ε…",
-        ("ce subset curve", route, repeats, seed, tuple(int(s) for s in sizes)),
-        lambda progress: subset_errors(data, COARSE_GRID, sizes=sizes, repeats=repeats,
-                                       seed=seed, progress=progress))
-    if values is None:
+    if not study_switch(
+            f"Run the study ({len(COARSE_GRID)} values of ε × {repeats} repeats; minutes on "
+            "Adult, seconds on the simulations)", "ce_run_sub",
+            "The study runs Algorithm 2 (split 0.8 : 0.2 : 1 of ε) at every ε of a coarse grid "
+            "over 13 candidate sizes; switch it on to answer the target."):
         return
-    answer = epsilon_from_curve(COARSE_GRID, values, float(error), rng=seed,
-                                name="prediction error t")
-    study_caption(route, f"{values.shape[1]} repeats at each of {len(COARSE_GRID)} ε")
-    answer_panel(answer, unit="", ytitle="mean prediction error t of the selected subset",
-                 measured="measured", fitted="monotone fit",
-                 context=f"{scenario.title}; Algorithm 2, split 0.8 : 0.2 : 1; "
-                         f"{ROUTE_LABELS[route]}")
+    grid_study("Running Algorithm 2 at every ε…", f"repeats at each of {len(COARSE_GRID)} ε")
+
+
+def target_view() -> None:
+    target = st.selectbox("What must one release achieve?", TARGETS, key="ce_target",
+                          format_func=TARGET_LABELS.get)
+    if target in LEVEL_TARGETS:
+        st.select_slider("Share of releases that must meet it", LEVELS, key="ce_level",
+                         format_func=lambda v: f"{v:.0%}")
+    if target in ("laplace", "gaussian"):
+        noise_target(target)
+        return
+    if scenario is None:
+        st.info("Choose a scenario in the sidebar for this target.")
+        st.stop()
+    route = st.radio("Study on", ROUTES, key="ce_route", horizontal=True,
+                     format_func=ROUTE_LABELS.get,
+                     help="The answer depends on the data it is computed on. On D it is a "
+                          "non-private study of D; the public stand-in never reads D.")
+    if target in ("iw_theory", "iw_mc"):
+        importance_target(target)
+    elif target == "lr":
+        logistic_target(route)
+    else:
+        subset_target()
 
 
 def risk_view() -> None:
     left, right = st.columns(2)
     with left:
-        prior = log_slider("Prior belief that a given person is in the data", PRIORS,
-                           "ce_prior", 0.01,
-                           help="What an attacker believes before the release, from everything "
-                                "else they know.")
+        log_slider("Prior belief that a given person is in the data", PRIORS, "ce_prior", 0.01,
+                   help="What an attacker believes before the release, from everything else "
+                        "they know.")
     with right:
-        delta = st.select_slider("δ of an (ε, δ) release (dashed curve)", RISK_DELTAS,
-                                 key="ce_risk_delta", format_func=lambda v: f"{v:g}")
-    after = posterior_bound(prior, epsilon)
+        st.select_slider("δ of an (ε, δ) release (dashed curve)", RISK_DELTAS,
+                         key="ce_risk_delta", format_func=lambda v: f"{v:g}")
+    params = page_params()
+    numbers = study_numbers(study, None, None, params)
+    m = numbers["metrics"].iloc[0]
+    epsilon, prior, delta = m["epsilon"], m["prior"], m["delta"]
     cols = st.columns(3)
     cols[0].metric("Prior", f"{100 * prior:g} %")
-    cols[1].metric(f"At most, after one ε = {epsilon:g} release", f"{100 * after:.2f} %",
+    cols[1].metric(f"At most, after one ε = {epsilon:g} release",
+                   f"{100 * m['posterior_at_most']:.2f} %",
                    help="Posterior odds are at most e^ε times the prior odds.")
     if delta > 0:
         cols[2].metric(f"(ε, δ) = ({epsilon:g}, {delta:g}), expected",
-                       f"{100 * posterior_bound(prior, epsilon, delta):.2f} %",
+                       f"{100 * m['posterior_expected_with_delta']:.2f} %",
                        help="Expected over releases: with probability up to δ an (ε, δ) "
                             "release may reveal the record outright.")
-    priors, eps_set = risk_grid(epsilon)
-    curves = posterior_curves(priors, eps_set)
-    delta_curve = posterior_curves(priors, [epsilon], delta) if delta > 0 else None
-    show(posterior_figure(curves, prior, epsilon, delta_curve), "fig_ce_risk",
-         title="Worst-case belief after one release vs the prior belief",
-         context=f"ε-DP: posterior odds ≤ e^ε × prior odds; chosen ε = {epsilon:g}")
+    figure_drawer(numbers, params)("risk")
     st.caption(
         "Each line is one ε: whatever the release shows and whatever else the attacker knows, "
         "their belief that a given person's record is in the data (or that one of their "
@@ -377,20 +346,21 @@ def risk_view() -> None:
         "release. For an (ε, δ) release such as the Gaussian mechanism the dashed line bounds "
         "the belief *on average over releases*: with probability up to δ a release may reveal "
         "the record outright.")
-    table = pd.DataFrame({"ε": eps_set,
-                          "posterior odds / prior odds (e^ε)": np.exp(eps_set),
-                          f"belief after one release (prior {100 * prior:g} %)":
-                              [f"{100 * posterior_bound(prior, e):.2f} %" for e in eps_set]})
-    st.dataframe(table, hide_index=True)
+    odds = numbers["odds"]
+    st.dataframe(pd.DataFrame({
+        "ε": odds["epsilon"], "posterior odds / prior odds (e^ε)": odds["odds_ratio"],
+        f"belief after one release (prior {100 * prior:g} %)":
+            [f"{100 * b:.2f} %" for b in odds["belief_after_one_release"]]}), hide_index=True)
 
 
-def composition_view() -> None:
+def plan_editor() -> None:
+    """The plan's table (its edits are the ``ce_plan`` control) and the composition's options."""
     st.markdown("**Plan the releases** (edit the table: mechanism, ε, δ, how many, and "
                 "optionally the part of the rows each reads). Pure mechanisms need δ = 0; a "
                 "Gaussian release needs δ > 0. Releases on different parts (for example one "
                 "count per region) compose in **parallel**: a person in one region is exposed "
                 "to that region's releases only.")
-    plan = st.data_editor(
+    st.data_editor(
         DEFAULT_PLAN, key="ce_plan", num_rows="dynamic", hide_index=True,
         column_config={
             "mechanism": st.column_config.SelectboxColumn("mechanism", options=list(PLANNABLE),
@@ -406,18 +376,16 @@ def composition_view() -> None:
                      "parts compose in parallel, since each person is in one part only."),
         })
     c1, c2 = st.columns(2)
-    slack = c1.select_slider("δ′ of advanced and zCDP", DELTAS, key="ce_slack",
-                             format_func=lambda v: f"{v:g}",
-                             help="The probability that the tighter totals fail; it is added "
-                                  "to their δ.")
-    with_ledger = c2.toggle(f"Add this session's {len(accountant)} recorded releases",
-                            key="ce_with_ledger")
-    planned = planned_releases(plan)
-    table = compare_compositions(planned, slack,
-                                 ledger=accountant.records if with_ledger else None)
-    budget = accountant.budget[0]
-    cols = st.columns(3)
-    for col, row in zip(cols, table.itertuples(index=False), strict=True):
+    c1.select_slider("δ′ of advanced and zCDP", DELTAS, key="ce_slack",
+                     format_func=lambda v: f"{v:g}",
+                     help="The probability that the tighter totals fail; it is added to their "
+                          "δ.")
+    c2.toggle(f"Add this session's {len(accountant)} recorded releases", key="ce_with_ledger")
+
+
+def composition_metrics(table: pd.DataFrame, budget: float) -> None:
+    """One metric per method: its total, and whether it fits the budget."""
+    for col, row in zip(st.columns(3), table.itertuples(index=False), strict=True):
         if math.isnan(row.epsilon):
             col.metric(row.method, "cannot account", help=row.problem)
         else:
@@ -426,9 +394,13 @@ def composition_view() -> None:
                        delta=f"{fits} the budget {budget:g}; δ = {row.delta:.2g}",
                        delta_color="normal" if fits == "fits" else "inverse",
                        help=COMPOSITION_ASSUMPTIONS[row.method])
+
+
+def what_if(params: Params, budget: float) -> None:
+    """The sidebar's composition of this session's ledger plus the plan (nothing is spent)."""
     method, chosen_slack = accountant.composition
     try:
-        total = accountant.preview(planned, method, chosen_slack)
+        total = accountant.preview(plan_releases(params.plan), method, chosen_slack)
         st.caption(f"\"What if\" with the sidebar's composition ({method}, δ′ = "
                    f"{chosen_slack:g}): this session's ledger plus the plan would total "
                    f"ε = {total[0]:.3g}, δ = {total[1]:.2g} of the budget ε = {budget:g}. "
@@ -436,18 +408,21 @@ def composition_view() -> None:
     except ValueError as exc:
         st.caption(f"The sidebar's composition ({method}) cannot account for the ledger plus "
                    f"the plan: {exc}")
+
+
+def composition_view() -> None:
+    plan_editor()
+    params = page_params(accountant.records if st.session_state["ce_with_ledger"] else None)
+    numbers = study_numbers(study, None, None, params)
+    table, budget = numbers["composition"], float(numbers["metrics"].iloc[0]["budget"])
+    composition_metrics(table, budget)
+    what_if(params, budget)
+    draw = figure_drawer(numbers, params)
     left, right = st.columns(2)
     with left:
-        show(composition_bars(table), "fig_ce_bars", title="Total ε of the plan, by method",
-             context=f"{int(table['releases'].iloc[0])} releases; δ′ = {slack:g}")
+        draw("composition")
     with right:
-        from_plan = bool(planned) and planned[0].delta == 0.0
-        each = planned[0].epsilon if from_plan else epsilon
-        growth = composition_growth(each, delta_slack=slack)
-        show(growth_figure(growth, budget), "fig_ce_growth",
-             title=f"Total ε of k pure releases at ε = {each:g}",
-             context=f"δ′ = {slack:g}; ε of "
-                     + ("the plan's first row" if from_plan else "the sidebar's slider"))
+        draw("growth")
     for problem in table["problem"]:
         if problem:
             st.info(problem, icon=":material/info:")
@@ -464,33 +439,4 @@ def composition_view() -> None:
 with show_errors():
     view = st.segmented_control("View", VIEWS, key="ce_view",
                                 label_visibility="collapsed") or VIEWS[0]
-    if view == "ε as risk":
-        risk_view()
-    elif view == "Composition":
-        composition_view()
-    else:
-        target = st.selectbox("What must one release achieve?", list(TARGETS), key="ce_target",
-                              format_func=TARGETS.get)
-        needs_level = target in ("laplace", "gaussian", "iw_theory", "iw_mc")
-        level = 0.95
-        if needs_level:
-            level = st.select_slider("Share of releases that must meet it", LEVELS,
-                                     key="ce_level", format_func=lambda v: f"{v:.0%}")
-        if target in ("laplace", "gaussian"):
-            noise_target("Laplace" if target == "laplace" else "Gaussian", level)
-        else:
-            if scenario is None:
-                st.info("Choose a scenario in the sidebar for this target.")
-                st.stop()
-            scenario_id = st.session_state["scenario_id"]
-            route = st.radio("Study on", ROUTES, key="ce_route", horizontal=True,
-                             format_func=ROUTE_LABELS.get,
-                             help="The answer depends on the data it is computed on. On D it "
-                                  "is a non-private study of D; the public stand-in never "
-                                  "reads D.")
-            if target in ("iw_theory", "iw_mc"):
-                importance_target(target, level, route)
-            elif target == "lr":
-                logistic_target(route)
-            else:
-                subset_target(route)
+    {VIEWS[0]: target_view, VIEWS[1]: risk_view, VIEWS[2]: composition_view}[view]()

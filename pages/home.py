@@ -2,16 +2,18 @@
 
 import streamlit as st
 
-from dpcore.figures.home import feature_means, mean_difference_figure, summary_table
+from dpcore.figures.home import TITLES, figures
 from dpcore.queries import default_condition, raw_indicator
-from dpcore.studies.home import TOP_FEATURES  # bars shown; shared with the run module
+from dpcore.studies import home as study
 from dpcore.text import md
 from ui.budget import budget_sidebar
 from ui.cache import is_builtin
 from ui.errors import show_errors
 from ui.export import export_panel
 from ui.navigation import require_router
+from ui.show import show
 from ui.sidebar import current_upload_report, scenario_sidebar
+from ui.study import numbers
 
 require_router()
 
@@ -63,9 +65,12 @@ with show_errors():
                 st.markdown("\n".join(f"- {md(note)}" for note in report.private_notes))
             st.dataframe(report.columns, hide_index=True)
 
+    params = study.Params()
+    tables = numbers(study, scenario, st.session_state["scenario_id"], params,
+                     text="Summarising the two sets…")
     st.subheader("Summary")
     st.dataframe(
-        summary_table(scenario),
+        tables["summary"].set_index("set"),
         width="content",
         column_config={
             "records": st.column_config.NumberColumn(format="localized"),
@@ -80,12 +85,12 @@ with show_errors():
     )
 
     st.subheader("How the two sets differ")
-    means = feature_means(scenario)
-    shown = min(TOP_FEATURES, len(means))
-    st.plotly_chart(
-        mean_difference_figure(means, top=TOP_FEATURES),
-        alt=f"Bar chart of the averages of the {shown} features that differ most between E and D.",
-    )
+    means = tables["feature_means"].set_index("feature")
+    shown = min(study.TOP_FEATURES, len(means))
+    show(figures(tables, params)["feature_means"], "home_feature_means",
+         title=TITLES["feature_means"],
+         alt=f"Bar chart of the averages of the {shown} features that differ most between E "
+             "and D.")
     st.caption(
         f"The {shown} of {len(means)} features (the target aside) whose averages differ most "
         "between E and D. The longer the gap, the worse E stands in for D without correction."

@@ -1,46 +1,37 @@
 """Importance weighting (Ji & Elkan 2013): what epsilon and lambda cost, live.
 
-The views study the mechanism over bootstrap resamples of D (seeded simulations, not releases);
-the "Publish" view makes the only thing a data owner would release.
+The views draw the study :mod:`dpcore.studies.importance` (bootstrap resamples of D through the
+mechanism: seeded simulations, not releases) with :func:`dpcore.figures.importance.figures`; the
+"Publish" view makes the only thing a data owner would release.
 """
 
-from functools import partial
+from contextlib import nullcontext
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from dpcore.figures.importance import (
-    baselines_figure,
-    bias_sd_figure,
+    TITLES,
     box_legend,
-    distance_boxes,
     distance_legend,
-    estimate_boxes,
-    variance_figure,
+    figures,
     weights_histogram,
 )
 from dpcore.importance import (
     LOG_WEIGHT_NOISE_LIMIT,
     ImportanceWeights,
+    balanced_fit,
     correcting_epsilon,
     default_lambda,
-    expected_noise_norm,
     pulled_to_public,
     smallest_epsilon,
-    summarise,
 )
 from dpcore.simulation import default_replicates
-from dpcore.studies.importance import (
-    EPSILON_GRID,
-    LAMBDA_GRID,
-    MODEL_EPSILONS,
-    REPLICATES,
-    VIEWS,
-)
+from dpcore.studies import importance as study
+from dpcore.studies.importance import CONTROLS, MODEL_EPSILONS, REPLICATES, VIEWS, Params
 from dpcore.text import csv_bytes, md
-from ui import importance as cached
 from ui.budget import budget_sidebar
+from ui.cache import memo
 from ui.errors import show_errors
 from ui.export import export_panel, refresh_export
 from ui.navigation import require_router
@@ -49,6 +40,8 @@ from ui.release import publish_panel
 from ui.show import show
 from ui.sidebar import scenario_sidebar
 from ui.state import keep_widget_state
+from ui.study import numbers as study_numbers
+from ui.study import prepared as study_prepared
 from ui.widgets import (
     EPSILONS,
     LAMBDAS,
@@ -62,10 +55,9 @@ require_router()
 
 PAPER_D = 63
 PUBLISH = VIEWS[-1]
-# LAMBDA_GRID (Fig. 1), EPSILON_GRID (Fig. 2), MODEL_EPSILONS, REPLICATES and VIEWS come from
-# dpcore.studies.importance, which recomputes this page's numbers from an exported run config. The
-# first view needs one lambda only, so a page opens fast even on a large upload; the lambda
-# views fit the whole grid when they are chosen.
+MODELS = "Model training"
+# The first view needs one lambda only, so a page opens fast even on a large upload; the lambda
+# views fit the whole grid when they are chosen (dpcore.studies.importance.Params.stage).
 
 scenario = scenario_sidebar()
 keep_widget_state({"iw_view": VIEWS[0], "iw_model_reps": 10, "iw_models": False,
@@ -125,10 +117,13 @@ with st.expander("How to read this page"):
     )
 
 view = st.segmented_control("View", VIEWS, key="iw_view", label_visibility="collapsed") or VIEWS[0]
-#: The box views: view -> (grid column, its symbol, chart key, title).
-BOX_VIEWS = {"Estimates vs λ": ("lam", "λ", "fig_lambda", "DP estimates vs λ (Ji & Elkan Fig. 1)"),
-             "Estimates vs ε": ("epsilon", "ε", "fig_epsilon",
-                                "DP estimates vs ε (Ji & Elkan Fig. 2)")}
+#: The box views' symbol, for the legend drawn once above the figure.
+BOX_VIEWS = {"Estimates vs λ": "λ", "Estimates vs ε": "ε"}
+#: Each figure's chart key (:data:`dpcore.figures.importance.TITLES` names the figures).
+CHART_KEYS = {"estimates_by_epsilon": "fig_epsilon", "estimates_by_lambda": "fig_lambda",
+              "bias_sd": "fig_bias_sd", "variance_by_epsilon": "fig_var_eps",
+              "variance_by_lambda": "fig_var_lam", "baselines": "fig_baselines",
+              "model_distances_svm": "fig_svm", "model_distances_lr": "fig_lr"}
 #: The caption under each view's figure that no ε move changes (drawn once, after the fragment).
 CAPTIONS = {
     "Estimates vs λ": "Each box is the spread of the DP estimate over the replicates: the line in "
@@ -143,16 +138,166 @@ CAPTIONS = {
     "Bias vs SD": "Raising λ trades standard deviation for bias; the best λ sits at the knee. The "
                   "dashed curve predicts both without simulation (non-private).",
 }
+OWN_EPS = ", ".join(f"{e:g}" for e in MODEL_EPSILONS)
+
+
+def page_params(epsilon: float) -> Params:
+    """The study's parameters: the page's controls as this session holds them (the query
+    builder's and the model view's included), at ``epsilon``."""
+    state = {key: st.session_state[key] for key in CONTROLS if key in st.session_state}
+    return Params.from_controls({**state, "iw_view": view, "iw_epsilon": epsilon}, sim_seed)
+
+
+def progress_text(params: Params) -> str:
+    """What the progress bar says while the study prepares."""
+    return ("Training SVMs and logistic regressions…" if params.stage()[1] is not None
+            else "Fitting the bootstrap replicates…")
+
+
+def show_metrics(m: pd.Series) -> None:
+    """The three ε-dependent numbers, into their slot in the row of metrics."""
+    slot.metric("Median DP estimate", f"{m['median_estimate']:.4f}",
+                delta=f"{m['median_estimate'] - m['truth_nonprivate']:+.4f} vs truth",
+                delta_color="off")
+    slot.metric("SD over replicates", f"{m['sd_estimate']:.4f}")
+    slot.metric("Noise norm E‖δ‖", f"{m['noise_norm']:.3g}",
+                help="The average length of the random vector δ added to the model's "
+                     "coefficients β before release: d·√d/(N_D λ ε), plus a small term "
+                     "for the solver's accuracy.")
+
+
+def advise(m: pd.Series) -> None:
+    """Say when the noise swamps the weights, or λ's bias holds them at the public mean, and
+    which setting helps (rules of N_D, d and the public records only)."""
+    E, n_private = scenario.public, len(scenario.private)
+    epsilon, log_noise = m["epsilon"], m["log_weight_noise"]
+    truth, public_mean = m["truth_nonprivate"], m["public_mean"]
+    if log_noise > LOG_WEIGHT_NOISE_LIMIT:
+        better_lam = default_lambda(E, n_private, epsilon, LAMBDAS)
+        better_eps = smallest_epsilon(E, n_private, lam, EPSILONS)
+        fixes = [f"raise λ to {better_lam:g}"] if better_lam > lam else []
+        fixes += [f"raise ε to {better_eps:g}"] if better_eps is not None else []
+        st.warning(
+            f"At ε = {epsilon:g} and λ = {lam:g} the noise moves a typical record's log-weight "
+            f"by about {log_noise:.1f} (a factor of e^{log_noise:.1f} on its weight): the "
+            "weights are mostly noise, so the estimates scatter over the whole range. "
+            f"To see the signal, {' or '.join(fixes) or 'use a larger dataset'}.",
+            icon=":material/blur_on:")
+    elif pulled_to_public(m["median_estimate"], truth, public_mean):
+        remedy = correcting_epsilon(E, n_private, lam, EPSILONS, LAMBDAS)
+        st.info(
+            f"At λ = {lam:g} the weights stay close to 1, so the estimates sit near the "
+            f"unweighted public mean ({public_mean:.3f}), not the truth ({truth:.3f}, "
+            f"non-private): the regularisation that keeps the noise of ε = {epsilon:g} in "
+            f"check on {n_private:,} private records leaves E almost uncorrected. That is λ's "
+            "bias, which no ε removes at this λ. "
+            + (f"With more budget a much smaller λ suffices (at ε = {remedy[0]:g} the rule "
+               f"picks λ = {remedy[1]:g}); " if remedy else "")
+            + "a smaller λ corrects more and adds noise (see Estimates vs λ).",
+            icon=":material/balance:")
+
+
+def model_controls() -> None:
+    """The Model training view's own controls (read back by :func:`page_params`)."""
+    if scenario.target is None:
+        st.info("This scenario has no target to train a classifier on: choose one in the "
+                "sidebar (uploads: the target column) to compare models.")
+        return
+    st.markdown(
+        "Train a linear SVM and a logistic regression on **weighted E** and measure "
+        "how far each lands from the same model trained on D (non-private). This view "
+        f"uses its own budgets ε = {OWN_EPS}, not the slider's.")
+    st.select_slider("Replicates for the model comparison", (5, 10, 20, 50),
+                     key="iw_model_reps")
+    st.toggle("Train the models (takes a few seconds)", key="iw_models")
+
+
+def draw(numbers: dict[str, pd.DataFrame], params: Params) -> None:
+    """The view's figures (side by side when two), and the tables and captions beside them."""
+    figs = figures(numbers, params, legend=False)
+    if params.view == MODELS:
+        context = (f"{scenario.title}; λ = {lam:g}; this view's own ε = {OWN_EPS}; "
+                   f"{params.model_reps} replicates")
+        if figs:
+            st.caption(distance_legend(), unsafe_allow_html=True)
+    else:
+        context = f"{scenario.title}; {query}; ε = {params.epsilon:g}, λ = {lam:g}"
+    slots = st.columns(2) if len(figs) == 2 else [nullcontext()] * len(figs)
+    for where, (name, fig) in zip(slots, figs.items(), strict=True):
+        with where:
+            show(fig, CHART_KEYS[name], title=TITLES[name], context=context,
+                 export=lambda name=name: figures(numbers, params)[name])
+    if params.view == "Variance: theory":
+        st.caption("Dots: measured variance of the DP estimates. Theorem 2 bounds it from "
+                   "above (the printed form is 4× the delta-method form); the plug-in curve "
+                   "predicts it without simulation. Curves read D without noise: "
+                   "non-private references.")
+        with st.expander("Numbers"):
+            st.dataframe(numbers["summary_by_epsilon"].merge(
+                numbers["theory_by_epsilon_nonprivate"], on=["lam", "epsilon"]), hide_index=True)
+    elif params.view == "Baselines":
+        st.caption("Laplace perturbation of the records (L1 sensitivity "
+                   f"{scenario.record_l1_sensitivity:g} per record) is either hopelessly noisy "
+                   "(raw; most of it lies off this chart) or biased towards ½ (trimmed); the "
+                   "Laplace mechanism answers this one query well but spends budget on every "
+                   "question asked.")
+        st.dataframe(numbers["baselines_summary"], hide_index=True)
+    elif "model_reference_norms_nonprivate" in numbers:
+        norms = numbers["model_reference_norms_nonprivate"].set_index("model")["reference_norm"]
+        st.caption(
+            "How far a classifier trained on weighted E lands from the one trained on D "
+            f"(norms {norms['linear SVM']:.2f} for the SVM, "
+            f"{norms['logistic regression']:.2f} for logistic regression; non-private "
+            "references), against releasing the SVM itself by output perturbation.")
+
+
+def publish(epsilon: float) -> None:
+    """The release: fresh OS entropy, spent through the session's accountant, never cached."""
+    st.markdown(
+        f"**One release** at ε = {epsilon:g} and λ = {lam:g}: the only output on this page "
+        "that leaves the data owner. Everything else is a simulation of the mechanism.")
+    # Step 1 of Algorithm 1 (non-private, no noise yet) is reused when only ε moves.
+    step1 = memo(scenario, scenario_id, ("balanced fit", lam),
+                 lambda: balanced_fit(scenario.private, scenario.public, lam))
+
+    def release(accountant):
+        return ImportanceWeights(epsilon, lam, accountant=accountant).fit(
+            scenario.private, scenario.public, step1=step1, dataset=scenario.title)
+
+    published = publish_panel("importance", scenario=scenario, scenario_id=scenario_id,
+                              epsilon=epsilon, settings=f"ε = {epsilon:g}, λ = {lam:g}",
+                              release=release, label="Publish the weights",
+                              noise="coordinate-wise Laplace on β at √d × Lemma 2's "
+                                    "L2 sensitivity (the studies draw the paper's "
+                                    "L2-Laplace)")
+    if published is not None:
+        iw = published.value
+        st.success(f"Published at {published.settings} "
+                   f"({published.time:%H:%M:%S} UTC).", icon=":material/check_circle:")
+        st.metric("DP estimate of the query from this release", f"{iw.estimate(query):.4f}")
+        show(weights_histogram(iw.weights_), "fig_weights", title="Released weights",
+             context=f"{scenario.title}; {published.settings}")
+        st.caption("How the weights spread: records like D's are weighted up, the rest "
+                   "down.")
+        shown = scenario.raw_public if scenario.raw_public is not None else scenario.public
+        released = shown.reset_index(drop=True)
+        released.insert(0, "weight", iw.weights_)
+        st.markdown("**Most-weighted public records**")
+        st.dataframe(released.nlargest(10, "weight"), hide_index=True)
+        st.download_button("Download the release (public rows + weights, CSV)",
+                           csv_bytes(released), "importance_weights.csv",
+                           "text/csv", key="iw_download")
 
 
 def live(view: str) -> None:
     """Everything the ε slider changes: the slider (drawn into its sidebar slot), the three
-    ε-dependent numbers (into their slot in the row of metrics) and the figure of ``view``; in
-    a study view also the export's config and the link.
+    ε-dependent numbers (into their slot in the row of metrics), the advice and the view; in a
+    study view also the export's config and the link.
 
-    A study view runs this as a fragment, so that an ε move reruns this function alone: the
-    scenario, the query, the fits, the budget and the export panels, and every text that ε does
-    not change, stay as drawn. The Publish view calls it in the page's own run, so that a release
+    A study view runs this as a fragment, so that an ε move reruns this function alone (the
+    study's :func:`~dpcore.studies.importance.at`, on its cached prepared part): the scenario,
+    the query, the fits, the budget and the export panels, and every text that ε does not
+    change, stay as drawn. The Publish view calls it in the page's own run, so that a release
     and the budget panel on screen always come from the same run.
     """
     with epsilon_slot:
@@ -160,159 +305,20 @@ def live(view: str) -> None:
     if view != PUBLISH:
         refresh_export("importance")  # a fragment rerun: the config and the URL follow the slider
     with show_errors():
-        context = f"{scenario.title}; {query}; ε = {epsilon:g}, λ = {lam:g}"
-        eps_axis = tuple(sorted(set(EPSILON_GRID) | {epsilon}))
-        here = cached.estimates(scenario, scenario_id, query, n_reps, sim_seed, lam, epsilon)
-        median = float(np.median(here))
-        slot.metric("Median DP estimate", f"{median:.4f}",
-                        delta=f"{median - truth:+.4f} vs truth", delta_color="off")
-        slot.metric("SD over replicates", f"{np.std(here, ddof=1):.4f}")
-        slot.metric("Noise norm E‖δ‖", f"{expected_noise_norm(d, len(D), lam, epsilon):.3g}",
-                        help="The average length of the random vector δ added to the model's "
-                             "coefficients β before release: d·√d/(N_D λ ε), plus a small term "
-                             "for the solver's accuracy.")
-        log_noise = cached.log_weight_noise(scenario, scenario_id, lam, epsilon)
-        if log_noise > LOG_WEIGHT_NOISE_LIMIT:
-            better_lam = default_lambda(E, len(D), epsilon, LAMBDAS)
-            better_eps = smallest_epsilon(E, len(D), lam, EPSILONS)
-            fixes = [f"raise λ to {better_lam:g}"] if better_lam > lam else []
-            fixes += [f"raise ε to {better_eps:g}"] if better_eps is not None else []
-            st.warning(
-                f"At ε = {epsilon:g} and λ = {lam:g} the noise moves a typical record's log-weight "
-                f"by about {log_noise:.1f} (a factor of e^{log_noise:.1f} on its weight): the "
-                "weights are mostly noise, so the estimates scatter over the whole range. "
-                f"To see the signal, {' or '.join(fixes) or 'use a larger dataset'}.",
-                icon=":material/blur_on:")
-        elif pulled_to_public(median, truth, public_mean):
-            remedy = correcting_epsilon(E, len(D), lam, EPSILONS, LAMBDAS)
-            st.info(
-                f"At λ = {lam:g} the weights stay close to 1, so the estimates sit near the "
-                f"unweighted public mean ({public_mean:.3f}), not the truth ({truth:.3f}, "
-                f"non-private): the regularisation that keeps the noise of ε = {epsilon:g} in "
-                f"check on {len(D):,} private records leaves E almost uncorrected. That is λ's "
-                "bias, which no ε removes at this λ. "
-                + (f"With more budget a much smaller λ suffices (at ε = {remedy[0]:g} the rule "
-                   f"picks λ = {remedy[1]:g}); " if remedy else "")
-                + "a smaller λ corrects more and adds noise (see Estimates vs λ).",
-                icon=":material/balance:")
-
-        if view in BOX_VIEWS:  # the legend is the line of text above (drawn once)
-            by, label, key, title = BOX_VIEWS[view]
-            values = estimates(lam_axis, [epsilon]) if by == "lam" else estimates([lam], eps_axis)
-            boxes = partial(estimate_boxes, values, by, lam if by == "lam" else epsilon, truth,
-                            public_mean, label)
-            show(boxes(legend=False), key, title=title, context=context,
-                 export=partial(boxes, legend=True))
-        elif view in ("Bias vs SD", "Variance: theory"):
-            by_lam = estimates(lam_axis, [epsilon])
-            summary_lam = summarise(by_lam)
-            terms = {lv: cached.variance_terms(scenario, scenario_id, query, n_reps, sim_seed, lv)
-                     for lv in lam_axis}
-            theory_lam = pd.DataFrame([terms[lv].at(epsilon) for lv in lam_axis])
-            if view == "Bias vs SD":
-                show(bias_sd_figure(summary_lam, theory_lam, lam), "fig_bias_sd",
-                     title="Bias vs standard deviation across λ (Ji & Elkan Fig. 4)",
-                     context=context)
-            else:
-                by_eps = estimates([lam], eps_axis)
-                theory_eps = pd.DataFrame([terms[lam].at(ev) for ev in eps_axis])
-                left, right = st.columns(2)
-                with left:
-                    show(variance_figure(summarise(by_eps), theory_eps, "epsilon", "ε"),
-                         "fig_var_eps", title="Variance vs ε (Theorem 2)", context=context)
-                with right:
-                    show(variance_figure(summary_lam, theory_lam, "lam", "λ"), "fig_var_lam",
-                         title="Variance vs λ (Theorem 2)", context=context)
-                st.caption("Dots: measured variance of the DP estimates. Theorem 2 bounds it from "
-                           "above (the printed form is 4× the delta-method form); the plug-in "
-                           "curve "
-                           "predicts it without simulation. Curves read D without noise: "
-                           "non-private references.")
-                with st.expander("Numbers"):
-                    st.dataframe(summarise(by_eps).merge(theory_eps, on=["lam", "epsilon"]),
-                                 hide_index=True)
-        elif view == "Baselines":
-            base = cached.baselines(scenario, scenario_id, query, epsilon, n_reps, sim_seed)
-            ours = pd.DataFrame({"method": "importance weights (this page)", "estimate": here})
-            frame = pd.concat([ours, base[["method", "estimate"]]])
-            show(baselines_figure(frame, truth, public_mean), "fig_baselines",
-                 title="Every method on the same resamples (Ji & Elkan Sect. 5.1)", context=context)
-            st.caption("Laplace perturbation of the records (L1 sensitivity "
-                       f"{scenario.record_l1_sensitivity:g} per record) is either hopelessly noisy "
-                       "(raw; most of it lies off this chart) or biased towards ½ (trimmed); the "
-                       "Laplace mechanism answers this one query well but spends budget on every "
-                       "question asked.")
-            st.dataframe(frame.groupby("method", sort=False).estimate
-                         .agg(median="median", sd="std").reset_index(), hide_index=True)
-        elif view == "Model training":
-            if scenario.target is None:
-                st.info("This scenario has no target to train a classifier on: choose one in the "
-                        "sidebar (uploads: the target column) to compare models.")
-            else:
-                own_eps = ", ".join(f"{e:g}" for e in MODEL_EPSILONS)
-                st.markdown(
-                    "Train a linear SVM and a logistic regression on **weighted E** and measure "
-                    "how far each lands from the same model trained on D (non-private). This view "
-                    f"uses its own budgets ε = {own_eps}, not the slider's.")
-                model_reps = st.select_slider("Replicates for the model comparison",
-                                              (5, 10, 20, 50),
-                                              key="iw_model_reps")
-                if st.toggle("Train the models (takes a few seconds)", key="iw_models"):
-                    bar = st.progress(0.0, text="Training SVMs and logistic regressions…")
-                    dist = cached.model_distances(scenario, scenario_id, lam, MODEL_EPSILONS,
-                                                  model_reps, sim_seed,
-                                                  progress=lambda f: bar.progress(f))
-                    bar.empty()
-                    norms = dist.attrs["reference_norm"]
-                    own = (f"{scenario.title}; λ = {lam:g}; this view's own ε = {own_eps}; "
-                           f"{model_reps} replicates")
-                    st.caption(distance_legend(), unsafe_allow_html=True)
-                    for column, (model, key, title) in zip(st.columns(2), (
-                            ("linear SVM", "fig_svm", "Linear SVM (Ji & Elkan Fig. 3)"),
-                            ("logistic regression", "fig_lr", "Logistic regression")),
-                            strict=True):
-                        with column:
-                            show(distance_boxes(dist, model, legend=False), key, title=title,
-                                 context=own, export=partial(distance_boxes, dist, model))
-                    st.caption(
-                        "How far a classifier trained on weighted E lands from the one trained "
-                        "on D "
-                        f"(norms {norms['linear SVM']:.2f} for the SVM, "
-                        f"{norms['logistic regression']:.2f} for logistic regression; non-private "
-                        "references), against releasing the SVM itself by output perturbation.")
+        notes = st.container()  # the advice, above the view's own controls
+        if view == MODELS:
+            model_controls()
+        params = page_params(epsilon)
+        numbers = study_numbers(study, scenario, scenario_id, params,
+                                text=progress_text(params))
+        metrics = numbers["metrics"].iloc[0]
+        show_metrics(metrics)
+        with notes:
+            advise(metrics)
+        if view == PUBLISH:
+            publish(epsilon)
         else:
-            st.markdown(
-                f"**One release** at ε = {epsilon:g} and λ = {lam:g}: the only output on this page "
-                "that leaves the data owner. Everything else is a simulation of the mechanism.")
-            step1 = cached.step1(scenario, scenario_id, lam)
-
-            def release(accountant):
-                return ImportanceWeights(epsilon, lam, accountant=accountant).fit(
-                    D, E, step1=step1, dataset=scenario.title)
-
-            published = publish_panel("importance", scenario=scenario, scenario_id=scenario_id,
-                                      epsilon=epsilon, settings=f"ε = {epsilon:g}, λ = {lam:g}",
-                                      release=release, label="Publish the weights",
-                                      noise="coordinate-wise Laplace on β at √d × Lemma 2's "
-                                            "L2 sensitivity (the studies draw the paper's "
-                                            "L2-Laplace)")
-            if published is not None:
-                iw = published.value
-                st.success(f"Published at {published.settings} "
-                           f"({published.time:%H:%M:%S} UTC).", icon=":material/check_circle:")
-                st.metric("DP estimate of the query from this release", f"{iw.estimate(b_E):.4f}")
-                show(weights_histogram(iw.weights_), "fig_weights", title="Released weights",
-                     context=f"{scenario.title}; {published.settings}")
-                st.caption("How the weights spread: records like D's are weighted up, the rest "
-                           "down.")
-                shown = scenario.raw_public if scenario.raw_public is not None else E
-                released = shown.reset_index(drop=True)
-                released.insert(0, "weight", iw.weights_)
-                st.markdown("**Most-weighted public records**")
-                st.dataframe(released.nlargest(10, "weight"), hide_index=True)
-                st.download_button("Download the release (public rows + weights, CSV)",
-                                   csv_bytes(released), "importance_weights.csv",
-                                   "text/csv", key="iw_download")
+            draw(numbers, params)
 
 
 with show_errors():
@@ -322,54 +328,28 @@ with show_errors():
         st.info("Choose a scenario in the sidebar to begin.")
         st.stop()
     scenario_id = st.session_state["scenario_id"]
-    D, E = scenario.private, scenario.public
-    b_D, b_E = query.evaluate(D), query.evaluate(E)
-    truth, public_mean = float(b_D.mean()), float(b_E.mean())
+    base = page_params(st.session_state["iw_epsilon"])
+    ready = study_prepared(study, scenario, scenario_id, base, text=progress_text(base))
 
-    def fits_at(lam_value: float):
-        return cached.fits(scenario, scenario_id, n_reps, sim_seed, lam_value)
-
-    def estimates(lams, epss) -> pd.DataFrame:
-        """The replicates' estimates at every (λ, ε) pair, one row per replicate."""
-        pairs = [(lv, ev) for lv in lams for ev in epss]
-        values = [cached.estimates(scenario, scenario_id, query, n_reps, sim_seed, lv, ev)
-                  for lv, ev in pairs]
-        return pd.DataFrame({"lam": np.repeat([lv for lv, _ in pairs], n_reps),
-                             "epsilon": np.repeat([ev for _, ev in pairs], n_reps),
-                             "rep": np.tile(np.arange(n_reps), len(pairs)),
-                             "estimate": np.concatenate(values), "truth": truth})
-
-    lam_axis = tuple(sorted(set(LAMBDA_GRID) | {lam}))
-    needs_grid = view in ("Estimates vs λ", "Bias vs SD", "Variance: theory")
-    lams_needed = lam_axis if needs_grid else (lam,)
-    missing = [lv for lv in lams_needed
-               if not cached.has_fits(scenario, scenario_id, n_reps, sim_seed, lv)]
-    if missing:  # a bar only when there is work (an ε move never fits)
-        bar = st.progress(0.0, text="Fitting the bootstrap replicates…")
-        for i, lam_value in enumerate(missing):
-            fits_at(lam_value)
-            bar.progress((i + 1) / len(missing), text=f"Fitted λ = {lam_value:g}")
-        bar.empty()
-    d = fits_at(lam).d  # components of a record, the intercept included
-
-    st.subheader(f"Query: {md(query)}")
+    st.subheader(f"Query: {md(ready.query)}")
     truth_col, public_col, live_col = st.columns([1, 1, 3])
-    truth_col.metric("Truth on D (non-private)", f"{truth:.4f}",
+    truth_col.metric("Truth on D (non-private)", f"{ready.truth:.4f}",
                      help="The answer on the private data itself, without noise: shown for "
                           "comparison only, never released.")
-    public_col.metric("Unweighted public mean", f"{public_mean:.4f}",
+    public_col.metric("Unweighted public mean", f"{ready.public_mean:.4f}",
                       help="The answer on E without weights: free, but biased when E differs "
                            "from D.")
     slot = live_col.container(horizontal=True)  # the ε-dependent numbers, drawn by live()
     st.caption(
-        f"λ = {lam:g}, {n_reps} bootstrap resamples of D ({len(D):,} records) against E "
-        f"({len(E):,} records); d = {d} components (with the intercept"
+        f"λ = {lam:g}, {n_reps} bootstrap resamples of D ({len(scenario.private):,} records) "
+        f"against E ({len(scenario.public):,} records); d = {ready.d} components (with the "
+        "intercept"
         + (f"; Ji & Elkan's Adult encoding had {PAPER_D}" if scenario.name == "adult" else "")
         + "). The noise grows like d^1.5 / (N_D λ ε). These are simulations of the mechanism, "
         "seeded and reproducible: none of them is a release."
     )
     if view in BOX_VIEWS:
-        st.caption(box_legend(f"at the chosen {BOX_VIEWS[view][1]}"), unsafe_allow_html=True)
+        st.caption(box_legend(f"at the chosen {BOX_VIEWS[view]}"), unsafe_allow_html=True)
     (live if view == PUBLISH else st.fragment(live))(view)
     if view in CAPTIONS:
         st.caption(CAPTIONS[view])

@@ -1,44 +1,38 @@
 """Data masking (Pham, Ghosh & Yegneswaran): publish a masked dataset instead of the data.
 
-Every view except "Publish" is a seeded simulation of the mechanism (no budget is spent); the
+Every view except "Publish" is a seeded simulation of the mechanism (no budget is spent): the
+numbers of :mod:`dpcore.studies.masking` and the figures of :mod:`dpcore.figures.masking`. The
 "Publish" view makes the one release a data owner would make.
 """
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 from dpcore.figures.masking import (
-    Panel,
-    accuracy_figure,
-    axis_ranges,
-    growth_animation,
-    image_grid,
-    panel_figures,
-    scatter_panels,
+    PANEL,
+    figure_context,
+    figure_title,
+    figures,
+    released_figure,
+    settings,
 )
-from dpcore.masking import (
-    FIG5_EPSILONS,
-    MaskedDataGenerator,
-    accuracy_vs_epsilon,
-    decision_regions,
-)
+from dpcore.masking import FIG5_EPSILONS, MaskedDataGenerator
+from dpcore.studies import masking as study
 from dpcore.studies.masking import (
+    ACCURACY,
     FIG5_N,
     INITIAL,
+    N_OPTIONS,
     TASKS,
     VIEWS,
+    Params,
     accuracy_label,
-    domain_ranges,
     fig5_sizes,
-    load_task,
-    masked_size,
-    masking_study,
-    validation_accuracy,
+    masked_table,
+    points_outside,
 )
 from dpcore.text import csv_bytes
 from ui.budget import budget_sidebar
-from ui.cache import is_cached, load_builtin, memo
+from ui.cache import load_builtin
 from ui.errors import show_errors
 from ui.export import export_panel, refresh_export
 from ui.navigation import require_router
@@ -46,13 +40,12 @@ from ui.release import publish_panel
 from ui.show import show, show_panels
 from ui.sidebar import scenario_sidebar
 from ui.state import keep_widget_state
+from ui.study import numbers as study_numbers
+from ui.study import prepared as study_prepared
 from ui.widgets import epsilon_slider, lambda_slider, replicates_slider, seed_input
 
 require_router()
 
-# TASKS (experiment -> task key, built-in scenario that routes its cache and release; None:
-# the sidebar's), INITIAL, FIG5_N and VIEWS live in dpcore.studies.masking (the CLI's run).
-N_OPTIONS = (50, 100, 150, 200, 300, 400, 500)
 PUBLISH = VIEWS[-1]
 
 scenario = scenario_sidebar()
@@ -104,268 +97,206 @@ def live(view: str) -> None:
     if view != PUBLISH:
         refresh_export("masking")  # a fragment rerun: the config and the URL follow the slider
     with show_errors():
-        settings = f"ε = {epsilon:g}, λ = {lam:g}, N = {n}" + ("" if bounded else ", unbounded")
-        context = f"{task.title}; {settings}"
-        parts = ("masking study", task_key, epsilon, lam, n, initial_choice, bounded, seed)
-        bar = None
-        if not is_cached(route, route_id, parts):  # a bar only when there is work
-            bar = st.progress(0.0, text="Growing the masked set…")
-        gen, perturbed, initial_coef = memo(route, route_id, parts, lambda: masking_study(
-            task, epsilon, lam, n, initial, bounded, seed,
-            progress=None if bar is None else bar.progress))
-        if bar is not None:
-            bar.empty()
-        accuracy = validation_accuracy(gen, task)
-        metrics = st.container(horizontal=True)
-        metrics.metric("Gradient norm at w′", f"{gen.gradient_norm_:.2g}",
-                       help="‖∇J_S(w′)‖, the gradient of the masked set's regularised objective at "
-                            "the noisy classifier w′: how far the masked set is from having w′ as "
-                            "its own optimum (0 = exactly).")
-        metrics.metric("‖refit − w′‖", f"{gen.refit_distance_:.2g}",
-                       help=f"Distance between the model a recipient trains on the masked set and "
-                            f"w′. Strong convexity bounds it by {gen.distance_bound_:.2g} (the "
-                            f"gradient norm / λ).")
-        held_out = ("held-out private records: a non-private number, never published"
-                    if task.valid_private else "a validation set that is not private data")
-        metrics.metric(f"Masked-set model accuracy{accuracy_label(task.valid_private)}",
-                       f"{accuracy['refit']:.3f}",
-                       help="Accuracy of the model a recipient trains on the masked set, "
-                            f"measured on {held_out} (a study number).")
-        metrics.metric("Non-private model accuracy", f"{accuracy['private']:.3f}",
-                       help="The model fitted on the private data without noise: a non-private "
-                            "reference, never released.")
-        if gen.distance_bound_ > 0.05:
-            st.warning(f"The masked set could not reach w′ (gradient norm "
-                       f"{gen.gradient_norm_:.2g}): "
-                       "the noise is large and N is small for records kept in the domain. Raise N "
-                       "or ε, or let the search leave the domain.", icon="⚠️")
-
-        def regions(coef, x_range, y_range):
-            if not identity:
-                return None
-            return decision_regions(coef, task.data_norm, x_range, y_range, resolution=60)
-
-        if view == "Masked vs original":
-            alone = st.toggle("Masked set alone, as a recipient sees it", key="mk_alone")
-            # Axes from the data domain (public, the same for every slider value): a panel that
-            # ε does not change keeps its figure, and the browser does not redraw it.
-            x_range, y_range = domain_ranges(task)
-            masked2 = task.project(gen.masked_X_)
-            final = Panel(f"Final masked set (DP, ε = {epsilon:g})", masked2, gen.masked_y_,
-                          regions(gen.refit_coef_, x_range, y_range), faint=gen.n_initial_)
-            off_axes = outside(masked2, x_range, y_range)
-            if alone:
-                fig = scatter_panels([final], names, xtitle=xtitle, ytitle=ytitle, x_range=x_range,
-                                     y_range=y_range, height=520)
-                show(fig, "fig_recipient", title="The published masked set, as a recipient sees it",
-                     context=context)
-                st.caption("Only what is published: the masked records, their labels, and the "
-                           "regions of the model trained on them. Pale points are the initial set."
-                           + (f" {off_axes} masked records lie outside the data domain's axes "
-                              "(the unbounded search)." if off_axes else ""))
-            else:
-                with_input = st.toggle("Show input-perturbed records for contrast", key="mk_input")
-                perturbed2 = task.project(perturbed)
-                extra = (f"input perturbation, ε = {epsilon:g}", perturbed2,
-                         task.y_private) if with_input else None
-                panels = {"original": Panel("Original private records (non-private)",
-                                            task.project(task.X_private), task.y_private,
-                                            regions(gen.coef_, x_range, y_range), extra=extra)}
-                if initial is not None:
-                    panels["initial"] = Panel("Initial masked set (public / fake)",
-                                              task.project(task.X_initial), task.y_initial,
-                                              regions(initial_coef, x_range, y_range))
-                panels["final"] = final
-                axes = {"xtitle": xtitle, "ytitle": ytitle, "x_range": x_range,
-                        "y_range": y_range}
-                figures = panel_figures(list(panels.values()), names, **axes)
-                show_panels(list(zip(panels, figures, strict=True)),
-                            lambda: scatter_panels(list(panels.values()), names, **axes),
-                            "fig_scatter", title="Original vs masked records (Pham et al. Fig. 2)",
-                            context=context)
-                hidden = outside(perturbed2, x_range, y_range) if with_input else 0
-                st.caption(
-                    "Shaded: the decision regions of the model trained on each set. The masked "
-                    "records need not resemble the sensitive ones, yet their model is the noisy "
-                    "model w′: where its regions differ from the original's, that is the privacy "
-                    "noise, which shrinks as ε or the private N grows. The axes span the data "
-                    "domain (every record's norm is at most "
-                    f"{task.data_norm:.3g})"
-                    + (f"; {off_axes} masked records lie outside it (the unbounded search)"
-                       if off_axes else "")
-                    + ". Switch on the input-perturbed records to see Algorithm 2 at the same ε "
-                    "as hollow markers"
-                    + (f" ({hidden} of {len(perturbed)} fall outside the axes)" if hidden else "")
-                    + "; its labels are published unperturbed, so it protects features only."
-                    + ("" if identity else " The 2-D view is a projection fitted on public data "
-                       "only; regions are not drawn for d > 2.")
-                )
-        elif view == "Greedy animation":
-            new = slice(gen.n_initial_, None)
-            init2 = task.project(gen.masked_X_[:gen.n_initial_])
-            new2 = task.project(gen.masked_X_[new])
-            x_range, y_range = axis_ranges(init2, new2)
-            fig = growth_animation(init2, gen.masked_y_[:gen.n_initial_], new2, gen.masked_y_[new],
-                                   gen.gradient_trace_, names, x_range=x_range, y_range=y_range,
-                                   xtitle=xtitle, ytitle=ytitle)
-            show(fig, "fig_animation",
-                 title="Greedy growth of the masked set (Algorithm 1, step 3)", context=context)
-            st.caption("Press ▶ or drag the slider: records appear one at a time, each the one "
-                       "that cancels the most of the remaining gradient (eq. 4), so the gradient "
-                       "norm falls as they appear (pale: the initial set). Once it is zero, "
-                       "further records sit at the origin, where a record adds nothing to the "
-                       "gradient.")
-        elif view == "Accuracy vs ε":
-            n_draws = replicates_slider("mk_draws", 20, options=(10, 20, 50),
-                                        label="Draws per ε (the paper: 50)")
-            sizes = fig5_sizes(task)
-            if sizes != list(FIG5_N):
-                missing = " and ".join(str(n_fig) for n_fig in FIG5_N if n_fig not in sizes)
-                st.info(f"The paper's N = {missing} needs more than the {len(task.y_pool)} "
-                        "private records of this task"
-                        + ("; the curves use all of them." if sizes[0] not in FIG5_N else "."))
-            columns = st.columns(len(sizes))
-            for col, n_fig in zip(columns, sizes, strict=True):
-                with col:
-                    key = ("fig5", task_key, lam, n_fig, n_draws, seed)
-                    bar = (None if is_cached(route, route_id, key)  # a bar only when there is work
-                           else st.progress(0.0, text=f"Simulating N = {n_fig}…"))
-                    frame = memo(route, route_id, key,
-                                 lambda n_fig=n_fig, bar=bar: accuracy_vs_epsilon(
-                                     task, lam=lam, n_samples=n_fig, n_draws=n_draws, seed=seed,
-                                     progress=lambda f, text, b=bar: b.progress(f, text=text)))
-                    if bar is not None:
-                        bar.empty()
-                    show(accuracy_figure(frame, epsilon=epsilon, ytitle=accuracy_label(
-                        task.valid_private, axis=True)), f"fig_accuracy_{n_fig}",
-                         title=f"Accuracy vs ε, N = {n_fig} (Pham et al. Fig. 5)",
-                         context=f"{task.title}; λ = {lam:g}; {n_draws} draws")
-            st.caption("Mean validation accuracy over draws, ±1 SD shaded. Masked generation: the "
-                       "model trained on the masked set; output perturbation: the noisy model w′ "
-                       "itself; input perturbation: a model trained on noisy records (labels "
-                       "unprotected); non-private: the model on the private draw (a reference). "
-                       "Where the masked set reaches w′, its curve lies on output perturbation's. "
-                       "Seeded simulations, not releases."
-                       + (" Accuracy is measured on records held out of the private data: "
-                          "non-private numbers, shown to judge the mechanism, never published."
-                          if task.valid_private else ""))
-        elif view == "Digit images":
-            if task.components is None:
-                st.info("Images exist for the digit experiments only: pick one in the sidebar.")
-            else:
-                per_class = 6
-
-                def some(y):
-                    return np.concatenate([np.flatnonzero(y == c)[:per_class]
-                                           for c in range(task.n_classes)])
-
-                rows = some(task.y_private)
-                show(image_grid(task.to_images(task.X_private[rows]),
-                                [names[c] for c in task.y_private[rows]], cols=per_class * 3),
-                     "fig_private_images", title="Private images (non-private; PCA-25 view)",
-                     context=task.title)
-                if initial is not None:
-                    rows0 = some(task.y_initial)
-                    show(image_grid(task.to_images(task.X_initial[rows0]),
-                                    [f"as {names[c]}" for c in task.y_initial[rows0]],
-                                    cols=per_class * 3),
-                         "fig_initial_images", title="Initial masked set (public images)",
-                         context=task.title)
-                new_y = gen.masked_y_[gen.n_initial_:]
-                new_X = gen.masked_X_[gen.n_initial_:]
-                rows1 = some(new_y)
-                show(image_grid(task.to_images(new_X[rows1]), [names[c] for c in new_y[rows1]],
-                                cols=per_class * 3),
-                     "fig_masked_images", title="Generated masked samples as images (DP)",
-                     context=context)
-                coefs = [("non-private", gen.coef_), ("masked set", gen.refit_coef_)]
-                if initial_coef is not None:
-                    coefs.insert(1, ("initial set", initial_coef))
-                weights = np.concatenate([task.weights_to_images(c) for _, c in coefs])
-                titles = [f"{label}: {name}" for label, _ in coefs for name in names]
-                show(image_grid(weights, titles, cols=task.n_classes, diverging=True),
-                     "fig_weights", title="Classifier weights as images (Pham et al. Fig. 3 d-f)",
-                     context=context)
-                st.caption("Images are PCA-25 reconstructions clipped to the pixel range. Weights: "
-                           "red pixels raise a class's score, blue lower it; the masked set's "
-                           "weights should look like the non-private ones, not like the initial "
-                           "set's.")
+        metrics, notes = st.container(horizontal=True), st.container()  # filled below
+        params = base.replace(epsilon=epsilon, **(scatter_toggles() if view == VIEWS[0] else {}))
+        with st.spinner("Growing the masked set…"):  # shown only if it takes a while
+            numbers = study_numbers(study, source, source_id, params)
+        show_metrics(metrics, notes, numbers)
+        if view == PUBLISH:
+            publish(numbers, params)
         else:
-            st.markdown(
-                f"**One release** at {settings}: the masked dataset, the only output on this page "
-                "that leaves the data owner. It spends ε once (for the noisy classifier); the "
-                "records are then post-processing.")
-
-            def release(accountant):
-                return MaskedDataGenerator(epsilon, lam, n, accountant=accountant,
-                                           n_classes=task.n_classes, data_norm=task.data_norm,
-                                           bounded=bounded, dataset=task.title).fit(
-                    task.X_private, task.y_private, initial=initial)
-
-            published = publish_panel("masking", scenario=route, scenario_id=route_id,
-                                      epsilon=epsilon, settings=settings, release=release,
-                                      label="Publish the masked dataset",
-                                      noise="coordinate-wise Laplace on W′ at √(Kd) × the L2 "
-                                            "sensitivity (the studies draw the paper's "
-                                            "L2-Laplace)")
-            if published is not None:
-                released = published.value
-                st.success(f"Published at {published.settings} ({published.time:%H:%M:%S} UTC).",
-                           icon="✅")
-                cols = st.columns(3)
-                cols[0].metric("Gradient norm at w′ (release)", f"{released.gradient_norm_:.2g}")
-                cols[1].metric("‖refit − w′‖ (release)", f"{released.refit_distance_:.2g}")
-                cols[2].metric("Records", f"{len(released.masked_y_)}",
-                               help=f"{released.n_initial_} from the initial set, the rest "
-                                    "invented.")
-                masked2 = task.project(released.masked_X_)
-                x_range, y_range = axis_ranges(masked2)
-                fig = scatter_panels(
-                    [Panel("Released masked set", masked2, released.masked_y_,
-                           regions(released.refit_coef_, x_range, y_range),
-                           faint=released.n_initial_)],
-                    names, xtitle=xtitle, ytitle=ytitle, x_range=x_range, y_range=y_range,
-                    height=480)
-                show(fig, "fig_released", title="The released masked set",
-                     context=f"{task.title}; {published.settings}")
-                table = pd.DataFrame(task.to_records(released.masked_X_),
-                                     columns=list(task.feature_names))
-                table.insert(0, "label", [names[c] for c in released.masked_y_])
-                st.dataframe(table.head(20), hide_index=True)
-                st.download_button("Download the masked dataset (CSV)",
-                                   csv_bytes(table), "masked_dataset.csv",
-                                   "text/csv", key="mk_download")
+            DRAW[view](numbers, params, figures(numbers, params, dataset=task.title))
 
 
-def outside(points: np.ndarray, x_range, y_range) -> int:
-    """How many 2-D points fall outside the axes."""
-    return int(np.sum((points[:, 0] < x_range[0]) | (points[:, 0] > x_range[1])
-                      | (points[:, 1] < y_range[0]) | (points[:, 1] > y_range[1])))
+def scatter_toggles() -> dict[str, bool]:
+    """The "Masked vs original" view's toggles, as fields of :class:`Params`."""
+    if st.toggle("Masked set alone, as a recipient sees it", key="mk_alone"):
+        return {"alone": True}
+    return {"input": st.toggle("Show input-perturbed records for contrast", key="mk_input")}
 
+
+def show_metrics(row, notes, numbers) -> None:
+    """The masked set's headline numbers into ``row``, and a warning into ``notes`` when the
+    masked set could not reach w′."""
+    m = numbers["metrics"].iloc[0]
+    row.metric("Gradient norm at w′", f"{m['gradient_norm']:.2g}",
+               help="‖∇J_S(w′)‖, the gradient of the masked set's regularised objective at the "
+                    "noisy classifier w′: how far the masked set is from having w′ as its own "
+                    "optimum (0 = exactly).")
+    row.metric("‖refit − w′‖", f"{m['refit_distance']:.2g}",
+               help=f"Distance between the model a recipient trains on the masked set and w′. "
+                    f"Strong convexity bounds it by {m['distance_bound']:.2g} (the gradient "
+                    f"norm / λ).")
+    valid_private = bool(m["validation_private"])
+    held_out = ("held-out private records: a non-private number, never published"
+                if valid_private else "a validation set that is not private data")
+    row.metric(f"Masked-set model accuracy{accuracy_label(valid_private)}",
+               f"{m['masked_model_accuracy']:.3f}",
+               help="Accuracy of the model a recipient trains on the masked set, measured on "
+                    f"{held_out} (a study number).")
+    row.metric("Non-private model accuracy", f"{m['nonprivate_model_accuracy']:.3f}",
+               help="The model fitted on the private data without noise: a non-private "
+                    "reference, never released.")
+    if m["distance_bound"] > 0.05:
+        notes.warning(f"The masked set could not reach w′ (gradient norm "
+                      f"{m['gradient_norm']:.2g}): the noise is large and N is small for records "
+                      "kept in the domain. Raise N or ε, or let the search leave the domain.",
+                      icon="⚠️")
+
+
+def draw(figs, name: str, key: str, numbers, params) -> None:
+    """Figure ``name`` of :func:`dpcore.figures.masking.figures`, with its title and settings."""
+    show(figs[name], key, title=figure_title(name),
+         context=figure_context(name, numbers, params, task.title))
+
+
+def draw_scatter(numbers, params, figs) -> None:
+    """The "Masked vs original" view: the recipient's view, or the three panels (Fig. 2)."""
+    off_axes = points_outside(numbers["masked_points"], numbers["axes"])
+    if params.alone:
+        draw(figs, "recipient_view", "fig_recipient", numbers, params)
+        st.caption("Only what is published: the masked records, their labels, and the regions "
+                   "of the model trained on them. Pale points are the initial set."
+                   + (f" {off_axes} masked records lie outside the data domain's axes (the "
+                      "unbounded search)." if off_axes else ""))
+        return
+    panels = [(name.removeprefix(PANEL), fig) for name, fig in figs.items()
+              if name.startswith(PANEL)]
+    show_panels(panels, lambda: figs["masked_vs_original"], "fig_scatter",
+                title=figure_title("masked_vs_original"),
+                context=figure_context("masked_vs_original", numbers, params, task.title))
+    hidden = (points_outside(numbers["input_perturbed_points"], numbers["axes"])
+              if params.input else 0)
+    private = int(numbers["metrics"]["private_records"].iloc[0])
+    st.caption(
+        "Shaded: the decision regions of the model trained on each set. The masked records need "
+        "not resemble the sensitive ones, yet their model is the noisy model w′: where its "
+        "regions differ from the original's, that is the privacy noise, which shrinks as ε or "
+        "the private N grows. The axes span the data domain (every record's norm is at most "
+        f"{task.data_norm:.3g})"
+        + (f"; {off_axes} masked records lie outside it (the unbounded search)"
+           if off_axes else "")
+        + ". Switch on the input-perturbed records to see Algorithm 2 at the same ε as hollow "
+        "markers"
+        + (f" ({hidden} of {private} fall outside the axes)" if hidden else "")
+        + "; its labels are published unperturbed, so it protects features only."
+        + ("" if task.projection()[2] else " The 2-D view is a projection fitted on public "
+           "data only; regions are not drawn for d > 2.")
+    )
+
+
+def draw_animation(numbers, params, figs) -> None:
+    """The "Greedy animation" view (Algorithm 1, step 3)."""
+    draw(figs, "greedy_animation", "fig_animation", numbers, params)
+    st.caption("Press ▶ or drag the slider: records appear one at a time, each the one that "
+               "cancels the most of the remaining gradient (eq. 4), so the gradient norm falls "
+               "as they appear (pale: the initial set). Once it is zero, further records sit at "
+               "the origin, where a record adds nothing to the gradient.")
+
+
+def draw_accuracy(numbers, params, figs) -> None:
+    """The "Accuracy vs ε" view: one panel per masked-set size (Fig. 5)."""
+    sizes = fig5_sizes(task)
+    if sizes != list(FIG5_N):
+        missing = " and ".join(str(n_fig) for n_fig in FIG5_N if n_fig not in sizes)
+        st.info(f"The paper's N = {missing} needs more than the {len(task.y_pool)} private "
+                "records of this task"
+                + ("; the curves use all of them." if sizes[0] not in FIG5_N else "."))
+    for col, n_fig in zip(st.columns(len(sizes)), sizes, strict=True):
+        with col:
+            draw(figs, f"accuracy_vs_epsilon_N{n_fig}", f"fig_accuracy_{n_fig}", numbers, params)
+    st.caption("Mean validation accuracy over draws, ±1 SD shaded. Masked generation: the model "
+               "trained on the masked set; output perturbation: the noisy model w′ itself; input "
+               "perturbation: a model trained on noisy records (labels unprotected); "
+               "non-private: the model on the private draw (a reference). Where the masked set "
+               "reaches w′, its curve lies on output perturbation's. Seeded simulations, not "
+               "releases."
+               + (" Accuracy is measured on records held out of the private data: non-private "
+                  "numbers, shown to judge the mechanism, never published."
+                  if task.valid_private else ""))
+
+
+def draw_images(numbers, params, figs) -> None:
+    """The "Digit images" view: images and classifier weights (Figs 3-4)."""
+    if task.components is None:
+        st.info("Images exist for the digit experiments only: pick one in the sidebar.")
+        return
+    for name, key in (("private_images", "fig_private_images"),
+                      ("initial_images", "fig_initial_images"),
+                      ("masked_images", "fig_masked_images"), ("weight_images", "fig_weights")):
+        if name in figs:
+            draw(figs, name, key, numbers, params)
+    st.caption("Images are PCA-25 reconstructions clipped to the pixel range. Weights: red "
+               "pixels raise a class's score, blue lower it; the masked set's weights should "
+               "look like the non-private ones, not like the initial set's.")
+
+
+def publish(numbers, params) -> None:
+    """The "Publish" view: one release of the masked dataset (fresh OS entropy, spends ε)."""
+    released_at = settings(numbers, params)
+    st.markdown(f"**One release** at {released_at}: the masked dataset, the only output on this "
+                "page that leaves the data owner. It spends ε once (for the noisy classifier); "
+                "the records are then post-processing.")
+
+    def release(accountant):
+        return MaskedDataGenerator(params.epsilon, params.lambda_, ready.n, accountant=accountant,
+                                   n_classes=task.n_classes, data_norm=task.data_norm,
+                                   bounded=params.bounded, dataset=task.title).fit(
+            task.X_private, task.y_private, initial=ready.initial)
+
+    published = publish_panel("masking", scenario=route, scenario_id=route_id,
+                              epsilon=params.epsilon, settings=released_at, release=release,
+                              label="Publish the masked dataset",
+                              noise="coordinate-wise Laplace on W′ at √(Kd) × the L2 "
+                                    "sensitivity (the studies draw the paper's L2-Laplace)")
+    if published is None:
+        return
+    released = published.value
+    st.success(f"Published at {published.settings} ({published.time:%H:%M:%S} UTC).", icon="✅")
+    cols = st.columns(3)
+    cols[0].metric("Gradient norm at w′ (release)", f"{released.gradient_norm_:.2g}")
+    cols[1].metric("‖refit − w′‖ (release)", f"{released.refit_distance_:.2g}")
+    cols[2].metric("Records", f"{len(released.masked_y_)}",
+                   help=f"{released.n_initial_} from the initial set, the rest invented.")
+    show(released_figure(task, released), "fig_released", title="The released masked set",
+         context=f"{task.title}; {published.settings}")
+    table = masked_table(task, released)
+    st.dataframe(table.head(20), hide_index=True)
+    st.download_button("Download the masked dataset (CSV)", csv_bytes(table),
+                       "masked_dataset.csv", "text/csv", key="mk_download")
+
+
+#: What each study view draws from its numbers.
+DRAW = {VIEWS[0]: draw_scatter, VIEWS[1]: draw_animation, ACCURACY: draw_accuracy,
+        VIEWS[3]: draw_images}
 
 view = st.segmented_control("View", VIEWS, key="mk_view", label_visibility="collapsed") or VIEWS[0]
 with show_errors():
     task_key, route_name = TASKS[task_label]
-    if route_name is None:
-        if scenario is None:
-            with epsilon_slot:
-                epsilon_slider("mk_epsilon", 5.0, options=FIG5_EPSILONS)
-            st.info("Choose a scenario in the sidebar to begin.")
-            st.stop()
-        route, route_id = scenario, st.session_state["scenario_id"]
-        task = memo(route, route_id, ("masking task",), lambda: load_task(task_key, scenario))
-    else:
+    if route_name is None and scenario is None:
+        with epsilon_slot:
+            epsilon_slider("mk_epsilon", 5.0, options=FIG5_EPSILONS)
+        st.info("Choose a scenario in the sidebar to begin.")
+        st.stop()
+    if route_name is None:  # the sidebar's scenario: its cache (session-only for an upload)
+        source, source_id = scenario, st.session_state["scenario_id"]
+        route, route_id = source, source_id
+    else:  # built-in experiments: the study builds the data; a release is routed to a scenario
+        source, source_id = None, None
         route, route_id = load_builtin(route_name, seed=None), f"masking:{task_key}"
-        task = memo(route, route_id, ("masking task", task_key), lambda: load_task(task_key))
-    initial = (task.X_initial, task.y_initial) if initial_choice == INITIAL[0] else None
-    m = len(task.y_initial) if initial is not None else 0
-    n = masked_size(n_chosen, m)
-    _, _, identity = task.projection()
-    names = task.class_names
-    xtitle, ytitle = task.feature_names[:2] if identity else ("public PC 1", "public PC 2")
+    draws = (replicates_slider("mk_draws", 20, options=(10, 20, 50),
+                               label="Draws per ε (the paper: 50)")
+             if view == ACCURACY else Params().draws)
+    base = Params(seed=seed, task=task_label, lambda_=lam, initial=initial_choice, n=n_chosen,
+                  bounded=bounded, view=view, draws=draws)
+    ready = study_prepared(study, source, source_id, base,
+                           text=("Simulating the accuracy curves…" if view == ACCURACY
+                                 else "Building the experiment…"))
+    task = ready.task
     st.caption(
-        f"{task.description} N = {n} masked records"
-        + (f" (the initial set has {m}; N was raised to {n})" if n != n_chosen else "")
+        f"{task.description} N = {ready.n} masked records"
+        + (f" (the initial set has {len(ready.initial[1])}; N was raised to {ready.n})"
+           if ready.n != n_chosen else "")
         + ". A seeded simulation of the mechanism, not a release: it spends no budget."
     )
     # A study view is a fragment: an ε move reruns live() alone. The Publish view reruns the

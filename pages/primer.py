@@ -1,17 +1,18 @@
 """Mechanism primer (survey Sect. 1): a query, its sensitivity, and how each mechanism answers it.
 
-Everything on this page is a seeded simulation, not a release, and spends no budget. The numbers
-come from :func:`dpcore.primer.study` (the same call as ``dpcore.studies.primer``, so an exported
-run reproduces them); the true answer is read from the private data without noise and labelled
-non-private.
+Everything on this page but its Publish part is a seeded simulation, not a release, and spends
+no budget. The numbers and figures come from the page's study (:mod:`dpcore.studies.primer`,
+the same call as an exported run) and :func:`dpcore.figures.primer.figures`; the true answer is
+read from the private data without noise and labelled non-private. The Publish part is a release
+(fresh OS entropy, charged to the session's ledger), never cached.
 """
 
+import pandas as pd
 import streamlit as st
 
-from dpcore.figures.primer import answers_figure, selection_figure
+from dpcore.figures.primer import TITLES, contexts, figures
 from dpcore.primer import (
     BOUND_SOURCES,
-    CONTROLS,
     KINDS,
     RELATIONS,
     answer_range,
@@ -28,20 +29,21 @@ from dpcore.primer import (
     query_from_controls,
     release_answers,
     sensitivity,
-    study,
     suggest_bounds,
 )
+from dpcore.studies import primer as study
+from dpcore.studies.primer import CONTROLS, Params
 from dpcore.text import csv_bytes, md
 from dpcore.validation import DataError
 from ui.budget import budget_sidebar, session_accountant
-from ui.cache import memo
 from ui.errors import show_errors
 from ui.export import export_panel
 from ui.navigation import require_router
-from ui.release import publish_panel
+from ui.release import Release, publish_panel
 from ui.show import show
 from ui.sidebar import scenario_sidebar
 from ui.state import choose, keep_widget_state
+from ui.study import numbers as study_numbers
 from ui.widgets import epsilon_slider, log_slider, replicates_slider, seed_input
 
 require_router()
@@ -56,12 +58,12 @@ scenario = scenario_sidebar()
 keep_widget_state({"pr_kind": CONTROLS["pr_kind"], "pr_relation": CONTROLS["pr_relation"]})
 with st.sidebar:
     st.header("Mechanism primer")
-    epsilon = epsilon_slider("pr_epsilon", CONTROLS["pr_epsilon"],
-                             label="Privacy budget ε of one answer")
-    delta = log_slider("δ of the Gaussian mechanism", DELTAS, "pr_delta", CONTROLS["pr_delta"],
-                       help="The Gaussian mechanism is allowed to fail its ε guarantee with "
-                            "this small probability. Keep it far below 1 / (number of records).")
-    n_draws = replicates_slider(
+    epsilon_slider("pr_epsilon", CONTROLS["pr_epsilon"],
+                   label="Privacy budget ε of one answer")
+    log_slider("δ of the Gaussian mechanism", DELTAS, "pr_delta", CONTROLS["pr_delta"],
+               help="The Gaussian mechanism is allowed to fail its ε guarantee with this small "
+                    "probability. Keep it far below 1 / (number of records).")
+    replicates_slider(
         "pr_draws", CONTROLS["pr_draws"], options=DRAWS, label="Simulated answers per mechanism",
         help="How many times the study asks the query through each mechanism. More draws: "
              "smoother histograms.")
@@ -127,289 +129,324 @@ def fmt_number(value: float) -> str:
     return f"{value:,.6g}"
 
 
+def question(scenario_id: str) -> None:
+    """Step 1: the query's controls; stops the page on bad bounds."""
+    st.header("1. The question")
+    left, middle, right = st.columns([1, 2, 2])
+    with left:
+        kind = st.radio("Query", KINDS, key="pr_kind", format_func=KIND_LABELS.get,
+                        help="A count adds 1 for every record that matches; a sum adds up "
+                             "a numeric column; a mean divides that sum by the number of "
+                             "records.")
+    first_column, first_value, _ = default_count(scenario)
+    options = column_options(scenario, kind)
+    if not options:
+        st.info("This data has no numeric column to add up: choose a count.")
+        st.stop()
+    with middle:
+        column = choose("Column", options, "pr_column",
+                        first_column if first_column in options else options[0],
+                        format_func=str)
+    with right:
+        if kind == "count" and column in category_columns(scenario):
+            levels = candidates(scenario, column)
+            choose("Count the records whose value is", levels, "pr_value",
+                   first_value if column == first_column else levels[0], format_func=str)
+        elif kind == "count":
+            _reset_on_change("_pr_threshold_for", (scenario_id, column),
+                             {"pr_threshold": default_threshold(scenario, column)})
+            st.number_input("Count the records with a value at least", key="pr_threshold",
+                            format="%g", help="Opens at the public set's median.")
+    if kind != "count":
+        clipping_bounds(scenario_id, column)
+    st.radio("Neighbouring datasets differ by", list(RELATIONS), key="pr_relation",
+             format_func=RELATIONS.get, horizontal=True,
+             help="What the guarantee protects against: one person's record replaced by "
+                  "another (the dataset's size is public), or one record added or removed "
+                  "(even being in the data is hidden).")
+
+
+def clipping_bounds(scenario_id: str, column: str) -> None:
+    """Step 1's clipping bounds of a sum or mean, from public information; stops the page when
+    they are wrong."""
+    low0, high0, where = default_bounds(scenario, column)
+    _reset_on_change("_pr_bounds_for", (scenario_id, column),
+                     {"pr_low": low0, "pr_high": high0})
+    st.markdown("**Clipping bounds**, in the column's own units: every value below the "
+                "lower bound counts as the lower bound, every value above the upper "
+                "bound as the upper bound.")
+    b1, b2 = st.columns(2)
+    b1.number_input("Lower bound", key="pr_low", format="%g")
+    b2.number_input("Upper bound", key="pr_high", format="%g")
+    with st.container(horizontal=True, gap="small"):
+        if column in scenario.bounds:
+            st.button("Use the scenario's public range", key="pr_from_scaling",
+                      on_click=_use_bounds, args=("scaling", column))
+        st.button("Use the public set's range", key="pr_from_public",
+                  on_click=_use_bounds, args=("public", column))
+        st.button("Use the private data's range", key="pr_from_private",
+                  on_click=_use_bounds, args=("private", column),
+                  help="Refused, with the reason: bounds must not come from the data "
+                       "they protect.")
+    if where == "none":
+        st.warning("No public range is known for this column: the bounds open at "
+                   "[0, 1]. Type bounds from what you know about the column.")
+    else:
+        st.caption(f"The bounds opened at {BOUND_SOURCES[where]} "
+                   f"[{low0:g}, {high0:g}]: public information, not read from D.")
+    message = st.session_state.pop(BOUNDS_MESSAGE, None)
+    if message:
+        st.error(md(message), icon=":material/block:")
+    problems = bound_problems(st.session_state["pr_low"], st.session_state["pr_high"])
+    for problem in problems:
+        st.error(md(problem))
+    if problems:
+        st.stop()
+
+
+def why_sensitivity(info: pd.Series, params: Params) -> str:
+    """Why the query's sensitivity is what it is, in words."""
+    sens = float(info["sensitivity"])
+    if params.kind == "count":
+        return ("Under either relation one record can add or take away at most one match, "
+                "so a count moves by at most 1.")
+    if params.kind == "sum" and params.relation == "replace":
+        return (f"Replacing one record can swap the lowest allowed value "
+                f"({info['low']:g}) for the highest ({info['high']:g}), so the sum moves by "
+                f"at most their difference, {sens:g}.")
+    if params.kind == "sum":
+        return (f"Adding or removing one record adds or takes away one clipped value, at "
+                f"most {sens:g} in size (the larger of |{info['low']:g}| and "
+                f"|{info['high']:g}|).")
+    return (f"Replacing one record moves the sum by at most {info['high'] - info['low']:g}"
+            f" and the mean by that divided by the {int(info['n_records']):,} records: "
+            f"{sens:.4g}. The number of records is public under this relation.")
+
+
+def show_sensitivity(numbers: dict[str, pd.DataFrame], params: Params) -> None:
+    """Step 2: the query, its sensitivity and its true (non-private) answer."""
+    info = numbers["query"].iloc[0]
+    st.header("2. How much can one person change the answer?")
+    st.markdown(f"**The query:** {md(str(info['label']))}.")
+    cols = st.columns(3)
+    cols[0].metric("Sensitivity", f"{float(info['sensitivity']):,.4g}",
+                   help="The most the answer can change between neighbouring datasets, "
+                        "whatever the data (survey Definition 5).")
+    cols[1].metric("True answer (non-private)", fmt_number(float(info["truth_nonprivate"])),
+                   help="Computed from the private data without noise: shown only to "
+                        "explain the mechanisms, never published.")
+    cols[2].metric("Records in the private data", f"{int(info['n_records']):,}")
+    st.caption(f"Neighbouring relation: **{info['relation']}**. {why_sensitivity(info, params)} "
+               "For one number the L1 and L2 sensitivities are the same, so the Laplace and "
+               "Gaussian mechanisms use the same value.")
+    if params.delta >= 1.0 / max(int(info["n_records"]), 1):
+        st.warning(f"δ = {params.delta:g} is not small against 1 / {int(info['n_records']):,} "
+                   "records: a mechanism that published each record with probability δ "
+                   "would satisfy it. Lower δ in the sidebar.")
+
+
+def show_answers(numbers: dict[str, pd.DataFrame], figs: dict, params: Params) -> None:
+    """Step 3: each mechanism's 95 % interval, its simulated answers and their numbers."""
+    info, summary = numbers["query"].iloc[0], numbers["mechanisms"]
+    st.header("3. The noisy answers")
+    cols = st.columns(3)
+    for col, row in zip(cols, summary.itertuples(), strict=True):
+        if row.available:
+            col.metric(f"{row.name}: 95 % of answers within", f"±{row.half_width:,.4g}",
+                       help=f"Noise scale {row.scale:,.4g}; standard deviation "
+                            f"{row.noise_sd:,.4g}. In the study {100 * row.coverage:.1f} % "
+                            "of the answers landed inside.")
+        else:
+            col.metric(f"{row.name}", "not available")
+            col.caption("Its formula is proven only for ε < 1 (Dwork & Roth 2014, Theorem "
+                        "A.1); the analytic calibration holds for every ε.")
+    widest = answer_range(query_from_controls(scenario, params.controls()),
+                          int(info["n_records"]))
+    swamped = summary[summary["available"] & (summary["half_width"] >= widest)]
+    if len(swamped):
+        st.warning(
+            f"At ε = {params.epsilon:g} the noise of {', '.join(swamped['name'])} is wider "
+            f"than every possible answer (its 95 % interval "
+            f"±{swamped['half_width'].min():,.4g} against a range of {widest:,.4g}): a noisy "
+            "answer says nothing, so these results mean nothing. Raise ε, or ask a question "
+            "with a smaller sensitivity (tighter bounds, a count instead of a sum).",
+            icon=":material/blur_on:")
+    show(figs["answers"], "fig_answers", title=TITLES["answers"],
+         context=f"{scenario.title}; {contexts(numbers, params)['answers']}")
+    lap = summary.set_index("mechanism").loc["laplace"]
+    st.caption(
+        f"Each histogram shows {params.draws:,} answers that the mechanism could have "
+        f"published, drawn in a seeded simulation (not a release; no budget is spent). The "
+        f"green line is the true answer {fmt_number(float(info['truth_nonprivate']))} "
+        f"(non-private); the shaded band holds the noisy answer 95 % of the time. Read it the "
+        f"other way round: someone who sees one Laplace answer knows the truth lies within "
+        f"±{lap['half_width']:,.4g} of it with 95 % confidence, and nothing sharper about any "
+        f"one person. The Laplace mechanism gives pure ε-DP; the Gaussian one allows a "
+        f"δ = {params.delta:g} chance of failure and has lighter tails. Its analytic "
+        "calibration (Balle & Wang 2018) finds the smallest noise that works; the classic "
+        "formula adds more and is proven only for ε < 1.")
+    with st.expander("Numbers"):
+        st.dataframe(summary[["name", "available", "epsilon", "delta", "sensitivity",
+                              "scale", "noise_sd", "half_width", "measured_sd",
+                              "coverage", "truth_nonprivate", "interval_low_nonprivate",
+                              "interval_high_nonprivate", "note"]], hide_index=True)
+
+
+def show_choice(numbers: dict[str, pd.DataFrame], figs: dict, params: Params) -> None:
+    """Step 4's figure and caption: how often the exponential mechanism chose each category."""
+    choice = numbers["exponential"]
+    if choice.empty:
+        st.info("This data has no column with a public list of categories to choose from.")
+        return
+    ranked = choice.sort_values("count_nonprivate", ascending=False)
+    top = ranked.iloc[0]
+    show(figs["exponential"], "fig_choice", title=TITLES["exponential"],
+         context=f"{scenario.title}; {contexts(numbers, params)['exponential']}")
+    counts = ranked["count_nonprivate"].to_numpy()
+    lead = counts[0] - counts[min(1, len(counts) - 1)]
+    gap = f"; the runner-up has {lead:,.0f} fewer" if len(ranked) > 1 else ""
+    st.caption(
+        "Some answers are not numbers: here the mechanism names a category. Each "
+        "candidate's score is how many records have it (one person changes any score "
+        "by at most 1), and better-scoring candidates are exponentially more likely to "
+        f"be picked. The candidates are the column's public categories. In {params.draws:,} "
+        f"seeded draws it picked the truly most common one, {md(top['candidate'])} "
+        f"(non-private: {top['count_nonprivate']:,.0f} records{gap}), "
+        f"{100 * top['frequency']:.1f} % of the time. The bigger the lead and the "
+        "larger ε, the surer the pick.")
+
+
+def show_budget(numbers: dict[str, pd.DataFrame], params: Params) -> None:
+    """Step 5's numbers: how many answers of each mechanism the total budget pays for."""
+    budget = numbers["budget"]
+    cols = st.columns(len(budget))
+    for col, row in zip(cols, budget.itertuples(), strict=True):
+        col.metric(f"{row.name} answers", f"{row.answers:,}",
+                   help=f"Each spends ε = {row.epsilon:g}"
+                        + (f" and δ = {row.delta:g}" if row.delta else "") + ".")
+    k = int(budget["answers"].iloc[0])
+    st.caption(
+        f"Every answer spends its own ε, and the amounts add up (sequential composition, "
+        f"survey Sect. 1.6): a total of ε = {params.total:g} pays for {k:,} answers at "
+        f"ε = {params.epsilon:g} each. Gaussian answers also spend δ = {params.delta:g} each "
+        f"against the total δ = {params.total_delta:g}. To ask more questions, give each a "
+        "smaller ε (and so more noise); the 'Choose epsilon' page shows tighter ways of adding "
+        "up.")
+
+
+def publish(scenario_id: str, params: Params, cats: list[str]) -> None:
+    """Step 6: publish the query's answer (a release: fresh entropy, charged to the ledger)."""
+    st.header("6. Publish an answer")
+    keep_widget_state({"pr_by_group": False})
+    by_group = st.toggle(
+        "One answer per value of a column", key="pr_by_group",
+        help="Split the records by a column's public values and publish one noisy answer "
+             "per group. Under 'add or remove one record' each person is in one group "
+             "only, so the groups together cost ε once (parallel composition); under "
+             "'replace one record' a record can move between groups, so the answers are "
+             "released as one vector with twice a count's sensitivity.")
+    group = None
+    if by_group and cats:
+        group = choose("Group by", cats, "pr_group_column", cats[0], format_func=str)
+    elif by_group:
+        st.info("This data has no column with a public list of values to group by.")
+    ledger = session_accountant()
+    if params.relation != ledger.relation:
+        st.info(f"This session counts every release under **{ledger.relation_text}** (the "
+                "budget panel in the sidebar), so the release is calibrated under it, not "
+                f"under step 2's '{describe_relation(params.relation)}'.",
+                icon=":material/info:")
+    n_records = len(scenario.raw_private) if scenario.raw_private is not None else 0
+    epsilon = params.epsilon
+    try:
+        query = query_from_controls(scenario, params.controls())
+        release_sens = (group_sensitivity(query) if group and ledger.relation == "replace"
+                        else sensitivity(query, n_records, ledger.relation))
+    except DataError as exc:
+        st.info(md(exc), icon=":material/info:")
+        return
+    settings = (f"Laplace, ε = {epsilon:g}"
+                + (f", one answer per value of {md(group)}" if group else ""))
+
+    def release(accountant):
+        return release_answers(
+            query, scenario.raw_private, epsilon, n_records=n_records, group=group,
+            groups=candidates(scenario, group) if group else None,
+            accountant=accountant, dataset=scenario.title)
+
+    published = publish_panel(
+        "primer", scenario=scenario, scenario_id=scenario_id, epsilon=epsilon,
+        settings=settings, release=release, label="Publish the answer",
+        relation=ledger.relation,
+        noise=f"Laplace of scale {release_sens / epsilon:.4g} (sensitivity "
+              f"{release_sens:g} under {ledger.relation_text})")
+    if published is not None:
+        show_release(published)
+
+
+def show_release(published: Release) -> None:
+    """The last release of this page: its answers, a download and what they cost."""
+    released = published.value
+    st.success(f"Published at {published.settings} ({published.time:%H:%M:%S} "
+               "UTC): the only output of this page that leaves the data owner.",
+               icon=":material/check_circle:")
+    st.dataframe(released[["part", "answer", "epsilon", "sensitivity", "scale"]],
+                 hide_index=True)
+    st.download_button("Download the release (CSV)", csv_bytes(released),
+                       "primer_release.csv", "text/csv", key="pr_download")
+    if len(released) > 1 and released["relation"].iloc[0] == "replace one record":
+        st.caption(
+            f"{len(released)} answers, one per group (values outside the public "
+            "list form one more group, so nobody is left out), released as one "
+            f"vector at ε = {published.epsilon:g}: a replaced record can leave one "
+            "group and join another, so the noise is calibrated to the vector's "
+            f"sensitivity {released['sensitivity'].iloc[0]:g}.")
+    elif len(released) > 1:
+        st.caption(
+            f"{len(released)} answers, one per group (values outside the public "
+            "list form one more group, so nobody is left out), each with its own "
+            f"Laplace noise at ε = {published.epsilon:g}. They read disjoint rows, "
+            "so the ledger records each with its group and the budget counts them "
+            "once (parallel composition, survey Sect. 1.6).")
+
+
 with show_errors():
     if scenario is None:
         st.info("Choose a scenario in the sidebar to begin.")
         st.stop()
     scenario_id = st.session_state["scenario_id"]
-    n_records = len(scenario.raw_private) if scenario.raw_private is not None else 0
     query_box, sensitivity_box, answers_box, choice_box, budget_box = (
         st.container() for _ in range(5))
-
     with query_box:
-        st.header("1. The question")
-        left, middle, right = st.columns([1, 2, 2])
-        with left:
-            kind = st.radio("Query", KINDS, key="pr_kind", format_func=KIND_LABELS.get,
-                            help="A count adds 1 for every record that matches; a sum adds up "
-                                 "a numeric column; a mean divides that sum by the number of "
-                                 "records.")
-        first_column, first_value, _ = default_count(scenario)
-        options = column_options(scenario, kind)
-        if not options:
-            st.info("This data has no numeric column to add up: choose a count.")
-            st.stop()
-        with middle:
-            column = choose("Column", options, "pr_column",
-                            first_column if first_column in options else options[0],
-                            format_func=str)
-        with right:
-            if kind == "count" and column in category_columns(scenario):
-                levels = candidates(scenario, column)
-                choose("Count the records whose value is", levels, "pr_value",
-                       first_value if column == first_column else levels[0], format_func=str)
-            elif kind == "count":
-                _reset_on_change("_pr_threshold_for", (scenario_id, column),
-                                 {"pr_threshold": default_threshold(scenario, column)})
-                st.number_input("Count the records with a value at least", key="pr_threshold",
-                                format="%g", help="Opens at the public set's median.")
-        if kind != "count":
-            low0, high0, where = default_bounds(scenario, column)
-            _reset_on_change("_pr_bounds_for", (scenario_id, column),
-                             {"pr_low": low0, "pr_high": high0})
-            st.markdown("**Clipping bounds**, in the column's own units: every value below the "
-                        "lower bound counts as the lower bound, every value above the upper "
-                        "bound as the upper bound.")
-            b1, b2 = st.columns(2)
-            b1.number_input("Lower bound", key="pr_low", format="%g")
-            b2.number_input("Upper bound", key="pr_high", format="%g")
-            with st.container(horizontal=True, gap="small"):
-                if column in scenario.bounds:
-                    st.button("Use the scenario's public range", key="pr_from_scaling",
-                              on_click=_use_bounds, args=("scaling", column))
-                st.button("Use the public set's range", key="pr_from_public",
-                          on_click=_use_bounds, args=("public", column))
-                st.button("Use the private data's range", key="pr_from_private",
-                          on_click=_use_bounds, args=("private", column),
-                          help="Refused, with the reason: bounds must not come from the data "
-                               "they protect.")
-            if where == "none":
-                st.warning("No public range is known for this column: the bounds open at "
-                           "[0, 1]. Type bounds from what you know about the column.")
-            else:
-                st.caption(f"The bounds opened at {BOUND_SOURCES[where]} "
-                           f"[{low0:g}, {high0:g}]: public information, not read from D.")
-            message = st.session_state.pop(BOUNDS_MESSAGE, None)
-            if message:
-                st.error(md(message), icon=":material/block:")
-            problems = bound_problems(st.session_state["pr_low"], st.session_state["pr_high"])
-            for problem in problems:
-                st.error(md(problem))
-            if problems:
-                st.stop()
-        st.radio("Neighbouring datasets differ by", list(RELATIONS), key="pr_relation",
-                 format_func=RELATIONS.get, horizontal=True,
-                 help="What the guarantee protects against: one person's record replaced by "
-                      "another (the dataset's size is public), or one record added or removed "
-                      "(even being in the data is hidden).")
-
+        question(scenario_id)
     cats = category_columns(scenario)
     with choice_box:
         st.header("4. Choosing among candidates: the exponential mechanism")
         if cats:
-            choice_column = choose("Which category is the most common? Column", cats,
-                                   "pr_choice_column", default_choice_column(scenario),
-                                   format_func=str)
+            choose("Which category is the most common? Column", cats, "pr_choice_column",
+                   default_choice_column(scenario), format_func=str)
     with budget_box:
         st.header("5. How many answers fit in a budget")
         left, right = st.columns(2)
         with left:
-            total = epsilon_slider("pr_total", CONTROLS["pr_total"],
-                                   label="Total budget ε for all answers together")
+            epsilon_slider("pr_total", CONTROLS["pr_total"],
+                           label="Total budget ε for all answers together")
         with right:
-            total_delta = log_slider("Total δ", TOTAL_DELTAS, "pr_total_delta",
-                                     CONTROLS["pr_total_delta"],
-                                     help="Gaussian answers spend δ each, too.")
+            log_slider("Total δ", TOTAL_DELTAS, "pr_total_delta", CONTROLS["pr_total_delta"],
+                       help="Gaussian answers spend δ each, too.")
 
-    controls = {key: st.session_state[key] if key in st.session_state else default
-                for key, default in CONTROLS.items()}
-    numbers = memo(scenario, scenario_id, ("primer study", tuple(sorted(controls.items())),
-                                           seed),
-                   lambda: study(scenario, controls, seed))
-    info = numbers["query"].iloc[0]
-    summary = numbers["mechanisms"]
-    truth, sens, label = float(info["truth_nonprivate"]), float(info["sensitivity"]), \
-        str(info["label"])
-    context = f"{scenario.title}; {label}; ε = {epsilon:g}, δ = {delta:g}"
-
+    params = Params.from_controls(
+        {key: st.session_state[key] for key in CONTROLS if key in st.session_state}, seed)
+    numbers = study_numbers(study, scenario, scenario_id, params,
+                            text="Asking the query of the private data…")
+    figs = figures(numbers, params)
     with sensitivity_box:
-        st.header("2. How much can one person change the answer?")
-        st.markdown(f"**The query:** {md(label)}.")
-        cols = st.columns(3)
-        cols[0].metric("Sensitivity", f"{sens:,.4g}",
-                       help="The most the answer can change between neighbouring datasets, "
-                            "whatever the data (survey Definition 5).")
-        cols[1].metric("True answer (non-private)", fmt_number(truth),
-                       help="Computed from the private data without noise: shown only to "
-                            "explain the mechanisms, never published.")
-        cols[2].metric("Records in the private data", f"{int(info['n_records']):,}")
-        relation = str(info["relation"])
-        if kind == "count":
-            why = ("Under either relation one record can add or take away at most one match, "
-                   "so a count moves by at most 1.")
-        elif kind == "sum" and st.session_state["pr_relation"] == "replace":
-            why = (f"Replacing one record can swap the lowest allowed value "
-                   f"({info['low']:g}) for the highest ({info['high']:g}), so the sum moves by "
-                   f"at most their difference, {sens:g}.")
-        elif kind == "sum":
-            why = (f"Adding or removing one record adds or takes away one clipped value, at "
-                   f"most {sens:g} in size (the larger of |{info['low']:g}| and "
-                   f"|{info['high']:g}|).")
-        else:
-            why = (f"Replacing one record moves the sum by at most {info['high'] - info['low']:g}"
-                   f" and the mean by that divided by the {int(info['n_records']):,} records: "
-                   f"{sens:.4g}. The number of records is public under this relation.")
-        st.caption(f"Neighbouring relation: **{relation}**. {why} For one number the L1 and "
-                   "L2 sensitivities are the same, so the Laplace and Gaussian mechanisms use "
-                   "the same value.")
-        if delta >= 1.0 / max(int(info["n_records"]), 1):
-            st.warning(f"δ = {delta:g} is not small against 1 / {int(info['n_records']):,} "
-                       "records: a mechanism that published each record with probability δ "
-                       "would satisfy it. Lower δ in the sidebar.")
-
+        show_sensitivity(numbers, params)
     with answers_box:
-        st.header("3. The noisy answers")
-        cols = st.columns(3)
-        for col, row in zip(cols, summary.itertuples(), strict=True):
-            if row.available:
-                col.metric(f"{row.name}: 95 % of answers within", f"±{row.half_width:,.4g}",
-                           help=f"Noise scale {row.scale:,.4g}; standard deviation "
-                                f"{row.noise_sd:,.4g}. In the study {100 * row.coverage:.1f} % "
-                                "of the answers landed inside.")
-            else:
-                col.metric(f"{row.name}", "not available")
-                col.caption("Its formula is proven only for ε < 1 (Dwork & Roth 2014, Theorem "
-                            "A.1); the analytic calibration holds for every ε.")
-        widest = answer_range(query_from_controls(scenario, controls), int(info["n_records"]))
-        swamped = summary[summary["available"] & (summary["half_width"] >= widest)]
-        if len(swamped):
-            st.warning(
-                f"At ε = {epsilon:g} the noise of {', '.join(swamped['name'])} is wider than "
-                f"every possible answer (its 95 % interval ±{swamped['half_width'].min():,.4g} "
-                f"against a range of {widest:,.4g}): a noisy answer says nothing, so these "
-                "results mean nothing. Raise ε, or ask a question with a smaller sensitivity "
-                "(tighter bounds, a count instead of a sum).", icon=":material/blur_on:")
-        show(answers_figure(numbers["answers"], summary, label=label), "fig_answers",
-             title="Where the noisy answers land (survey Sect. 1.3)", context=context)
-        lap = summary.set_index("mechanism").loc["laplace"]
-        st.caption(
-            f"Each histogram shows {n_draws:,} answers that the mechanism could have published, "
-            f"drawn in a seeded simulation (not a release; no budget is spent). The green line "
-            f"is the true answer {fmt_number(truth)} (non-private); the shaded band holds the "
-            f"noisy answer 95 % of the time. Read it the other way round: someone who sees one "
-            f"Laplace answer knows the truth lies within ±{lap['half_width']:,.4g} of it with "
-            f"95 % confidence, and nothing sharper about any one person. The Laplace mechanism "
-            f"gives pure ε-DP; the Gaussian one allows a δ = {delta:g} chance of failure and "
-            "has lighter tails. Its analytic calibration (Balle & Wang 2018) finds the smallest "
-            "noise that works; the classic formula adds more and is proven only for ε < 1.")
-        with st.expander("Numbers"):
-            st.dataframe(summary[["name", "available", "epsilon", "delta", "sensitivity",
-                                  "scale", "noise_sd", "half_width", "measured_sd",
-                                  "coverage", "truth_nonprivate", "interval_low_nonprivate",
-                                  "interval_high_nonprivate", "note"]], hide_index=True)
-
+        show_answers(numbers, figs, params)
     with choice_box:
-        choice = numbers["exponential"]
-        if not cats or choice.empty:
-            st.info("This data has no column with a public list of categories to choose from.")
-        else:
-            ranked = choice.sort_values("count_nonprivate", ascending=False)
-            top = ranked.iloc[0]
-            show(selection_figure(choice, column=choice_column, epsilon=epsilon), "fig_choice",
-                 title="The exponential mechanism picks the most common category "
-                       "(survey Sect. 1.4)", context=f"{scenario.title}; ε = {epsilon:g}")
-            counts = ranked["count_nonprivate"].to_numpy()
-            lead = counts[0] - counts[min(1, len(counts) - 1)]
-            gap = f"; the runner-up has {lead:,.0f} fewer" if len(ranked) > 1 else ""
-            st.caption(
-                "Some answers are not numbers: here the mechanism names a category. Each "
-                "candidate's score is how many records have it (one person changes any score "
-                "by at most 1), and better-scoring candidates are exponentially more likely to "
-                f"be picked. The candidates are the column's public categories. In {n_draws:,} "
-                f"seeded draws it picked the truly most common one, {md(top['candidate'])} "
-                f"(non-private: {top['count_nonprivate']:,.0f} records{gap}), "
-                f"{100 * top['frequency']:.1f} % of the time. The bigger the lead and the "
-                "larger ε, the surer the pick.")
-
+        show_choice(numbers, figs, params)
     with budget_box:
-        budget = numbers["budget"]
-        cols = st.columns(len(budget))
-        for col, row in zip(cols, budget.itertuples(), strict=True):
-            col.metric(f"{row.name} answers", f"{row.answers:,}",
-                       help=f"Each spends ε = {row.epsilon:g}"
-                            + (f" and δ = {row.delta:g}" if row.delta else "") + ".")
-        k = int(budget["answers"].iloc[0])
-        st.caption(
-            f"Every answer spends its own ε, and the amounts add up (sequential composition, "
-            f"survey Sect. 1.6): a total of ε = {total:g} pays for {k:,} answers at "
-            f"ε = {epsilon:g} each. Gaussian answers also spend δ = {delta:g} each against the "
-            f"total δ = {total_delta:g}. To ask more questions, give each a smaller ε (and so "
-            "more noise); the 'Choose epsilon' page shows tighter ways of adding up.")
-
+        show_budget(numbers, params)
     with st.container():
-        st.header("6. Publish an answer")
-        keep_widget_state({"pr_by_group": False})
-        by_group = st.toggle(
-            "One answer per value of a column", key="pr_by_group",
-            help="Split the records by a column's public values and publish one noisy answer "
-                 "per group. Under 'add or remove one record' each person is in one group "
-                 "only, so the groups together cost ε once (parallel composition); under "
-                 "'replace one record' a record can move between groups, so the answers are "
-                 "released as one vector with twice a count's sensitivity.")
-        group = None
-        if by_group and cats:
-            group = choose("Group by", cats, "pr_group_column", cats[0], format_func=str)
-        elif by_group:
-            st.info("This data has no column with a public list of values to group by.")
-        ledger = session_accountant()
-        relation_key = st.session_state.get("pr_relation", CONTROLS["pr_relation"])
-        if relation_key != ledger.relation:
-            st.info(f"This session counts every release under **{ledger.relation_text}** (the "
-                    "budget panel in the sidebar), so the release is calibrated under it, not "
-                    f"under step 2's '{describe_relation(relation_key)}'.",
-                    icon=":material/info:")
-        try:
-            query = query_from_controls(scenario, controls)
-            release_sens = (group_sensitivity(query) if group and ledger.relation == "replace"
-                            else sensitivity(query, n_records, ledger.relation))
-        except DataError as exc:
-            st.info(md(exc), icon=":material/info:")
-        else:
-            settings = (f"Laplace, ε = {epsilon:g}"
-                        + (f", one answer per value of {md(group)}" if group else ""))
-
-            def release(accountant):
-                return release_answers(
-                    query, scenario.raw_private, epsilon, n_records=n_records, group=group,
-                    groups=candidates(scenario, group) if group else None,
-                    accountant=accountant, dataset=scenario.title)
-
-            published = publish_panel(
-                "primer", scenario=scenario, scenario_id=scenario_id, epsilon=epsilon,
-                settings=settings, release=release, label="Publish the answer",
-                relation=ledger.relation,
-                noise=f"Laplace of scale {release_sens / epsilon:.4g} (sensitivity "
-                      f"{release_sens:g} under {ledger.relation_text})")
-            if published is not None:
-                released = published.value
-                st.success(f"Published at {published.settings} ({published.time:%H:%M:%S} "
-                           "UTC): the only output of this page that leaves the data owner.",
-                           icon=":material/check_circle:")
-                st.dataframe(released[["part", "answer", "epsilon", "sensitivity", "scale"]],
-                             hide_index=True)
-                st.download_button("Download the release (CSV)", csv_bytes(released),
-                                   "primer_release.csv", "text/csv", key="pr_download")
-                if len(released) > 1 and released["relation"].iloc[0] == "replace one record":
-                    st.caption(
-                        f"{len(released)} answers, one per group (values outside the public "
-                        "list form one more group, so nobody is left out), released as one "
-                        f"vector at ε = {published.epsilon:g}: a replaced record can leave one "
-                        "group and join another, so the noise is calibrated to the vector's "
-                        f"sensitivity {released['sensitivity'].iloc[0]:g}.")
-                elif len(released) > 1:
-                    st.caption(
-                        f"{len(released)} answers, one per group (values outside the public "
-                        "list form one more group, so nobody is left out), each with its own "
-                        f"Laplace noise at ε = {published.epsilon:g}. They read disjoint rows, "
-                        "so the ledger records each with its group and the budget counts them "
-                        "once (parallel composition, survey Sect. 1.6).")
+        publish(scenario_id, params, cats)

@@ -1,28 +1,22 @@
 """Optimal public subset (Wang et al. 2018): how much of E to release with DP weights.
 
 The views study Algorithm 2 over repeated runs with independent noise (seeded simulations, not
-releases); the "Publish" view makes the only thing a data owner would release: the selected
-public rows with their DP weights.
+releases; :mod:`dpcore.studies.subset`); the "Publish" view makes the only thing a data owner
+would release: the selected public rows with their DP weights.
 """
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore.figures.subset import distance_curve, error_curve, points_map
-from dpcore.studies.subset import GRIDS, SPLITS, grid_sizes, split_epsilon
-from dpcore.subset import (
-    display_plane,
-    prepare_selection,
-    rescale,
-    scenario_arguments,
-    select_subset,
-    subset_study,
-)
+import ui.study
+from dpcore.figures.subset import TITLES, figures, settings
+from dpcore.studies import subset as study
+from dpcore.studies.subset import GRIDS, SPLITS, VIEWS, Params, split_epsilon
+from dpcore.subset import select_subset
 from dpcore.subset.weights import COUNT_SENSITIVITY
 from dpcore.text import csv_bytes
 from ui.budget import budget_sidebar
-from ui.cache import is_cached, memo
 from ui.errors import show_errors
 from ui.export import export_panel, refresh_export
 from ui.navigation import require_router
@@ -34,11 +28,31 @@ from ui.widgets import epsilon_slider, lambda_slider, replicates_slider, seed_in
 
 require_router()
 
-VIEWS = ("Error vs size", "Distance vs size", "Points and weights", "Publish")
 ACCOUNTING = {"calibrated": "Calibrated (correct): selection costs ε₃",
               "as-printed": "As printed: k noisy criteria, counted as ε₃"}
 SELECTION = {"exponential": "Exponential mechanism (index only)",
              "noisy-curve": "Noisy curve, Laplace(kS/ε₃) each"}
+#: The chart key of each figure, and what its caption says.
+KEYS = {"error_vs_size": "fig_subset_error", "distance_vs_size": "fig_subset_distance",
+        "points_and_weights": "fig_subset_points"}
+CAPTIONS = {
+    "error_vs_size":
+        "Blue: error of the DP estimate per candidate size (band: ±1 SD over repeats). "
+        "Few points: little noise in total but E's few points fit D badly; many points: "
+        "each weight drowns in noise and the fit drifts back to E's bias. Green dotted: "
+        "the same subsets with exact weights (non-private). Stars: sizes Algorithm 2 "
+        "selected (bigger: selected in more repeats). Errors use D without noise "
+        "(non-private evaluation).",
+    "distance_vs_size":
+        "The mean distance of a private point to its nearest released public point "
+        "(eq. 5): it bounds the bias. Where it is flat, releasing more points only "
+        "adds noise. Non-private (computed from D).",
+    "points_and_weights":
+        "Left: the public points after Step 1, the inspected subset coloured by its "
+        "DP weight (repeat 1). Right: the private points after the "
+        "same rescaling (non-private, for comparison only).",
+}
+PUBLISH = VIEWS[-1]
 
 scenario = scenario_sidebar()
 keep_widget_state({"sub_view": VIEWS[0], "sub_split": next(iter(SPLITS)), "sub_grid": GRIDS[0],
@@ -58,11 +72,12 @@ with st.sidebar:
         selection = st.radio("Selection", list(SELECTION), key="sub_selection",
                              format_func=SELECTION.get)
     grid = st.selectbox("Candidate sizes", GRIDS, key="sub_grid")
+    custom = {}
     if grid == "Custom":
         c1, c2, c3 = st.columns(3)
-        start = int(c1.number_input("First", 1, 100_000, key="sub_start"))
-        step = int(c2.number_input("Step", 1, 100_000, key="sub_step"))
-        count = int(c3.number_input("Count", 2, 100, key="sub_count"))
+        custom = {"start": int(c1.number_input("First", 1, 100_000, key="sub_start")),
+                  "step": int(c2.number_input("Step", 1, 100_000, key="sub_step")),
+                  "count": int(c3.number_input("Count", 2, 100, key="sub_count"))}
     lam = lambda_slider("sub_lambda", 0.01, help="L2 penalty of every logistic fit. It bounds "
                         "how far one record moves θ_D, hence the criterion's sensitivity S.")
     n_reps = replicates_slider("sub_reps", 3, options=(1, 2, 3, 5, 10), label="Repeats",
@@ -78,9 +93,111 @@ st.markdown(
     "with Laplace noise. Releasing **more** public points lowers the bias of E but spreads the "
     "noise over more weights; Algorithm 2 of Wang et al. (2018) picks the size under DP."
 )
-PUBLISH = VIEWS[-1]
 
 view = st.segmented_control("View", VIEWS, key="sub_view", label_visibility="collapsed") or VIEWS[0]
+
+
+def size_slider(sizes: np.ndarray, numbers: dict[str, pd.DataFrame]) -> int:
+    """The inspected candidate size: the study resolved an unset or off-grid size to the one
+    Algorithm 2 selected in repeat 1, which the slider then starts at."""
+    options = [int(s) for s in sizes]
+    if st.session_state.get("sub_size") not in options:
+        st.session_state["sub_size"] = int(numbers["metrics"]["inspected_size"].iloc[0])
+    return st.select_slider("Inspect a subset size", options, key="sub_size",
+                            help="Look at any candidate: its DP weights, its estimate and its "
+                                 "error. Moving this reuses the computed curve.")
+
+
+def show_metrics(m: pd.Series, sizes: np.ndarray) -> None:
+    """The headline metrics of the inspected size, what the study is, and the warnings the
+    metrics call for."""
+    cols = st.columns(5)
+    cols[0].metric("Selected size (repeat 1)", f"{int(m['selected_size_repeat1']):,}")
+    cols[1].metric("Error here (non-private)", f"{m['error_here_nonprivate']:.3g}",
+                   help="t = ‖h(θ_i) − h(θ_D)‖₂ over the private covariates, averaged over the "
+                        "repeats. Measured against D without noise: a non-private evaluation.")
+    cols[2].metric("Public only (non-private)", f"{m['public_only_error_nonprivate']:.3g}",
+                   help="The same error for the fit on E alone (free, but biased).")
+    printed = accounting == "as-printed"
+    cols[3].metric("ε spent per run", f"{m['epsilon_spent']:.3g}",
+                   delta=f"paper counts {m['epsilon_claimed']:.3g}" if printed else None,
+                   delta_color="inverse" if printed else "off")
+    cols[4].metric("Sensitivity S of t", f"{m['sensitivity_bound']:.3g}",
+                   help="How much one private record can move one criterion t: 1 for its own "
+                        "row plus the shift of θ_D (at most 2R/(n_D λ)) felt by every other "
+                        "row. The paper uses 1.")
+    st.caption(
+        f"{int(m['n_sizes'])} candidate sizes from {sizes[0]:,} to {sizes[-1]:,} of "
+        f"{int(m['n_public']):,} distinct public points; n_D = {int(m['n_private']):,}. Each "
+        f"candidate's weights get Laplace({COUNT_SENSITIVITY:g}k/ε₂) noise per count. These "
+        "are simulations of the mechanism, seeded and reproducible: none of them is a release.")
+    if m["error_here_nonprivate"] >= m["public_only_error_nonprivate"]:
+        st.warning(
+            f"At this size the DP weights do worse than no weights at all: error "
+            f"{m['error_here_nonprivate']:.3g} against {m['public_only_error_nonprivate']:.3g} "
+            "for the public data alone (both non-private evaluations). The noise on the counts "
+            "swamps what they say about D, so this release would buy nothing: raise ε₂, release "
+            "fewer points, or use the public data as it is.", icon=":material/blur_on:")
+    if printed:
+        st.warning(
+            f"As printed, the paper releases {int(m['n_sizes'])} noisy criteria with "
+            f"Laplace(1/ε₃) each and counts ε₃ = {m['epsilon3']:g}. Their true cost, with the "
+            f"correct sensitivity S = {m['sensitivity_bound']:.3g}, is k·S·ε₃: the run spends "
+            f"ε = {m['epsilon_spent']:.3g}, not {m['epsilon_claimed']:.3g}.", icon="⚠️")
+
+
+def show_points_tables(numbers: dict[str, pd.DataFrame]) -> None:
+    """The inspected candidate's DP estimate next to θ_D, and a summary of its weights."""
+    estimate = numbers["estimate"].rename(columns={"dp_estimate": "DP estimate",
+                                                   "theta_D_nonprivate": "θ_D (non-private)"})
+    s = numbers["subset_summary"].iloc[0]
+    left, right = st.columns(2)
+    with left.expander(f"Estimate of this candidate ({len(estimate)} coefficients)",
+                       expanded=len(estimate) <= 12):
+        st.table(estimate.set_index("coefficient").style.format("{:.3g}"))
+    right.table(pd.DataFrame(
+        {"value": [f"{int(s['points_released']):,}", f"{s['total_dp_weight']:.3g}",
+                   f"{s['share_of_weights_at_0']:.0%}", f"{s['largest_weight']:.3g}"]},
+        index=["points released", "total DP weight", "share of weights at 0", "largest weight"]))
+
+
+def publish(prepared: study.PreparedStudy, sizes: np.ndarray, eps: tuple[float, float, float],
+            numbers: dict[str, pd.DataFrame]) -> None:
+    """One release of Algorithm 2 with fresh noise (not a study, never cached), and its CSV."""
+    setup, scenario_id = prepared.setup, st.session_state["scenario_id"]
+    st.markdown(
+        f"**One release** at ε = ({', '.join(f'{e:g}' for e in eps)}) with {len(sizes)} "
+        "candidate sizes: the selected public rows and their DP weights. Fresh randomness; "
+        "ε₁, ε₂ and ε₃ go into the ledger as three entries.")
+
+    def release(accountant):
+        with st.spinner("Running Algorithm 2 with fresh noise…"):
+            return select_subset(setup.data, None, eps, sizes, "logistic", accounting,
+                                 None, None, selection=selection, lam=lam,
+                                 accountant=accountant, dataset=scenario.title,
+                                 prepared=setup.prepared)
+
+    spent = float(numbers["metrics"]["epsilon_spent"].iloc[0])
+    published = publish_panel(
+        "subset", scenario=scenario, scenario_id=scenario_id,
+        epsilon=spent if accounting == "as-printed" else float(sum(eps)),
+        settings=f"ε = ({', '.join(f'{e:g}' for e in eps)}), λ = {lam:g}, {accounting}",
+        release=release, label="Publish the subset",
+        noise="Laplace on the counts and criteria, the exponential mechanism for the size")
+    if published is None:
+        return
+    res = published.value
+    st.success(f"Published {res.size:,} public rows with DP weights at {published.settings} "
+               f"({published.time:%H:%M:%S} UTC); ε spent {res.epsilon_spent:g}.", icon="✅")
+    shown = scenario.raw_public if scenario.raw_public is not None else scenario.public
+    released = shown.iloc[res.public_rows].reset_index(drop=True)
+    released.insert(0, "dp_weight", res.weights)
+    released.insert(1, "public_rows_alike", res.rescaled.multiplicity[res.order[:res.size]])
+    st.dataframe(released.head(200), hide_index=True)
+    st.caption("One row per distinct public point after Step 1 (its first row in E); "
+               "public_rows_alike counts the rows of E it stands for.")
+    st.download_button("Download the release (public rows + DP weights, CSV)",
+                       csv_bytes(released), "public_subset.csv", "text/csv", key="sub_download")
 
 
 def live(view: str) -> None:
@@ -94,7 +211,6 @@ def live(view: str) -> None:
     """
     with epsilon_slot:
         epsilon = epsilon_slider("sub_epsilon", 3.0)
-    eps = split_epsilon(epsilon, split_name)
     if view != PUBLISH:
         refresh_export("subset")  # a fragment rerun: the config and the URL follow ε
     with show_errors():
@@ -104,162 +220,25 @@ def live(view: str) -> None:
         if scenario.target is None:
             st.info("This page fits a logistic regression: choose a scenario with a 0/1 target.")
             st.stop()
+        params = Params(seed=sim_seed, epsilon=epsilon, split=split_name, accounting=accounting,
+                        selection=selection, grid=grid, lambda_=lam, reps=n_reps, view=view,
+                        size=st.session_state.get("sub_size"), **custom)
         scenario_id = st.session_state["scenario_id"]
-        data = memo(scenario, scenario_id, ("subset rescaled",),
-                    lambda: rescale(scenario.private, scenario.public,
-                                    **scenario_arguments(scenario)))
-        if grid == GRIDS[3]:
-            sizes = grid_sizes(grid, data.n_public, start, step, count)
-        else:
-            sizes = grid_sizes(grid, data.n_public)
-        if sizes.size < 2:
-            st.error(f"The grid has fewer than two sizes within the {data.n_public:,} distinct "
-                     "public points: lower the first size or the step.")
-            st.stop()
-        sizes_key = tuple(int(s) for s in sizes)
-        # θ_D and the nearest public points: what neither ε nor the noise changes, once per λ.
-        prepared = memo(scenario, scenario_id, ("subset prepared", lam),
-                        lambda: prepare_selection(data, "logistic", lam))
-
-        def compute_study(progress):
-            return subset_study(data, epsilon=eps, sizes=sizes, repeats=n_reps, lam=lam,
-                                accounting=accounting, selection=selection, rng=sim_seed,
-                                progress=progress, prepared=prepared)
-
-        parts = ("subset study", eps, sizes_key, n_reps, accounting, selection, lam, sim_seed)
-        bar = None  # a bar only when there is work
-        if not is_cached(scenario, scenario_id, parts):
-            bar = st.progress(0.0, text="Running Algorithm 2…")
-        study = memo(scenario, scenario_id, parts, lambda: compute_study(
-            None if bar is None else lambda f, text: bar.progress(min(f, 1.0), text=text)))
-        if bar is not None:
-            bar.empty()
-
-        # The subset-size slider only re-reads the computed curve.
-        options = list(sizes_key)
-        if st.session_state.get("sub_size") not in options:
-            st.session_state["sub_size"] = int(study.sizes[study.selected[0]])
-        size = st.select_slider("Inspect a subset size", options, key="sub_size",
-                                help="Look at any candidate: its DP weights, its estimate and its "
-                                     "error. Moving this reuses the computed curve.")
-        j = options.index(size)
-        first = study.first
-        context = (f"{scenario.title}; ε = ({', '.join(f'{e:g}' for e in eps)}), λ = {lam:g}, "
-                   f"{n_reps} repeat(s), {accounting}")
-        cols = st.columns(5)
-        cols[0].metric("Selected size (repeat 1)", f"{int(study.sizes[study.selected[0]]):,}")
-        cols[1].metric("Error here (non-private)", f"{study.dp_curve[j]:.3g}",
-                       help="t = ‖h(θ_i) − h(θ_D)‖₂ over the private covariates, averaged over the "
-                            "repeats. Measured against D without noise: a non-private evaluation.")
-        cols[2].metric("Public only (non-private)", f"{study.public_only:.3g}",
-                       help="The same error for the fit on E alone (free, but biased).")
-        cols[3].metric("ε spent per run", f"{study.epsilon_spent:.3g}",
-                       delta=(f"paper counts {study.epsilon_claimed:.3g}"
-                              if accounting == "as-printed" else None),
-                       delta_color="inverse" if accounting == "as-printed" else "off")
-        cols[4].metric("Sensitivity S of t", f"{study.sensitivity_bound:.3g}",
-                       help="How much one private record can move one criterion t: 1 for its own "
-                            "row plus the shift of θ_D (at most 2R/(n_D λ)) felt by every other "
-                            "row. The paper uses 1.")
-        st.caption(
-            f"{len(study.sizes)} candidate sizes from {study.sizes[0]:,} to {study.sizes[-1]:,} of "
-            f"{data.n_public:,} distinct public points; n_D = {data.n_private:,}. Each candidate's "
-            f"weights get Laplace({COUNT_SENSITIVITY:g}k/ε₂) noise per count. These are "
-            "simulations of the mechanism, seeded and reproducible: none of them is a release."
-        )
-        if study.dp_curve[j] >= study.public_only:
-            st.warning(
-                f"At this size the DP weights do worse than no weights at all: error "
-                f"{study.dp_curve[j]:.3g} against {study.public_only:.3g} for the public data "
-                "alone (both non-private evaluations). The noise on the counts swamps what they "
-                "say about D, so this release would buy nothing: raise ε₂, release fewer points, "
-                "or use the public data as it is.", icon=":material/blur_on:")
-        if accounting == "as-printed":
-            st.warning(
-                f"As printed, the paper releases {len(study.sizes)} noisy criteria with "
-                f"Laplace(1/ε₃) each and counts ε₃ = {eps[2]:g}. Their true cost, with the correct "
-                f"sensitivity S = {study.sensitivity_bound:.3g}, is k·S·ε₃: the run spends "
-                f"ε = {study.epsilon_spent:.3g}, not {study.epsilon_claimed:.3g}.", icon="⚠️")
-
-        if view == "Error vs size":
-            show(error_curve(study, j), "fig_subset_error",
-                 title="Prediction error vs released size (Wang et al. Figs 5-6)", context=context)
-            st.caption(
-                "Blue: error of the DP estimate per candidate size (band: ±1 SD over repeats). "
-                "Few points: little noise in total but E's few points fit D badly; many points: "
-                "each weight drowns in noise and the fit drifts back to E's bias. Green dotted: "
-                "the same subsets with exact weights (non-private). Stars: sizes Algorithm 2 "
-                "selected (bigger: selected in more repeats). Errors use D without noise "
-                "(non-private evaluation).")
-        elif view == "Distance vs size":
-            show(distance_curve(study, j), "fig_subset_distance",
-                 title="d(D, E′) vs size of the nested subsets (Wang et al. Fig. 4)",
-                 context=context)
-            st.caption("The mean distance of a private point to its nearest released public point "
-                       "(eq. 5): it bounds the bias. Where it is flat, releasing more points only "
-                       "adds noise. Non-private (computed from D).")
-        elif view == "Points and weights":
-            public_xy, private_xy, labels = display_plane(data)
-            weights = np.zeros(data.n_public)
-            weights[first.order] = first.candidate_weights[:, j]
-            in_subset = np.zeros(data.n_public, dtype=bool)
-            in_subset[first.order[:size]] = True
-            show(points_map(public_xy, weights, in_subset, private_xy, labels), "fig_subset_points",
-                 title="Rescaled points and DP weights (Wang et al. Figs 2-3)",
-                 context=f"{context}; size {size:,}, repeat 1")
-            st.caption("Left: the public points after Step 1, the inspected subset coloured by its "
-                       "DP weight (repeat 1). Right: the private points after the "
-                       "same rescaling (non-private, for comparison only).")
-            estimate = pd.DataFrame({"coefficient": [data.columns[c] for c in data.covariates]
-                                     + ["intercept"], "DP estimate": first.estimates[j],
-                                     "θ_D (non-private)": first.reference})
-            left, right = st.columns(2)
-            with left.expander(f"Estimate of this candidate ({len(estimate)} coefficients)",
-                               expanded=len(estimate) <= 12):
-                st.table(estimate.set_index("coefficient").style.format("{:.3g}"))
-            w = first.candidate_weights[:size, j]
-            right.table(pd.DataFrame({"value": [f"{size:,}", f"{w.sum():.3g}",
-                                                f"{np.mean(w == 0):.0%}", f"{w.max():.3g}"]},
-                                     index=["points released", "total DP weight",
-                                            "share of weights at 0", "largest weight"]))
-        else:
-            total = float(sum(eps))
-            st.markdown(
-                f"**One release** at ε = ({', '.join(f'{e:g}' for e in eps)}) with {len(sizes)} "
-                "candidate sizes: the selected public rows and their DP weights. Fresh randomness; "
-                "ε₁, ε₂ and ε₃ go into the ledger as three entries.")
-
-            def release(accountant):
-                with st.spinner("Running Algorithm 2 with fresh noise…"):
-                    return select_subset(data, None, eps, sizes, "logistic", accounting, None,
-                                         None, selection=selection, lam=lam,
-                                         accountant=accountant, dataset=scenario.title,
-                                         prepared=prepared)
-
-            spend = study.epsilon_spent if accounting == "as-printed" else total
-            published = publish_panel(
-                "subset", scenario=scenario, scenario_id=scenario_id, epsilon=spend,
-                settings=f"ε = ({', '.join(f'{e:g}' for e in eps)}), λ = {lam:g}, {accounting}",
-                release=release, label="Publish the subset",
-                noise="Laplace on the counts and criteria, the exponential mechanism for the "
-                      "size")
-            if published is not None:
-                res = published.value
-                st.success(f"Published {res.size:,} public rows with DP weights at "
-                           f"{published.settings} ({published.time:%H:%M:%S} UTC); "
-                           f"ε spent {res.epsilon_spent:g}.", icon="✅")
-                shown = (scenario.raw_public if scenario.raw_public is not None
-                         else scenario.public)
-                released = shown.iloc[res.public_rows].reset_index(drop=True)
-                released.insert(0, "dp_weight", res.weights)
-                merged = res.rescaled.multiplicity[res.order[:res.size]]
-                released.insert(1, "public_rows_alike", merged)
-                st.dataframe(released.head(200), hide_index=True)
-                st.caption("One row per distinct public point after Step 1 (its first row in E); "
-                           "public_rows_alike counts the rows of E it stands for.")
-                st.download_button("Download the release (public rows + DP weights, CSV)",
-                                   csv_bytes(released), "public_subset.csv",
-                                   "text/csv", key="sub_download")
+        text = "Preparing θ_D and the nearest public points…"
+        prepared = ui.study.prepared(study, scenario, scenario_id, params, text=text)
+        sizes = study.candidate_sizes(prepared, params)
+        with st.spinner("Running Algorithm 2…"):  # shown only if it takes over 0.5 s
+            numbers = ui.study.numbers(study, scenario, scenario_id, params, text=text)
+        size_slider(sizes, numbers)
+        show_metrics(numbers["metrics"].iloc[0], sizes)
+        for name, fig in figures(numbers, params).items():
+            show(fig, KEYS[name], title=TITLES[name],
+                 context=f"{scenario.title}; {settings(numbers, params, name)}")
+            st.caption(CAPTIONS[name])
+        if view == VIEWS[2]:
+            show_points_tables(numbers)
+        elif view == PUBLISH:
+            publish(prepared, sizes, split_epsilon(epsilon, split_name), numbers)
 
 
 # A study view is a fragment: an ε move reruns live() alone.

@@ -10,10 +10,10 @@ import pytest
 from app_support import DATA, captions, changed_charts, chart_specs, metrics, rerun
 from streamlit.testing.v1 import AppTest
 
-from dpcore.figures.primer import run_figures
+from dpcore.figures.primer import figures
 from dpcore.mechanisms import Gaussian, Laplace
-from dpcore.runs import primer as run_primer
 from dpcore.runs import run
+from dpcore.studies import primer as primer_study
 from dpcore.text import md as escape
 
 PAGE = "pages/primer.py"
@@ -25,7 +25,7 @@ open_page = partial(app_support.open_page, PAGE, timeout=TIMEOUT)
 def config_of(at) -> dict:
     """The run config of what the page shows (as "Export this run" writes it)."""
     state = at.session_state
-    controls = {k: state[k] for k in run_primer.CONTROLS if k in state}
+    controls = {k: state[k] for k in primer_study.CONTROLS if k in state}
     scenario = {k: state[k] for k in ("source", "builtin_name", "builtin_public",
                                       "builtin_encoding", "builtin_p", "builtin_shift", "seed")
                 if k in state}
@@ -72,7 +72,7 @@ def test_page_numbers_equal_the_runs_numbers():
     # the run's figure, bar for bar.
     spec = next(v for k, v in chart_specs(at).items() if k.endswith("fig_answers"))
     shown_bars = [t for t in json.loads(spec)["data"] if t.get("type") == "bar"]
-    run_bars = [t for t in run_figures(result.numbers, result.controls)["answers"].data
+    run_bars = [t for t in figures(result.numbers, result.params)["answers"].data
                 if t.type == "bar"]
     assert len(shown_bars) == len(run_bars) == 3
     for page_bar, run_bar in zip(shown_bars, run_bars, strict=True):

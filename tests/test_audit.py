@@ -22,6 +22,7 @@ import pytest
 from scipy import special, stats
 
 from dpcore import audit as A
+from dpcore.audit.cases import _objective_llr
 from dpcore.validation import DataError
 
 CORRECT = [k for k in A.CASE_KEYS if k not in A.BROKEN_KEYS]
@@ -190,7 +191,7 @@ def test_objective_likelihood_ratio_is_a_density():
     # The 1-D density p_b(b(w)) |b'(w)| integrates to 1 (change of variables).
     z, y = np.r_[0.0, 0.0, 1.0], np.r_[0, 1, 1]
     w = np.linspace(-2000.0, 2000.0, 2_000_001)  # |b| > 60 beyond: mass e^-27
-    dens = np.exp(A._objective_llr(w, z, y, 0.03, 0.9))
+    dens = np.exp(_objective_llr(w, z, y, 0.03, 0.9))
     assert float(np.sum(dens) * (w[1] - w[0])) == pytest.approx(1.0, abs=2e-3)
 
 

@@ -11,6 +11,7 @@ from dpcore.datasets import load_scenario
 from dpcore.importance import monte_carlo, summarise, theory_curves
 from dpcore.queries import indicator
 
+pytestmark = pytest.mark.slow  # the paper's figures reproduced on Adult
 REPS = 100
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
-import re
 
 import app_support
 import pytest
@@ -39,9 +38,7 @@ from dpcore.runs import RunConfig, script, shareable_files
 # Downloads are looked up after each run among the objects the garbage collector tracks.
 pytestmark = pytest.mark.usefixtures("no_cyclic_gc")
 TIMEOUT = 180
-ROUTER = "".join(p.read_text() for p in (app_support.ROOT / "app.py",
-                                          app_support.ROOT / "ui" / "navigation.py"))
-PAGES = list(dict.fromkeys(re.findall(r'st\.Page\(\s*"(pages/[a-z_]+\.py)"', ROUTER)))
+PAGES = [page.path for page in ui.registry.PAGES]
 PREFIX = 8  # the shortest prefix of a digest searched for
 
 

@@ -114,6 +114,7 @@ def _means(frame, method):
     return rows["mean"].to_numpy(), rows["sd"].to_numpy()
 
 
+@pytest.mark.slow  # the Fig. 5 curves: a Monte-Carlo grid
 def test_accuracy_rises_with_epsilon(curves):
     for frame in curves.values():
         for method in ("masked generation", "input perturbation", "output perturbation"):
@@ -125,6 +126,7 @@ def test_accuracy_rises_with_epsilon(curves):
             assert mean[-1] - mean[0] > 0.3, method  # from chance (1/3) to near non-private
 
 
+@pytest.mark.slow  # the Fig. 5 curves: a Monte-Carlo grid
 def test_masked_generation_beats_input_perturbation(curves):
     for frame in curves.values():
         masked, _ = _means(frame, "masked generation")
@@ -132,6 +134,7 @@ def test_masked_generation_beats_input_perturbation(curves):
         assert np.sum(masked > inp) >= 7  # "for most epsilon" (the paper's Fig. 5)
 
 
+@pytest.mark.slow  # the Fig. 5 curves: a Monte-Carlo grid
 def test_masked_generation_improves_from_100_to_200(curves):
     m100, sd100 = _means(curves[100], "masked generation")
     m200, sd200 = _means(curves[200], "masked generation")
@@ -188,6 +191,7 @@ def test_scenario_task_bound_holds_for_every_record(name):
     assert records.min() >= -1e-12 and records.max() <= 1 + 1e-12
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["adult", "digits", "breast-cancer", "wine", "digits-013-6",
                                   "digits-014-8"])
 def test_accuracy_vs_epsilon_on_every_real_dataset_the_app_ships(name):

@@ -45,3 +45,11 @@ def test_wheel_installs_dpcore_with_adult_outside_the_checkout(tmp_path):
     out = subprocess.run([str(python), "-c", script], cwd=tmp_path, capture_output=True,
                          text=True, check=True).stdout.split()
     assert out == ["site-packages", "113", "20688"]
+    # The command line writes a run's numbers and figures from the installed package alone (no
+    # checkout on the path, so no `ui`).
+    config = ROOT / "examples" / "importance-adult.json"
+    done = subprocess.run([str(python), "-m", "dpcore", "run", str(config), "--out", "out", "-q",
+                           "--no-png"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out" / "numbers.json").exists()
+    assert sorted(p.name for p in (tmp_path / "out" / "figures").glob("*.html"))

@@ -179,6 +179,7 @@ def adult_iw():
     return sc, q, fits, b_E, float(b_D.mean())
 
 
+@pytest.mark.slow  # a fresh Monte-Carlo run on Adult
 def test_adult_importance_target_met_in_a_fresh_monte_carlo_run(adult_iw):
     from dpcore.importance import BootstrapStudy, bootstrap_estimates
     from dpcore.planning import importance_errors

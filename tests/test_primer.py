@@ -1,4 +1,4 @@
-"""dpcore.primer (the mechanism primer's computations), its run module and its figures.
+"""dpcore.primer (the mechanism primer's computations), run on its example, and its figures.
 
 Statistical tests use fixed seeds and tolerances derived from theory (stated where used).
 """
@@ -19,9 +19,12 @@ from scipy import stats
 
 from dpcore import primer
 from dpcore.datasets import load_scenario
+from dpcore.figures import primer as primer_figures
 from dpcore.mechanisms import Exponential
 from dpcore.planning import compose
 from dpcore.primer import PrimerQuery
+from dpcore.runs import RunConfig, run
+from dpcore.studies import primer as primer_study
 from dpcore.validation import DataError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -343,14 +346,11 @@ def test_study_tables_and_nonprivate_labels(adult):
     assert "count_nonprivate" in numbers["exponential"]
 
 
-def test_run_reproduces_the_page_numbers(adult):
-    """The run module (and dpcore.runs.run on the example config) gives study()'s numbers."""
-    from dpcore.runs import RunConfig, run
-    from dpcore.runs import primer as run_primer
-
+def test_run_reproduces_the_study_numbers(adult):
+    """dpcore.runs.run on the example config gives study()'s numbers, bit for bit."""
     config = RunConfig.load(EXAMPLE)
-    assert config.page == "primer" and run_primer.SEED_KEY == "pr_seed"
-    assert set(config.controls) <= set(run_primer.CONTROLS)
+    assert config.page == "primer" and primer_study.SEED_KEY == "pr_seed"
+    assert set(config.controls) <= set(primer_study.CONTROLS)
     result = run(config)
     expected = primer.study(adult, config.controls, config.seed)
     assert set(result.numbers) == set(expected)
@@ -363,14 +363,6 @@ def test_run_reproduces_the_page_numbers(adult):
     assert text.count(". ") >= 1 and text.endswith(".")
 
 
-def test_takeaway_changes_with_the_numbers(adult):
-    from dpcore.runs import primer as run_primer
-
-    small = run_primer.compute(adult, {"pr_epsilon": 0.1, "pr_draws": 1000}, 0)
-    large = run_primer.compute(adult, {"pr_epsilon": 1.0, "pr_draws": 1000}, 0)
-    assert run_primer.takeaway(small, {}) != run_primer.takeaway(large, {})
-
-
 def test_example_config_is_valid_json():
     config = json.loads(EXAMPLE.read_text())
     assert config["page"] == "primer" and config["format"] == "privacy-utility-explorer/run"
@@ -378,11 +370,10 @@ def test_example_config_is_valid_json():
 
 # ------------------------------------------------------------------------------ figures --
 
-def test_run_figures(adult):
-    from dpcore.figures.primer import run_figures
-
-    numbers = primer.study(adult, {"pr_epsilon": 0.5, "pr_draws": 1000}, 0)
-    figures = run_figures(numbers, {})
+def test_figures(adult):
+    params = primer_study.Params(epsilon=0.5, draws=1000)
+    numbers = primer_study.compute(adult, params)
+    figures = primer_figures.figures(numbers, params)
     assert set(figures) == {"answers", "exponential"}
     names = [t.name for t in figures["answers"].data]
     assert "true answer (non-private)" in names and names.count("Laplace") == 1
@@ -391,7 +382,8 @@ def test_run_figures(adult):
     bars = figures["exponential"].data[0]
     assert list(bars.x) == list(numbers["exponential"]["candidate"])
     assert np.allclose(bars.y, 100 * numbers["exponential"]["frequency"])
-    one = run_figures(primer.study(adult, {"pr_epsilon": 1.0, "pr_draws": 1000}, 0), {})
+    params = params.replace(epsilon=1.0)
+    one = primer_figures.figures(primer_study.compute(adult, params), params)
     assert sum(t.type == "bar" for t in one["answers"].data) == 2  # classic unavailable
 
 

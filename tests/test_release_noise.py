@@ -25,6 +25,8 @@ from dpcore.perturbation import PrivateLogisticRegression, output_sensitivity, p
 from dpcore.primer import PrimerQuery, count, release_answers
 from dpcore.subset import select_subset
 
+# Each law is sampled through the release path itself (OpenDP, fresh entropy): seconds per law.
+pytestmark = pytest.mark.slow
 C_ALPHA = math.sqrt(-math.log(1e-6 / 2) / 2)  # 2.693
 
 

@@ -15,7 +15,6 @@ tried, tracebacks seen) are printed by the run.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -23,14 +22,12 @@ from streamlit.runtime.state.common import TESTING_KEY
 from streamlit.testing.v1 import AppTest
 
 from dpcore.datasets import MAX_UPLOAD_BYTES
+from ui import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
 BAD = sorted((DATA / "bad").iterdir())
-# The router: app.py, and the module it may delegate the page list to (ui/navigation.py).
-ROUTER = "".join(p.read_text() for p in (ROOT / "app.py", ROOT / "ui" / "navigation.py")
-                 if p.exists())
-PAGES = list(dict.fromkeys(re.findall(r'st\.Page\(\s*"(pages/[a-z_]+\.py)"', ROUTER)))
+PAGES = [page.path for page in registry.PAGES]
 #: Pages that draw the scenario sidebar (presentation mode hides it and takes no upload).
 DATA_PAGES = [p for p in PAGES if "scenario_sidebar()" in (ROOT / p).read_text()]
 TIMEOUT = 180

@@ -7,11 +7,14 @@ scikit-learn fits, extrapolated to 100, and fails only on a regression of 4x or 
 import time
 
 import numpy as np
+import pytest
 from sklearn.linear_model import LogisticRegression
 
 from dpcore.datasets import load_scenario
 from dpcore.importance import BootstrapStudy
 from dpcore.logistic import logistic_objective
+
+pytestmark = pytest.mark.slow  # timings against scikit-learn: outside the edit-test loop
 
 SKLEARN_FITS, REPS, LAM = 5, 100, 0.1
 

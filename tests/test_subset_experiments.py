@@ -29,6 +29,7 @@ def study(mvn2):
     return subset_study(mvn2, epsilon=paper_split(3.0), sizes=SIZES, repeats=4, rng=0, lei=False)
 
 
+@pytest.mark.slow  # a paper-scale Monte-Carlo run
 def test_dp_error_falls_then_rises_with_the_released_size(study):
     curve = study.dp_curve
     # Standard error of a mean over the 4 independent repeats (noise is independent across
@@ -64,6 +65,7 @@ def test_paper_grid_and_lei_baseline_on_p2(mvn2):
     assert st.dp_curves.shape == (2, 6) and st.noisy_curves is None
 
 
+@pytest.mark.slow  # a paper-scale Monte-Carlo run
 def test_high_dimension_p100_runs():
     s = load_scenario("mvn-shift", p=100)
     res = select_subset(s.private, s.public, paper_split(3.0), [100, 2000, 8000], rng=2,
@@ -72,6 +74,7 @@ def test_high_dimension_p100_runs():
     assert res.size in (100, 2000, 8000) and np.isfinite(res.criteria).all()
 
 
+@pytest.mark.slow  # a paper-scale Monte-Carlo run
 def test_adult_runs_with_its_own_split():
     s = load_scenario("adult")
     res = select_subset(s.private, s.public, paper_split(1.0), [50, 500, 5000], rng=3,

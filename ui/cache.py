@@ -67,6 +67,10 @@ class _SharedStore:
         self.values: OrderedDict[str, object] = OrderedDict()
         self.lock = threading.Lock()
 
+    def __contains__(self, key: str) -> bool:
+        with self.lock:
+            return key in self.values
+
     def get(self, key: str, compute: Callable[[], T]) -> T:
         with self.lock:
             if key in self.values:
@@ -105,6 +109,11 @@ def load_builtin(
     return SHARED.get(key, lambda: load_scenario(name, rng=seed, public=public, **options))
 
 
+def memo_key(scenario_id: str, parts: tuple) -> str:
+    """The key under which :func:`memo` keeps a result of ``parts`` for the scenario."""
+    return content_key(scenario_id, *map(repr, parts))
+
+
 def is_builtin(scenario: Scenario | None) -> bool:
     """Whether the scenario ships with the project (so its results may be shared); None stands
     for data a study builds itself from built-in definitions (synthetic data)."""
@@ -113,7 +122,7 @@ def is_builtin(scenario: Scenario | None) -> bool:
 
 def is_cached(scenario: Scenario | None, scenario_id: str, parts: tuple) -> bool:
     """Whether :func:`memo` holds a result for ``parts`` (so a page can skip its progress bar)."""
-    key = content_key(scenario_id, *map(repr, parts))
+    key = memo_key(scenario_id, parts)
     if is_builtin(scenario):
         with SHARED.lock:
             return key in SHARED.values
@@ -126,7 +135,7 @@ def memo(scenario: Scenario | None, scenario_id: str, parts: tuple, compute: Cal
     Results of a built-in scenario go to a cache shared by every session (read-only objects:
     callers must not mutate them); results of uploaded data stay in this session's memory.
     """
-    key = content_key(scenario_id, *map(repr, parts))
+    key = memo_key(scenario_id, parts)
     if is_builtin(scenario):
         return SHARED.get(key, compute)
     return session_memo(key, compute)

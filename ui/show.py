@@ -16,7 +16,7 @@ __all__ = ["show", "show_panels"]
 
 
 def show(fig: go.Figure, key: str, *, title: str, context: str = "",
-         export: Callable[[], go.Figure] | None = None) -> None:
+         export: Callable[[], go.Figure] | None = None, alt: str | None = None) -> None:
     """Draw a figure whose PNG/HTML export carries its title and the settings behind it.
 
     ``title`` names the figure and ``context`` the settings (dataset, query, ε, λ); both go into
@@ -26,7 +26,7 @@ def show(fig: go.Figure, key: str, *, title: str, context: str = "",
     ``export`` builds (for example with the legend that the page shows as text).
     """
     name = titled(fig, title, context)
-    st.plotly_chart(fig, key=key, config={"toImageButtonOptions": {"filename": name}})
+    st.plotly_chart(fig, key=key, config={"toImageButtonOptions": {"filename": name}}, alt=alt)
 
     def exported() -> go.Figure:
         whole = export()

@@ -5,11 +5,13 @@
 parameters (ε on most pages) reruns ``at`` alone. Both stages go where :func:`ui.cache.memo`
 puts them: shared by every session for built-in data (or data the study builds itself, when
 ``scenario`` is None), this session's memory for an upload. A progress bar is drawn only when
-``prepare`` has work to do.
+``prepare`` has work to do. Where ``at`` itself is slow (an ε that feeds every fit), the
+neighbouring ε values of built-in data are computed ahead (:mod:`ui.prefetch`).
 """
 
 from __future__ import annotations
 
+import time
 from types import ModuleType
 from typing import Any
 
@@ -17,7 +19,9 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.datasets import Scenario
-from ui.cache import is_cached, memo
+from dpcore.runs.domains import EPSILONS
+from ui import prefetch
+from ui.cache import is_builtin, is_cached, memo, memo_key
 
 __all__ = ["numbers", "prepared"]
 
@@ -25,7 +29,7 @@ _NO_SCENARIO = "no scenario"  # the study builds its own (synthetic) data
 
 
 def prepared(study: ModuleType, scenario: Scenario | None, scenario_id: str | None, params,
-             *, text: str = "Computing the study…") -> Any:
+             *, text: str = "Computing the study…", bar: bool = True) -> Any:
     """``study.prepare(scenario, params)``, cached under the parameters it reads.
 
     Parameters
@@ -41,22 +45,56 @@ def prepared(study: ModuleType, scenario: Scenario | None, scenario_id: str | No
         The page's parameters.
     text : str
         The progress bar's text, shown only while ``prepare`` computes.
+    bar : bool
+        Whether ``prepare`` reports its progress; if not, a spinner shows instead of a bar.
     """
     scenario_id = scenario_id if scenario is not None and scenario_id else _NO_SCENARIO
     parts = ("prepare", study.__name__, params.prepare_key())
-    bar = None if is_cached(scenario, scenario_id, parts) else st.progress(0.0, text=text)
+    if is_cached(scenario, scenario_id, parts):
+        return memo(scenario, scenario_id, parts, lambda: study.prepare(scenario, params))
+    if not bar:
+        with st.spinner(text):
+            return memo(scenario, scenario_id, parts, lambda: study.prepare(scenario, params))
+    shown = st.progress(0.0, text=text)
     try:
         return memo(scenario, scenario_id, parts, lambda: study.prepare(
-            scenario, params, progress=None if bar is None else bar.progress))
+            scenario, params, progress=shown.progress))
     finally:
-        if bar is not None:
-            bar.empty()
+        shown.empty()
 
 
 def numbers(study: ModuleType, scenario: Scenario | None, scenario_id: str | None, params,
-            *, text: str = "Computing the study…") -> dict[str, pd.DataFrame]:
-    """The page's tables: ``study.at(prepared, params)`` on the cached :func:`prepared`."""
-    ready = prepared(study, scenario, scenario_id, params, text=text)
+            *, text: str = "Computing the study…", bar: bool = True) -> dict[str, pd.DataFrame]:
+    """The page's tables: ``study.at(prepared, params)`` on the cached :func:`prepared`.
+
+    A slow ``at`` shows a spinner (after Streamlit's half-second delay); on built-in data, a
+    slow ε move also starts computing the neighbouring ε values ahead (:mod:`ui.prefetch`).
+    """
+    ready = prepared(study, scenario, scenario_id, params, text=text, bar=bar)
     scenario_id = scenario_id if scenario is not None and scenario_id else _NO_SCENARIO
-    return memo(scenario, scenario_id, ("at", study.__name__, params),
-                lambda: study.at(ready, params))
+
+    def key(p) -> tuple:
+        return ("at", study.__name__, p)
+
+    shared = is_builtin(scenario)
+    if shared:
+        prefetch.wait_for(memo_key(scenario_id, key(params)))
+    if is_cached(scenario, scenario_id, key(params)):
+        return memo(scenario, scenario_id, key(params), lambda: study.at(ready, params))
+    start = time.perf_counter()
+    with st.spinner(text):
+        result = memo(scenario, scenario_id, key(params), lambda: study.at(ready, params))
+    if shared and time.perf_counter() - start > prefetch.SLOW_SECONDS and _staged_in_epsilon(
+            params):
+        prefetch.ahead(params.epsilon, EPSILONS,
+                       lambda e: memo_key(scenario_id, key(params.replace(epsilon=e))),
+                       lambda e: study.at(ready, params.replace(epsilon=e)))
+    return result
+
+
+def _staged_in_epsilon(params) -> bool:
+    """Whether ``params`` has an ε that ``prepare`` does not read (so ``at`` alone moves it)."""
+    if not hasattr(params, "epsilon") or params.epsilon not in EPSILONS:
+        return False
+    other = EPSILONS[0] if params.epsilon != EPSILONS[0] else EPSILONS[-1]
+    return params.replace(epsilon=other).prepare_key() == params.prepare_key()

@@ -27,10 +27,7 @@ def page_figures(page: str, numbers: dict, params) -> dict[str, go.Figure]:
     name = f"{__name__}.{page}"
     if importlib.util.find_spec(name) is None:
         return {}
-    module = importlib.import_module(name)
-    if not hasattr(module, "figures"):  # TRANSITION: a module not yet converted
-        return module.run_figures(numbers, params)
-    return module.figures(numbers, params)
+    return importlib.import_module(name).figures(numbers, params)
 
 
 def figures(result: RunResult) -> dict[str, go.Figure]:

@@ -3,52 +3,62 @@ the floating-point attacks' two bounds per release mechanism."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore.figures.common import COLORS, SEQUENCE, layout, legend_entry
+from dpcore.figures.common import COLORS, SEQUENCE, layout, legend_entry, titled
+from dpcore.studies.audit import Params
+
+__all__ = ["TITLES", "context", "distributions_figure", "figures", "float_figure",
+           "summary_figure"]
 
 D_COLOR, DPRIME_COLOR = SEQUENCE[4], SEQUENCE[2]
 
+#: Each figure's title, by name (the page shows it with the same title).
+TITLES = {"distributions": "Outputs on D and D′, reduced to one score each, and the threshold "
+                           "test"}
 
-def distributions_figure(result) -> go.Figure:
-    """Overlaid histograms of the held-out scores on D and on D', with the chosen threshold."""
+
+def distributions_figure(scores: pd.DataFrame, threshold: float, statistic: str) -> go.Figure:
+    """Overlaid histograms of the held-out scores on D and on D′ (the study's ``scores``
+    table), with the chosen threshold."""
     fig = go.Figure()
-    s0, s1 = np.asarray(result.scores_d), np.asarray(result.scores_dprime)
+    s0 = scores.loc[scores["dataset"] == "D", "score"].to_numpy()
+    s1 = scores.loc[scores["dataset"] == "D′", "score"].to_numpy()
     both = np.concatenate([s0, s1])
     lo, hi = np.quantile(both, [0.002, 0.998])
     if not hi > lo:
         lo, hi = float(both.min()) - 0.5, float(both.max()) + 0.5
     bins = {"start": float(lo), "end": float(hi), "size": float(hi - lo) / 60}
-    for scores, name, color in ((s0, "runs on D", D_COLOR), (s1, "runs on D′", DPRIME_COLOR)):
-        fig.add_trace(go.Histogram(x=np.clip(scores, lo, hi), name=name, xbins=bins,
+    for values, name, color in ((s0, "runs on D", D_COLOR), (s1, "runs on D′", DPRIME_COLOR)):
+        fig.add_trace(go.Histogram(x=np.clip(values, lo, hi), name=name, xbins=bins,
                                    histnorm="probability", marker_color=color, opacity=0.55))
     fig.update_layout(barmode="overlay")
-    fig.add_vline(x=float(np.clip(result.threshold, lo, hi)), line_dash="dash",
+    fig.add_vline(x=float(np.clip(threshold, lo, hi)), line_dash="dash",
                   line_color=COLORS["chosen"])
     legend_entry(fig, "threshold (chosen on the other half)", "chosen", dash="dash")
-    return layout(fig, f"score: {result.case.statistic}", "share of runs", height=380)
+    return layout(fig, f"score: {statistic}", "share of runs", height=380)
 
 
-def summary_figure(rows: list[dict]) -> go.Figure:
-    """Claimed ε and audited lower bound for every mechanism, one row each."""
-    names = [("⚠ " if r["broken on purpose"] else "") + r["mechanism"] for r in rows]
-    claimed = [r["claimed epsilon"] for r in rows]
-    audited = [r["audited lower bound"] for r in rows]
+def summary_figure(table: pd.DataFrame) -> go.Figure:
+    """Claimed ε and audited lower bound for every mechanism, one row each (the table of
+    :func:`dpcore.studies.audit.summary_table`)."""
+    names = [("⚠ " if broken else "") + name
+             for name, broken in zip(table["mechanism"], table["broken on purpose"], strict=True)]
     fig = go.Figure()
-    fig.add_trace(go.Bar(y=names, x=claimed, orientation="h", name="claimed ε",
-                         marker_color=COLORS["theory"]))
-    fig.add_trace(go.Bar(y=names, x=audited, orientation="h",
+    fig.add_trace(go.Bar(y=names, x=table["claimed epsilon"].tolist(), orientation="h",
+                         name="claimed ε", marker_color=COLORS["theory"]))
+    fig.add_trace(go.Bar(y=names, x=table["audited lower bound"].tolist(), orientation="h",
                          name="audited lower bound (the noise is at least this strong)",
-                         marker_color=[COLORS["output"] if r["flagged"] else COLORS["dp"]
-                                       for r in rows]))
+                         marker_color=[COLORS["output"] if flagged else COLORS["dp"]
+                                       for flagged in table["flagged"]]))
     legend_entry(fig, "above the claim (or above f × ε for Laplace-type noise): a fault",
                  "output", kind="marker")
     fig.update_layout(barmode="group", yaxis={"autorange": "reversed"})
-    return layout(fig, "ε", "", height=140 + 34 * len(rows))
+    return layout(fig, "ε", "", height=140 + 34 * len(table))
 
 
 def float_figure(rows: list[dict]) -> go.Figure:
@@ -76,12 +86,18 @@ def float_figure(rows: list[dict]) -> go.Figure:
                   height=160 + 44 * len(rows))
 
 
-def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
-    """The histogram of a run (:mod:`dpcore.studies.audit`), built as the page builds it."""
+def context(numbers: Mapping[str, pd.DataFrame]) -> str:
+    """The settings behind the histogram (mechanism, ε, runs), for its title."""
     m = numbers["metrics"].iloc[0]
-    scores = numbers["scores"]
-    result = SimpleNamespace(
-        scores_d=scores.loc[scores["dataset"] == "D", "score"].to_numpy(),
-        scores_dprime=scores.loc[scores["dataset"] == "D′", "score"].to_numpy(),
-        threshold=float(m["threshold"]), case=SimpleNamespace(statistic=m["statistic"]))
-    return {"distributions": distributions_figure(result)}
+    return (f"{m['mechanism']}; ε = {m['claimed_epsilon']:g}; {int(m['runs_per_dataset']):,} "
+            "runs per dataset (half shown after choosing the threshold on the other half)")
+
+
+def figures(numbers: Mapping[str, pd.DataFrame], params: Params) -> dict[str, go.Figure]:
+    """The page's figure for its study's numbers (:func:`dpcore.studies.audit.compute`),
+    titled: ``"distributions"``, the held-out scores on D and D′ and the threshold test."""
+    del params
+    m = numbers["metrics"].iloc[0]
+    fig = distributions_figure(numbers["scores"], float(m["threshold"]), m["statistic"])
+    titled(fig, TITLES["distributions"], context(numbers))
+    return {"distributions": fig}

@@ -1,5 +1,9 @@
 """Plotly figures of the "Choose epsilon" page: target curves, posterior risk, composition.
 
+:func:`figures` builds every figure of a view from the study's numbers
+(:mod:`dpcore.studies.choose_epsilon`), titled by :func:`figure_titles`: the page, the command
+line and presentation mode draw these.
+
 Colours follow :mod:`dpcore.figures.common`: a Monte-Carlo curve measured against the private truth
 is "nonprivate"-labelled where it reads D without noise, closed forms are "theory", the slider's
 value is "chosen".
@@ -8,13 +12,23 @@ value is "chosen".
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore.figures.common import COLORS, SEQUENCE, fmt, layout, legend_entry, reference_line
+from dpcore.figures.common import (
+    COLORS,
+    SEQUENCE,
+    fmt,
+    layout,
+    legend_entry,
+    reference_line,
+    titled,
+)
+from dpcore.studies.choose_epsilon import ROUTE_LABELS, Params
 
 METHOD_COLORS = {"sequential": COLORS["baseline"], "advanced": COLORS["theory"],
                  "zcdp": COLORS["dp"]}
@@ -142,39 +156,98 @@ def _run_answer(m: pd.Series, curve: pd.DataFrame) -> SimpleNamespace:
                            high=float(m["interval_high"]))
 
 
-def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
-    """The figures of a run's view (:mod:`dpcore.studies.choose_epsilon`), built as the page
-    builds them."""
-    m = numbers["metrics"].iloc[0]
-    epsilon = float(controls.get("ce_epsilon", 1.0))
-    if "posterior_curves" in numbers:
-        return {"risk": posterior_figure(numbers["posterior_curves"], float(m["prior"]),
-                                         float(m["epsilon"]),
-                                         numbers.get("posterior_curve_delta"))}
-    if "composition" in numbers:
-        return {"composition": composition_bars(numbers["composition"]),
-                "growth": growth_figure(numbers["growth"], float(m["budget"]))}
-    curve = numbers.get("curve_nonprivate", numbers.get("curve"))
-    if curve is None:
-        return {}
-    answer = _run_answer(m, curve)
+def answer_curve(numbers: Mapping[str, pd.DataFrame]) -> pd.DataFrame | None:
+    """The curve behind a target's answer (None while a study is switched off)."""
+    return numbers.get("curve_nonprivate", numbers.get("curve"))
+
+
+def released_value(params: Params) -> str:
+    """What a noise target releases, in words (a count, or a mean of n values in bounds)."""
+    if params.query == "count":
+        return "a count (add or remove one record)"
+    return (f"a mean of {params.n:,} values in [{params.low:g}, {params.high:g}] "
+            "(replace one record)")
+
+
+def _target_labels(m: pd.Series) -> tuple[str, str, str]:
+    """The y axis, the measured points' and the fitted curve's names of a target's figure."""
     target = m["target"]
-    level = float(m["level"]) if "level" in m and pd.notna(m["level"]) else 0.95
     if target in ("laplace", "gaussian"):
         mechanism = "Laplace" if target == "laplace" else "Gaussian"
-        labels = (f"{level:.0%} radius of the noise", "",
-                  f"{mechanism} noise radius (closed form)")
-    elif target == "iw_theory":
-        labels = (f"{level:.0%} error radius of the estimate", "",
-                  str(m["source"]).split(": ")[1])
-    elif target == "iw_mc":
-        labels = (f"{level:.0%} quantile of |estimate − truth|",
-                  "measured (non-private truth)" if "curve_nonprivate" in numbers
-                  else "measured (stand-in)", "monotone fit")
+        return (f"{m['level']:.0%} radius of the noise", "",
+                f"{mechanism} noise radius (closed form)")
+    if target == "iw_theory":
+        return (f"{m['level']:.0%} error radius of the estimate", "",
+                str(m["source"]).split(": ")[1])
+    if target == "iw_mc":
+        return (f"{m['level']:.0%} quantile of |estimate − truth|",
+                "measured (non-private truth)" if m["route"] == "private"
+                else "measured (stand-in)", "monotone fit")
+    if target == "lr":
+        return "mean test error", "measured", "monotone fit"
+    return "mean prediction error t of the selected subset", "measured", "monotone fit"
+
+
+def _target_context(m: pd.Series, params: Params, data: str) -> str:
+    """The settings behind a target's figure (a data target's start with ``data``)."""
+    target = m["target"]
+    if target in ("laplace", "gaussian"):
+        mechanism = "Laplace" if target == "laplace" else "Gaussian"
+        delta = f", δ = {m['delta']:g}" if mechanism == "Gaussian" else ""
+        return f"{released_value(params)}; {mechanism}{delta}"
+    route = ROUTE_LABELS[m["route"]]
+    if target in ("iw_theory", "iw_mc"):
+        settings = f"{m['query']}; λ = {m['lambda']:g}; {route}"
     elif target == "lr":
-        labels = ("mean test error", "measured", "monotone fit")
+        settings = f"objective perturbation, λ by rule; {route}"
     else:
-        labels = ("mean prediction error t of the selected subset", "measured", "monotone fit")
-    ytitle, measured, fitted = labels
-    return {"target": target_curve(answer, ytitle=ytitle, measured_name=measured,
-                                   fitted_name=fitted, chosen=epsilon)}
+        settings = f"Algorithm 2, split 0.8 : 0.2 : 1; {route}"
+    return f"{data}; {settings}" if data else settings
+
+
+def figure_titles(numbers: Mapping[str, pd.DataFrame], params: Params, *,
+                  data: str = "") -> dict[str, tuple[str, str]]:
+    """Each figure's title and context (its settings), by the names of :func:`figures`.
+
+    ``data`` (the scenario's title) starts the context of a data target's figure.
+    """
+    m = numbers["metrics"].iloc[0]
+    if "posterior_curves" in numbers:
+        return {"risk": ("Worst-case belief after one release vs the prior belief",
+                         f"ε-DP: posterior odds ≤ e^ε × prior odds; chosen ε = "
+                         f"{m['epsilon']:g}")}
+    if "composition" in numbers:
+        slack = f"δ′ = {m['delta_slack']:g}"
+        source = "the plan's first row" if m["growth_from"] == "plan" else "the sidebar's slider"
+        return {"composition": ("Total ε of the plan, by method",
+                                f"{int(m['releases'])} releases; {slack}"),
+                "growth": (f"Total ε of k pure releases at ε = {m['growth_epsilon_each']:g}",
+                           f"{slack}; ε of {source}")}
+    if answer_curve(numbers) is None:
+        return {}
+    return {"target": (f"{m['statistic'].capitalize()} vs ε ({m['source']})",
+                       _target_context(m, params, data))}
+
+
+def figures(numbers: Mapping[str, pd.DataFrame], params: Params) -> dict[str, go.Figure]:
+    """Every figure of the study's view (:mod:`dpcore.studies.choose_epsilon`), titled
+    (:func:`figure_titles`): ``risk``; ``composition`` and ``growth``; or ``target`` (none
+    while a study is switched off)."""
+    m = numbers["metrics"].iloc[0]
+    if "posterior_curves" in numbers:
+        built = {"risk": posterior_figure(numbers["posterior_curves"], float(m["prior"]),
+                                          float(m["epsilon"]),
+                                          numbers.get("posterior_curve_delta"))}
+    elif "composition" in numbers:
+        built = {"composition": composition_bars(numbers["composition"]),
+                 "growth": growth_figure(numbers["growth"], float(m["budget"]))}
+    elif (curve := answer_curve(numbers)) is not None:
+        ytitle, measured, fitted = _target_labels(m)
+        built = {"target": target_curve(_run_answer(m, curve), ytitle=ytitle,
+                                        measured_name=measured, fitted_name=fitted,
+                                        chosen=params.epsilon)}
+    else:
+        built = {}
+    for name, (title, context) in figure_titles(numbers, params).items():
+        titled(built[name], title, context)
+    return built

@@ -1,4 +1,4 @@
-"""Tables and plotly figures of the home page.
+"""The home page's figure: E's and D's feature averages, side by side.
 
 The private set D is drawn here only as a *non-private reference*: showing its statistics is not
 a differentially private release, and every label says so.
@@ -7,30 +7,28 @@ a differentially private release, and every label says so.
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore.figures.common import COLORS
-from dpcore.studies.home import (
-    PRIVATE_LABEL,
-    PUBLIC_LABEL,
-    TOP_FEATURES,
-    feature_means,
-    summary_table,
-)
+from dpcore.figures.common import COLORS, titled
+from dpcore.studies.home import PRIVATE_LABEL, PUBLIC_LABEL, TOP_FEATURES, Params
 
-__all__ = ["PUBLIC_LABEL", "PRIVATE_LABEL", "summary_table", "feature_means",
-           "mean_difference_figure", "run_figures"]
+__all__ = ["TITLES", "figures", "mean_difference_figure"]
 
 PUBLIC_COLOR = COLORS["public"]
 PRIVATE_COLOR = COLORS["nonprivate"]
 
+#: Each figure's title, by name (the page shows it with the same title).
+TITLES = {"feature_means": "How the two sets differ: the features whose averages differ most"}
 
-def mean_difference_figure(means: pd.DataFrame, top: int = 20) -> go.Figure:
-    """Horizontal grouped bars of the ``top`` rows of :func:`feature_means`, E next to D."""
+
+def mean_difference_figure(means: pd.DataFrame, top: int = TOP_FEATURES) -> go.Figure:
+    """Horizontal grouped bars of the ``top`` rows of the study's ``feature_means`` table
+    (:func:`dpcore.studies.home.feature_means`), E next to D."""
     shown = means.head(top)
-    labels = [html.escape(str(name)) for name in shown.index]  # plotly renders tags in labels
+    labels = [html.escape(str(name)) for name in shown["feature"]]  # plotly renders tags
     fig = go.Figure()
     for label, color in ((PUBLIC_LABEL, PUBLIC_COLOR), (PRIVATE_LABEL, PRIVATE_COLOR)):
         fig.add_bar(
@@ -52,11 +50,11 @@ def mean_difference_figure(means: pd.DataFrame, top: int = 20) -> go.Figure:
     return fig
 
 
-def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
-    """The home page's figure for a run's numbers (:func:`dpcore.studies.home.compute`)."""
-    means = numbers["feature_means"].set_index("feature")
-    fig = mean_difference_figure(means, top=TOP_FEATURES)
-    fig.update_layout(title={"text": "How the two sets differ: the features whose averages "
-                                     "differ most", "x": 0, "xanchor": "left",
-                             "font": {"size": 15}}, margin={"t": 80})
+def figures(numbers: Mapping[str, pd.DataFrame], params: Params) -> dict[str, go.Figure]:
+    """The home page's figure for its study's numbers (:func:`dpcore.studies.home.compute`),
+    titled: ``"feature_means"``, the :data:`~dpcore.studies.home.TOP_FEATURES` features whose
+    averages differ most."""
+    del params
+    fig = mean_difference_figure(numbers["feature_means"])
+    titled(fig, TITLES["feature_means"])
     return {"feature_means": fig}

@@ -6,6 +6,9 @@ prediction) are labelled "non-private" in every legend.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -18,9 +21,13 @@ from dpcore.figures.common import (
     legend_html,
     reference_line,
     spec_figure,
+    titled,
 )
 from dpcore.figures.common import fmt as _fmt
 from dpcore.figures.common import layout as _layout
+
+if TYPE_CHECKING:
+    from dpcore.studies.importance import Params
 
 TRUTH = "truth (non-private)"
 PUBLIC_MEAN = "unweighted public mean"
@@ -201,42 +208,52 @@ def distance_boxes(frame: pd.DataFrame, model: str, *, legend: bool = True) -> g
     return fig
 
 
-def _titled(fig: go.Figure, title: str) -> go.Figure:
-    fig.update_layout(title={"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}},
-                      margin={"t": 80})  # as dpcore.figures.common.show titles a page's figure
-    return fig
+#: Every figure :func:`figures` may return, by name: its title.
+TITLES = {
+    "estimates_by_epsilon": "DP estimates vs ε (Ji & Elkan Fig. 2)",
+    "estimates_by_lambda": "DP estimates vs λ (Ji & Elkan Fig. 1)",
+    "bias_sd": "Bias vs standard deviation across λ (Ji & Elkan Fig. 4)",
+    "variance_by_epsilon": "Variance vs ε (Theorem 2)",
+    "variance_by_lambda": "Variance vs λ (Theorem 2)",
+    "baselines": "Every method on the same resamples (Ji & Elkan Sect. 5.1)",
+    "model_distances_svm": "Linear SVM (Ji & Elkan Fig. 3)",
+    "model_distances_lr": "Logistic regression",
+}
 
 
-def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
-    """The selected view's figures for a run's numbers (:func:`dpcore.studies.importance.compute`),
-    drawn with the page's builders."""
+def figures(numbers: Mapping[str, pd.DataFrame], params: Params, *,
+            legend: bool = True) -> dict[str, go.Figure]:
+    """The figures of the view that :func:`dpcore.studies.importance.compute` computed
+    ``numbers`` for, by name (see :data:`TITLES`), each titled.
+
+    ``legend=False`` leaves the box figures' legends out (the page names them once, in a line of
+    text: :func:`box_legend`, :func:`distance_legend`); the other figures keep theirs.
+    """
     m = numbers["metrics"].iloc[0]
     truth, public_mean = float(m["truth_nonprivate"]), float(m["public_mean"])
-    epsilon, lam = float(m["epsilon"]), float(m["lam"])
     figs: dict[str, go.Figure] = {}
     if "estimates_by_epsilon" in numbers:
-        figs["estimates_by_epsilon"] = _titled(estimate_boxes(
-            numbers["estimates_by_epsilon"], "epsilon", epsilon, truth, public_mean, "ε"),
-            "DP estimates vs ε (Ji & Elkan Fig. 2)")
+        figs["estimates_by_epsilon"] = estimate_boxes(
+            numbers["estimates_by_epsilon"], "epsilon", params.epsilon, truth, public_mean, "ε",
+            legend=legend)
     if "estimates_by_lambda" in numbers:
-        figs["estimates_by_lambda"] = _titled(estimate_boxes(
-            numbers["estimates_by_lambda"], "lam", lam, truth, public_mean, "λ"),
-            "DP estimates vs λ (Ji & Elkan Fig. 1)")
+        figs["estimates_by_lambda"] = estimate_boxes(
+            numbers["estimates_by_lambda"], "lam", params.lam, truth, public_mean, "λ",
+            legend=legend)
     if "summary_by_epsilon" in numbers:
-        figs["variance_by_epsilon"] = _titled(variance_figure(
-            numbers["summary_by_epsilon"], numbers["theory_by_epsilon_nonprivate"], "epsilon",
-            "ε"), "Variance vs ε (Theorem 2)")
-        figs["variance_by_lambda"] = _titled(variance_figure(
-            numbers["summary_by_lambda"], numbers["theory_by_lambda_nonprivate"], "lam", "λ"),
-            "Variance vs λ (Theorem 2)")
+        figs["variance_by_epsilon"] = variance_figure(
+            numbers["summary_by_epsilon"], numbers["theory_by_epsilon_nonprivate"], "epsilon", "ε")
+        figs["variance_by_lambda"] = variance_figure(
+            numbers["summary_by_lambda"], numbers["theory_by_lambda_nonprivate"], "lam", "λ")
     elif "summary_by_lambda" in numbers:
-        figs["bias_sd"] = _titled(bias_sd_figure(
-            numbers["summary_by_lambda"], numbers["theory_by_lambda_nonprivate"], lam),
-            "Bias vs standard deviation across λ (Ji & Elkan Fig. 4)")
+        figs["bias_sd"] = bias_sd_figure(numbers["summary_by_lambda"],
+                                         numbers["theory_by_lambda_nonprivate"], params.lam)
     if "baselines" in numbers:
-        figs["baselines"] = _titled(baselines_figure(numbers["baselines"], truth, public_mean),
-                                    "Every method on the same resamples (Ji & Elkan Sect. 5.1)")
+        figs["baselines"] = baselines_figure(numbers["baselines"], truth, public_mean)
     if "model_distances" in numbers:
         for model, name in (("linear SVM", "svm"), ("logistic regression", "lr")):
-            figs[f"model_distances_{name}"] = distance_boxes(numbers["model_distances"], model)
+            figs[f"model_distances_{name}"] = distance_boxes(numbers["model_distances"], model,
+                                                             legend=legend)
+    for name, fig in figs.items():
+        titled(fig, TITLES[name])
     return figs

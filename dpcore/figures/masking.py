@@ -17,10 +17,15 @@ import plotly.express as px
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore.figures.common import COLORS, band, layout, layout_spec, spec_figure
+from dpcore.figures.common import COLORS, band, layout, layout_spec, spec_figure, titled
+from dpcore.masking import MaskedDataGenerator, MaskingTask, decision_regions
 from dpcore.studies.masking import (
+    IMAGES_PER_CLASS,
+    REGION_RESOLUTION,
+    Params,
     accuracy_label,
-    axis_ranges,  # noqa: F401  (the page's axes: one definition)
+    axis_ranges,
+    axis_titles,
 )
 
 #: One colour and one marker per class (Dark2 hues), none of them a role's colour of
@@ -285,6 +290,49 @@ def image_grid(images: np.ndarray, titles: Sequence[str], *, cols: int = 8, zmin
     return fig
 
 
+#: The "Masked vs original" view's panels are also figures of their own, ``PANEL + name``
+#: (``original``, ``initial``, ``final``), for a page that draws them side by side.
+PANEL = "panel_"
+#: The title of each figure of :func:`figures` (an accuracy curve's: :func:`figure_title`).
+TITLES = {
+    "masked_vs_original": "Original vs masked records (Pham et al. Fig. 2)",
+    "recipient_view": "The published masked set, as a recipient sees it",
+    "greedy_animation": "Greedy growth of the masked set (Algorithm 1, step 3)",
+    "private_images": "Private images (non-private; PCA-25 view)",
+    "initial_images": "Initial masked set (public images)",
+    "masked_images": "Generated masked samples as images (DP)",
+    "weight_images": "Classifier weights as images (Pham et al. Fig. 3 d-f)",
+}
+_ACCURACY = "accuracy_vs_epsilon_N"
+
+
+def figure_title(name: str) -> str:
+    """The title of figure ``name`` of :func:`figures`."""
+    if name.startswith(_ACCURACY):
+        return f"Accuracy vs ε, N = {name.removeprefix(_ACCURACY)} (Pham et al. Fig. 5)"
+    return TITLES[name]
+
+
+def settings(numbers: dict[str, pd.DataFrame], params: Params) -> str:
+    """The masked set's settings in words: ε, λ, N, and "unbounded" for a search that may
+    leave the data domain."""
+    m = numbers["metrics"].iloc[0]
+    return (f"ε = {m['epsilon']:g}, λ = {m['lambda']:g}, N = {int(m['masked_set_size'])}"
+            + ("" if params.bounded else ", unbounded"))
+
+
+def figure_context(name: str, numbers: dict[str, pd.DataFrame], params: Params,
+                   dataset: str | None = None) -> str:
+    """The settings under figure ``name``'s title: the experiment (``dataset``; by default its
+    label in :data:`~dpcore.studies.masking.TASKS`) and what the figure depends on."""
+    dataset = dataset or params.task
+    if name.startswith(_ACCURACY):
+        return f"{dataset}; λ = {params.lambda_:g}; {params.draws} draws"
+    if name in ("private_images", "initial_images"):
+        return dataset
+    return f"{dataset}; {settings(numbers, params)}"
+
+
 def _run_regions(numbers: dict[str, pd.DataFrame], panel: str):
     """``(xs, ys, labels)`` of one panel's decision regions from a run's long table."""
     table = numbers.get("regions")
@@ -304,66 +352,109 @@ def _run_images(table: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
     return table["value"].to_numpy().reshape(-1, h, w), titles
 
 
-def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
-    """The figures of a run's view (:mod:`dpcore.studies.masking`), as the page builds them."""
+def _xy(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    return frame[["x", "y"]].to_numpy(), frame["code"].to_numpy()
+
+
+def _scatter_figures(numbers: dict[str, pd.DataFrame], epsilon: float) -> dict[str, go.Figure]:
+    """The "Masked vs original" view: the recipient's view alone, or the original, initial
+    and final panels as one figure and as one figure each (:data:`PANEL`)."""
+    axes = numbers["axes"]
+    names = tuple(numbers["classes"]["name"])
+    xtitle, ytitle = axes["title"]
+    frame = {"xtitle": xtitle, "ytitle": ytitle,
+             "x_range": [float(axes["low"].iloc[0]), float(axes["high"].iloc[0])],
+             "y_range": [float(axes["low"].iloc[1]), float(axes["high"].iloc[1])]}
+    masked = numbers["masked_points"]
+    final = Panel(f"Final masked set (DP, ε = {epsilon:g})", *_xy(masked),
+                  _run_regions(numbers, "masked set (DP)"),
+                  faint=int(masked["from_initial_set"].sum()))
+    if "private_points_nonprivate" not in numbers:
+        return {"recipient_view": scatter_panels([final], names, height=520, **frame)}
+    extra = None
+    if "input_perturbed_points" in numbers:
+        extra = (f"input perturbation, ε = {epsilon:g}", *_xy(numbers["input_perturbed_points"]))
+    panels = {"original": Panel("Original private records (non-private)",
+                                *_xy(numbers["private_points_nonprivate"]),
+                                _run_regions(numbers, "original (non-private)"), extra=extra)}
+    if "initial_points" in numbers:
+        panels["initial"] = Panel("Initial masked set (public / fake)",
+                                  *_xy(numbers["initial_points"]),
+                                  _run_regions(numbers, "initial set"))
+    panels["final"] = final
+    figs = {"masked_vs_original": scatter_panels(list(panels.values()), names, **frame)}
+    parts = panel_figures(list(panels.values()), names, **frame)
+    return figs | {PANEL + name: fig for name, fig in zip(panels, parts, strict=True)}
+
+
+def figures(numbers: dict[str, pd.DataFrame], params: Params, *,
+            dataset: str | None = None) -> dict[str, go.Figure]:
+    """The figures of the view :mod:`dpcore.studies.masking` computed, titled, by name.
+
+    "Masked vs original": ``masked_vs_original`` ([PGY]_ Fig. 2) and its panels
+    (:data:`PANEL`), or ``recipient_view``; "Greedy animation": ``greedy_animation``;
+    "Accuracy vs ε": ``accuracy_vs_epsilon_N<size>`` (Fig. 5); "Digit images":
+    ``private_images``, ``initial_images``, ``masked_images``, ``weight_images`` (Fig. 3).
+    A panel's figure is left untitled (the page titles the row of panels once).
+
+    Parameters
+    ----------
+    numbers : dict of str to DataFrame
+        :func:`dpcore.studies.masking.at`'s tables.
+    params : Params
+    dataset : str, optional
+        The experiment's name in the titles' settings (the page gives the task's title); by
+        default its label in :data:`~dpcore.studies.masking.TASKS`.
+
+    References
+    ----------
+    .. [PGY] Pham, Ghosh & Yegneswaran, *Data masking with privacy guarantees*, Figs 2-5.
+    """
     epsilon = float(numbers["metrics"]["epsilon"].iloc[0])
-    figures: dict[str, go.Figure] = {}
-    axes = numbers.get("axes")
-    if axes is not None:
-        names = tuple(numbers["classes"]["name"])
-        xtitle, ytitle = axes["title"]
-        x_range = [float(axes["low"].iloc[0]), float(axes["high"].iloc[0])]
-        y_range = [float(axes["low"].iloc[1]), float(axes["high"].iloc[1])]
-
-    def xy(frame):
-        return frame[["x", "y"]].to_numpy(), frame["code"].to_numpy()
-
-    if "masked_points" in numbers and "gradient_trace" not in numbers:  # masked vs original
-        masked = numbers["masked_points"]
-        faint = int(masked["from_initial_set"].sum())
-        final = Panel(f"Final masked set (DP, ε = {epsilon:g})", *xy(masked),
-                      _run_regions(numbers, "masked set (DP)"), faint=faint)
-        if "private_points_nonprivate" not in numbers:
-            figures["recipient_view"] = scatter_panels(
-                [final], names, xtitle=xtitle, ytitle=ytitle, x_range=x_range, y_range=y_range,
-                height=520)
-        else:
-            extra = None
-            if "input_perturbed_points" in numbers:
-                extra = (f"input perturbation, ε = {epsilon:g}",
-                         *xy(numbers["input_perturbed_points"]))
-            panels = [Panel("Original private records (non-private)",
-                            *xy(numbers["private_points_nonprivate"]),
-                            _run_regions(numbers, "original (non-private)"), extra=extra)]
-            if "initial_points" in numbers:
-                panels.append(Panel("Initial masked set (public / fake)",
-                                    *xy(numbers["initial_points"]),
-                                    _run_regions(numbers, "initial set")))
-            panels.append(final)
-            figures["masked_vs_original"] = scatter_panels(
-                panels, names, xtitle=xtitle, ytitle=ytitle, x_range=x_range, y_range=y_range)
+    figs: dict[str, go.Figure] = {}
     if "gradient_trace" in numbers:
+        axes = numbers["axes"]
         masked = numbers["masked_points"]
         first = masked["from_initial_set"].to_numpy(dtype=bool)
-        X, y = xy(masked)
-        figures["greedy_animation"] = growth_animation(
+        X, y = _xy(masked)
+        figs["greedy_animation"] = growth_animation(
             X[first], y[first], X[~first], y[~first],
-            numbers["gradient_trace"]["gradient_norm"].to_numpy(), names, x_range=x_range,
-            y_range=y_range, xtitle=xtitle, ytitle=ytitle)
+            numbers["gradient_trace"]["gradient_norm"].to_numpy(),
+            tuple(numbers["classes"]["name"]),
+            x_range=[float(axes["low"].iloc[0]), float(axes["high"].iloc[0])],
+            y_range=[float(axes["low"].iloc[1]), float(axes["high"].iloc[1])],
+            xtitle=axes["title"].iloc[0], ytitle=axes["title"].iloc[1])
+    elif "masked_points" in numbers:
+        figs |= _scatter_figures(numbers, epsilon)
+    ytitle = accuracy_label(bool(numbers["metrics"]["validation_private"].iloc[0]), axis=True)
     for name in sorted(numbers):
         if name.startswith("accuracy_N"):
-            figures[name.replace("accuracy_N", "accuracy_vs_epsilon_N")] = accuracy_figure(
-                numbers[name], epsilon=epsilon, ytitle=accuracy_label(
-                    bool(numbers["metrics"]["validation_private"].iloc[0]), axis=True))
-    per_class = 6
-    for name, key, cols in (("private_images_nonprivate", "private_images", per_class * 3),
-                            ("initial_images", "initial_images", per_class * 3),
-                            ("masked_images", "masked_images", per_class * 3)):
-        if name in numbers:
-            images, titles = _run_images(numbers[name])
-            figures[key] = image_grid(images, titles, cols=cols)
+            figs[name.replace("accuracy_N", _ACCURACY)] = accuracy_figure(
+                numbers[name], epsilon=epsilon, ytitle=ytitle)
+    for table, name in (("private_images_nonprivate", "private_images"),
+                        ("initial_images", "initial_images"), ("masked_images", "masked_images")):
+        if table in numbers:
+            figs[name] = image_grid(*_run_images(numbers[table]), cols=IMAGES_PER_CLASS * 3)
     if "weight_images" in numbers:
         images, titles = _run_images(numbers["weight_images"])
         n_classes = len({t.split(": ", 1)[1] for t in titles})
-        figures["weight_images"] = image_grid(images, titles, cols=n_classes, diverging=True)
-    return figures
+        figs["weight_images"] = image_grid(images, titles, cols=n_classes, diverging=True)
+    for name, fig in figs.items():
+        if not name.startswith(PANEL):
+            titled(fig, figure_title(name), figure_context(name, numbers, params, dataset))
+    return figs
+
+
+def released_figure(task: MaskingTask, gen: MaskedDataGenerator) -> go.Figure:
+    """A released masked set alone, on axes that hold it, with the decision regions of the
+    model trained on it (2-D tasks; pale points: the initial set)."""
+    masked2 = task.project(gen.masked_X_)
+    x_range, y_range = axis_ranges(masked2)
+    regions = None
+    if task.projection()[2]:
+        regions = decision_regions(gen.refit_coef_, task.data_norm, x_range, y_range,
+                                   resolution=REGION_RESOLUTION)
+    xtitle, ytitle = axis_titles(task)
+    return scatter_panels([Panel("Released masked set", masked2, gen.masked_y_, regions,
+                                 faint=gen.n_initial_)], task.class_names, xtitle=xtitle,
+                          ytitle=ytitle, x_range=x_range, y_range=y_range, height=480)

@@ -6,11 +6,17 @@ shared roles "output", "objective", "objective2008", "nonprivate" and "theory".
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore.figures.common import COLORS, band, layout
+from dpcore.figures.common import COLORS, band, layout, titled
+from dpcore.studies.perturbation import Params
+
+__all__ = ["ROLES", "PRIVATE", "TITLES", "error_curve", "distance_boxes", "bounds_figure",
+           "coefficient_bars", "figures"]
 
 #: Method label of dpcore.perturbation.experiments -> palette role.
 ROLES = {
@@ -116,29 +122,32 @@ def coefficient_bars(coef: np.ndarray, features: list[str], top: int = 20) -> go
     return layout(fig, "coefficient", "", height=max(300, 22 * len(order) + 80))
 
 
-def _titled(fig: go.Figure, title: str) -> go.Figure:
-    fig.update_layout(title={"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}},
-                      margin={"t": 80})  # as dpcore.figures.common.show titles a page's figure
-    return fig
+#: Every figure :func:`figures` may return, by name: its title.
+TITLES = {
+    "error_vs_epsilon": "Test error vs ε (Chaudhuri & Monteleoni Fig. 2c-d)",
+    "learning_curve": "Learning curves (Chaudhuri & Monteleoni Fig. 2a-b)",
+    "distance": "How far the private model lands from the non-private one",
+    "bounds": "Excess training loss and the bounds of Lemmas 3 and 4",
+}
 
 
-def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
-    """The selected view's figure for a run's numbers (:func:`dpcore.studies.perturbation.compute`),
-    drawn with the page's builders."""
-    m = numbers["metrics"].iloc[0]
-    epsilon = float(m["epsilon"])
-    if "bounds" in numbers:
-        return {"bounds": _titled(bounds_figure(numbers["results"], numbers["bounds"], epsilon),
-                                  "Excess training loss and the bounds of Lemmas 3 and 4")}
-    if "summary" in numbers and "n" in numbers["summary"]:
-        return {"learning_curve": _titled(error_curve(
-            numbers["summary"], by="n", chosen=float(m["n_fold"]), xtitle="training size n",
-            log_x=False), "Learning curves (Chaudhuri & Monteleoni Fig. 2a-b)")}
-    if "summary" in numbers:
-        return {"error_vs_epsilon": _titled(error_curve(
-            numbers["summary"], by="epsilon", chosen=epsilon, xtitle="ε (log scale)"),
-            "Test error vs ε (Chaudhuri & Monteleoni Fig. 2c-d)")}
-    if "results" in numbers:
-        return {"distance": _titled(distance_boxes(numbers["results"], epsilon),
-                                    "How far the private model lands from the non-private one")}
-    return {}
+def figures(numbers: Mapping[str, pd.DataFrame], params: Params) -> dict[str, go.Figure]:
+    """The figure of the view that :func:`dpcore.studies.perturbation.compute` computed
+    ``numbers`` for, by name (see :data:`TITLES`), titled; none for the Publish view (its model
+    is a release, drawn by the page from the release itself: :func:`coefficient_bars`)."""
+    view, epsilon = params.view, params.epsilon
+    figs: dict[str, go.Figure] = {}
+    if view == "Error vs ε":
+        figs["error_vs_epsilon"] = error_curve(numbers["summary"], by="epsilon", chosen=epsilon,
+                                               xtitle="ε (log scale)")
+    elif view == "Learning curve":
+        n_fold = float(numbers["metrics"].iloc[0]["n_fold"])
+        figs["learning_curve"] = error_curve(numbers["summary"], by="n", chosen=n_fold,
+                                             xtitle="training size n", log_x=False)
+    elif view == "Distance to non-private":
+        figs["distance"] = distance_boxes(numbers["results"], epsilon)
+    elif view == "Bounds (Lemmas 3-4)":
+        figs["bounds"] = bounds_figure(numbers["results"], numbers["bounds"], epsilon)
+    for name, fig in figs.items():
+        titled(fig, TITLES[name])
+    return figs

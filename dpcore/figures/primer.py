@@ -14,9 +14,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore.figures.common import COLORS, fmt, layout, legend_entry
+from dpcore.figures.common import COLORS, fmt, layout, legend_entry, titled
+from dpcore.studies.primer import Params
 
-__all__ = ["answers_figure", "selection_figure", "run_figures"]
+__all__ = ["TITLES", "answers_figure", "contexts", "figures", "selection_figure"]
 
 BINS = 61
 
@@ -98,15 +99,32 @@ def selection_figure(choice: pd.DataFrame, *, column: str, epsilon: float) -> go
     return layout(fig, f"candidate ({column}); ε = {fmt(epsilon)}", "% of draws", height=380)
 
 
-def run_figures(numbers: Mapping[str, pd.DataFrame], controls: Mapping[str, object]
-                ) -> dict[str, go.Figure]:
-    """The primer's figures for a run's numbers (the page's builders, same inputs)."""
+#: Each figure's title, by name (the page shows them with the dataset's name in the context).
+TITLES = {
+    "answers": "Where the noisy answers land (survey Sect. 1.3)",
+    "exponential": "The exponential mechanism picks the most common category (survey Sect. 1.4)",
+}
+
+
+def contexts(numbers: Mapping[str, pd.DataFrame], params: Params) -> dict[str, str]:
+    """Each figure's settings (the query, ε, δ), by name, without the dataset's name."""
+    label = str(numbers["query"]["label"].iloc[0])
+    return {"answers": f"{label}; ε = {params.epsilon:g}, δ = {params.delta:g}",
+            "exponential": f"ε = {params.epsilon:g}"}
+
+
+def figures(numbers: Mapping[str, pd.DataFrame], params: Params) -> dict[str, go.Figure]:
+    """The primer's figures for its study's numbers at ``params``, titled, by name: the noisy
+    answers of each mechanism, and the exponential mechanism's choices when the data has a
+    category column."""
     query = numbers["query"].iloc[0]
-    figures = {"answers": answers_figure(numbers["answers"], numbers["mechanisms"],
-                                         label=str(query["label"]))}
-    choice = numbers.get("exponential")
-    if choice is not None and len(choice):
-        eps = float(numbers["mechanisms"]["epsilon"].iloc[0])
-        figures["exponential"] = selection_figure(choice, column=str(choice["column"].iloc[0]),
-                                                  epsilon=eps)
-    return figures
+    built = {"answers": answers_figure(numbers["answers"], numbers["mechanisms"],
+                                       label=str(query["label"]))}
+    choice = numbers["exponential"]
+    if len(choice):
+        built["exponential"] = selection_figure(choice, column=str(choice["column"].iloc[0]),
+                                                epsilon=params.epsilon)
+    settings = contexts(numbers, params)
+    for name, fig in built.items():
+        titled(fig, TITLES[name], settings[name])
+    return built

@@ -1,7 +1,9 @@
-"""Plotly figures of the optimal-public-subset page ([WJ18] Figs 2-6).
+"""Plotly figures of the optimal-public-subset page ([WJ18] Figs 2-6), from its study's numbers.
 
-Every error below is measured against the private data without noise, to evaluate the mechanism;
-curves and points computed from D without noise are labelled "non-private" in the legends.
+:func:`figures` builds the figure of the view that :mod:`dpcore.studies.subset` computed, for the
+page, ``python -m dpcore run`` and presentation mode alike. Every error below is measured
+against the private data without noise, to evaluate the mechanism; curves and points computed
+from D without noise are labelled "non-private" in the legends.
 """
 
 from __future__ import annotations
@@ -11,8 +13,11 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore.figures.common import COLORS, band, legend_entry, reference_line
+from dpcore.figures.common import COLORS, band, legend_entry, reference_line, titled
 from dpcore.figures.common import layout as _layout
+from dpcore.studies.subset import Params
+
+__all__ = ["TITLES", "distance_curve", "error_curve", "figures", "points_map", "settings"]
 
 DP = "DP estimate (mean ± SD over repeats)"
 HYBRID = "hybrid weights without noise (non-private)"
@@ -20,6 +25,10 @@ PUBLIC = "public set only"
 LEI = "Lei's perturbed histogram of D"
 NOISY = "released noisy criterion (repeat 1)"
 SELECTED = "size Algorithm 2 selected"
+#: The title of each figure, by name.
+TITLES = {"error_vs_size": "Prediction error vs released size (Wang et al. Figs 5-6)",
+          "distance_vs_size": "d(D, E′) vs size of the nested subsets (Wang et al. Fig. 4)",
+          "points_and_weights": "Rescaled points and DP weights (Wang et al. Figs 2-3)"}
 
 
 def _legend_below(fig: go.Figure) -> go.Figure:
@@ -29,61 +38,72 @@ def _legend_below(fig: go.Figure) -> go.Figure:
     return fig
 
 
-def error_curve(study, inspected: int) -> go.Figure:
+def _inspected(fig: go.Figure, size: int) -> None:
+    """Mark the inspected size on a curve against the subset size."""
+    fig.add_vline(x=float(size), line_color=COLORS["chosen"], line_dash="dash")
+    legend_entry(fig, f"inspected size {size}", "chosen", dash="dash")
+
+
+def error_curve(numbers: dict[str, pd.DataFrame]) -> go.Figure:
     """Prediction error t_i against the released size (Figs 5-6), the inspected size marked.
 
     Parameters
     ----------
-    study : dpcore.subset.SubsetStudy
-    inspected : int
-        Index of the candidate the size slider shows.
+    numbers : dict of str to DataFrame
+        The study's numbers of the error view (``metrics`` and ``error_curve``).
     """
-    sizes = study.sizes
+    m, curve = numbers["metrics"].iloc[0], numbers["error_curve"]
+    sizes, dp = curve["size"].to_numpy(), curve["dp_error_mean_nonprivate"].to_numpy()
     fig = go.Figure()
-    sd = study.dp_curves.std(axis=0, ddof=1) if study.repeats > 1 else np.zeros(sizes.size)
-    band(fig, sizes, study.dp_curve, sd, DP, "dp")
-    fig.add_trace(go.Scatter(x=sizes, y=study.hybrid_curve, mode="lines", name=HYBRID,
+    band(fig, sizes, dp, curve["dp_error_sd_nonprivate"].to_numpy(), DP, "dp")
+    fig.add_trace(go.Scatter(x=sizes, y=curve["hybrid_error_nonprivate"].to_numpy(),
+                             mode="lines", name=HYBRID,
                              line={"color": COLORS["nonprivate"], "dash": "dot"}))
-    if study.noisy_curves is not None:
-        fig.add_trace(go.Scatter(x=sizes, y=study.noisy_curves[0], mode="markers", name=NOISY,
+    if "noisy_criterion_repeat1" in curve:
+        fig.add_trace(go.Scatter(x=sizes, y=curve["noisy_criterion_repeat1"].to_numpy(),
+                                 mode="markers", name=NOISY,
                                  marker={"color": COLORS["dp"], "symbol": "x", "size": 6,
                                          "opacity": 0.6}))
-    reference_line(fig, study.public_only, PUBLIC, "public")
-    if study.lei is not None:
-        reference_line(fig, float(np.mean(study.lei)), LEI, "baseline", dash="dashdot")
-    picked, counts = np.unique(study.selected, return_counts=True)
+    reference_line(fig, float(m["public_only_error_nonprivate"]), PUBLIC, "public")
+    lei = m.get("lei_error_mean_nonprivate")
+    if lei is not None and not pd.isna(lei):
+        reference_line(fig, float(lei), LEI, "baseline", dash="dashdot")
+    counts = curve["times_selected"].to_numpy()
+    picked = np.flatnonzero(counts)
     fig.add_trace(go.Scatter(
-        x=sizes[picked], y=study.dp_curve[picked], mode="markers", name=SELECTED,
-        marker={"color": COLORS["chosen"], "symbol": "star", "size": 9 + 3 * counts,
+        x=sizes[picked], y=dp[picked], mode="markers", name=SELECTED,
+        marker={"color": COLORS["chosen"], "symbol": "star", "size": 9 + 3 * counts[picked],
                 "line": {"color": "white", "width": 1}},
         hovertemplate="selected in %{text} repeat(s): size %{x}<extra></extra>",
-        text=[str(c) for c in counts],
+        text=[str(c) for c in counts[picked]],
     ))
-    fig.add_vline(x=float(sizes[inspected]), line_color=COLORS["chosen"], line_dash="dash")
-    legend_entry(fig, f"inspected size {int(sizes[inspected])}", "chosen", dash="dash")
+    _inspected(fig, int(m["inspected_size"]))
     fig.update_yaxes(rangemode="tozero")
     return _legend_below(_layout(fig, "released public points (subset size)",
                                  "prediction error t = ‖h(θ) − h(θ_D)‖₂", height=560))
 
 
-def distance_curve(study, inspected: int) -> go.Figure:
+def distance_curve(numbers: dict[str, pd.DataFrame]) -> go.Figure:
     """d(D, E_(i)) of eq. (5) against the subset size (Fig. 4); non-private."""
+    dist = numbers["distance_curve_nonprivate"]
     fig = go.Figure(go.Scatter(
-        x=study.sizes, y=study.distance.mean(axis=0), mode="lines+markers",
-        name="d(D, E′) (non-private)", line={"color": COLORS["nonprivate"]},
+        x=dist["size"].to_numpy(), y=dist["distance_nonprivate"].to_numpy(),
+        mode="lines+markers", name="d(D, E′) (non-private)",
+        line={"color": COLORS["nonprivate"]},
     ))
-    fig.add_vline(x=float(study.sizes[inspected]), line_color=COLORS["chosen"],
-                  line_dash="dash")
-    legend_entry(fig, f"inspected size {int(study.sizes[inspected])}", "chosen", dash="dash")
+    _inspected(fig, int(numbers["metrics"]["inspected_size"].iloc[0]))
     fig.update_yaxes(rangemode="tozero")
     return _legend_below(_layout(fig, "released public points (subset size)",
                                  "mean distance of a private point to E′", height=460))
 
 
-def points_map(public_xy: np.ndarray, weights: np.ndarray, in_subset: np.ndarray,
-               private_xy: np.ndarray, labels: tuple[str, str]) -> go.Figure:
+def points_map(numbers: dict[str, pd.DataFrame]) -> go.Figure:
     """Rescaled public points coloured by DP weight, the subset highlighted, next to the
     rescaled private points (non-private) (Figs 2-3)."""
+    pub, priv = numbers["public_points"], numbers["private_points_nonprivate"]
+    labels = tuple(numbers["axes"]["label"])
+    public_xy, private_xy = pub[["x", "y"]].to_numpy(), priv[["x", "y"]].to_numpy()
+    weights, in_subset = pub["dp_weight"].to_numpy(), pub["in_subset"].to_numpy(dtype=bool)
     fig = make_subplots(rows=1, cols=2, shared_xaxes=True, shared_yaxes=True,
                         subplot_titles=("public E: DP weight of the inspected subset",
                                         "private D (non-private)"))
@@ -109,50 +129,27 @@ def points_map(public_xy: np.ndarray, weights: np.ndarray, in_subset: np.ndarray
     return fig
 
 
-class _RunStudy:
-    """The parts of a :class:`dpcore.subset.SubsetStudy` the figures read, rebuilt from a run's
-    tables (see :func:`dpcore.studies.subset.compute`)."""
-
-    def __init__(self, numbers: dict[str, pd.DataFrame]) -> None:
-        m = numbers["metrics"].iloc[0]
-        self.public_only = float(m["public_only_error_nonprivate"])
-        lei = m.get("lei_error_mean_nonprivate")
-        self.lei = None if lei is None or pd.isna(lei) else np.array([float(lei)])
-        if "error_by_repeat" in numbers:
-            by = numbers["error_by_repeat"]
-            self.repeats = int(by["repeat"].max())
-            self.sizes = by.loc[by["repeat"] == 1, "size"].to_numpy()
-            shape = (self.repeats, self.sizes.size)
-            self.dp_curves = by["dp_error_nonprivate"].to_numpy().reshape(shape)
-            self.hybrid_curves = by["hybrid_error_nonprivate"].to_numpy().reshape(shape)
-            curve = numbers["error_curve"]
-            self.noisy_curves = (curve["noisy_criterion_repeat1"].to_numpy()[None, :]
-                                 if "noisy_criterion_repeat1" in curve else None)
-            chosen = numbers["selected"]["selected_size"].to_numpy()
-            self.selected = np.searchsorted(self.sizes, chosen)
-            self.dp_curve = self.dp_curves.mean(axis=0)
-            self.hybrid_curve = self.hybrid_curves.mean(axis=0)
-        if "distance_curve_nonprivate" in numbers:
-            dist = numbers["distance_curve_nonprivate"]
-            self.sizes = dist["size"].to_numpy()
-            self.distance = dist["distance_nonprivate"].to_numpy()[None, :]
+#: The figure of each view, by the table that view's numbers hold.
+_BUILDERS = (("error_curve", "error_vs_size", error_curve),
+             ("distance_curve_nonprivate", "distance_vs_size", distance_curve),
+             ("public_points", "points_and_weights", points_map))
 
 
-def run_figures(numbers: dict[str, pd.DataFrame], controls) -> dict[str, go.Figure]:
-    """The figure of a run's view (:mod:`dpcore.studies.subset`), built as the page builds it."""
-    size = int(numbers["metrics"]["inspected_size"].iloc[0])
-    if "error_curve" in numbers:
-        study = _RunStudy(numbers)
-        inspected = int(np.flatnonzero(study.sizes == size)[0])
-        return {"error_vs_size": error_curve(study, inspected)}
-    if "distance_curve_nonprivate" in numbers:
-        study = _RunStudy(numbers)
-        inspected = int(np.flatnonzero(study.sizes == size)[0])
-        return {"distance_vs_size": distance_curve(study, inspected)}
-    if "public_points" in numbers:
-        pub, priv = numbers["public_points"], numbers["private_points_nonprivate"]
-        labels = tuple(numbers["axes"]["label"])
-        return {"points_and_weights": points_map(
-            pub[["x", "y"]].to_numpy(), pub["dp_weight"].to_numpy(),
-            pub["in_subset"].to_numpy(dtype=bool), priv[["x", "y"]].to_numpy(), labels)}
-    return {}
+def settings(numbers: dict[str, pd.DataFrame], params: Params, name: str) -> str:
+    """The settings behind figure ``name``, for its title: the split ε, λ, the repeats and the
+    accounting (and the inspected size for the points)."""
+    m = numbers["metrics"].iloc[0]
+    eps = ", ".join(f"{m[f'epsilon{i}']:g}" for i in (1, 2, 3))
+    text = (f"ε = ({eps}), λ = {params.lambda_:g}, {params.reps} repeat(s), "
+            f"{params.accounting}")
+    if name == "points_and_weights":
+        text += f"; size {int(m['inspected_size']):,}, repeat 1"
+    return text
+
+
+def figures(numbers: dict[str, pd.DataFrame], params: Params) -> dict[str, go.Figure]:
+    """The figure of the view the study computed (none for Publish), titled, by name."""
+    built = {name: build(numbers) for table, name, build in _BUILDERS if table in numbers}
+    for name, fig in built.items():
+        titled(fig, TITLES[name], settings(numbers, params, name))
+    return built

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from dpcore.importance.mechanism import _records, query_values
+from dpcore.importance.mechanism import check_records, query_values
 from dpcore.mechanisms import Laplace
 from dpcore.queries import Query
 from dpcore.random import stream, study_seed
@@ -52,7 +52,7 @@ def baselines(private, public, query: Query, epsilons: Iterable[float], n_reps: 
     if not isinstance(query, Query):
         raise TypeError("baselines needs a dpcore.queries.Query.")
     epsilons = [check_epsilon(eps) for eps in epsilons]
-    X_D, _ = _records(private, public)
+    X_D, _ = check_records(private, public)
     n_D, d = X_D.shape
     cols = query.columns
     binary = list(binary) if binary is not None else [

@@ -21,12 +21,12 @@ from scipy.special import softmax
 
 from dpcore.importance.mechanism import (
     TOL,
-    _balanced_design,
-    _design,
-    _weighted_means,
+    balanced_design,
     check_lam,
+    design_matrices,
     query_values,
     release_sensitivity,
+    weighted_means,
 )
 from dpcore.logistic import BatchedProblem, fit_logistic, fit_logistic_batched
 from dpcore.mechanisms import L2Laplace
@@ -97,9 +97,9 @@ class BootstrapStudy:
             raise ValueError(f"n_reps == {n_reps!r}, must be an integer >= 1.")
         self.n_reps = int(n_reps)
         self.seed = study_seed(rng)
-        X_D, X_E = _design(private, public, fit_intercept, clip)
+        X_D, X_E = design_matrices(private, public, fit_intercept, clip)
         n_D, n_E = X_D.shape[0], X_E.shape[0]
-        X, y, s = _balanced_design(X_D, X_E)
+        X, y, s = balanced_design(X_D, X_E)
         # Column 0 holds the whole of D (beta_0's fit); the others the resamples.
         S = np.empty((n_D + n_E, self.n_reps + 1))
         S[:, 0] = s
@@ -149,10 +149,10 @@ def bootstrap_estimates(fits: BootstrapFits, public_values, epsilon: float | Non
     """
     b_E = np.asarray(public_values, dtype=float).ravel()
     if epsilon is None:
-        return _weighted_means(fits.public, fits.coefs, b_E)
+        return weighted_means(fits.public, fits.coefs, b_E)
     ((_, noisy),) = noisy_replicates(fits.coefs, [epsilon], fits.mechanism, fits.seed,
                                      "importance", fits.lam)
-    return _weighted_means(fits.public, noisy, b_E)
+    return weighted_means(fits.public, noisy, b_E)
 
 
 def _lambda_cell(cell: tuple[float, list[float], np.ndarray],
@@ -246,7 +246,7 @@ def model_distances(private, public, target: str, lam: float, epsilons: Iterable
     if not isinstance(private, pd.DataFrame) or target not in private.columns:
         raise DataError(f"target {target!r} must be a column of the private DataFrame.")
     features = [c for c in private.columns if c != target and c not in set(exclude)]
-    F_D, F_E = _design(private[features], public[features], True)
+    F_D, F_E = design_matrices(private[features], public[features], True)
     y_D, y_E = private[target].to_numpy(float), public[target].to_numpy(float)
     if len(np.unique(y_D)) < 2 or len(np.unique(y_E)) < 2:
         raise DataError(f"target {target!r} needs both classes in the private and public sets.")

@@ -53,15 +53,20 @@ __all__ = [
     "PULL_SHARE",
     "BalancedFit",
     "ImportanceWeights",
+    "balanced_design",
     "balanced_fit",
+    "check_records",
     "default_lambda",
     "expected_noise_norm",
     "noise_scale",
     "release_sensitivity",
     "correcting_epsilon",
+    "design_matrices",
     "pulled_to_public",
     "smallest_epsilon",
     "typical_log_weight_noise",
+    "weighted_means",
+    "with_intercept",
 ]
 
 #: Objective tolerance of every fit: certified ``J(beta) - min J <= 2 TOL`` (the balanced
@@ -78,8 +83,26 @@ NEIGHBOURING = "replace one private record (N_D public)"
 # --------------------------------------------------------------------------------------------
 # Inputs
 # --------------------------------------------------------------------------------------------
-def _records(private, public, *, clip: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Private and public records as float arrays with matching columns; private in [0, 1]^d."""
+def check_records(private, public, *, clip: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Private and public records as float arrays with matching columns; private in [0, 1]^d.
+
+    Parameters
+    ----------
+    private, public : DataFrame or array of shape (n, d)
+        Encoded records. Two DataFrames are aligned on the private set's column order.
+    clip : bool, default=False
+        Clip private components into [0, 1] instead of refusing values outside it.
+
+    Returns
+    -------
+    X_D : ndarray of shape (n_private, d)
+    X_E : ndarray of shape (n_public, d)
+
+    Raises
+    ------
+    DataError
+        When the columns differ or a private component lies outside [0, 1] (without ``clip``).
+    """
     if isinstance(private, pd.DataFrame) and isinstance(public, pd.DataFrame):
         if list(private.columns) != list(public.columns):
             missing = set(private.columns) ^ set(public.columns)
@@ -98,14 +121,17 @@ def _records(private, public, *, clip: bool = False) -> tuple[np.ndarray, np.nda
     return X_D, X_E
 
 
-def _with_intercept(X: np.ndarray, fit_intercept: bool) -> np.ndarray:
+def with_intercept(X: np.ndarray, fit_intercept: bool) -> np.ndarray:
+    """``X`` with a last column of ones when ``fit_intercept`` (the intercept counts in ``d``)."""
     return np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X
 
 
-def _design(private, public, fit_intercept: bool, clip: bool = False):
-    """Private and public design matrices, the intercept column appended when fitted."""
-    X_D, X_E = _records(private, public, clip=clip)
-    return _with_intercept(X_D, fit_intercept), _with_intercept(X_E, fit_intercept)
+def design_matrices(private, public, fit_intercept: bool,
+                    clip: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Private and public design matrices (:func:`check_records`), the intercept column appended
+    when fitted (:func:`with_intercept`): the ``x`` of every fit and weight of [JE13]_."""
+    X_D, X_E = check_records(private, public, clip=clip)
+    return with_intercept(X_D, fit_intercept), with_intercept(X_E, fit_intercept)
 
 
 def query_values(query, private, public) -> tuple[np.ndarray, np.ndarray]:
@@ -181,7 +207,7 @@ LOG_WEIGHT_NOISE_LIMIT = 2.5
 def _public_norms(public, fit_intercept: bool) -> tuple[int, float]:
     """``d`` and ``rms||x||`` of the public records (with the intercept column): the only part of
     :func:`typical_log_weight_noise` that reads data, computed once per rule below."""
-    X_E = _with_intercept(check_array(public, "public"), fit_intercept)
+    X_E = with_intercept(check_array(public, "public"), fit_intercept)
     return X_E.shape[1], float(np.sqrt(np.mean(np.sum(X_E**2, axis=1))))
 
 
@@ -271,8 +297,11 @@ def smallest_epsilon(public, n_private: int, lam: float, epsilons, *,
     return None
 
 
-def _balanced_design(X_D: np.ndarray, X_E: np.ndarray):
-    """Stacked records, labels (1 for D) and the balanced weights 1/N_D and 1/N_E."""
+def balanced_design(X_D: np.ndarray,
+                    X_E: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The balanced logistic regression of [JE13]_ Algorithm 1 step 1 (footnote 2) as one
+    weighted problem: the stacked records ``X``, the labels ``y`` (1 for D, 0 for E) and the
+    sample weights ``s`` (1/N_D on D, 1/N_E on E, so each set weighs 1)."""
     n_D, n_E = X_D.shape[0], X_E.shape[0]
     X = np.vstack([X_D, X_E])
     y = np.r_[np.ones(n_D), np.zeros(n_E)]
@@ -280,8 +309,23 @@ def _balanced_design(X_D: np.ndarray, X_E: np.ndarray):
     return X, y, s
 
 
-def _weighted_means(X_E: np.ndarray, B: np.ndarray, b_E: np.ndarray) -> np.ndarray:
-    """``(1/N_E) sum_E b(x) w(x)`` for each row of ``B`` (shape (R, d)), stable in exp."""
+def weighted_means(X_E: np.ndarray, B: np.ndarray, b_E: np.ndarray) -> np.ndarray:
+    """The estimate ``(1/N_E) sum_E b(x) w(x)`` of [JE13]_ Algorithm 1 step 3 for every row of
+    ``B``, stable in exp.
+
+    Parameters
+    ----------
+    X_E : ndarray of shape (n_public, d)
+        The public design (:func:`design_matrices`).
+    B : ndarray of shape (n_coefs, d)
+        One coefficient vector ``beta`` per row.
+    b_E : ndarray of shape (n_public,)
+        The query ``b`` on each public record.
+
+    Returns
+    -------
+    ndarray of shape (n_coefs,)
+    """
     Z = X_E @ B.T
     Z -= Z.max(axis=0)
     np.exp(Z, out=Z)
@@ -316,7 +360,7 @@ class BalancedFit:
 
 def _fit_step1(X_D: np.ndarray, X_E: np.ndarray, lam: float, fit_intercept: bool,
                clip: bool) -> BalancedFit:
-    X, y, s = _balanced_design(X_D, X_E)
+    X, y, s = balanced_design(X_D, X_E)
     with warnings.catch_warnings():  # non-convergence is reported by BalancedFit.converged
         warnings.simplefilter("ignore", RuntimeWarning)
         try:
@@ -339,7 +383,7 @@ def balanced_fit(private, public, lam: float, *, fit_intercept: bool = True,
     -------
     BalancedFit
     """
-    X_D, X_E = _design(private, public, fit_intercept, clip)
+    X_D, X_E = design_matrices(private, public, fit_intercept, clip)
     return _fit_step1(X_D, X_E, check_lam(lam), fit_intercept, clip)
 
 
@@ -436,7 +480,7 @@ class ImportanceWeights:
         """
         epsilon, lam = check_epsilon(self.epsilon), check_lam(self.lam)
         check_study_or_release(self.rng, self.accountant)
-        X_D, X_E = _design(private, public, self.fit_intercept, self.clip)
+        X_D, X_E = design_matrices(private, public, self.fit_intercept, self.clip)
         n_D, d = X_D.shape
         if step1 is None:
             step1 = _fit_step1(X_D, X_E, lam, self.fit_intercept, self.clip)

@@ -65,14 +65,14 @@ def _reference(private, public, query, lam: float, fit_intercept: bool,
                beta0=None) -> _Reference:
     lam = core.check_lam(lam)
     b_D, b_E = core.query_values(query, private, public)
-    X_D, X_E = core._design(private, public, fit_intercept)
+    X_D, X_E = core.design_matrices(private, public, fit_intercept)
     if beta0 is None:
-        beta0 = fit_logistic(*core._balanced_design(X_D, X_E), lam=lam, tol=core.TOL).coef
+        beta0 = fit_logistic(*core.balanced_design(X_D, X_E), lam=lam, tol=core.TOL).coef
     return _Reference(X_D, X_E, b_D, b_E, np.asarray(beta0, dtype=float), lam)
 
 
 def _bias(ref: _Reference) -> float:
-    return float(core._weighted_means(ref.X_E, ref.beta0[None, :], ref.b_E)[0] - ref.b_D.mean())
+    return float(core.weighted_means(ref.X_E, ref.beta0[None, :], ref.b_E)[0] - ref.b_D.mean())
 
 
 def _noise_variance(d: int, n_private: int, lam: float, epsilon: float) -> float:

@@ -20,6 +20,8 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from dpcore.datasets import load_scenario
+from dpcore.datasets.builtin import TOY_BOUNDS, TOY_MEANS
 from dpcore.masking.generator import (
     GAP_TOL,
     input_perturbation,
@@ -28,8 +30,9 @@ from dpcore.masking.generator import (
 )
 from dpcore.masking.greedy import greedy_masked_samples
 from dpcore.masking.model import fit_logistic_model, n_logits, predict_labels
+from dpcore.perturbation import perturb_output
 from dpcore.random import stream
-from dpcore.validation import check_scalar
+from dpcore.validation import DataError, check_scalar
 
 __all__ = ["FIG5_EPSILONS", "METHODS", "MaskingTask", "accuracy_vs_epsilon", "decision_regions",
            "digits_task", "scenario_task", "toy_sample", "toy_task"]
@@ -166,8 +169,6 @@ def toy_sample(n: int, rng, classes: Sequence[int] = (1, 2, 3)) -> tuple[np.ndar
     and the domain box are those of ``dpcore.datasets``' ``three-gaussians`` scenario). Labels
     are codes ``c - 1`` (class 3, the sensitive one, is code 2).
     """
-    from dpcore.datasets.builtin import TOY_BOUNDS, TOY_MEANS
-
     classes = list(classes)
     labels = rng.permutation(np.arange(n) % len(classes))
     codes = np.array(classes)[labels] - 1
@@ -184,8 +185,6 @@ def toy_task(n_private: int = 100, *, n_initial: int = 100, seed: int = 2016) ->
     and one third of ``n_initial``). Validation: 3,000 fresh draws; study pool: 20,000 draws.
     Domain: the scenario's box ``[-2.5, 3]^2``, so ``||x|| <= 3 sqrt(2)``.
     """
-    from dpcore.datasets.builtin import TOY_BOUNDS
-
     X, y = toy_sample(n_private, stream(seed, "toy", "private"))
     n_real = (2 * n_initial) // 3
     X12, y12 = toy_sample(n_real, stream(seed, "toy", "initial"), classes=(1, 2))
@@ -221,8 +220,6 @@ def digits_task(digits: Sequence[int] = (0, 1, 3), replacement: int = 6, *,
     ``digits``. Domain bound: ``||V (p - mean)|| <= ||p - mean|| <= sqrt(sum_j max(mean_j,
     1 - mean_j)^2)`` for any image ``p`` in ``[0, 1]^64`` (mean and V from E only).
     """
-    from dpcore.datasets import load_scenario
-
     digits = tuple(int(v) for v in digits)
     if len(digits) != 3 or len(set(digits) | {replacement}) != 4:
         raise ValueError(f"digits must be three different digits and replacement a fourth, got "
@@ -279,8 +276,6 @@ def scenario_task(scenario, *, n_initial: int = 100, valid_fraction: float = 0.3
     ``max(||m||^2 + 1 - 2 min_i m_i, ||m||^2)`` for its public means ``m``; any other column in
     [0, 1] adds ``max(m, 1 - m)^2``.
     """
-    from dpcore.validation import DataError
-
     if scenario.target is None:
         raise DataError(f"Scenario {scenario.title!r} has no target; masking needs a label. "
                         "Choose a target in the sidebar.")
@@ -374,7 +369,6 @@ def accuracy_vs_epsilon(task: MaskingTask, *, epsilons: Sequence[float] = FIG5_E
     if n_samples > task.X_pool.shape[0]:
         raise ValueError(f"n_samples == {n_samples} exceeds the pool of {task.X_pool.shape[0]} "
                          "records of this task.")
-    from dpcore.perturbation import perturb_output
 
     def report(fraction, message):
         if progress is not None:

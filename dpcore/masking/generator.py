@@ -48,12 +48,12 @@ import numpy as np
 
 from dpcore.masking.greedy import greedy_masked_samples
 from dpcore.masking.model import (
-    _probabilities,
-    _targets,
     check_labels,
     fit_logistic_model,
     n_logits,
     predict_labels,
+    probabilities,
+    targets,
 )
 from dpcore.mechanisms import L2Laplace
 from dpcore.perturbation import check_certified, output_sensitivity, perturb_output
@@ -132,7 +132,7 @@ def summed_gradient(coef, X, y, *, n_total: int, lam: float) -> np.ndarray:
     """
     coef = np.asarray(coef, dtype=float)
     X = np.asarray(X, dtype=float)
-    r = _probabilities(X @ np.swapaxes(coef, -1, -2)) - _targets(np.asarray(y), coef.shape[-2])
+    r = probabilities(X @ np.swapaxes(coef, -1, -2)) - targets(np.asarray(y), coef.shape[-2])
     return np.swapaxes(r, -1, -2) @ X + n_total * lam * coef
 
 

@@ -41,7 +41,8 @@ from threadpoolctl import threadpool_limits
 from dpcore.validation import DataError, check_scalar
 
 __all__ = ["LogisticModelFit", "check_labels", "fit_logistic_model", "model_gradient",
-           "model_objective", "n_logits", "predict_labels", "predict_proba"]
+           "model_objective", "n_logits", "predict_labels", "predict_proba", "probabilities",
+           "targets"]
 
 
 @dataclass(frozen=True)
@@ -95,15 +96,17 @@ def check_labels(y, n_classes, name: str = "y") -> np.ndarray:
     return arr
 
 
-def _targets(y: np.ndarray, K: int) -> np.ndarray:
-    """``t`` of shape ``y.shape + (K,)``: ``y`` itself (binary) or one-hot ``e_y``."""
+def targets(y: np.ndarray, K: int) -> np.ndarray:
+    """The model's targets ``t`` of shape ``y.shape + (K,)``: ``y`` itself (binary, ``K = 1``)
+    or one-hot ``e_y``."""
     if K == 1:
         return y[..., None].astype(float)
     return (y[..., None] == np.arange(K)).astype(float)
 
 
-def _probabilities(Z: np.ndarray) -> np.ndarray:
-    """``sigmoid(z)`` for one logit, ``softmax(z)`` over the last axis for several."""
+def probabilities(Z: np.ndarray) -> np.ndarray:
+    """The model's probabilities of logits ``Z``: ``sigmoid(z)`` for one logit, ``softmax(z)``
+    over the last axis for several."""
     if Z.shape[-1] == 1:
         return expit(Z)
     E = np.exp(Z - Z.max(axis=-1, keepdims=True))
@@ -128,7 +131,7 @@ def _objective(W, X, T, wt, lam) -> np.ndarray:
 
 
 def _gradient(W, X, T, wt, lam) -> np.ndarray:
-    R = _probabilities(_logits(X, W)) - T
+    R = probabilities(_logits(X, W)) - T
     R *= wt[..., None]
     return np.swapaxes(R, -1, -2) @ X + lam * W
 
@@ -139,7 +142,7 @@ def _hessian(W, X, wt, lam) -> np.ndarray:
     ``sum_i wt_i kron(A_i, x_i x_i^T) + lam I`` with ``A_i = diag(p_i) - p_i p_i^T`` (softmax)
     or ``p_i (1 - p_i)`` (sigmoid); one batched ``X^T diag(.) X`` per pair of classes.
     """
-    P = _probabilities(_logits(X, W))
+    P = probabilities(_logits(X, W))
     K, d = W.shape[-2:]
     H = np.zeros(W.shape[:-2] + (K, d, K, d))
     Xt = np.swapaxes(X, -1, -2)
@@ -170,7 +173,7 @@ def _prepare(X, y, sample_weight, n_classes):
     if not np.all(np.isfinite(s)) or np.any(s < 0) or np.any(s.sum(axis=-1) <= 0):
         raise ValueError("sample_weight must be finite, >= 0 and not all zero in any problem.")
     wt = s / s.sum(axis=-1, keepdims=True)
-    return X, _targets(y, n_logits(n_classes)), wt
+    return X, targets(y, n_logits(n_classes)), wt
 
 
 def model_objective(coef, X, y, sample_weight=None, *, lam: float, n_classes: int) -> np.ndarray:
@@ -205,7 +208,7 @@ def model_gradient(coef, X, y, sample_weight=None, *, lam: float, n_classes: int
 def predict_proba(coef, X) -> np.ndarray:
     """Class probabilities, shape (..., n_samples, C) (``C = 2`` for one weight row)."""
     coef = np.asarray(coef, dtype=float)
-    P = _probabilities(_logits(np.asarray(X, dtype=float), coef))
+    P = probabilities(_logits(np.asarray(X, dtype=float), coef))
     if coef.shape[-2] == 1:
         P = np.concatenate([1.0 - P, P], axis=-1)
     return P

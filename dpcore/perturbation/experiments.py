@@ -8,6 +8,10 @@ study is given (on a private set they are "non-private" study results, never a r
   2008 calibrations) for many epsilons, over folds and random restarts, with the distance of each
   private model to the non-private one and its excess regularised training loss (Figs. 2c-d);
 * :func:`learning_curve`: the same against the training size (Figs. 2a-b);
+* the same two in stages, for a page that reuses what a slider does not change:
+  :func:`epsilon_splits` and :func:`learning_splits` (the data of each split, prepared once),
+  :func:`fit_split` (its non-private fit at one lambda) and :func:`split_rows` (the noise draws
+  and private fits at some epsilons); the curves are exactly these stages run in a row;
 * :func:`summarise`: mean and SD per (method, x);
 * :func:`lemma_bounds`: Lemma 3 (output) and Lemma 4 (objective) bounds on the excess loss;
 * :func:`lambda_by_cv` (non-private cross-validation, for public or held-out data) and
@@ -46,8 +50,14 @@ from dpcore.validation import DataError, check_array, check_epsilon, check_scala
 
 __all__ = [
     "CURVE_METHODS",
+    "Fitted",
     "ScenarioArrays",
+    "Split",
     "epsilon_curve",
+    "epsilon_splits",
+    "fit_split",
+    "learning_splits",
+    "split_rows",
     "guessing_error",
     "lambda_by_cv",
     "lambda_rule",
@@ -168,39 +178,88 @@ def _evaluate(prep: Prepared, W: np.ndarray, X_test, y_test, classes) -> np.ndar
     return np.mean((margin > 0) != truth, axis=-1).reshape(coef.shape[:-1])
 
 
-def _one_split(Xtr, ytr, Xte, yte, *, epsilons, lam, restarts, methods, data_norm,
-               fit_intercept, seed, key, excess=True, progress: Progress = None,
-               classes=None) -> list[dict]:
-    """Rows of one train/test split. ``lam`` is one value for every epsilon, or a list with
-    one value per epsilon (each epsilon then fitted as if alone, sharing the prepared data).
-    ``classes``: the target's two classes (public); None reads them from the training part."""
+@dataclass(frozen=True)
+class Split:
+    """One train/test split of a study: its training part prepared, its test part checked.
+
+    Attributes
+    ----------
+    prep : Prepared
+        The training part, scaled, clipped and de-duplicated
+        (:func:`~dpcore.perturbation.model.prepare`).
+    X_test : ndarray of shape (n_test, n_features)
+    y_test : ndarray of shape (n_test,)
+    key : dict of str to int
+        What names the split in the rows and in its noise streams: ``{"fold": k}``, plus
+        ``"n"`` (the training size) in a learning curve.
+    """
+
+    prep: Prepared
+    X_test: np.ndarray
+    y_test: np.ndarray
+    key: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """A split's non-private fit at one lambda: what every noise draw there starts from.
+
+    Attributes
+    ----------
+    split : Split
+    lam : float
+    coef : ndarray of shape (d_z,)
+        The minimiser of the averaged objective, in the scaled space of ``split.prep.Z``.
+    loss : float
+        Its regularised training loss ``f_lam`` ([CM08]_ Sect. 3).
+    error : float
+        Its test error on ``split.X_test``.
+    """
+
+    split: Split
+    lam: float
+    coef: np.ndarray
+    loss: float
+    error: float
+
+
+def _split(Xtr, ytr, Xte, yte, key: dict[str, int], *, data_norm, fit_intercept,
+           classes) -> Split:
+    """Prepare one split. ``classes``: the target's two classes (public); None reads them
+    from the training part."""
     prep = prepare(Xtr, ytr, data_norm=data_norm, fit_intercept=fit_intercept, classes=classes)
     Xte = check_array(Xte, "X_test")
-    classes = prep.classes
-    if not np.isin(np.asarray(yte), classes).all():
+    if not np.isin(np.asarray(yte), prep.classes).all():
         raise DataError("The test labels include a class not seen in training.")
-    groups = ([(lam, list(epsilons))] if not isinstance(lam, list)
-              else [(lam_e, [e]) for lam_e, e in zip(lam, epsilons, strict=True)])
-    rows = []
-    for g, (lam_g, eps_g) in enumerate(groups):
-        rows += _one_lambda(prep, Xte, yte, classes, epsilons=eps_g, lam=lam_g,
-                            restarts=restarts, methods=methods, seed=seed, key=key,
-                            excess=excess)
-        report(progress, (g + 1) / len(groups))
-    return rows
+    return Split(prep, Xte, yte, key)
 
 
-def _one_lambda(prep: Prepared, Xte, yte, classes, *, epsilons, lam, restarts, methods, seed,
-                key, excess) -> list[dict]:
+def fit_split(split: Split, lam: float) -> Fitted:
+    """The non-private fit of ``split`` at ``lam``, with its training loss and test error."""
+    prep = split.prep
     w_np = nonprivate_coef(prep, lam)
     base = _loss(prep, w_np[None], lam)[0]
+    err_np = float(_evaluate(prep, w_np[None], split.X_test, split.y_test, prep.classes)[0])
+    return Fitted(split, lam, w_np, base, err_np)
+
+
+def split_rows(fitted: Fitted, *, epsilons: Sequence[float], restarts: int,
+               methods=tuple(CURVE_METHODS), seed: int = 0, excess: bool = True) -> list[dict]:
+    """Rows of one split at one lambda: every method at every epsilon, ``restarts`` times.
+
+    Each private method draws its noise for all ``epsilons`` in order from its own stream of
+    (``seed``, method, split key), so the rows depend on the whole sequence ``epsilons``, not
+    on each epsilon alone; objective perturbation solves every pair that shares
+    ``lam + Delta`` in one batch (:func:`~dpcore.perturbation.model.private_coefs`).
+    """
+    prep, lam, w_np = fitted.split.prep, fitted.lam, fitted.coef
+    Xte, yte, key = fitted.split.X_test, fitted.split.y_test, fitted.split.key
     rows = []
-    err_np = float(_evaluate(prep, w_np[None], Xte, yte, classes)[0])
     for label in methods:
         spec = CURVE_METHODS[label]
         if spec is None:
             for e in epsilons:
-                rows.append(dict(method=label, epsilon=e, restart=0, error=err_np,
+                rows.append(dict(method=label, epsilon=e, restart=0, error=fitted.error,
                                  distance=0.0, excess=0.0, **key))
             continue
         method, proof = spec
@@ -208,13 +267,27 @@ def _one_lambda(prep: Prepared, Xte, yte, classes, *, epsilons, lam, restarts, m
         W, _ = private_coefs(prep, epsilons=epsilons, lam=lam, restarts=restarts,
                              method=method, proof=proof, rng=rng, coef_nonprivate=w_np,
                              warn=False)
-        err = _evaluate(prep, W, Xte, yte, classes)
+        err = _evaluate(prep, W, Xte, yte, prep.classes)
         dist = np.linalg.norm(W - w_np, axis=-1)
-        loss = _loss(prep, W, lam) - base if excess else np.full(W.shape[:-1], np.nan)
+        loss = _loss(prep, W, lam) - fitted.loss if excess else np.full(W.shape[:-1], np.nan)
         for i, e in enumerate(epsilons):
             for r in range(restarts):
                 rows.append(dict(method=label, epsilon=e, restart=r, error=err[i, r],
                                  distance=dist[i, r], excess=loss[i, r], **key))
+    return rows
+
+
+def _lambda_rows(split: Split, *, epsilons, lam, restarts, methods, seed, excess,
+                 progress: Progress = None) -> list[dict]:
+    """Rows of one split. ``lam`` is one value for every epsilon, or a list with one value per
+    epsilon (each epsilon then fitted as if alone, sharing the prepared data)."""
+    groups = ([(lam, list(epsilons))] if not isinstance(lam, list)
+              else [(lam_e, [e]) for lam_e, e in zip(lam, epsilons, strict=True)])
+    rows = []
+    for g, (lam_g, eps_g) in enumerate(groups):
+        rows += split_rows(fit_split(split, lam_g), epsilons=eps_g, restarts=restarts,
+                           methods=methods, seed=seed, excess=excess)
+        report(progress, (g + 1) / len(groups))
     return rows
 
 
@@ -225,6 +298,35 @@ def _check_methods(methods) -> list[str]:
         raise ValueError(f"methods {unknown or methods} not known; choose from "
                          f"{list(CURVE_METHODS)}.")
     return methods
+
+
+def epsilon_splits(X, y, *, folds: int = 5, X_test=None, y_test=None,
+                   data_norm: float | None = 1.0, fit_intercept: bool = False, seed: int = 0,
+                   classes=None) -> list[Split]:
+    """The splits of :func:`epsilon_curve`, prepared: all of X against the held-out data, or
+    ``folds`` folds of X (seeded). Parameters as there."""
+    return [_split(Xtr, ytr, Xte, yte, {"fold": k}, data_norm=data_norm,
+                   fit_intercept=fit_intercept, classes=classes)
+            for k, (Xtr, ytr, Xte, yte) in enumerate(_splits(X, y, X_test, y_test, folds, seed))]
+
+
+def learning_splits(X, y, *, sizes: Sequence[int], folds: int = 5, X_test=None, y_test=None,
+                    data_norm: float | None = 1.0, fit_intercept: bool = False, seed: int = 0,
+                    classes=None) -> list[Split]:
+    """The splits of :func:`learning_curve`, prepared: per fold, the first ``size`` rows of its
+    (seeded) shuffled training part for each of ``sizes``, so the training sets are nested."""
+    sizes = sorted({int(s) for s in sizes})
+    out = []
+    for k, (Xtr, ytr, Xte, yte) in enumerate(_splits(X, y, X_test, y_test, folds, seed)):
+        order = stream(seed, "perturbation", "order", k).permutation(Xtr.shape[0])
+        for size in sizes:
+            if size > Xtr.shape[0]:
+                raise DataError(f"Training size {size} exceeds the {Xtr.shape[0]} training rows "
+                                "of a fold.")
+            take = order[:size]
+            out.append(_split(Xtr[take], ytr[take], Xte, yte, {"fold": k, "n": size},
+                              data_norm=data_norm, fit_intercept=fit_intercept, classes=classes))
+    return out
 
 
 def epsilon_curve(X, y, *, epsilons: Sequence[float], lam: float, restarts: int = 20,
@@ -277,14 +379,14 @@ def epsilon_curve(X, y, *, epsilons: Sequence[float], lam: float, restarts: int 
             raise ValueError(f"lam has {len(lam)} values for {len(eps)} epsilons; give one "
                              "value, or one per epsilon.")
     methods = _check_methods(methods)
-    splits = _splits(X, y, X_test, y_test, folds, seed)
+    splits = epsilon_splits(X, y, folds=folds, X_test=X_test, y_test=y_test,
+                            data_norm=data_norm, fit_intercept=fit_intercept, seed=seed,
+                            classes=classes)
     rows = []
-    for k, (Xtr, ytr, Xte, yte) in enumerate(splits):
-        rows += _one_split(Xtr, ytr, Xte, yte, epsilons=eps, lam=lam, restarts=restarts,
-                           methods=methods, data_norm=data_norm, fit_intercept=fit_intercept,
-                           seed=seed, key={"fold": k}, excess=excess,
-                           progress=lambda f, k=k: report(progress, (k + f) / len(splits)),
-                           classes=classes)
+    for k, split in enumerate(splits):
+        rows += _lambda_rows(split, epsilons=eps, lam=lam, restarts=restarts, methods=methods,
+                             seed=seed, excess=excess,
+                             progress=lambda f, k=k: report(progress, (k + f) / len(splits)))
     return pd.DataFrame(rows)
 
 
@@ -296,28 +398,19 @@ def learning_curve(X, y, *, sizes: Sequence[int], epsilon: float, lam: float,
     """Test error against the training size at one epsilon (Figs. 2a-b).
 
     Each size trains on the first ``size`` rows of every fold's (shuffled) training part, so the
-    training sets are nested. Columns as :func:`epsilon_curve` plus ``n`` (excess is NaN);
-    ``classes`` as there.
+    training sets are nested (:func:`learning_splits`). Columns as :func:`epsilon_curve` plus
+    ``n`` (excess is NaN); ``classes`` as there.
     """
     epsilon = check_epsilon(epsilon)
     methods = _check_methods(methods)
-    splits = _splits(X, y, X_test, y_test, folds, seed)
-    sizes = sorted({int(s) for s in sizes})
-    rows, total, done = [], len(splits) * len(sizes), 0
-    for k, (Xtr, ytr, Xte, yte) in enumerate(splits):
-        order = stream(seed, "perturbation", "order", k).permutation(Xtr.shape[0])
-        for size in sizes:
-            if size > Xtr.shape[0]:
-                raise DataError(f"Training size {size} exceeds the {Xtr.shape[0]} training rows "
-                                "of a fold.")
-            take = order[:size]
-            part = _one_split(Xtr[take], ytr[take], Xte, yte, epsilons=[epsilon], lam=lam,
-                              restarts=restarts, methods=methods, data_norm=data_norm,
-                              fit_intercept=fit_intercept, seed=seed,
-                              key={"fold": k, "n": size}, excess=False, classes=classes)
-            rows += part
-            done += 1
-            report(progress, done / total)
+    splits = learning_splits(X, y, sizes=sizes, folds=folds, X_test=X_test, y_test=y_test,
+                             data_norm=data_norm, fit_intercept=fit_intercept, seed=seed,
+                             classes=classes)
+    rows = []
+    for done, split in enumerate(splits, start=1):
+        rows += split_rows(fit_split(split, lam), epsilons=[epsilon], restarts=restarts,
+                           methods=methods, seed=seed, excess=False)
+        report(progress, done / len(splits))
     return pd.DataFrame(rows)
 
 

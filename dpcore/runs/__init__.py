@@ -178,10 +178,8 @@ class RunResult:
     @property
     def params(self) -> Any:
         """The study's parameters for the config (its ``Params``)."""
-        module = page_module(self.config.page)
-        if not hasattr(module, "Params"):  # TRANSITION: a study not yet staged takes controls
-            return self.controls
-        return module.Params.from_controls(self.controls, self.config.seed)
+        return page_module(self.config.page).Params.from_controls(self.controls,
+                                                                   self.config.seed)
 
     @property
     def controls(self) -> dict[str, Any]:
@@ -271,13 +269,8 @@ def run(config: RunConfig | Mapping[str, Any] | str | Path, *,
     config = _as_config(config)
     module = page_module(config.page)
     scenario = build_scenario(config.scenario, files)
-    if not hasattr(module, "Params"):  # TRANSITION: a study not yet staged
-        numbers = module.compute(scenario, {**module.CONTROLS, **config.controls}, config.seed,
-                                 progress=progress, parallel=parallel)
-    else:
-        params = module.Params.from_controls({**module.CONTROLS, **config.controls},
-                                             config.seed)
-        numbers = module.compute(scenario, params, progress=progress, parallel=parallel)
+    params = module.Params.from_controls({**module.CONTROLS, **config.controls}, config.seed)
+    numbers = module.compute(scenario, params, progress=progress, parallel=parallel)
     if progress is not None:
         progress(1.0)
     return RunResult(config, numbers)

@@ -1,17 +1,32 @@
-"""The run of the privacy-audit page: an empirical lower bound on one mechanism's ε.
+"""The privacy-audit page's study: an empirical lower bound on one mechanism's ε.
 
 The page's numbers for a set of controls: one row of headline metrics (claimed ε, audited lower
 bound, the pair's share f of the sensitivity, runs per dataset, the test's error rates) and the
-held-out scores behind its histogram. The page audits through :func:`audit_one`, so the CLI runs
-:func:`dpcore.audit.audit` on the same case, the same number of runs and the same seed.
+held-out scores behind its histogram. :func:`prepare` runs :func:`dpcore.audit.audit` (the
+threshold test of [JUO20]_ Algorithm 2 on the hypothesis-testing view of DP, [KOV15]_ Theorem
+2.1) on the chosen case; :func:`at` turns its result into tables.
+
+Every control feeds the audit, ε included: the case's mechanism is calibrated to the claimed ε
+and its noise is drawn at that scale from the seed's one stream, which also splits the runs and
+picks the plotted scores, so an audit at another ε is another audit (``Params.CHEAP`` is empty).
 
 An audit runs the mechanism on built-in synthetic pairs of neighbouring datasets: it reads no
 scenario, no private data, and spends no budget (a seeded study).
+
+References
+----------
+.. [KOV15] Kairouz, Oh & Viswanath (2015), *The composition theorem for differential privacy*,
+   ICML, Theorem 2.1.
+.. [JUO20] Jagielski, Ullman & Oprea (2020), *Auditing differentially private machine learning:
+   how private is private SGD?*, NeurIPS, Algorithm 2.
+.. [SNJ23] Steinke, Nasr & Jagielski (2023), *Privacy auditing with one (1) training run*,
+   NeurIPS, Algorithm 1.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,24 +34,59 @@ import pandas as pd
 
 from dpcore import audit as A
 from dpcore.runs.domains import EPSILONS, SEED, OneOf
+from dpcore.simulation import Progress
+from dpcore.studies.base import StudyParams
 from dpcore.validation import DataError
 
-__all__ = ["CONTROLS", "DOMAINS", "REFIT_RUNS", "SEED_KEY", "audit_one", "compute", "runs_for",
-           "takeaway"]
+__all__ = ["CANARIES", "CONFIDENCES", "CONTROLS", "DOMAINS", "FLOAT_RUNS", "REFIT_RUNS", "RUNS",
+           "SEED_KEY", "Params", "at", "case_label", "compute", "one_run", "prepare", "runs_for",
+           "summary_table", "takeaway"]
 
 REFIT_RUNS = 20_000  # mechanisms that refit a model per run: at most this many runs
+#: The options of the page's sliders: runs per dataset, confidence, the one-run audit's
+#: canaries and the floating-point attacks' runs per dataset.
+RUNS = (1000, 3000, 10_000, 30_000, 100_000)
+CONFIDENCES = (0.9, 0.95, 0.99)
+CANARIES = (50, 100, 200, 500)
+FLOAT_RUNS = (2000, 5000, 20_000, 50_000)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Params(StudyParams):
+    """The privacy-audit page's parameters (widget keys ``au_<field>``).
+
+    Parameters
+    ----------
+    case : str
+        The mechanism audited (one of :data:`dpcore.audit.CASE_KEYS`).
+    epsilon : float
+        The ε the mechanism claims (its noise is calibrated to it).
+    runs : int
+        Runs per dataset (at most :data:`REFIT_RUNS` for a mechanism that refits a model).
+    confidence : float
+        The audited bound is below the true ε with at least this probability.
+    seed : int
+        The audit's seed (``au_seed``).
+    """
+
+    PREFIX = "au_"
+    CHEAP = ()  # ε sets the noise the audit draws: nothing is left for `at` to vary
+
+    case: str = A.CASE_KEYS[0]
+    epsilon: float = 1.0
+    runs: int = 10_000
+    confidence: float = 0.95
+
 
 #: The page's controls (widget keys of pages/audit.py) with their defaults.
-CONTROLS: dict[str, Any] = {"au_case": A.CASE_KEYS[0], "au_epsilon": 1.0, "au_runs": 10_000,
-                            "au_confidence": 0.95}
-SEED_KEY = "au_seed"
+CONTROLS: dict[str, Any] = Params.defaults()
+SEED_KEY = Params.seed_key()
 #: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`), with
 #: the page's one-run audit's canaries.
 DOMAINS = {
-    "au_case": OneOf(A.CASE_KEYS), "au_epsilon": OneOf(EPSILONS),
-    "au_runs": OneOf((1000, 3000, 10_000, 30_000, 100_000)),
-    "au_confidence": OneOf((0.9, 0.95, 0.99)), "au_canaries": OneOf((50, 100, 200, 500)),
-    "au_float_runs": OneOf((2000, 5000, 20_000, 50_000)), SEED_KEY: SEED,
+    "au_case": OneOf(A.CASE_KEYS), "au_epsilon": OneOf(EPSILONS), "au_runs": OneOf(RUNS),
+    "au_confidence": OneOf(CONFIDENCES), "au_canaries": OneOf(CANARIES),
+    "au_float_runs": OneOf(FLOAT_RUNS), SEED_KEY: SEED,
 }
 
 
@@ -45,45 +95,53 @@ def runs_for(case: A.AuditCase, runs: int) -> int:
     return min(int(runs), REFIT_RUNS) if case.refits else int(runs)
 
 
-def audit_one(key: str, epsilon: float, runs: int, confidence: float, seed: int, *,
-              progress: Callable[[float], None] | None = None) -> A.AuditResult:
-    """Audit the mechanism ``key`` claimed at ``epsilon`` (the page's single audit).
-
-    ``progress`` splits the runs into 4 batches, which draws the same runs in another order:
-    the page and a run pass none, so their numbers agree.
-    """
-    if key not in A.CASE_KEYS:
-        raise DataError(f"Unknown mechanism {key!r}; expected one of {list(A.CASE_KEYS)}.")
-    case = A.audit_case(key, float(epsilon))
-    return A.audit(case, runs_for(case, runs), confidence=float(confidence), rng=int(seed),
-                   progress=progress, chunks=4 if progress else 1)
+def case_label(key: str) -> str:
+    """The mechanism ``key`` as the page lists it (a deliberate fault says so first)."""
+    case = A.audit_case(key, 1.0)
+    return ("⚠ Broken on purpose: " if case.broken else "") + case.name
 
 
-def compute(scenario: Any, controls: Mapping[str, Any], seed: int, *,
-            progress: Callable[[float], None] | None = None,
-            parallel: Any = None) -> dict[str, pd.DataFrame]:
-    """The page's numbers: ``metrics`` (one row) and ``scores`` (the held-out scores on D and
-    D′ behind the histogram, which clips them to their 0.2 %-99.8 % quantiles).
+def prepare(scenario: Any, params: Params, *, progress: Progress = None,
+            parallel: Any = None) -> A.AuditResult:
+    """Audit ``params.case`` claimed at ``params.epsilon``: :func:`dpcore.audit.audit` with
+    :func:`runs_for` runs per dataset, seeded by ``params.seed``.
 
     Parameters
     ----------
     scenario : ignored
         The audit uses built-in pairs of datasets, never the scenario.
-    controls : mapping
-        The page's controls (:data:`CONTROLS`; missing keys take its defaults).
-    seed : int
-        The page's simulation seed (``au_seed``).
+    params : Params
     progress, parallel : ignored
-        One vectorised batch in this process (batching for a progress bar would change the
-        numbers, see :func:`audit_one`).
+        One vectorised batch in this process: batching the runs for a progress bar would draw
+        them in another order, so the page, a run and an exported script would disagree.
 
-    Returns
-    -------
-    dict of str to DataFrame
+    Raises
+    ------
+    DataError
+        When ``params.case`` names no mechanism.
     """
-    c = {**CONTROLS, **controls}
-    result = audit_one(c["au_case"], c["au_epsilon"], c["au_runs"], c["au_confidence"], seed)
-    case = result.case
+    del scenario, progress, parallel
+    if params.case not in A.CASE_KEYS:
+        raise DataError(f"Unknown mechanism {params.case!r}; expected one of "
+                        f"{list(A.CASE_KEYS)}.")
+    case = A.audit_case(params.case, params.epsilon)
+    return A.audit(case, runs_for(case, params.runs), confidence=params.confidence,
+                   rng=params.seed)
+
+
+def at(prepared: A.AuditResult, params: Params) -> dict[str, pd.DataFrame]:
+    """The page's numbers: ``metrics`` (one row) and ``scores`` (the held-out scores on D and
+    D′ behind the histogram, which clips them to their 0.2 %-99.8 % quantiles).
+
+    ``metrics`` holds the claim (``claimed_epsilon``, ``delta``), the bound
+    (``audited_lower_bound`` at ``confidence``), ``runs_per_dataset``, the pair's share ``f``
+    of the sensitivity and what correct noise allows on it (``limit_on_this_pair``), the
+    largest bound those runs can show (``ceiling``, :func:`dpcore.audit.audit_ceiling`), the
+    held-out test (``threshold``, ``fpr``, ``fnr`` and their upper bounds), the verdict
+    (``above_claim``, ``flagged``) and the ``statistic`` scored.
+    """
+    del params
+    result, case = prepared, prepared.case
     metrics = pd.DataFrame([{
         "mechanism": case.name, "broken_on_purpose": bool(case.broken),
         "claimed_epsilon": float(case.epsilon), "delta": float(case.delta),
@@ -102,7 +160,37 @@ def compute(scenario: Any, controls: Mapping[str, Any], seed: int, *,
     return {"metrics": metrics, "scores": scores}
 
 
-def takeaway(numbers: Mapping[str, pd.DataFrame], controls: Mapping[str, Any]) -> str:
+def compute(scenario: Any, params: Params, *, progress: Progress = None,
+            parallel: Any = None) -> dict[str, pd.DataFrame]:
+    """The page's numbers: :func:`at` of :func:`prepare`.
+
+    Examples
+    --------
+    >>> numbers = compute(None, Params(runs=1000))
+    >>> float(numbers["metrics"].loc[0, "audited_lower_bound"]) <= 1.0
+    True
+    """
+    return at(prepare(scenario, params, progress=progress, parallel=parallel), params)
+
+
+def summary_table(metrics: Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """The table of every mechanism: the ``metrics`` rows of several audits (:func:`at`), one
+    row each, with the columns the page shows (named in words)."""
+    table = pd.concat(list(metrics), ignore_index=True)
+    table.columns = table.columns.str.replace("_", " ")
+    return table[["mechanism", "broken on purpose", "claimed epsilon", "audited lower bound",
+                  "confidence", "runs per dataset", "f", "limit on this pair", "flagged"]]
+
+
+def one_run(params: Params, canaries: int) -> A.OneRunResult:
+    """The one-run audit ([SNJ23]_ Algorithm 1, :func:`dpcore.audit.one_run_audit`) of output
+    perturbation claimed at ``params.epsilon`` with ``canaries`` canaries, guessing a fifth of
+    them (at least 2), at ``params.confidence`` and seeded by ``params.seed``."""
+    return A.one_run_audit(params.epsilon, canaries=canaries, guesses=max(2, canaries // 5),
+                           confidence=params.confidence, rng=params.seed)
+
+
+def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
     """Two sentences on the audited bound against the claim, from the numbers."""
     m = numbers["metrics"].iloc[0]
     runs = int(m["runs_per_dataset"])

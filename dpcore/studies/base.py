@@ -27,12 +27,12 @@ Examples
 ... class Params(StudyParams):
 ...     PREFIX = "ex_"
 ...     epsilon: float = 1.0
-...     reps: int = 10
+...     lambda_: float = 0.1
 >>> params = Params.from_controls({"ex_epsilon": "0.5", "other_key": 3}, seed=7)
 >>> params
-Params(seed=7, epsilon=0.5, reps=10)
+Params(seed=7, epsilon=0.5, lambda_=0.1)
 >>> params.controls()
-{'ex_epsilon': 0.5, 'ex_reps': 10}
+{'ex_epsilon': 0.5, 'ex_lambda': 0.1}
 >>> params.prepare_key() == params.replace(epsilon=2.0).prepare_key()
 True
 >>> Params.seed_key()
@@ -56,7 +56,11 @@ class StudyParams:
     """Base of a study's parameters: one field per control of its page, and the study seed.
 
     Subclasses are frozen, keyword-only dataclasses whose field ``name`` is the page's control
-    ``PREFIX + name``, with the page's default.
+    ``PREFIX + name``, with the page's default; a trailing underscore is dropped (field
+    ``lambda_`` is control ``PREFIX + "lambda"``, as ``lambda`` is a Python keyword), and
+    :attr:`KEYS` names the controls of other widgets (the sidebar's budget). A field declared
+    with ``metadata={"control": False}`` is an input that is not a control (the session's ledger
+    records): it is neither read from nor written to the controls.
 
     Parameters
     ----------
@@ -68,12 +72,21 @@ class StudyParams:
     PREFIX: ClassVar[str] = ""
     #: Fields that only ``at`` reads (``prepare`` ignores them).
     CHEAP: ClassVar[tuple[str, ...]] = ("epsilon",)
+    #: Fields whose widget key is not ``PREFIX + name``, with their key.
+    KEYS: ClassVar[dict[str, str]] = {}
 
     seed: int = 0
 
     @classmethod
     def _fields(cls) -> list[dataclasses.Field]:
-        return [f for f in dataclasses.fields(cls) if f.name != "seed"]
+        """The fields that are controls (all but the seed and inputs marked as no control)."""
+        return [f for f in dataclasses.fields(cls)
+                if f.name != "seed" and f.metadata.get("control", True)]
+
+    @classmethod
+    def key(cls, name: str) -> str:
+        """The widget key of field ``name`` (``"lambda_"`` → ``"<prefix>lambda"``)."""
+        return cls.KEYS.get(name, cls.PREFIX + name.removesuffix("_"))
 
     @classmethod
     def from_controls(cls, controls: Mapping[str, Any], seed: int = 0) -> Self:
@@ -85,7 +98,7 @@ class StudyParams:
         hints = typing.get_type_hints(cls)
         values: dict[str, Any] = {}
         for f in cls._fields():
-            key = cls.PREFIX + f.name
+            key = cls.key(f.name)
             if key not in controls:
                 continue
             value = controls[key]
@@ -107,13 +120,13 @@ class StudyParams:
 
     def controls(self) -> dict[str, Any]:
         """The parameters as the page's control values, by widget key."""
-        return {self.PREFIX + f.name: getattr(self, f.name) for f in self._fields()}
+        return {self.key(f.name): getattr(self, f.name) for f in self._fields()}
 
     def prepare_key(self) -> tuple:
         """What ``prepare`` reads: every field but :attr:`CHEAP`, with the seed."""
         return (type(self).__qualname__, self.seed,
-                *((f.name, getattr(self, f.name)) for f in self._fields()
-                  if f.name not in self.CHEAP))
+                *((f.name, getattr(self, f.name)) for f in dataclasses.fields(self)
+                  if f.name != "seed" and f.name not in self.CHEAP))
 
     def replace(self, **changes: Any) -> Self:
         """A copy with some fields changed."""

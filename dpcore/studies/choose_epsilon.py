@@ -1,31 +1,48 @@
-"""The run of the "Choose epsilon" page: the smallest ε for a target, ε as risk, composition.
+"""The study of the "Choose epsilon" page: the smallest ε for a target, ε as risk, composition.
 
-The page's numbers for a set of controls, for the view in ``ce_view``:
+The page (``pages/choose_epsilon.py``), ``python -m dpcore run``, exported scripts and
+presentation mode all call this study. Its numbers, for the view in ``ce_view``:
 
 * "Target → ε": the answer (smallest ε, what it achieves, its interval) as one row of metrics,
   and the curve behind the figure. Closed forms read no data; the Monte-Carlo targets are seeded
   studies that measure errors against the private data (their curve is named non-private) or,
   on the public stand-in, against half of E.
 * "ε as risk": the worst-case belief after one release, and the curves of the figure.
-* "Composition": the plan's totals under each method and the growth of k identical releases.
-  A run has no session ledger: it composes the plan alone (``ce_with_ledger`` is not applied).
+* "Composition": the plan's totals under each method and the growth of k identical releases,
+  with the session's ledger when ``ce_with_ledger`` is on and the page passes its ledger
+  (:attr:`Params.ledger`; a run has none, so it composes the plan alone).
 
-The page calls the helpers below (:func:`route_data`, :func:`noise_sensitivity`,
-:func:`logistic_arrays`, :func:`subset_data`, :func:`subset_sizes`, :func:`risk_grid`,
-:data:`DEFAULT_PLAN`), so a run repeats exactly its dpcore calls and seeds. Nothing here is a
-release and nothing spends budget.
+Staged as :mod:`dpcore.studies.base` describes: :func:`prepare` does what a data target reads
+from the data, once (the importance weights' bootstrap fits and Theorem 2's terms, the
+Monte-Carlo search of an importance-weight target, the errors of the logistic-regression and
+subset studies on the coarse ε grid); :func:`at` does the closed forms and the answer from a
+grid's errors. The slider's ε changes no target's answer (it marks the figure): it sets the risk
+view and the growth of a plan whose first row is not pure. Nothing here is a release and
+nothing spends budget.
+
+References
+----------
+.. [JE13] Ji & Elkan (2013), *Differential privacy based on importance weighting*, Machine
+   Learning 93, Theorems 2 and 3.
+.. [WJ18] Wang, Ji et al. (2018), *Optimal public subsets for private learning*, Algorithms 1
+   and 2.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from dpcore.importance import BootstrapStudy, VarianceTerms, variance_terms
+from dpcore.perturbation.experiments import ScenarioArrays, scenario_arrays
 from dpcore.planning import (
     COARSE_GRID,
+    EpsilonAnswer,
+    PlannedRelease,
     compare_compositions,
     composition_growth,
     epsilon_for_importance_theory,
@@ -41,7 +58,7 @@ from dpcore.planning import (
     search_epsilon,
     subset_errors,
 )
-from dpcore.queries import INDICATOR, MAX_CONDITIONS, query_from_controls
+from dpcore.queries import INDICATOR, query_from_controls
 from dpcore.runs.domains import (
     EPSILONS,
     LAMBDAS,
@@ -51,17 +68,33 @@ from dpcore.runs.domains import (
     OneOf,
     query_domains,
 )
+from dpcore.simulation import Progress
+from dpcore.studies.base import StudyParams
+from dpcore.subset import rescale, scenario_arguments
 from dpcore.validation import DataError
 
-__all__ = ["CONTROLS", "DEFAULT_PLAN", "DOMAINS", "QUERY_KEY", "SEED_KEY", "TARGETS", "VIEWS",
-           "compute", "logistic_arrays", "noise_sensitivity", "plan_table", "risk_grid",
-           "route_data", "subset_data", "subset_sizes", "takeaway"]
+__all__ = ["CONTROLS", "DATA_TARGETS", "DEFAULT_PLAN", "DELTAS", "DOMAINS", "IW_REPLICATES",
+           "LEVELS", "LEVEL_TARGETS", "PREPARED", "PRIORS", "QUERIES", "QUERY_KEY", "RESTARTS",
+           "RISK_DELTAS", "ROUTES", "ROUTE_LABELS", "SEED_KEY", "STUDY_REPEATS", "TARGETS",
+           "VIEWS", "Params", "Prepared", "at", "compute", "logistic_arrays", "plan_releases",
+           "plan_table", "prepare", "risk_grid", "route_data", "subset_data", "subset_sizes",
+           "takeaway"]
 
 VIEWS = ("Target → ε", "ε as risk", "Composition")
 TARGETS = ("laplace", "gaussian", "iw_theory", "iw_mc", "lr", "subset")
 LEVEL_TARGETS = ("laplace", "gaussian", "iw_theory", "iw_mc")
 DATA_TARGETS = ("iw_theory", "iw_mc", "lr", "subset")
+LEVELS = (0.5, 0.8, 0.9, 0.95, 0.99)
+QUERIES = ("count", "mean")
+DELTAS = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
+ROUTES = ("private", "public")
+ROUTE_LABELS = {"private": "Private D (a non-private study)",
+                "public": "Public stand-in (halves of E)"}
+IW_REPLICATES = (20, 50, 100, 200)
+RESTARTS = (3, 5, 10, 20)
+STUDY_REPEATS = (1, 2, 3, 5)
 PRIORS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
+RISK_DELTAS = (0.0, 1e-6, 1e-4, 1e-3, 1e-2)
 RISK_EPSILONS = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0)
 SUBSET_SIZES = (10, 30, 100, 300, 600, 1000, 1500, 2000, 3000, 4000, 6000, 8000, 10000)
 #: The plan the composition view's table starts from (its widget edits apply to this).
@@ -75,41 +108,177 @@ DEFAULT_PLAN = pd.DataFrame({
 QUERY_KEY = "ce_q"
 RISK_PRIOR = 0.01  # the "risk at that ε" metric: how far a 1 % belief can rise
 
+
+@dataclass(frozen=True, kw_only=True)
+class Params(StudyParams):
+    """The page's controls (widget key ``ce_`` + field name), and the session's ledger.
+
+    ``lambda_`` is ``ce_lambda`` (``lambda`` is a Python keyword) and ``budget`` is the
+    sidebar's ``budget_epsilon`` (:attr:`KEYS`). ``ledger`` is not a control: the page passes
+    the session's recorded releases.
+
+    Parameters
+    ----------
+    view : str, default="Target → ε"
+        One of :data:`VIEWS`.
+    epsilon : float, default=1.0
+        The slider's ε: the risk view's ε, marked on a target's curve.
+    target : str, default="laplace"
+        One of :data:`TARGETS`.
+    level : float, default=0.95
+        The share of releases that must meet a noise or importance-weight target.
+    query, low, high, n : str, float, float, int
+        A noise target's released value: a count, or a mean of ``n`` values in
+        ``[low, high]``.
+    err_count, err_mean, delta : float
+        A noise target's largest error (count, mean) and the Gaussian release's δ.
+    route : {"private", "public"}, default="private"
+        What a data target is computed on: D and E, or two halves of E (:func:`route_data`).
+    err_iw, kind, tail, lambda_, reps : float, str, str, float, int
+        The importance-weight targets: the largest error, Theorem 2's form ("bound" or
+        "plugin") and tail ("normal" or "chebyshev"), λ and the bootstrap replicates.
+    q_kind, q_mean_column, q_n, q_combine, q_col_0, q_op_0, q_value_0, ... : optional
+        The importance-weight targets' query (:func:`dpcore.queries.query_from_controls`).
+    err_lr, restarts, run_lr : float, int, bool
+        The logistic-regression target: largest mean test error, noise draws per ε, and
+        whether its study runs.
+    err_sub, sub_reps, run_sub : float, int, bool
+        The optimal-subset target: largest prediction error t, repeats of Algorithm 2 per ε,
+        and whether its study runs.
+    prior, risk_delta : float
+        The risk view's prior belief and the δ of its dashed curve.
+    plan : mapping, list of dicts or DataFrame
+        The composition view's plan (:func:`plan_table`): the table editor's edits of
+        :data:`DEFAULT_PLAN` (its widget state), or rows.
+    slack : float, default=1e-6
+        δ′ of advanced composition and zCDP.
+    with_ledger : bool, default=False
+        Whether the composition view adds the session's ledger.
+    budget : float, default=1.0
+        The session's budget ε (the sidebar's).
+    ledger : tuple of mappings, default=()
+        The session's recorded releases (rows of
+        :attr:`dpcore.accountant.BudgetAccountant.records`), composed with the plan when
+        ``with_ledger`` is on.
+    """
+
+    PREFIX = "ce_"
+    #: Fields whose widget key is not ``PREFIX + name``.
+    KEYS: ClassVar[dict[str, str]] = {"budget": "budget_epsilon"}
+
+    view: str = VIEWS[0]
+    epsilon: float = 1.0
+    target: str = "laplace"
+    level: float = 0.95
+    query: str = "count"
+    low: float = 0.0
+    high: float = 100.0
+    n: int = 1000
+    err_count: float = 10.0
+    err_mean: float = 0.5
+    delta: float = 1e-6
+    route: str = "private"
+    err_iw: float = 0.05
+    kind: str = "bound"
+    tail: str = "normal"
+    lambda_: float = 0.1
+    reps: int = 100
+    err_lr: float = 0.17
+    restarts: int = 5
+    run_lr: bool = False
+    err_sub: float = 2.0
+    sub_reps: int = 2
+    run_sub: bool = False
+    prior: float = 0.01
+    risk_delta: float = 0.0
+    plan: Any = field(default_factory=lambda: {"edited_rows": {}, "added_rows": [],
+                                                "deleted_rows": []})
+    slack: float = 1e-6
+    with_ledger: bool = False
+    budget: float = 1.0
+    q_kind: str = INDICATOR
+    q_mean_column: str | None = None
+    q_n: int = 1
+    q_combine: str = "and"
+    q_col_0: str | None = None
+    q_op_0: str | None = None
+    q_value_0: float | str | None = None
+    q_col_1: str | None = None
+    q_op_1: str | None = None
+    q_value_1: float | str | None = None
+    q_col_2: str | None = None
+    q_op_2: str | None = None
+    q_value_2: float | str | None = None
+    ledger: tuple[Mapping[str, Any], ...] = field(default=(), metadata={"control": False})
+
+    @property
+    def mode(self) -> str:
+        """The risk or composition view, or on the "Target → ε" view its target."""
+        return self.view if self.view in VIEWS[1:] else self.target
+
+    def prepare_key(self) -> tuple:
+        """What :func:`prepare` reads: the mode and, for a data target, :data:`PREPARED`."""
+        return (type(self).__qualname__, self.mode,
+                *((name, getattr(self, name)) for name in PREPARED.get(self.mode, ())))
+
+
+QUERY_FIELDS = tuple(f.name for f in fields(Params) if f.name.startswith("q_"))
+#: The fields :func:`prepare` reads for each data target (the other modes read none).
+PREPARED = {
+    "iw_theory": ("seed", "route", "lambda_", "reps", *QUERY_FIELDS),
+    "iw_mc": ("seed", "route", "lambda_", "reps", *QUERY_FIELDS),
+    "lr": ("seed", "route", "run_lr", "restarts"),
+    "subset": ("seed", "route", "run_sub", "sub_reps"),
+}
 #: The page's controls (widget keys of pages/choose_epsilon.py, and the session budget of the
 #: sidebar) with their defaults. ``ce_plan`` takes the table editor's edits of
 #: :data:`DEFAULT_PLAN` (its widget state) or a list of rows.
-CONTROLS: dict[str, Any] = {
-    "ce_view": VIEWS[0], "ce_epsilon": 1.0, "ce_target": "laplace", "ce_level": 0.95,
-    "ce_query": "count", "ce_low": 0.0, "ce_high": 100.0, "ce_n": 1000, "ce_err_count": 10.0,
-    "ce_err_mean": 0.5, "ce_delta": 1e-6, "ce_route": "private", "ce_err_iw": 0.05,
-    "ce_kind": "bound", "ce_tail": "normal", "ce_lambda": 0.1, "ce_reps": 100,
-    "ce_err_lr": 0.17, "ce_restarts": 5, "ce_run_lr": False, "ce_err_sub": 2.0,
-    "ce_sub_reps": 2, "ce_run_sub": False, "ce_prior": 0.01, "ce_risk_delta": 0.0,
-    "ce_plan": {"edited_rows": {}, "added_rows": [], "deleted_rows": []}, "ce_slack": 1e-6,
-    "ce_with_ledger": False, "budget_epsilon": 1.0,
-    f"{QUERY_KEY}_kind": INDICATOR, f"{QUERY_KEY}_mean_column": None, f"{QUERY_KEY}_n": 1,
-    f"{QUERY_KEY}_combine": "and",
-    **{f"{QUERY_KEY}_{part}_{i}": None for i in range(MAX_CONDITIONS)
-       for part in ("col", "op", "value")},
-}
-SEED_KEY = "ce_seed"
-_DELTAS = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
+CONTROLS: dict[str, Any] = Params.defaults()
+SEED_KEY = Params.seed_key()
 #: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`). The
 #: plan table's edits are the table editor's own state, which only the editor can set.
 DOMAINS = {
     "ce_view": OneOf(VIEWS), "ce_epsilon": OneOf(EPSILONS), "ce_target": OneOf(TARGETS),
-    "ce_level": OneOf((0.5, 0.8, 0.9, 0.95, 0.99)), "ce_query": OneOf(("count", "mean")),
+    "ce_level": OneOf(LEVELS), "ce_query": OneOf(QUERIES),
     "ce_low": Between(), "ce_high": Between(), "ce_n": Between(1, 2**53 - 1, integer=True),
-    "ce_err_count": Between(1e-6), "ce_err_mean": Between(1e-9), "ce_delta": OneOf(_DELTAS),
-    "ce_route": OneOf(("private", "public")), "ce_err_iw": Between(1e-6),
+    "ce_err_count": Between(1e-6), "ce_err_mean": Between(1e-9), "ce_delta": OneOf(DELTAS),
+    "ce_route": OneOf(ROUTES), "ce_err_iw": Between(1e-6),
     "ce_kind": OneOf(("bound", "plugin")), "ce_tail": OneOf(("normal", "chebyshev")),
-    "ce_lambda": OneOf(LAMBDAS), "ce_reps": OneOf((20, 50, 100, 200)),
-    "ce_err_lr": Between(0.0, 1.0), "ce_restarts": OneOf((3, 5, 10, 20)),
-    "ce_err_sub": Between(0.0), "ce_sub_reps": OneOf((1, 2, 3, 5)), "ce_prior": OneOf(PRIORS),
-    "ce_risk_delta": OneOf((0.0, 1e-6, 1e-4, 1e-3, 1e-2)),
-    "ce_plan": NotFromLink("the plan table keeps its own edits"), "ce_slack": OneOf(_DELTAS),
+    "ce_lambda": OneOf(LAMBDAS), "ce_reps": OneOf(IW_REPLICATES),
+    "ce_err_lr": Between(0.0, 1.0), "ce_restarts": OneOf(RESTARTS),
+    "ce_err_sub": Between(0.0), "ce_sub_reps": OneOf(STUDY_REPEATS), "ce_prior": OneOf(PRIORS),
+    "ce_risk_delta": OneOf(RISK_DELTAS),
+    "ce_plan": NotFromLink("the plan table keeps its own edits"), "ce_slack": OneOf(DELTAS),
     "budget_epsilon": Between(0.01, 100.0), SEED_KEY: SEED, **query_domains(QUERY_KEY),
 }
+
+
+class Prepared(NamedTuple):
+    """What a data target reads from the data, computed once (None where the mode has none).
+
+    Attributes
+    ----------
+    query : str or None
+        The importance-weight targets' query, as text.
+    terms : VarianceTerms or None
+        ``"iw_theory"``: the terms of [JE13]_ Theorems 2 and 3 at λ.
+    fits : BootstrapStudy or None
+        ``"iw_mc"``: the bootstrap fits at λ, which the search of the target's ε reads.
+    truth : float or None
+        ``"iw_mc"``: the query's answer on the private data (non-private).
+    public_answers : ndarray or None
+        ``"iw_mc"``: the query evaluated on each public record.
+    runs : ndarray of shape (len(COARSE_GRID), n_runs) or None
+        ``"lr"``, ``"subset"``: the errors of every run at every ε of
+        :data:`dpcore.planning.COARSE_GRID`; None while the study is switched off.
+    """
+
+    query: str | None = None
+    terms: VarianceTerms | None = None
+    fits: BootstrapStudy | None = None
+    truth: float | None = None
+    public_answers: np.ndarray | None = None
+    runs: np.ndarray | None = None
 
 
 # ----------------------------------------------------------------------------- shared helpers --
@@ -124,17 +293,9 @@ def route_data(scenario: Any, route: str, seed: int) -> tuple[pd.DataFrame, pd.D
     return public_stand_in(scenario.public, rng=seed)
 
 
-def noise_sensitivity(kind: str, n: int, low: float, high: float) -> float:
-    """Sensitivity of the closed-form targets: 1 for a count, the replace-one sensitivity of a
-    mean of ``n`` values in ``[low, high]`` otherwise."""
-    return 1.0 if kind == "count" else mean_sensitivity(n, low, high)
-
-
-def logistic_arrays(scenario: Any, route: str) -> tuple[Any, bool]:
+def logistic_arrays(scenario: Any, route: str) -> tuple[ScenarioArrays, bool]:
     """The arrays of the logistic-regression target and whether every predictor is one-hot
     (then the model has no intercept)."""
-    from dpcore.perturbation.experiments import scenario_arrays
-
     arrays = scenario_arrays(scenario, part="private" if route == "private" else "public")
     onehot = all(scenario.kinds.get(g) == "onehot" for g, cols in scenario.groups.items()
                  if any(c in arrays.features for c in cols))
@@ -142,9 +303,7 @@ def logistic_arrays(scenario: Any, route: str) -> tuple[Any, bool]:
 
 
 def subset_data(scenario: Any, route: str, seed: int) -> Any:
-    """The rescaled data of the optimal-subset target (Step 1 of [WJ18] Algorithm 1)."""
-    from dpcore.subset import rescale, scenario_arguments
-
+    """The rescaled data of the optimal-subset target (Step 1 of [WJ18]_ Algorithm 1)."""
     private, public = route_data(scenario, route, seed)
     return rescale(private, public, **scenario_arguments(scenario))
 
@@ -186,25 +345,109 @@ def plan_table(plan: Any) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(DEFAULT_PLAN.columns))
 
 
-# ------------------------------------------------------------------------------------ compute --
+def plan_releases(plan: Any) -> list[PlannedRelease]:
+    """The plan's releases (:func:`plan_table`, then :func:`dpcore.planning.planned_releases`)."""
+    return planned_releases(plan_table(plan))
+
+
+# ------------------------------------------------------------------------------------ prepare --
+
+def _logistic_grid(epsilons: list[float], shared: tuple, progress: Progress = None) -> np.ndarray:
+    """Test errors of the logistic-regression study at ``epsilons`` (their streams are named by
+    the seed and ε inside :func:`dpcore.planning.logistic_errors`)."""
+    arrays, onehot, restarts, seed = shared
+    return logistic_errors(arrays.X, arrays.y, epsilons, X_test=arrays.X_test,
+                           y_test=arrays.y_test, restarts=restarts, data_norm=arrays.data_norm,
+                           fit_intercept=not onehot, seed=seed, progress=progress)
+
+
+def _subset_grid(epsilons: list[float], shared: tuple, progress: Progress = None) -> np.ndarray:
+    """Selected-subset errors of the subset study at ``epsilons`` (streams named by the seed
+    inside :func:`dpcore.subset.subset_study`, independent of the other ε)."""
+    data, sizes, repeats, seed = shared
+    return subset_errors(data, epsilons, sizes=sizes, repeats=repeats, seed=seed,
+                         progress=progress)
+
 
 def _lr_cell(epsilon: float, shared: tuple) -> np.ndarray:
-    """Test errors at one ε of the logistic-regression study (a grid cell: its streams are
-    named by the seed and ε inside :func:`dpcore.planning.logistic_errors`)."""
-    arrays, onehot, restarts, seed = shared
-    return logistic_errors(arrays.X, arrays.y, [epsilon], X_test=arrays.X_test,
-                           y_test=arrays.y_test, restarts=restarts, data_norm=arrays.data_norm,
-                           fit_intercept=not onehot, seed=seed)[0]
+    return _logistic_grid([epsilon], shared)[0]
 
 
 def _subset_cell(epsilon: float, shared: tuple) -> np.ndarray:
-    """Selected-subset errors at one ε of the subset study (streams named by seed inside
-    :func:`dpcore.subset.subset_study`, independent of the other ε)."""
-    data, sizes, repeats, seed = shared
-    return subset_errors(data, [epsilon], sizes=sizes, repeats=repeats, seed=seed)[0]
+    return _subset_grid([epsilon], shared)[0]
 
 
-def _answer_numbers(answer: Any, *, target: str, private_curve: bool,
+def _importance(scenario: Any, params: Params) -> Prepared:
+    """The bootstrap fits of the importance weights on the route's data ([JE13]_), with
+    Theorem 2's terms (``iw_theory``) or what the Monte-Carlo search reads (``iw_mc``)."""
+    query = query_from_controls(scenario, params.controls(), QUERY_KEY)
+    private, public = route_data(scenario, params.route, params.seed)
+    fits = BootstrapStudy(private, public, params.reps, rng=params.seed).fit(params.lambda_)
+    if params.target == "iw_theory":
+        terms = variance_terms(private, public, query, params.lambda_, beta0=fits.coef_full)
+        return Prepared(query=str(query), terms=terms)
+    return Prepared(query=str(query), fits=fits, truth=float(query.evaluate(private).mean()),
+                    public_answers=query.evaluate(public))
+
+
+def prepare(scenario: Any, params: Params, *, progress: Progress = None,
+            parallel: Any = None) -> Prepared:
+    """What the view's target reads from the data (the fields of :data:`PREPARED`).
+
+    Parameters
+    ----------
+    scenario : dpcore.datasets.Scenario or None
+        Read only by the data targets (importance weights, logistic regression, subset).
+    params : Params
+    progress : callable(fraction), optional
+        Advanced by the logistic-regression and subset studies.
+    parallel : dpcore.parallel.Parallel, optional
+        Where the logistic-regression and subset studies run their ε grid: a loky or Dask
+        backend gets one cell per ε (each with streams named by the seed and ε, so the numbers
+        do not depend on it); default and sequential: one call over the grid in this process.
+
+    Returns
+    -------
+    Prepared
+        Empty for the closed forms, the risk view and the composition view.
+
+    Raises
+    ------
+    DataError
+        For an unknown target, or a data target without a scenario (or, for the
+        logistic-regression and subset targets, without a 0/1 target column).
+    """
+    mode = params.mode
+    if mode not in DATA_TARGETS:
+        if mode not in (*TARGETS, *VIEWS[1:]):
+            raise DataError(f"Unknown target {mode!r}; expected one of {TARGETS}.")
+        return Prepared()
+    if scenario is None:
+        raise DataError("This target needs a scenario.")
+    if mode in ("iw_theory", "iw_mc"):
+        return _importance(scenario, params)
+    if scenario.target is None:
+        raise DataError("This target needs a scenario with a 0/1 target column.")
+    if not (params.run_lr if mode == "lr" else params.run_sub):
+        return Prepared()
+    if mode == "lr":
+        arrays, onehot = logistic_arrays(scenario, params.route)
+        grid, cell, shared = _logistic_grid, _lr_cell, (arrays, onehot, params.restarts,
+                                                        params.seed)
+    else:
+        data = subset_data(scenario, params.route, params.seed)
+        grid, cell, shared = _subset_grid, _subset_cell, (data, subset_sizes(data.n_public),
+                                                          params.sub_reps, params.seed)
+    if parallel is None or parallel.backend == "sequential":  # one call over the grid
+        return Prepared(runs=grid(COARSE_GRID, shared, progress))
+    # one cell per ε, each from its own streams: the same numbers on any backend
+    return Prepared(runs=np.stack(parallel.map(cell, list(COARSE_GRID), progress=progress,
+                                               shared=shared)))
+
+
+# ----------------------------------------------------------------------------------------- at --
+
+def _answer_numbers(answer: EpsilonAnswer, *, target: str, private_curve: bool,
                     extra: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     row = {"target": target, "statistic": answer.statistic, "source": answer.source,
            "target_value": float(answer.target), "met": bool(answer.met),
@@ -219,85 +462,52 @@ def _answer_numbers(answer: Any, *, target: str, private_curve: bool,
     return {"metrics": pd.DataFrame([row]), curve: answer.curve.reset_index(drop=True)}
 
 
-def _target(scenario: Any, c: Mapping[str, Any], seed: int,
-            progress: Callable[[float], None] | None, parallel: Any) -> dict[str, pd.DataFrame]:
-    target = c["ce_target"]
-    if target not in TARGETS:
-        raise DataError(f"Unknown target {target!r}; expected one of {TARGETS}.")
-    level = float(c["ce_level"]) if target in LEVEL_TARGETS else 0.95
-    if target in ("laplace", "gaussian"):
-        mechanism = "Laplace" if target == "laplace" else "Gaussian"
-        kind = c["ce_query"]
-        sensitivity = noise_sensitivity(kind, int(c["ce_n"]), c["ce_low"], c["ce_high"])
-        error = c["ce_err_count"] if kind == "count" else c["ce_err_mean"]
-        delta = float(c["ce_delta"]) if mechanism == "Gaussian" else 1e-6
-        answer = noise_answer(mechanism, sensitivity, float(error), level, delta=delta)
-        return _answer_numbers(answer, target=target, private_curve=False,
-                               extra={"level": level, "sensitivity": sensitivity,
-                                      "delta": delta if mechanism == "Gaussian" else 0.0})
-    if scenario is None:
-        raise DataError("This target needs a scenario.")
-    route = c["ce_route"]
-    extra = {"route": route}
-    if target in ("iw_theory", "iw_mc"):
-        from dpcore.importance import BootstrapStudy, variance_terms
+def _noise_target(params: Params) -> dict[str, pd.DataFrame]:
+    """A count or a mean released with Laplace or Gaussian noise, in closed form."""
+    mechanism = "Laplace" if params.target == "laplace" else "Gaussian"
+    count = params.query == "count"
+    sensitivity = 1.0 if count else mean_sensitivity(params.n, params.low, params.high)
+    error = params.err_count if count else params.err_mean
+    delta = params.delta if mechanism == "Gaussian" else 1e-6
+    answer = noise_answer(mechanism, sensitivity, error, params.level, delta=delta)
+    return _answer_numbers(answer, target=params.target, private_curve=False,
+                           extra={"level": params.level, "sensitivity": sensitivity,
+                                  "delta": delta if mechanism == "Gaussian" else 0.0})
 
-        query = query_from_controls(scenario, c, QUERY_KEY)
-        lam, reps, error = float(c["ce_lambda"]), int(c["ce_reps"]), float(c["ce_err_iw"])
-        private, public = route_data(scenario, route, seed)
-        fits = BootstrapStudy(private, public, reps, rng=seed).fit(lam)
-        b_D, b_E = query.evaluate(private), query.evaluate(public)
-        truth = float(b_D.mean())
-        extra |= {"query": str(query), "level": level, "lambda": lam, "replicates": reps}
-        if target == "iw_theory":
-            terms = variance_terms(private, public, query, lam, beta0=fits.coef_full)
-            answer = epsilon_for_importance_theory(terms, error, level, kind=c["ce_kind"],
-                                                   tail=c["ce_tail"])
-        else:
-            answer = search_epsilon(lambda e: importance_errors(fits, b_E, truth, e), error,
-                                    statistic=level, rng=seed, name="|estimate − truth|")
-        return _answer_numbers(answer, target=target, private_curve=route == "private",
-                               extra=extra)
-    if scenario.target is None:
-        raise DataError("This target needs a scenario with a 0/1 target column.")
-    if target == "lr":
-        if not c["ce_run_lr"]:
-            return {"metrics": pd.DataFrame([{"target": target, "study_run": False, **extra}])}
-        arrays, onehot = logistic_arrays(scenario, route)
-        shared = (arrays, onehot, int(c["ce_restarts"]), seed)
-        if parallel is None:  # the page's one call over the grid
-            values = logistic_errors(arrays.X, arrays.y, COARSE_GRID, X_test=arrays.X_test,
-                                     y_test=arrays.y_test, restarts=shared[2],
-                                     data_norm=arrays.data_norm, fit_intercept=not onehot,
-                                     seed=seed, progress=progress)
-        else:  # one cell per ε, each from its own streams: the same numbers on any backend
-            values = np.stack(parallel.map(_lr_cell, list(COARSE_GRID), progress=progress,
-                                           shared=shared))
-        answer = epsilon_from_curve(COARSE_GRID, values, float(c["ce_err_lr"]), rng=seed,
-                                    name="test error")
-    else:
-        if not c["ce_run_sub"]:
-            return {"metrics": pd.DataFrame([{"target": target, "study_run": False, **extra}])}
-        data = subset_data(scenario, route, seed)
-        shared = (data, subset_sizes(data.n_public), int(c["ce_sub_reps"]), seed)
-        if parallel is None:  # the page's one call over the grid
-            values = subset_errors(data, COARSE_GRID, sizes=shared[1], repeats=shared[2],
-                                   seed=seed, progress=progress)
-        else:  # one cell per ε, each from its own streams: the same numbers on any backend
-            values = np.stack(parallel.map(_subset_cell, list(COARSE_GRID), progress=progress,
-                                           shared=shared))
-        answer = epsilon_from_curve(COARSE_GRID, values, float(c["ce_err_sub"]), rng=seed,
-                                    name="prediction error t")
-    numbers = _answer_numbers(answer, target=target, private_curve=route == "private",
-                              extra={**extra, "study_run": True})
-    runs = pd.DataFrame(values, columns=[f"run_{r + 1}" for r in range(values.shape[1])])
+
+def _data_target(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
+    """A data target's answer from what :func:`prepare` computed."""
+    target, route = params.target, params.route
+    private_curve = route == "private"
+    if target == "iw_mc":  # the search of the target's ε through the prepared fits
+        answer = search_epsilon(
+            lambda e: importance_errors(prepared.fits, prepared.public_answers, prepared.truth,
+                                        e),
+            params.err_iw, statistic=params.level, rng=params.seed, name="|estimate − truth|")
+    if target == "iw_theory":
+        answer = epsilon_for_importance_theory(prepared.terms, params.err_iw, params.level,
+                                               kind=params.kind, tail=params.tail)
+    if target in ("iw_theory", "iw_mc"):
+        return _answer_numbers(answer, target=target, private_curve=private_curve,
+                               extra={"route": route, "query": prepared.query,
+                                      "level": params.level, "lambda": params.lambda_,
+                                      "replicates": params.reps})
+    if prepared.runs is None:
+        return {"metrics": pd.DataFrame([{"target": target, "study_run": False, "route": route}])}
+    error, name = ((params.err_lr, "test error") if target == "lr"
+                   else (params.err_sub, "prediction error t"))
+    answer = epsilon_from_curve(COARSE_GRID, prepared.runs, error, rng=params.seed, name=name)
+    numbers = _answer_numbers(answer, target=target, private_curve=private_curve,
+                              extra={"route": route, "study_run": True})
+    runs = pd.DataFrame(prepared.runs,
+                        columns=[f"run_{r + 1}" for r in range(prepared.runs.shape[1])])
     runs.insert(0, "epsilon", list(COARSE_GRID))
-    numbers["runs_nonprivate" if route == "private" else "runs"] = runs
+    numbers["runs_nonprivate" if private_curve else "runs"] = runs
     return numbers
 
 
-def _risk(c: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
-    epsilon, prior, delta = float(c["ce_epsilon"]), float(c["ce_prior"]), float(c["ce_risk_delta"])
+def _risk(params: Params) -> dict[str, pd.DataFrame]:
+    epsilon, prior, delta = params.epsilon, params.prior, params.risk_delta
     priors, eps_set = risk_grid(epsilon)
     row = {"epsilon": epsilon, "prior": prior, "delta": delta,
            "posterior_at_most": float(posterior_bound(prior, epsilon)),
@@ -313,60 +523,57 @@ def _risk(c: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     return numbers
 
 
-def _composition(c: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
-    slack, budget = float(c["ce_slack"]), float(c["budget_epsilon"])
-    planned = planned_releases(plan_table(c["ce_plan"]))
-    table = compare_compositions(planned, slack, ledger=None)
+def _composition(params: Params) -> dict[str, pd.DataFrame]:
+    slack = params.slack
+    planned = plan_releases(params.plan)
+    ledger = (pd.DataFrame(list(params.ledger)) if params.with_ledger and params.ledger
+              else None)
+    table = compare_compositions(planned, slack, ledger=ledger)
     from_plan = bool(planned) and planned[0].delta == 0.0
-    each = planned[0].epsilon if from_plan else float(c["ce_epsilon"])
-    metrics = {"budget": budget, "delta_slack": slack,
+    each = planned[0].epsilon if from_plan else params.epsilon
+    metrics = {"budget": params.budget, "delta_slack": slack,
                "releases": int(table["releases"].iloc[0]),
                "growth_epsilon_each": each, "growth_from": "plan" if from_plan else "slider",
-               "ledger_included": False}
+               "ledger_included": ledger is not None}
     for row in table.itertuples(index=False):
         metrics[f"{row.method}_epsilon"] = float(row.epsilon)
-        metrics[f"{row.method}_fits_budget"] = bool(row.epsilon <= budget)
+        metrics[f"{row.method}_fits_budget"] = bool(row.epsilon <= params.budget)
     return {"metrics": pd.DataFrame([metrics]), "composition": table,
             "growth": composition_growth(each, delta_slack=slack)}
 
 
-def compute(scenario: Any, controls: Mapping[str, Any], seed: int, *,
-            progress: Callable[[float], None] | None = None,
-            parallel: Any = None) -> dict[str, pd.DataFrame]:
-    """The page's numbers for the view in ``ce_view`` (see the module docstring).
-
-    Parameters
-    ----------
-    scenario : dpcore.datasets.Scenario or None
-        Read only by the data-based targets (importance weights, logistic regression, subset).
-    controls : mapping
-        The page's controls (:data:`CONTROLS`; missing keys take its defaults).
-    seed : int
-        The page's simulation seed (``ce_seed``).
-    progress : callable(fraction), optional
-        Advanced by the logistic-regression and subset studies.
-    parallel : dpcore.parallel.Parallel, optional
-        Where the logistic-regression and subset studies run their ε grid: a loky or Dask
-        backend gets one cell per ε (each with streams named by the seed and ε, so the numbers
-        do not depend on it); default and sequential: the page's one call in this process.
+def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
+    """The view's numbers (see the module docstring) from :func:`prepare`'s part.
 
     Returns
     -------
     dict of str to DataFrame
+        Always ``metrics`` (one row). A target's answer adds its curve (``curve``, or
+        ``curve_nonprivate`` when it measured errors against D) and, for the
+        logistic-regression and subset targets, every run's errors (``runs``,
+        ``runs_nonprivate``); the risk view adds ``posterior_curves``, ``odds`` and, for
+        δ > 0, ``posterior_curve_delta``; the composition view ``composition`` and
+        ``growth``.
     """
-    c = {**CONTROLS, **controls}
-    view = c["ce_view"] or VIEWS[0]
-    if view == VIEWS[1]:
-        return _risk(c)
-    if view == VIEWS[2]:
-        return _composition(c)
-    if parallel is not None and parallel.backend == "sequential":
-        parallel = None
-    return _target(scenario, c, int(seed), progress, parallel)
+    mode = params.mode
+    if mode == VIEWS[1]:
+        return _risk(params)
+    if mode == VIEWS[2]:
+        return _composition(params)
+    if mode in DATA_TARGETS:
+        return _data_target(prepared, params)
+    return _noise_target(params)
 
 
-def takeaway(numbers: Mapping[str, pd.DataFrame], controls: Mapping[str, Any]) -> str:
+def compute(scenario: Any, params: Params, *, progress: Progress = None,
+            parallel: Any = None) -> dict[str, pd.DataFrame]:
+    """``at(prepare(scenario, params), params)``: the page's numbers for its view."""
+    return at(prepare(scenario, params, progress=progress, parallel=parallel), params)
+
+
+def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
     """Two sentences on the view's answer, from the numbers."""
+    del params
     m = numbers["metrics"].iloc[0]
     if "posterior_curves" in numbers:
         odds = numbers["odds"]

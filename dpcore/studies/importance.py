@@ -1,12 +1,16 @@
-"""The importance-weighting page's numbers from a run config ([JE13]_ Figs 1-4, Sect. 5.1).
+"""The importance-weighting page's study ([JE13]_ Figs 1-4, Sect. 5.1), in two stages.
 
-:func:`compute` repeats the page's study (``pages/importance.py``) without Streamlit: the same
-bootstrap resamples (:class:`~dpcore.importance.BootstrapStudy` seeded with the page's seed),
-the same noise streams (:func:`~dpcore.importance.bootstrap_estimates`, one stream per
-``(seed, lam, epsilon)``) and the same query (:func:`dpcore.queries.query_from_controls`, which
-the page's query builder calls too), so its numbers are the page's, bit for bit. Everything is a
-seeded simulation of the mechanism, not a release; the "Publish" view's release draws fresh OS
-entropy and cannot be recomputed, so a run of that view gives the headline numbers only.
+:func:`prepare` does what no ε move changes: the query, the bootstrap resamples of D and their
+non-private fits (:class:`~dpcore.importance.BootstrapStudy`, one batched solve per λ), the
+estimates at the "Estimates vs ε" grid's budgets (:data:`EPSILON_GRID`), Theorem 2/3's terms
+and the model comparison of Fig. 3 (which uses its own budgets). :func:`at` draws only what ε
+changes: the noise of the cells at the slider's ε. Each cell's noise comes from its own stream
+``(seed, "importance", lam, epsilon)`` (:func:`~dpcore.importance.bootstrap_estimates`), so a
+cell is the same whichever stage computes it and in whatever order.
+
+Everything is a seeded simulation of the mechanism, not a release; the "Publish" view's release
+draws fresh OS entropy on the page and cannot be recomputed, so that view's numbers are the
+headline numbers only.
 
 References
 ----------
@@ -15,15 +19,18 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
+from dpcore.datasets import Scenario
 from dpcore.importance import (
     BootstrapFits,
     BootstrapStudy,
+    VarianceTerms,
     bootstrap_estimates,
     expected_noise_norm,
     summarise,
@@ -32,12 +39,14 @@ from dpcore.importance import (
 from dpcore.importance import baselines as dp_baselines
 from dpcore.importance import model_distances as dp_model_distances
 from dpcore.importance import variance_terms as dp_variance_terms
-from dpcore.queries import INDICATOR, MAX_CONDITIONS, query_from_controls
+from dpcore.queries import INDICATOR, Query, query_from_controls
 from dpcore.runs.domains import EPSILONS, LAMBDAS, SEED, OneOf, query_domains
 from dpcore.simulation import Progress
+from dpcore.studies.base import StudyParams
 
-__all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "LAMBDA_GRID", "EPSILON_GRID",
-           "MODEL_EPSILONS", "REPLICATES", "QUERY_KEY", "compute", "takeaway"]
+__all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "GRID_VIEWS", "LAMBDA_GRID",
+           "EPSILON_GRID", "MODEL_EPSILONS", "REPLICATES", "QUERY_KEY", "Params", "Prepared",
+           "epsilon_axis", "lambda_axis", "prepare", "at", "compute", "takeaway"]
 
 #: The lambdas of the "Estimates vs λ" view ([JE13]_ Fig. 1), plus the slider's value.
 LAMBDA_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
@@ -48,55 +57,212 @@ MODEL_EPSILONS = (0.1, 1.0, 10.0)
 REPLICATES = (20, 50, 100, 200)
 VIEWS = ("Estimates vs ε", "Estimates vs λ", "Bias vs SD", "Variance: theory", "Baselines",
          "Model training", "Publish")
+#: The views drawn over the whole λ grid (they share one prepared part).
+GRID_VIEWS = ("Estimates vs λ", "Bias vs SD", "Variance: theory")
 #: Prefix of the page's query-builder widgets.
 QUERY_KEY = "iw_q"
+_LAMBDA_KEY = "iw_lambda"  # the field ``lam`` (:attr:`Params.KEYS`)
+#: Fields that :func:`prepare` reads only through :meth:`Params.stage`.
+_STAGE_FIELDS = ("view", "models", "model_reps")
 
-SEED_KEY = "iw_seed"
-#: Every control the page's numbers depend on, with the page's defaults. The query builder's
-#: None values mean "the widget's default for this scenario" (:func:`query_from_controls`);
-#: the page opens a new scenario at :func:`~dpcore.importance.default_lambda` and
-#: :func:`~dpcore.simulation.default_replicates` (lambda 0.1 and 100 replicates on Adult).
-CONTROLS: dict[str, Any] = {
-    "iw_epsilon": 0.1,
-    "iw_lambda": 0.1,
-    "iw_reps": 100,
-    "iw_view": VIEWS[0],
-    "iw_models": False,
-    "iw_model_reps": 10,
-    f"{QUERY_KEY}_kind": INDICATOR,
-    f"{QUERY_KEY}_mean_column": None,
-    f"{QUERY_KEY}_n": 1,
-    f"{QUERY_KEY}_combine": "and",
-    **{f"{QUERY_KEY}_{part}_{i}": None for i in range(MAX_CONDITIONS)
-       for part in ("col", "op", "value")},
-}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Params(StudyParams):
+    """The importance-weighting page's controls (widget keys ``iw_<field>``).
+
+    Parameters
+    ----------
+    epsilon : float, default=0.1
+        The slider's budget: the only field an ε move changes (:func:`at`).
+    lam : float, default=0.1
+        The regularisation λ (widget ``iw_lambda``). The page opens a new scenario at
+        :func:`~dpcore.importance.default_lambda` (0.1 on Adult).
+    reps : int, default=100
+        Bootstrap resamples of D (:data:`REPLICATES`).
+    view : str, default="Estimates vs ε"
+        One of :data:`VIEWS` (None reads as the first).
+    models, model_reps : bool and int, default=False and 10
+        Whether the "Model training" view trains its models, on how many resamples.
+    q_kind, q_mean_column, q_n, q_combine, q_col_i, q_op_i, q_value_i
+        The query builder's controls (:func:`dpcore.queries.query_from_controls`; None takes
+        the widget's default for the scenario).
+    seed : int, default=0
+        The simulation seed (``iw_seed``).
+    """
+
+    PREFIX = "iw_"
+    KEYS: ClassVar[dict[str, str]] = {"lam": _LAMBDA_KEY}
+
+    epsilon: float = 0.1
+    lam: float = 0.1
+    reps: int = 100
+    view: str = VIEWS[0]
+    models: bool = False
+    model_reps: int = 10
+    q_kind: str = INDICATOR
+    q_mean_column: str | None = None
+    q_n: int = 1
+    q_combine: str = "and"
+    q_col_0: str | None = None
+    q_op_0: str | None = None
+    q_value_0: float | str | None = None
+    q_col_1: str | None = None
+    q_op_1: str | None = None
+    q_value_1: float | str | None = None
+    q_col_2: str | None = None
+    q_op_2: str | None = None
+    q_value_2: float | str | None = None
+
+    def __post_init__(self) -> None:
+        if self.view is None:  # a segmented control with nothing chosen shows the first view
+            object.__setattr__(self, "view", VIEWS[0])
+        if self.view not in VIEWS:
+            raise ValueError(f"iw_view == {self.view!r}; choose one of {list(VIEWS)}.")
+
+    def stage(self) -> tuple[bool, int | None]:
+        """What the view asks :func:`prepare` for: the whole λ grid or λ alone, and the model
+        comparison's replicates (None when the view trains no models)."""
+        trains = self.view == "Model training" and self.models
+        return self.view in GRID_VIEWS, self.model_reps if trains else None
+
+    def prepare_key(self) -> tuple:
+        """What :func:`prepare` reads: every field but ε, with the view only as its
+        :meth:`stage`, so that views that prepare the same parts share them (an "Estimates vs
+        ε" to "Baselines" switch fits nothing)."""
+        key = (item for item in super().prepare_key()
+               if not (isinstance(item, tuple) and item[0] in _STAGE_FIELDS))
+        return (*key, ("stage", self.stage()))
+
+
+CONTROLS: dict[str, Any] = Params.defaults()
+SEED_KEY = Params.seed_key()
 #: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`).
 DOMAINS = {
-    "iw_epsilon": OneOf(EPSILONS), "iw_lambda": OneOf(LAMBDAS), "iw_reps": OneOf(REPLICATES),
+    "iw_epsilon": OneOf(EPSILONS), _LAMBDA_KEY: OneOf(LAMBDAS), "iw_reps": OneOf(REPLICATES),
     "iw_view": OneOf(VIEWS), "iw_model_reps": OneOf((5, 10, 20, 50)), SEED_KEY: SEED,
     **query_domains(QUERY_KEY),
 }
 
-_GRID_VIEWS = ("Estimates vs λ", "Bias vs SD", "Variance: theory")
+
+def lambda_axis(lam: float) -> tuple[float, ...]:
+    """The λ of the grid views' boxes and curves: :data:`LAMBDA_GRID` and ``lam``, sorted."""
+    return tuple(sorted(set(LAMBDA_GRID) | {lam}))
 
 
-def _settings(controls: Mapping[str, object]) -> dict[str, Any]:
-    values = {**CONTROLS, **controls}
-    view = values["iw_view"] or VIEWS[0]
-    if view not in VIEWS:
-        raise ValueError(f"iw_view == {view!r}; choose one of {list(VIEWS)}.")
-    return {"epsilon": float(values["iw_epsilon"]), "lam": float(values["iw_lambda"]),
-            "n_reps": int(values["iw_reps"]), "view": view, "models": bool(values["iw_models"]),
-            "model_reps": int(values["iw_model_reps"]), "values": values}
+def epsilon_axis(epsilon: float) -> tuple[float, ...]:
+    """The ε of the boxes and curves against ε: :data:`EPSILON_GRID` and ``epsilon``, sorted."""
+    return tuple(sorted(set(EPSILON_GRID) | {epsilon}))
 
 
-def _estimates(fits_at: Callable[[float], BootstrapFits], b_E: np.ndarray, lams, epss,
-               n_reps: int, truth: float) -> pd.DataFrame:
+@dataclass(frozen=True)
+class Prepared:
+    """What every ε move reuses: non-private fits and the cells at the grid's budgets.
+
+    Attributes
+    ----------
+    key : tuple
+        The :meth:`Params.prepare_key` it was prepared for.
+    scenario : Scenario
+    query : Query
+    public_values : ndarray of shape (n_public,)
+        The query ``b`` on each public record.
+    truth : float
+        The query's answer on D, without noise (non-private).
+    public_mean : float
+        The unweighted mean of ``b`` over E.
+    lam : float
+    fits : dict of float to BootstrapFits
+        Non-private ``beta*`` of every resample at each λ the view needs (:func:`lambda_axis`
+        for a grid view, else ``lam`` alone), in that order.
+    by_epsilon : dict of float to ndarray of shape (reps,)
+        The estimates at ``lam`` and each ε of :data:`EPSILON_GRID`.
+    terms : dict of float to VarianceTerms
+        Theorem 2/3 and plug-in terms at each λ of a grid view (non-private; empty otherwise).
+    model_distances : DataFrame or None
+        Fig. 3's comparison (:func:`~dpcore.importance.model_distances`) when the view trains
+        its models.
+    """
+
+    key: tuple
+    scenario: Scenario
+    query: Query
+    public_values: np.ndarray
+    truth: float
+    public_mean: float
+    lam: float
+    fits: dict[float, BootstrapFits]
+    by_epsilon: dict[float, np.ndarray]
+    terms: dict[float, VarianceTerms]
+    model_distances: pd.DataFrame | None
+
+    @property
+    def d(self) -> int:
+        """Components of a record, the intercept included."""
+        return self.fits[self.lam].d
+
+    def estimates(self, lam: float, epsilon: float) -> np.ndarray:
+        """The replicates' DP estimates at (``lam``, ``epsilon``): prepared at the grid's ε,
+        else drawn from the cell's own stream."""
+        if lam == self.lam and epsilon in self.by_epsilon:
+            return self.by_epsilon[epsilon]
+        return bootstrap_estimates(self.fits[lam], self.public_values, epsilon)
+
+
+def prepare(scenario: Scenario, params: Params, *, progress: Progress = None,
+            parallel=None) -> Prepared:
+    """The part of the study that no ε move changes (reads every field of ``params`` but ε).
+
+    Parameters
+    ----------
+    scenario : Scenario
+    params : Params
+    progress : callable, optional
+        Called with the fraction of the batched fits (then of the model comparison) done.
+    parallel : dpcore.parallel.Parallel, optional
+        Where the lambdas' batched solves run, one cell per lambda (default: in this process).
+        Each cell runs with the caller's BLAS thread count (:class:`dpcore.parallel.Parallel`),
+        so the fits, and so the numbers, are the same on every backend.
+
+    Returns
+    -------
+    Prepared
+    """
+    D, E = scenario.private, scenario.public
+    query = query_from_controls(scenario, params.controls(), QUERY_KEY)
+    b_D, b_E = query.evaluate(D), query.evaluate(E)
+    grid, model_reps = params.stage()
+    lams = lambda_axis(params.lam) if grid else (params.lam,)
+    study = BootstrapStudy(D, E, params.reps, rng=params.seed)
+    fits = dict(zip(lams, study.fit_many(lams, parallel=parallel, progress=progress),
+                    strict=True))
+    at_lam = fits[params.lam]
+    terms = {lv: dp_variance_terms(D, E, query, lv, beta0=fits[lv].coef_full)
+             for lv in lams} if grid else {}
+    models = None
+    if model_reps is not None and scenario.target is not None:
+        group = next((cols for cols in scenario.groups.values() if scenario.target in cols),
+                     [scenario.target])
+        models = dp_model_distances(D, E, scenario.target, params.lam, MODEL_EPSILONS,
+                                    model_reps, rng=params.seed, exclude=group,
+                                    progress=progress)
+    return Prepared(
+        params.prepare_key(), scenario, query, b_E, float(b_D.mean()), float(b_E.mean()),
+        params.lam, fits, {ev: bootstrap_estimates(at_lam, b_E, ev) for ev in EPSILON_GRID},
+        terms, models)
+
+
+#: The replicates' estimates at a (lam, epsilon) cell, as :func:`at` draws them.
+_Cells = Callable[[float, float], np.ndarray]
+
+
+def _estimates(prepared: Prepared, cells: _Cells, lams: Sequence[float],
+               epss: Sequence[float]) -> pd.DataFrame:
     """One row per (lam, epsilon, replicate), as the page's box plots take them."""
-    rows = [pd.DataFrame({"lam": lv, "epsilon": ev, "rep": np.arange(n_reps),
-                          "estimate": bootstrap_estimates(fits_at(lv), b_E, ev)})
+    rows = [pd.DataFrame({"lam": lv, "epsilon": ev, "rep": np.arange(prepared.fits[lv].n_reps),
+                          "estimate": cells(lv, ev)})
             for lv in lams for ev in epss]
-    return pd.concat(rows, ignore_index=True).assign(truth=truth)
+    return pd.concat(rows, ignore_index=True).assign(truth=prepared.truth)
 
 
 def _public(frame: pd.DataFrame) -> pd.DataFrame:
@@ -104,23 +270,79 @@ def _public(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.rename(columns={"truth": "truth_nonprivate"})
 
 
-def compute(scenario, controls: Mapping[str, object], seed: int, *, progress: Progress = None,
-            parallel=None) -> dict[str, pd.DataFrame]:
-    """The numbers the importance-weighting page shows for ``controls`` and study ``seed``.
+def _by_epsilon(prepared: Prepared, params: Params, cells: _Cells) -> dict[str, pd.DataFrame]:
+    """[JE13]_ Fig. 2: the estimates at λ over the ε grid."""
+    return {"estimates_by_epsilon": _public(
+        _estimates(prepared, cells, [params.lam], epsilon_axis(params.epsilon)))}
 
-    Parameters
-    ----------
-    scenario : Scenario
-    controls : mapping
-        The page's widget values (keys of :data:`CONTROLS`; missing keys take its defaults).
-    seed : int
-        The page's simulation seed (``iw_seed``).
-    progress : callable, optional
-        Called with the fraction of the batched fits done.
-    parallel : dpcore.parallel.Parallel, optional
-        Where the lambdas' batched solves run, one cell per lambda (default: in this process).
-        Each cell runs with the caller's BLAS thread count (:class:`dpcore.parallel.Parallel`),
-        so the fits, and so the numbers, are the page's bit for bit on every backend.
+
+def _by_lambda(prepared: Prepared, params: Params, cells: _Cells) -> dict[str, pd.DataFrame]:
+    """[JE13]_ Fig. 1: the estimates at ε over the λ grid."""
+    return {"estimates_by_lambda": _public(
+        _estimates(prepared, cells, list(prepared.fits), [params.epsilon]))}
+
+
+def _bias_sd(prepared: Prepared, params: Params, cells: _Cells) -> dict[str, pd.DataFrame]:
+    """[JE13]_ Fig. 4: bias and SD over the λ grid, measured and predicted (Theorems 2-3)."""
+    lams = list(prepared.fits)
+    return {"summary_by_lambda": summarise(_estimates(prepared, cells, lams, [params.epsilon])),
+            "theory_by_lambda_nonprivate": pd.DataFrame(
+                [prepared.terms[lv].at(params.epsilon) for lv in lams])}
+
+
+def _variance(prepared: Prepared, params: Params, cells: _Cells) -> dict[str, pd.DataFrame]:
+    """Measured variance against Theorem 2's bound and the plug-in, over λ and over ε."""
+    eps_axis = epsilon_axis(params.epsilon)
+    return {**_bias_sd(prepared, params, cells),
+            "summary_by_epsilon": summarise(_estimates(prepared, cells, [params.lam], eps_axis)),
+            "theory_by_epsilon_nonprivate": pd.DataFrame(
+                [prepared.terms[params.lam].at(ev) for ev in eps_axis])}
+
+
+def _baselines(prepared: Prepared, params: Params, cells: _Cells) -> dict[str, pd.DataFrame]:
+    """[JE13]_ Sect. 5.1: every method on the same resamples, at ε (their noise is ε's)."""
+    scenario = prepared.scenario
+    base = dp_baselines(scenario.private, scenario.public, prepared.query, [params.epsilon],
+                        params.reps, rng=params.seed, binary=scenario.binary_columns,
+                        l1_sensitivity=scenario.record_l1_sensitivity,
+                        value_range=prepared.query.value_range)
+    here = pd.Series(cells(params.lam, params.epsilon))
+    ours = pd.DataFrame({"method": "importance weights (this page)", "estimate": here})
+    frame = pd.concat([ours, base[["method", "estimate"]]], ignore_index=True)
+    return {"baselines": frame,
+            "baselines_summary": (frame.groupby("method", sort=False).estimate
+                                  .agg(median="median", sd="std").reset_index())}
+
+
+def _models(prepared: Prepared, params: Params, cells: _Cells) -> dict[str, pd.DataFrame]:
+    """[JE13]_ Fig. 3, prepared at the view's own budgets: nothing here depends on ε."""
+    dist = prepared.model_distances
+    if dist is None:
+        return {}
+    norms = dist.attrs["reference_norm"]
+    return {"model_distances": pd.DataFrame(dist),
+            "model_reference_norms_nonprivate": pd.DataFrame(
+                {"model": list(norms), "reference_norm": [float(v) for v in norms.values()]})}
+
+
+def _headline(prepared: Prepared, params: Params, cells: _Cells) -> dict[str, pd.DataFrame]:
+    """Publish: the page's release cannot be recomputed, so its run holds the metrics only."""
+    return {}
+
+
+#: The tables behind each view's figures, from the prepared part and the cell at ε.
+_TABLES: dict[str, Callable[[Prepared, Params, _Cells], dict[str, pd.DataFrame]]] = {
+    "Estimates vs ε": _by_epsilon, "Estimates vs λ": _by_lambda, "Bias vs SD": _bias_sd,
+    "Variance: theory": _variance, "Baselines": _baselines, "Model training": _models,
+    "Publish": _headline,
+}
+
+
+def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
+    """The numbers the page shows at ``params.epsilon``, from :func:`prepare`'s part.
+
+    Draws only the noise of the cells at ε (one per λ the view shows, and the baselines' at ε
+    in "Baselines"); the cells at the ε grid's budgets are prepared.
 
     Returns
     -------
@@ -131,77 +353,41 @@ def compute(scenario, controls: Mapping[str, object], seed: int, *, progress: Pr
         ``summary_by_*`` and ``theory_by_*_nonprivate`` (Theorem 2/3 and plug-in terms read
         from D without noise), ``baselines`` and ``baselines_summary``, or ``model_distances``
         and ``model_reference_norms_nonprivate``.
+
+    Raises
+    ------
+    ValueError
+        When ``prepared`` was prepared for other parameters than ``params`` (all but ε).
     """
-    s = _settings(controls)
-    epsilon, lam, n_reps, view = s["epsilon"], s["lam"], s["n_reps"], s["view"]
-    D, E = scenario.private, scenario.public
-    query = query_from_controls(scenario, s["values"], QUERY_KEY)
-    b_D, b_E = query.evaluate(D), query.evaluate(E)
-    truth, public_mean = float(b_D.mean()), float(b_E.mean())
+    if prepared.key != params.prepare_key():
+        raise ValueError("prepared was computed for other parameters; call "
+                         "prepare(scenario, params) with these params (only epsilon may differ).")
+    epsilon, lam = params.epsilon, params.lam
+    at_epsilon = prepared.estimates(lam, epsilon)  # drawn once, shown in the metrics and the view
 
-    study = BootstrapStudy(D, E, n_reps, rng=seed)
-    fitted: dict[float, BootstrapFits] = {}
+    def cells(lv: float, ev: float) -> np.ndarray:
+        return at_epsilon if (lv, ev) == (lam, epsilon) else prepared.estimates(lv, ev)
 
-    def fits_at(lam_value: float) -> BootstrapFits:
-        if lam_value not in fitted:
-            fitted[lam_value] = study.fit(lam_value)
-        return fitted[lam_value]
-
-    lam_axis = tuple(sorted(set(LAMBDA_GRID) | {lam}))
-    eps_axis = tuple(sorted(set(EPSILON_GRID) | {epsilon}))
-    lams_needed = lam_axis if view in _GRID_VIEWS else (lam,)
-    fitted.update(zip(lams_needed, study.fit_many(lams_needed, parallel=parallel,
-                                                  progress=progress), strict=True))
-    d = fits_at(lam).d
-    here = pd.Series(bootstrap_estimates(fits_at(lam), b_E, epsilon))
-
-    def estimates(lams, epss) -> pd.DataFrame:
-        return _estimates(fits_at, b_E, lams, epss, n_reps, truth)
-
-    numbers: dict[str, pd.DataFrame] = {"metrics": pd.DataFrame([{
-        "query": str(query), "epsilon": epsilon, "lam": lam, "replicates": n_reps, "d": d,
-        "n_private": len(D), "n_public": len(E),
-        "truth_nonprivate": truth, "public_mean": public_mean,
+    here = pd.Series(at_epsilon)
+    d, n_private = prepared.d, len(prepared.scenario.private)
+    metrics = pd.DataFrame([{
+        "query": str(prepared.query), "epsilon": epsilon, "lam": lam,
+        "replicates": params.reps, "d": d, "n_private": n_private,
+        "n_public": len(prepared.scenario.public),
+        "truth_nonprivate": prepared.truth, "public_mean": prepared.public_mean,
         "median_estimate": float(here.median()), "sd_estimate": float(here.std()),
-        "noise_norm": expected_noise_norm(d, len(D), lam, epsilon),
-        "log_weight_noise": typical_log_weight_noise(E, len(D), lam, epsilon),
-    }])}
+        "noise_norm": expected_noise_norm(d, n_private, lam, epsilon),
+        "log_weight_noise": typical_log_weight_noise(prepared.scenario.public, n_private, lam,
+                                                     epsilon),
+    }])
+    return {"metrics": metrics, **_TABLES[params.view](prepared, params, cells)}
 
-    if view == "Estimates vs ε":
-        numbers["estimates_by_epsilon"] = _public(estimates([lam], eps_axis))
-    elif view == "Estimates vs λ":
-        numbers["estimates_by_lambda"] = _public(estimates(lam_axis, [epsilon]))
-    elif view in ("Bias vs SD", "Variance: theory"):
-        by_lam = estimates(lam_axis, [epsilon])
-        terms = {lv: dp_variance_terms(D, E, query, lv, beta0=fits_at(lv).coef_full)
-                 for lv in lam_axis}
-        numbers["summary_by_lambda"] = summarise(by_lam)
-        numbers["theory_by_lambda_nonprivate"] = pd.DataFrame(
-            [terms[lv].at(epsilon) for lv in lam_axis])
-        if view == "Variance: theory":
-            numbers["summary_by_epsilon"] = summarise(estimates([lam], eps_axis))
-            numbers["theory_by_epsilon_nonprivate"] = pd.DataFrame(
-                [terms[lam].at(ev) for ev in eps_axis])
-    elif view == "Baselines":
-        base = dp_baselines(D, E, query, [epsilon], n_reps, rng=seed,
-                            binary=scenario.binary_columns,
-                            l1_sensitivity=scenario.record_l1_sensitivity,
-                            value_range=query.value_range)
-        ours = pd.DataFrame({"method": "importance weights (this page)", "estimate": here})
-        frame = pd.concat([ours, base[["method", "estimate"]]], ignore_index=True)
-        numbers["baselines"] = frame
-        numbers["baselines_summary"] = (frame.groupby("method", sort=False).estimate
-                                        .agg(median="median", sd="std").reset_index())
-    elif view == "Model training" and s["models"] and scenario.target is not None:
-        group = next((cols for cols in scenario.groups.values() if scenario.target in cols),
-                     [scenario.target])
-        dist = dp_model_distances(D, E, scenario.target, lam, MODEL_EPSILONS, s["model_reps"],
-                                  rng=seed, exclude=group, progress=progress)
-        numbers["model_distances"] = pd.DataFrame(dist)
-        norms = dist.attrs["reference_norm"]
-        numbers["model_reference_norms_nonprivate"] = pd.DataFrame(
-            {"model": list(norms), "reference_norm": [float(v) for v in norms.values()]})
-    return numbers
+
+def compute(scenario: Scenario, params: Params, *, progress: Progress = None,
+            parallel=None) -> dict[str, pd.DataFrame]:
+    """The numbers the importance-weighting page shows for ``params``: :func:`at` of
+    :func:`prepare` (what ``python -m dpcore run`` calls)."""
+    return at(prepare(scenario, params, progress=progress, parallel=parallel), params)
 
 
 def _sd_trend(table: pd.DataFrame, by: str, symbol: str) -> str:
@@ -214,7 +400,7 @@ def _sd_trend(table: pd.DataFrame, by: str, symbol: str) -> str:
             f"{sd.iloc[0]:.3f} to {sd.iloc[-1]:.3f}.")
 
 
-def takeaway(numbers: Mapping[str, pd.DataFrame], controls: Mapping[str, object]) -> str:
+def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
     """Two sentences on the run's numbers (for presentation mode), computed from ``numbers``."""
     m = numbers["metrics"].iloc[0]
     first = (f"At ε = {m['epsilon']:g} and λ = {m['lam']:g} the DP estimates of {m['query']} have "

@@ -1,10 +1,13 @@
-"""The run of the data-masking page: [PGY]_ Algorithm 1 on the page's experiment (Figs 2-5).
+"""The data-masking page's study: [PGY]_ Algorithm 1 on the page's experiment (Figs 2-5).
 
 The page's numbers for a set of controls: one row of headline metrics and the table(s) behind
-the figure of the selected view. The page builds its task with :func:`load_task`, sizes the
-masked set with :func:`masked_size` and runs :func:`masking_study` (streams
-``stream(seed, "masking page", "generator" | "input")``), so the CLI repeats exactly its calls;
-the "Accuracy vs ε" view is :func:`dpcore.masking.accuracy_vs_epsilon` with the page's seed.
+the figure of the selected view. :func:`prepare` builds the experiment (:func:`load_task`),
+sizes the masked set (:func:`masked_size`), fits the initial set's own model and, in the
+"Accuracy vs ε" view, runs :func:`dpcore.masking.accuracy_vs_epsilon` once per masked-set size
+(every ε of Fig. 5 at once). :func:`at` needs the masked set at the page's ε: Algorithm 1 and
+input perturbation (Algorithm 2) at that ε, streams ``stream(seed, "masking page", "generator"
+| "input")``, which :meth:`Prepared.at_epsilon` computes once per ε and keeps, so a view's
+toggles and a return to an ε seen before redraw from it.
 
 The private records, the non-private model's accuracy and its decision regions are computed
 from D without noise (named "nonprivate"); the masked set and its model are DP. A seeded study:
@@ -18,7 +21,8 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -39,14 +43,18 @@ from dpcore.masking import (
 )
 from dpcore.random import stream
 from dpcore.runs.domains import LAMBDAS, SEED, OneOf
+from dpcore.simulation import Progress
+from dpcore.studies.base import StudyParams
 from dpcore.validation import DataError
 
-__all__ = ["CONTROLS", "DOMAINS", "FIG5_N", "INITIAL", "SEED_KEY", "TASKS", "VIEWS", "MaskingStudy",
-           "accuracy_label", "axis_ranges", "compute", "domain_ranges", "fig5_sizes", "load_task",
-           "masked_size", "masking_study", "takeaway", "validation_accuracy"]
+__all__ = ["ACCURACY", "CONTROLS", "DOMAINS", "FIG5_N", "IMAGES_PER_CLASS", "INITIAL", "N_OPTIONS",
+           "REGION_RESOLUTION", "SEED_KEY", "TASKS", "VIEWS", "MaskedSet", "Params", "Prepared",
+           "accuracy_label", "at", "axis_ranges", "axis_titles", "compute", "domain_ranges",
+           "fig5_sizes", "load_task", "masked_size", "masked_table", "points_outside", "prepare",
+           "takeaway", "validation_accuracy"]
 
-#: Experiment -> (task key, built-in scenario that routes the page's cache and release; None:
-#: the sidebar's scenario).
+#: Experiment -> (task key, built-in scenario that routes the page's release; None: the
+#: sidebar's scenario).
 TASKS = {
     "Toy: three Gaussians (Fig. 2)": ("toy", "three-gaussians"),
     "Digits 0, 1, 3: 3 masked by 6 (Fig. 3)": ("digits-013-6", "digits"),
@@ -56,30 +64,127 @@ TASKS = {
 INITIAL = ("Public / fake initial set", "Empty")
 FIG5_N = (100, 200)
 VIEWS = ("Masked vs original", "Greedy animation", "Accuracy vs ε", "Digit images", "Publish")
+ACCURACY = VIEWS[2]  # the one view whose numbers need more than the masked set at ε
+N_OPTIONS = (50, 100, 150, 200, 300, 400, 500)
 REGION_RESOLUTION = 60  # the page's decision-region grid
 IMAGES_PER_CLASS = 6
 
+
+@dataclass(frozen=True, kw_only=True)
+class Params(StudyParams):
+    """The data-masking page's parameters (widget keys ``mk_<field>``; ``lambda_`` is
+    ``mk_lambda``).
+
+    Parameters
+    ----------
+    task : str
+        The experiment, a key of :data:`TASKS`.
+    epsilon : float
+        Privacy budget of the noisy classifier w′ (Algorithm 1, step 2).
+    lambda_ : float
+        Regularisation of the logistic model (the paper: 0.5).
+    initial : str
+        Start the masked set from the public / fake initial set or from nothing (:data:`INITIAL`).
+    n : int
+        Chosen size of the masked set, the initial set included (:func:`masked_size`).
+    bounded : bool
+        Keep masked records in the data domain.
+    view : str
+        The page's view (:data:`VIEWS`).
+    alone : bool
+        "Masked vs original": the masked set alone, as a recipient sees it.
+    input : bool
+        "Masked vs original": the input-perturbed records too.
+    draws : int
+        "Accuracy vs ε": draws per ε.
+    seed : int
+        The page's simulation seed (``mk_seed``).
+
+    Examples
+    --------
+    >>> Params.from_controls({"mk_lambda": 0.2}, seed=3).lambda_
+    0.2
+    >>> Params(lambda_=0.2).controls()["mk_lambda"]
+    0.2
+    """
+
+    PREFIX = "mk_"
+    #: ``prepare`` reads the view and the draws only for the accuracy curves (:meth:`prepare_key`).
+    CHEAP = ("epsilon", "view", "alone", "input", "draws")
+
+    task: str = next(iter(TASKS))
+    epsilon: float = 5.0
+    lambda_: float = 0.5
+    initial: str = INITIAL[0]
+    n: int = 300
+    bounded: bool = True
+    view: str = VIEWS[0]
+    alone: bool = False
+    input: bool = False
+    draws: int = 20
+
+    def prepare_key(self) -> tuple:
+        """What :func:`prepare` reads: the experiment, λ, the initial set, N, the domain and the
+        seed; and, in the "Accuracy vs ε" view only, the draws of its curves."""
+        curves = (self.view or VIEWS[0]) == ACCURACY
+        return (*super().prepare_key(), ("curves", self.draws if curves else None))
+
+
 #: The page's controls (widget keys of pages/masking.py) with their defaults.
-CONTROLS: dict[str, Any] = {
-    "mk_task": next(iter(TASKS)), "mk_epsilon": 5.0, "mk_lambda": 0.5, "mk_initial": INITIAL[0],
-    "mk_n": 300, "mk_bounded": True, "mk_view": VIEWS[0], "mk_alone": False, "mk_input": False,
-    "mk_draws": 20,
-}
-SEED_KEY = "mk_seed"
+CONTROLS: dict[str, Any] = Params.defaults()
+SEED_KEY = Params.seed_key()
 #: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`).
 DOMAINS = {
     "mk_task": OneOf(tuple(TASKS)), "mk_epsilon": OneOf(FIG5_EPSILONS), "mk_lambda": OneOf(LAMBDAS),
-    "mk_initial": OneOf(INITIAL), "mk_n": OneOf((50, 100, 150, 200, 300, 400, 500)),
+    "mk_initial": OneOf(INITIAL), "mk_n": OneOf(N_OPTIONS),
     "mk_view": OneOf(VIEWS), "mk_draws": OneOf((10, 20, 50)), SEED_KEY: SEED,
 }
 
 
-class MaskingStudy(NamedTuple):
-    """What the page's study computes once per setting (its cache entry)."""
+class MaskedSet(NamedTuple):
+    """The part of the study that ε changes: the masked set and the perturbed records at one ε."""
 
     gen: MaskedDataGenerator  #: the fitted generator (Algorithm 1)
     perturbed: np.ndarray  #: the private records after input perturbation (Algorithm 2)
-    initial_coef: np.ndarray | None  #: the model of the initial set (None without one)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What :func:`prepare` computes once per experiment and setting: everything ε leaves alone.
+
+    Attributes
+    ----------
+    params : Params
+        The parameters it was prepared for (:func:`at` checks that its own agree on
+        :meth:`Params.prepare_key`).
+    task : MaskingTask
+    initial : (X, y) or None
+        The initial masked set, or None to start from empty.
+    n : int
+        Size of the masked set, the initial set included (:func:`masked_size`).
+    initial_coef : ndarray or None
+        The model of the initial set (None without one).
+    curves : dict of int to DataFrame
+        The "Accuracy vs ε" view's :func:`~dpcore.masking.accuracy_vs_epsilon` by masked-set
+        size (:func:`fig5_sizes`); empty in the other views.
+    """
+
+    params: Params
+    task: MaskingTask
+    initial: tuple[np.ndarray, np.ndarray] | None
+    n: int
+    initial_coef: np.ndarray | None
+    curves: dict[int, pd.DataFrame]
+    _masked: dict[float, MaskedSet] = field(default_factory=dict, repr=False, compare=False)
+
+    def at_epsilon(self, epsilon: float) -> MaskedSet:
+        """Algorithm 1 on the private set and input perturbation at ``epsilon``, computed the
+        first time an ε is asked for and kept (a seeded study: every ε draws from the same
+        streams, so the order in which ε are asked for changes nothing)."""
+        epsilon = float(epsilon)
+        if epsilon not in self._masked:
+            self._masked.setdefault(epsilon, _masked_set(self, epsilon))
+        return self._masked[epsilon]
 
 
 def load_task(task_key: str, scenario: Any = None) -> MaskingTask:
@@ -108,46 +213,67 @@ def masked_size(n_chosen: int, n_initial: int) -> int:
     return int(n_chosen) if n_chosen > n_initial else int(n_initial) + 50
 
 
-def masking_study(task: MaskingTask, epsilon: float, lam: float, n: int,
-                  initial: tuple[np.ndarray, np.ndarray] | None, bounded: bool, seed: int, *,
-                  progress: Callable[[float], None] | None = None) -> MaskingStudy:
-    """Algorithm 1 on the task's private set, input perturbation at the same ε, and the initial
-    set's own model: the page's seeded study (no budget is spent).
-
-    Parameters
-    ----------
-    task : MaskingTask
-    epsilon, lam : float
-    n : int
-        Size of the masked set, the initial set included (see :func:`masked_size`).
-    initial : (X, y) or None
-        The initial masked set, or None to start from empty.
-    bounded : bool
-        Keep masked records in the data domain.
-    seed : int
-        The page's seed: streams ``(seed, "masking page", "generator" | "input")``.
-    progress : callable(fraction), optional
-    """
-    gen = MaskedDataGenerator(epsilon, lam, n, rng=stream(seed, "masking page", "generator"),
-                              n_classes=task.n_classes, data_norm=task.data_norm,
-                              bounded=bounded, dataset=task.title, progress=progress)
-    gen.fit(task.X_private, task.y_private, initial=initial)
-    gen.progress = None  # the cached result keeps no reference to this run's widgets
-    perturbed = input_perturbation(task.X_private, epsilon, data_norm=task.data_norm,
-                                   rng=stream(seed, "masking page", "input"))
-    initial_coef = None
-    if initial is not None:
-        initial_coef = fit_logistic_model(scale_records(initial[0], task.data_norm)[0],
-                                          initial[1], lam=lam, n_classes=task.n_classes).coef
-    return MaskingStudy(gen, perturbed, initial_coef)
-
-
 def fig5_sizes(task: MaskingTask) -> list[int]:
     """The masked-set sizes of the accuracy-vs-epsilon study: the paper's :data:`FIG5_N` that
     the task's private pool can supply, or, when it is smaller than all of them, the whole pool
     (the paper's default N, the private size)."""
     pool = len(task.y_pool)
     return [n for n in FIG5_N if n <= pool] or [pool]
+
+
+def prepare(scenario: Any, params: Params, *, progress: Progress = None,
+            parallel: Any = None) -> Prepared:
+    """The experiment, the initial set's model and, in the "Accuracy vs ε" view, the curves of
+    [PGY]_ Fig. 5: what every ε shares.
+
+    Parameters
+    ----------
+    scenario : dpcore.datasets.Scenario or None
+        Read only by the "Sidebar scenario" experiment (the others build their data from
+        built-in definitions).
+    params : Params
+    progress : callable(fraction), optional
+    parallel : ignored
+        The curves are one batched computation in this process.
+
+    Returns
+    -------
+    Prepared
+    """
+    if params.task not in TASKS:
+        raise DataError(f"Unknown experiment {params.task!r}; expected one of {list(TASKS)}.")
+    task = load_task(TASKS[params.task][0], scenario)
+    initial = (task.X_initial, task.y_initial) if params.initial == INITIAL[0] else None
+    n = masked_size(params.n, len(task.y_initial) if initial is not None else 0)
+    initial_coef = None
+    if initial is not None:
+        initial_coef = fit_logistic_model(scale_records(initial[0], task.data_norm)[0],
+                                          initial[1], lam=params.lambda_,
+                                          n_classes=task.n_classes).coef
+    curves = {}
+    if (params.view or VIEWS[0]) == ACCURACY:
+        sizes = fig5_sizes(task)
+        for i, n_fig in enumerate(sizes):
+            step = None if progress is None else (
+                lambda f, text, i=i: progress((i + f) / len(sizes)))
+            curves[n_fig] = accuracy_vs_epsilon(task, lam=params.lambda_, n_samples=n_fig,
+                                                n_draws=params.draws, seed=params.seed,
+                                                progress=step)
+    return Prepared(params, task, initial, n, initial_coef, curves)
+
+
+def _masked_set(prepared: Prepared, epsilon: float) -> MaskedSet:
+    """Algorithm 1 on the task's private set and input perturbation at ``epsilon`` (no budget is
+    spent: streams ``(seed, "masking page", "generator" | "input")``)."""
+    task, params = prepared.task, prepared.params
+    gen = MaskedDataGenerator(epsilon, params.lambda_, prepared.n,
+                              rng=stream(params.seed, "masking page", "generator"),
+                              n_classes=task.n_classes, data_norm=task.data_norm,
+                              bounded=params.bounded, dataset=task.title)
+    gen.fit(task.X_private, task.y_private, initial=prepared.initial)
+    perturbed = input_perturbation(task.X_private, epsilon, data_norm=task.data_norm,
+                                   rng=stream(params.seed, "masking page", "input"))
+    return MaskedSet(gen, perturbed)
 
 
 def validation_accuracy(gen: MaskedDataGenerator, task: MaskingTask) -> dict[str, float]:
@@ -165,6 +291,12 @@ def accuracy_label(valid_private: bool, *, axis: bool = False) -> str:
         return ("accuracy on held-out private records (non-private)" if valid_private
                 else "validation accuracy")
     return " (non-private)" if valid_private else ""
+
+
+def axis_titles(task: MaskingTask) -> tuple[str, str]:
+    """The titles of the 2-D view's axes: the two features, or the public principal axes."""
+    _, _, identity = task.projection()
+    return tuple(task.feature_names[:2]) if identity else ("public PC 1", "public PC 2")
 
 
 def _points(xy: np.ndarray, y: np.ndarray, names: tuple[str, ...], **extra: Any) -> pd.DataFrame:
@@ -215,6 +347,14 @@ def domain_ranges(task: MaskingTask, pad: float = 0.05) -> tuple[list[float], li
             [float(centre[1] - radius), float(centre[1] + radius)])
 
 
+def points_outside(points: pd.DataFrame, axes: pd.DataFrame) -> int:
+    """How many points of a view's table (columns ``x``, ``y``) fall outside its ``axes``."""
+    outside = np.zeros(len(points), dtype=bool)
+    for coord, low, high in zip(axes["axis"], axes["low"], axes["high"], strict=True):
+        outside |= (points[coord] < low).to_numpy() | (points[coord] > high).to_numpy()
+    return int(outside.sum())
+
+
 def _images(images: np.ndarray, titles: list[str]) -> pd.DataFrame:
     n, h, w = images.shape
     return pd.DataFrame({
@@ -223,147 +363,169 @@ def _images(images: np.ndarray, titles: list[str]) -> pd.DataFrame:
         "value": images.ravel()})
 
 
-def compute(scenario: Any, controls: Mapping[str, Any], seed: int, *,
-            progress: Callable[[float], None] | None = None,
-            parallel: Any = None) -> dict[str, pd.DataFrame]:
-    """The page's numbers: ``metrics`` (one row) and the table(s) of the selected view.
+def _scatter_tables(numbers: dict[str, pd.DataFrame], prepared: Prepared, masked: MaskedSet,
+                    params: Params) -> None:
+    """The "Masked vs original" view's points, decision regions and axes, into ``numbers``."""
+    task, (gen, perturbed) = prepared.task, masked
+    names, identity = task.class_names, task.projection()[2]
+    x_range, y_range = domain_ranges(task)
+
+    def regions(name, coef):
+        return _regions(name, coef, task, x_range, y_range) if identity else None
+
+    numbers["masked_points"] = _points(task.project(gen.masked_X_), gen.masked_y_, names,
+                                       from_initial_set=np.arange(len(gen.masked_y_))
+                                       < gen.n_initial_)
+    parts = [regions("masked set (DP)", gen.refit_coef_)]
+    if not params.alone:
+        numbers["private_points_nonprivate"] = _points(task.project(task.X_private),
+                                                       task.y_private, names)
+        parts.insert(0, regions("original (non-private)", gen.coef_))
+        if prepared.initial is not None:
+            numbers["initial_points"] = _points(task.project(task.X_initial), task.y_initial,
+                                                names)
+            parts.insert(1, regions("initial set", prepared.initial_coef))
+        if params.input:
+            numbers["input_perturbed_points"] = _points(task.project(perturbed), task.y_private,
+                                                        names)
+    parts = [p for p in parts if p is not None]
+    if parts:
+        numbers["regions"] = pd.concat(parts, ignore_index=True)
+    _axes(numbers, task, x_range, y_range)
+
+
+def _animation_tables(numbers: dict[str, pd.DataFrame], task: MaskingTask,
+                      gen: MaskedDataGenerator) -> None:
+    """The "Greedy animation" view's points in order of addition and the gradient trace."""
+    init2 = task.project(gen.masked_X_[:gen.n_initial_])
+    new2 = task.project(gen.masked_X_[gen.n_initial_:])
+    x_range, y_range = axis_ranges(init2, new2)
+    numbers["masked_points"] = _points(
+        np.concatenate([init2, new2]), gen.masked_y_, task.class_names,
+        from_initial_set=np.arange(len(gen.masked_y_)) < gen.n_initial_)
+    numbers["gradient_trace"] = pd.DataFrame({
+        "samples_added": np.arange(len(gen.gradient_trace_)),
+        "gradient_norm": gen.gradient_trace_})
+    _axes(numbers, task, x_range, y_range)
+
+
+def _axes(numbers: dict[str, pd.DataFrame], task: MaskingTask, x_range, y_range) -> None:
+    """The class names and the 2-D view's axes (titles and ranges), into ``numbers``."""
+    names = task.class_names
+    numbers["classes"] = pd.DataFrame({"code": np.arange(len(names)), "name": list(names)})
+    numbers["axes"] = pd.DataFrame({"axis": ["x", "y"], "title": list(axis_titles(task)),
+                                    "low": [x_range[0], y_range[0]],
+                                    "high": [x_range[1], y_range[1]]})
+
+
+def _image_tables(numbers: dict[str, pd.DataFrame], prepared: Prepared,
+                  gen: MaskedDataGenerator) -> None:
+    """The "Digit images" view: private, initial and masked images and the classifiers'
+    weights as images ([PGY]_ Fig. 3)."""
+    task, names = prepared.task, prepared.task.class_names
+
+    def some(y):
+        return np.concatenate([np.flatnonzero(y == k)[:IMAGES_PER_CLASS]
+                               for k in range(task.n_classes)])
+
+    rows = some(task.y_private)
+    numbers["private_images_nonprivate"] = _images(
+        task.to_images(task.X_private[rows]), [names[k] for k in task.y_private[rows]])
+    if prepared.initial is not None:
+        rows0 = some(task.y_initial)
+        numbers["initial_images"] = _images(
+            task.to_images(task.X_initial[rows0]),
+            [f"as {names[k]}" for k in task.y_initial[rows0]])
+    new_y, new_X = gen.masked_y_[gen.n_initial_:], gen.masked_X_[gen.n_initial_:]
+    rows1 = some(new_y)
+    numbers["masked_images"] = _images(task.to_images(new_X[rows1]),
+                                       [names[k] for k in new_y[rows1]])
+    coefs = [("non-private", gen.coef_), ("masked set", gen.refit_coef_)]
+    if prepared.initial_coef is not None:
+        coefs.insert(1, ("initial set", prepared.initial_coef))
+    weights = np.concatenate([task.weights_to_images(coef) for _, coef in coefs])
+    numbers["weight_images"] = _images(weights, [f"{label}: {name}" for label, _ in coefs
+                                                 for name in names])
+
+
+def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
+    """The page's numbers at ``params``' ε and view: ``metrics`` (one row) and the view's tables.
 
     Parameters
     ----------
-    scenario : dpcore.datasets.Scenario or None
-        Read only by the "Sidebar scenario" experiment.
-    controls : mapping
-        The page's controls (:data:`CONTROLS`; missing keys take its defaults).
-    seed : int
-        The page's simulation seed (``mk_seed``).
-    progress : callable(fraction), optional
-    parallel : ignored
-        The study is one batched computation in this process.
+    prepared : Prepared
+        :func:`prepare` for parameters with the same :meth:`Params.prepare_key`.
+    params : Params
 
     Returns
     -------
     dict of str to DataFrame
+        ``metrics`` (the masked set's gradient norm at w′, ‖refit − w′‖ and its bound, the
+        validation accuracies), then "Masked vs original": ``masked_points``,
+        ``private_points_nonprivate``, ``initial_points``, ``input_perturbed_points``,
+        ``regions``, ``classes``, ``axes``; "Greedy animation": ``masked_points``,
+        ``gradient_trace``, ``classes``, ``axes``; "Accuracy vs ε": ``accuracy_N<size>``;
+        "Digit images" (digit experiments): ``private_images_nonprivate``,
+        ``initial_images``, ``masked_images``, ``weight_images``.
     """
-    c = {**CONTROLS, **controls}
-    if c["mk_task"] not in TASKS:
-        raise DataError(f"Unknown experiment {c['mk_task']!r}; expected one of {list(TASKS)}.")
-    task_key, _ = TASKS[c["mk_task"]]
-    task = load_task(task_key, scenario)
-    epsilon, lam, seed = float(c["mk_epsilon"]), float(c["mk_lambda"]), int(seed)
-    initial = (task.X_initial, task.y_initial) if c["mk_initial"] == INITIAL[0] else None
-    m = len(task.y_initial) if initial is not None else 0
-    n = masked_size(int(c["mk_n"]), m)
-    view = c["mk_view"] or VIEWS[0]
-    study_share = 0.5 if view == VIEWS[2] else 1.0
-    report = None if progress is None else (lambda f: progress(study_share * f))
-    gen, perturbed, initial_coef = masking_study(task, epsilon, lam, n, initial,
-                                                 bool(c["mk_bounded"]), seed, progress=report)
+    if params.prepare_key() != prepared.params.prepare_key():
+        raise ValueError("prepared was computed for other parameters; call prepare(scenario, "
+                         "params) for these.")
+    task, epsilon = prepared.task, float(params.epsilon)
+    masked = prepared.at_epsilon(epsilon)
+    gen = masked.gen
     accuracy = validation_accuracy(gen, task)
-    names = task.class_names
     numbers = {"metrics": pd.DataFrame([{
         "gradient_norm": float(gen.gradient_norm_),
         "refit_distance": float(gen.refit_distance_),
         "distance_bound": float(gen.distance_bound_),
         "masked_model_accuracy": accuracy["refit"],
         "nonprivate_model_accuracy": accuracy["private"],
-        "masked_set_size": n, "initial_set_size": int(gen.n_initial_),
-        "private_records": len(task.y_private), "epsilon": epsilon, "lambda": lam,
-        "validation_private": bool(task.valid_private),
+        "masked_set_size": prepared.n, "initial_set_size": int(gen.n_initial_),
+        "private_records": len(task.y_private), "epsilon": epsilon,
+        "lambda": float(params.lambda_), "validation_private": bool(task.valid_private),
     }])}
-    _, _, identity = task.projection()
-    xtitle, ytitle = task.feature_names[:2] if identity else ("public PC 1", "public PC 2")
-
-    def regions(name, coef, x_range, y_range):
-        return _regions(name, coef, task, x_range, y_range) if identity else None
-
-    def axes(x_range, y_range):
-        numbers["classes"] = pd.DataFrame({"code": np.arange(len(names)), "name": list(names)})
-        return pd.DataFrame({"axis": ["x", "y"], "title": [xtitle, ytitle],
-                             "low": [x_range[0], y_range[0]], "high": [x_range[1], y_range[1]]})
-
+    view = params.view or VIEWS[0]
     if view == VIEWS[0]:
-        masked2 = task.project(gen.masked_X_)
-        private2 = task.project(task.X_private)
-        initial2 = task.project(task.X_initial) if initial is not None else np.empty((0, 2))
-        x_range, y_range = domain_ranges(task)
-        from_initial = np.arange(len(gen.masked_y_)) < gen.n_initial_
-        numbers["masked_points"] = _points(masked2, gen.masked_y_, names,
-                                           from_initial_set=from_initial)
-        parts = [regions("masked set (DP)", gen.refit_coef_, x_range, y_range)]
-        if not c["mk_alone"]:
-            numbers["private_points_nonprivate"] = _points(private2, task.y_private, names)
-            parts.insert(0, regions("original (non-private)", gen.coef_, x_range, y_range))
-            if initial is not None:
-                numbers["initial_points"] = _points(initial2, task.y_initial, names)
-                parts.insert(1, regions("initial set", initial_coef, x_range, y_range))
-            if c["mk_input"]:
-                numbers["input_perturbed_points"] = _points(task.project(perturbed),
-                                                            task.y_private, names)
-        parts = [p for p in parts if p is not None]
-        if parts:
-            numbers["regions"] = pd.concat(parts, ignore_index=True)
-        numbers["axes"] = axes(x_range, y_range)
+        _scatter_tables(numbers, prepared, masked, params)
     elif view == VIEWS[1]:
-        init2 = task.project(gen.masked_X_[:gen.n_initial_])
-        new2 = task.project(gen.masked_X_[gen.n_initial_:])
-        x_range, y_range = axis_ranges(init2, new2)
-        both = np.concatenate([init2, new2])
-        numbers["masked_points"] = _points(
-            both, gen.masked_y_, names,
-            from_initial_set=np.arange(len(gen.masked_y_)) < gen.n_initial_)
-        numbers["gradient_trace"] = pd.DataFrame({
-            "samples_added": np.arange(len(gen.gradient_trace_)),
-            "gradient_norm": gen.gradient_trace_})
-        numbers["axes"] = axes(x_range, y_range)
-    elif view == VIEWS[2]:
-        draws = int(c["mk_draws"])
-        sizes = fig5_sizes(task)
-        for i, n_fig in enumerate(sizes):
-            step = None if progress is None else (
-                lambda f, text, i=i: progress(0.5 + 0.5 * (i + f) / len(sizes)))
-            numbers[f"accuracy_N{n_fig}"] = accuracy_vs_epsilon(
-                task, lam=lam, n_samples=n_fig, n_draws=draws, seed=seed, progress=step)
+        _animation_tables(numbers, task, gen)
+    elif view == ACCURACY:
+        numbers.update({f"accuracy_N{n_fig}": curve for n_fig, curve in prepared.curves.items()})
     elif view == VIEWS[3] and task.components is not None:
-        def some(y):
-            return np.concatenate([np.flatnonzero(y == k)[:IMAGES_PER_CLASS]
-                                   for k in range(task.n_classes)])
-
-        rows = some(task.y_private)
-        numbers["private_images_nonprivate"] = _images(
-            task.to_images(task.X_private[rows]), [names[k] for k in task.y_private[rows]])
-        if initial is not None:
-            rows0 = some(task.y_initial)
-            numbers["initial_images"] = _images(
-                task.to_images(task.X_initial[rows0]),
-                [f"as {names[k]}" for k in task.y_initial[rows0]])
-        new_y, new_X = gen.masked_y_[gen.n_initial_:], gen.masked_X_[gen.n_initial_:]
-        rows1 = some(new_y)
-        numbers["masked_images"] = _images(task.to_images(new_X[rows1]),
-                                           [names[k] for k in new_y[rows1]])
-        coefs = [("non-private", gen.coef_), ("masked set", gen.refit_coef_)]
-        if initial_coef is not None:
-            coefs.insert(1, ("initial set", initial_coef))
-        weights = np.concatenate([task.weights_to_images(coef) for _, coef in coefs])
-        numbers["weight_images"] = _images(weights, [f"{label}: {name}" for label, _ in coefs
-                                                     for name in names])
+        _image_tables(numbers, prepared, gen)
     return numbers
 
 
-def takeaway(numbers: Mapping[str, pd.DataFrame], controls: Mapping[str, Any]) -> str:
+def compute(scenario: Any, params: Params, *, progress: Progress = None,
+            parallel: Any = None) -> dict[str, pd.DataFrame]:
+    """The page's numbers: ``at(prepare(scenario, params), params)``."""
+    return at(prepare(scenario, params, progress=progress, parallel=parallel), params)
+
+
+def masked_table(task: MaskingTask, gen: MaskedDataGenerator) -> pd.DataFrame:
+    """A fitted generator's masked set as a recipient gets it: the label, then the records in
+    the task's units (the public centring undone)."""
+    table = pd.DataFrame(task.to_records(gen.masked_X_), columns=list(task.feature_names))
+    table.insert(0, "label", [task.class_names[c] for c in gen.masked_y_])
+    return table
+
+
+def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
     """Two sentences on how close the masked set's model comes, from the numbers."""
     m = numbers["metrics"].iloc[0]
     curves = [numbers[k] for k in sorted(numbers) if k.startswith("accuracy_N")]
     if curves:
         frame = curves[-1]
         top = frame["epsilon"].max()
-        at = frame[frame["epsilon"] == top].set_index("method")["mean"]
+        at_top = frame[frame["epsilon"] == top].set_index("method")["mean"]
         low = frame["epsilon"].min()
         at_low = frame[frame["epsilon"] == low].set_index("method")["mean"]
         first = (f"With N = {int(frame['n_samples'].iloc[0])} records, the masked set's model "
-                 f"reaches a mean validation accuracy of {at['masked generation']:.3f} at "
+                 f"reaches a mean validation accuracy of {at_top['masked generation']:.3f} at "
                  f"ε = {top:g} and {at_low['masked generation']:.3f} at ε = {low:g}.")
-        second = (f"Input perturbation gets {at['input perturbation']:.3f} at ε = {top:g}, "
-                  f"against {at['non-private']:.3f} for the non-private model.")
+        second = (f"Input perturbation gets {at_top['input perturbation']:.3f} at ε = {top:g}, "
+                  f"against {at_top['non-private']:.3f} for the non-private model.")
         return f"{first} {second}"
     first = (f"At ε = {m['epsilon']:g}, the {int(m['masked_set_size'])} masked records leave a "
              f"gradient norm of {m['gradient_norm']:.2g} at the noisy model, so a recipient's "

@@ -1,13 +1,18 @@
-"""The private logistic regression page's numbers from a run config ([CM08]_ Figs 2a-d).
+"""The private logistic regression page's study ([CM08]_ Figs. 2a-d, Lemmas 3-4).
 
-:func:`compute` repeats the page's study (``pages/perturbation.py``) without Streamlit. The page
-builds its training data, its public data for choosing lambda, its training sizes and the lemma
-curves with the functions of this module (:func:`training_data`, :func:`public_data`,
-:func:`cv_lambda`, :func:`study_lambda`, :func:`learning_sizes`, :func:`bound_curves`), and both
-call the same :mod:`dpcore.perturbation.experiments` functions with the same seed, so the numbers
-are the page's, bit for bit. Everything is a seeded simulation (restarts are noise draws), not a
-release; the "Publish" view's release draws fresh OS entropy and cannot be recomputed, so a run
-of that view gives the headline numbers only.
+Every view is a seeded simulation (restarts are noise draws), not a release; the "Publish"
+view's release draws fresh OS entropy and cannot be recomputed, so a run of that view gives the
+headline numbers only. The study runs in two stages (:mod:`dpcore.studies.base`):
+:func:`prepare` builds the training data, chooses λ on public data (CV), prepares every split
+and, when λ does not depend on ε, fits the non-private models and the curve on
+:data:`EPSILON_GRID`; :func:`at` draws what ε changes.
+
+What an ε move must recompute follows from how the curve draws its noise
+(:func:`dpcore.perturbation.experiments.split_rows`): each private method draws the noise of all
+of :func:`epsilon_axis` in order from one stream per fold, and objective perturbation solves all
+of its (ε, restart) pairs in one batch, whose iterates differ in the last bits with the batch's
+columns. So the rows at :data:`EPSILON_GRID` are the same for every ε on the grid and change
+with any ε off it; and under the rule of (ε, n, d) λ, and so every fit, changes with ε.
 
 References
 ----------
@@ -17,31 +22,39 @@ References
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from dpcore.perturbation.experiments import (
-    epsilon_curve,
+    Fitted,
+    Split,
+    epsilon_splits,
+    fit_split,
     guessing_error,
     lambda_by_cv,
     lambda_rule,
-    learning_curve,
+    learning_splits,
     lemma_bounds,
     scenario_arrays,
+    split_rows,
     summarise,
     swamped_methods,
 )
 from dpcore.perturbation.synthetic import synthetic
 from dpcore.random import stream
 from dpcore.runs.domains import EPSILONS, SEED, OneOf
-from dpcore.simulation import Progress
+from dpcore.simulation import Progress, report
+from dpcore.studies.base import StudyParams
+from dpcore.validation import DataError
 
 __all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "SOURCES", "SYNTHETIC", "EPSILON_GRID",
            "LAMBDAS", "CV_LAMBDAS", "SIZES", "SYNTHETIC_TEST", "LAMBDA_MODES", "PAPER_N",
-           "TrainingData", "training_data", "public_data", "cv_lambda", "study_lambda",
-           "learning_sizes", "bound_curves", "compute", "takeaway"]
+           "STAGES", "Params", "Prepared", "TrainingData", "training_data", "public_data",
+           "cv_lambda", "study_lambda", "epsilon_axis", "learning_sizes", "bound_curves",
+           "prepare", "at", "compute", "takeaway"]
 
 VIEWS = ("Error vs ε", "Learning curve", "Distance to non-private", "Bounds (Lemmas 3-4)",
          "Publish")
@@ -55,22 +68,89 @@ SYNTHETIC_TEST = 10_000
 LAMBDA_MODES = ("rule of (ε, n, d)", "set by hand", "CV on public data")
 PAPER_N = 17_500
 _STREAM = "perturbation page"
+#: What :func:`prepare` builds for each view: the ε curve (with the excess training loss for
+#: the bounds), the learning curve, or the data alone (Publish: its numbers are the headline).
+STAGES = {"Error vs ε": "curve", "Distance to non-private": "curve",
+          "Bounds (Lemmas 3-4)": "curve with excess loss", "Learning curve": "learning curve",
+          "Publish": "data"}
+_CURVES = ("curve", "curve with excess loss")
+_LAMBDA_KEY = "lr_lambda"  # the field ``lam`` (:attr:`Params.KEYS`)
 
-SEED_KEY = "lr_seed"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Params(StudyParams):
+    """The private logistic regression page's controls (widget keys ``lr_<field>``).
+
+    Parameters
+    ----------
+    source : str, default="Scenario (sidebar)"
+        The training data: the scenario's D, or the paper's synthetic sphere data
+        (:data:`SOURCES`).
+    epsilon : float, default=1.0
+        The chosen budget: the only field an ε move changes (:func:`at`).
+    lambda_mode : str, default="rule of (ε, n, d)"
+        How λ is chosen (:data:`LAMBDA_MODES`); under the rule λ depends on ε.
+    lam : float, default=0.01
+        The hand-set λ (widget ``lr_lambda``), read only in the mode "set by hand".
+    n : int, default=17500
+        Training rows (capped at the data's size).
+    restarts : int, default=10
+        Noise draws per fold and ε.
+    view : str, default="Error vs ε"
+        One of :data:`VIEWS` (None reads as the first).
+    seed : int, default=0
+        The simulation seed (``lr_seed``).
+    """
+
+    PREFIX = "lr_"
+    KEYS: ClassVar[dict[str, str]] = {"lam": _LAMBDA_KEY}
+
+    source: str = SOURCES[0]
+    epsilon: float = 1.0
+    lambda_mode: str = LAMBDA_MODES[0]
+    lam: float = 0.01
+    n: int = PAPER_N
+    restarts: int = 10
+    view: str = VIEWS[0]
+
+    def __post_init__(self) -> None:
+        if self.view is None:  # a segmented control with nothing chosen shows the first view
+            object.__setattr__(self, "view", VIEWS[0])
+        if self.view not in VIEWS:
+            raise ValueError(f"lr_view == {self.view!r}; choose one of {list(VIEWS)}.")
+
+    @property
+    def fixed_lambda(self) -> bool:
+        """Whether λ is the same at every ε (set by hand or by CV), not the rule's."""
+        return self.lambda_mode != LAMBDA_MODES[0]
+
+    def stage(self) -> str:
+        """What :func:`prepare` builds for the view (:data:`STAGES`)."""
+        return STAGES[self.view]
+
+    def prepare_key(self) -> tuple:
+        """What :func:`prepare` reads: every field but ε, with the view only as its
+        :meth:`stage` (so "Error vs ε" and "Distance to non-private" share it), the hand-set λ
+        only when it is used, and the restarts only when the grid's curve is prepared."""
+        stage = self.stage()
+        unread = {"view"}
+        if self.lambda_mode != LAMBDA_MODES[1] or stage == "data":
+            unread.add("lam")
+        if not (self.fixed_lambda and stage in _CURVES):
+            unread.add("restarts")
+        key = (item for item in super().prepare_key()
+               if not (isinstance(item, tuple) and item[0] in unread))
+        return (*key, ("stage", stage))
+
+
+SEED_KEY = Params.seed_key()
 #: Every control the page's numbers depend on, with the page's defaults.
-CONTROLS: dict[str, Any] = {
-    "lr_source": SOURCES[0],
-    "lr_epsilon": 1.0,
-    "lr_lambda_mode": LAMBDA_MODES[0],
-    "lr_lambda": 0.01,
-    "lr_n": PAPER_N,
-    "lr_restarts": 10,
-    "lr_view": VIEWS[0],
-}
+CONTROLS: dict[str, Any] = Params.defaults()
 #: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`).
 DOMAINS = {
     "lr_source": OneOf(SOURCES), "lr_epsilon": OneOf(EPSILONS),
-    "lr_lambda_mode": OneOf(LAMBDA_MODES), "lr_lambda": OneOf(LAMBDAS), "lr_n": OneOf(SIZES),
+    "lr_lambda_mode": OneOf(LAMBDA_MODES), _LAMBDA_KEY: OneOf(LAMBDAS), "lr_n": OneOf(SIZES),
     "lr_restarts": OneOf((5, 10, 20, 50)), "lr_view": OneOf(VIEWS), SEED_KEY: SEED,
 }
 
@@ -99,6 +179,9 @@ def training_data(scenario, source: str, n_choice: int, seed: int) -> TrainingDa
         return TrainingData(X, y, Xt, yt, 1.0, False, f"synthetic ({name}), n = {n:,}")
     if source not in SOURCES:
         raise ValueError(f"lr_source == {source!r}; choose one of {list(SOURCES)}.")
+    if scenario is None:
+        raise DataError("No scenario to train on: choose a scenario in the sidebar, or the "
+                        "paper's synthetic data as training data.")
     arrays = scenario_arrays(scenario)
     n = min(n_choice, arrays.X.shape[0])
     take = stream(seed, _STREAM, "rows").permutation(arrays.X.shape[0])[:n]
@@ -154,84 +237,190 @@ def bound_curves(eps_axis, *, n: int, d: int, intercept: bool, held_out: bool,
                         n=n if held_out else n - n // 3, d=d + int(intercept), lam=lam)
 
 
-def compute(scenario, controls: Mapping[str, object], seed: int, *, progress: Progress = None,
-            parallel=None) -> dict[str, pd.DataFrame]:
-    """The numbers the private logistic regression page shows for ``controls`` and ``seed``.
+def epsilon_axis(epsilon: float) -> tuple[float, ...]:
+    """The ε of the curves against ε: :data:`EPSILON_GRID` and ``epsilon``, sorted."""
+    return tuple(sorted(set(EPSILON_GRID) | {epsilon}))
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What every ε move reuses: the data, its prepared splits and, for a λ that does not
+    depend on ε, the non-private fits and the ε curve on the grid.
+
+    Attributes
+    ----------
+    key : tuple
+        The :meth:`Params.prepare_key` it was prepared for.
+    data : TrainingData
+    lam_cv : float or None
+        λ chosen by cross-validation on public data (mode "CV on public data"), else None.
+    splits : tuple of Split
+        The folds (or the held-out split) of the ε curves, or of the learning curve's nested
+        training sizes; empty for the Publish view.
+    fits : tuple of Fitted or None
+        The non-private fit of each split at λ, when λ is fixed (by hand or by CV); None under
+        the rule, whose λ moves with ε.
+    grid : DataFrame or None
+        The ε curve's rows on :data:`EPSILON_GRID` at the fixed λ, which every ε on the grid
+        shows (an ε curve view with λ set by hand or by CV); else None.
+    """
+
+    key: tuple
+    data: TrainingData
+    lam_cv: float | None
+    splits: tuple[Split, ...]
+    fits: tuple[Fitted, ...] | None
+    grid: pd.DataFrame | None
+
+    @property
+    def held_out(self) -> bool:
+        """Whether the test error is measured on held-out data (else 3-fold CV over D)."""
+        return self.data.X_test is not None
+
+
+def _rows(fits, epsilons, params: Params, excess: bool,
+          progress: Progress = None) -> pd.DataFrame:
+    """Every split's rows at ``epsilons`` from its non-private fit, in one table
+    (:func:`~dpcore.perturbation.experiments.split_rows`)."""
+    rows: list[dict] = []
+    for done, fitted in enumerate(fits, start=1):
+        rows += split_rows(fitted, epsilons=epsilons, restarts=params.restarts,
+                           seed=params.seed, excess=excess)
+        report(progress, done / len(fits))
+    return pd.DataFrame(rows)
+
+
+def _lambda(params: Params, data: TrainingData, lam_cv: float | None) -> float:
+    """The study's λ at ``params.epsilon`` (:func:`study_lambda`)."""
+    n, d = data.X.shape
+    return study_lambda(params.lambda_mode, epsilon=params.epsilon, n=n, d=d,
+                        lam_set=params.lam, lam_cv=lam_cv)
+
+
+def prepare(scenario, params: Params, *, progress: Progress = None, parallel=None) -> Prepared:
+    """The part of the study that no ε move changes (it reads what
+    :meth:`Params.prepare_key` holds, never ε).
 
     Parameters
     ----------
-    scenario : Scenario
-        Unused when the training data is the paper's synthetic data.
-    controls : mapping
-        The page's widget values (keys of :data:`CONTROLS`; missing keys take its defaults).
-    seed : int
-        The page's simulation seed (``lr_seed``).
+    scenario : Scenario or None
+        Unused (may be None) when the training data is the paper's synthetic data.
+    params : Params
     progress : callable, optional
+        Called with the fraction of the non-private fits and the grid's curve done.
     parallel : dpcore.parallel.Parallel, optional
         Unused: the study is batched per fold already (accepted for the common signature).
 
     Returns
     -------
-    dict of DataFrame
-        ``"metrics"`` (one row: lambda, n, d, the guessing error of the evaluation labels
-        (``guessing_error_nonprivate``) and, for "Error vs ε", each method's mean and SD test
-        error at the chosen epsilon), and the tables behind the selected view: ``results`` (one
-        row per method, epsilon, fold and restart), ``summary`` (mean, SD, count per method and
-        epsilon or n), ``bounds`` (Lemmas 3-4). Method "non-private" is the fit without noise.
+    Prepared
     """
     del parallel
-    values = {**CONTROLS, **controls}
-    source = values["lr_source"]
-    epsilon = float(values["lr_epsilon"])
-    lambda_mode = values["lr_lambda_mode"]
-    view = values["lr_view"] or VIEWS[0]
-    if view not in VIEWS:
-        raise ValueError(f"lr_view == {view!r}; choose one of {list(VIEWS)}.")
-    restarts = int(values["lr_restarts"])
-    data = training_data(scenario, source, int(values["lr_n"]), seed)
-    X, y, X_test, y_test, norm, intercept, _ = data
-    n, d = X.shape
+    data = training_data(scenario, params.source, params.n, params.seed)
     lam_cv = None
-    if lambda_mode == LAMBDA_MODES[2]:
-        lam_cv = cv_lambda(*public_data(scenario, source, seed), norm, intercept, seed)
-    lam = study_lambda(lambda_mode, epsilon=epsilon, n=n, d=d,
-                       lam_set=float(values["lr_lambda"]), lam_cv=lam_cv)
-    eps_axis = tuple(sorted(set(EPSILON_GRID) | {epsilon}))
-    common = dict(lam=lam, restarts=restarts, X_test=X_test, y_test=y_test, data_norm=norm,
-                  fit_intercept=intercept, seed=seed, **({"folds": 3} if X_test is None else {}))
-    metrics: dict[str, Any] = {"epsilon": epsilon, "lam": lam, "lambda_mode": lambda_mode,
-                               "n": n, "d": d, "intercept": intercept, "data_norm": norm,
-                               "restarts": restarts}
+    if params.lambda_mode == LAMBDA_MODES[2]:
+        lam_cv = cv_lambda(*public_data(scenario, params.source, params.seed), data.norm,
+                           data.intercept, params.seed)
+    stage = params.stage()
+    common = dict(X_test=data.X_test, y_test=data.y_test, data_norm=data.norm,
+                  fit_intercept=data.intercept, seed=params.seed,
+                  **({"folds": 3} if data.X_test is None else {}))
+    splits: list[Split] = []
+    if stage in _CURVES:
+        splits = epsilon_splits(data.X, data.y, **common)
+    elif stage == "learning curve":
+        splits = learning_splits(data.X, data.y, **common,
+                                 sizes=learning_sizes(data.X.shape[0], data.X_test is not None)[1])
+    fits = grid = None
+    if params.fixed_lambda and splits:
+        lam = _lambda(params, data, lam_cv)
+        share = 0.5 if stage in _CURVES else 1.0  # of the progress bar, for the fits
+        fitted: list[Fitted] = []
+        for split in splits:
+            fitted.append(fit_split(split, lam))
+            report(progress, share * len(fitted) / len(splits))
+        fits = tuple(fitted)
+        if stage in _CURVES:
+            grid = _rows(fits, EPSILON_GRID, params, stage != "curve",
+                         progress=lambda f: report(progress, share + (1 - share) * f))
+    report(progress, 1.0)
+    return Prepared(params.prepare_key(), data, lam_cv, tuple(splits), fits, grid)
+
+
+def _curve(prepared: Prepared, params: Params, lam: float) -> pd.DataFrame:
+    """The ε curve's rows at :func:`epsilon_axis`: prepared when λ is fixed and ε is on the
+    grid; else every split's private fits (and, under the rule, its non-private fit) anew."""
+    if prepared.grid is not None and params.epsilon in EPSILON_GRID:
+        return prepared.grid
+    fits = prepared.fits or [fit_split(split, lam) for split in prepared.splits]
+    return _rows(fits, epsilon_axis(params.epsilon), params,
+                 params.stage() == "curve with excess loss")
+
+
+def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
+    """The numbers the private logistic regression page shows at ``params.epsilon``.
+
+    With λ set by hand or by CV and ε on :data:`EPSILON_GRID` this reuses :func:`prepare`'s
+    curve; an ε off the grid draws and fits the whole curve on :func:`epsilon_axis` anew (its
+    noise streams run through every ε in order), on the prepared splits and non-private fits.
+    Under the rule of (ε, n, d), λ moves with ε and so does every fit: only the splits are
+    reused.
+
+    Returns
+    -------
+    dict of DataFrame
+        ``"metrics"`` (one row: λ, n, d, and for "Error vs ε" the guessing error of the
+        evaluation labels (``guessing_error_nonprivate``) and each method's mean and SD test
+        error at ε), and the tables behind the selected view: ``results`` (one row per method,
+        ε, fold and restart), ``summary`` (mean, SD, count per method and ε or n), ``bounds``
+        (Lemmas 3-4). Method "non-private" is the fit without noise.
+
+    Raises
+    ------
+    ValueError
+        When ``prepared`` was prepared for other parameters than ``params`` (all but ε).
+    """
+    if prepared.key != params.prepare_key():
+        raise ValueError("prepared was computed for other parameters; call "
+                         "prepare(scenario, params) with these params (only epsilon may differ).")
+    data, epsilon, view = prepared.data, params.epsilon, params.view
+    n, d = data.X.shape
+    lam = _lambda(params, data, prepared.lam_cv)
+    metrics: dict[str, Any] = {"epsilon": epsilon, "lam": lam, "lambda_mode": params.lambda_mode,
+                               "n": n, "d": d, "intercept": data.intercept,
+                               "data_norm": data.norm, "restarts": params.restarts}
     numbers: dict[str, pd.DataFrame] = {}
-    if view in ("Error vs ε", "Distance to non-private"):
-        res = epsilon_curve(X, y, epsilons=eps_axis, excess=False, progress=progress, **common)
-        numbers["results"] = res
+    if params.stage() in _CURVES:
+        numbers["results"] = res = _curve(prepared, params, lam)
         if view == "Error vs ε":
-            summary = summarise(res)
-            numbers["summary"] = summary
-            guess = guessing_error(y_test if y_test is not None else y)
+            numbers["summary"] = summary = summarise(res)
+            guess = guessing_error(data.y_test if data.y_test is not None else data.y)
             metrics["guessing_error_nonprivate"] = guess
             here = summary[np.isclose(summary["epsilon"], epsilon)].set_index("method")
             for method, row in here.iterrows():
                 metrics[f"error {method}"] = row["mean"]
                 metrics[f"sd {method}"] = row["std"]
             metrics["swamped"] = ", ".join(swamped_methods(summary, epsilon, guess))
+        elif view == "Bounds (Lemmas 3-4)":
+            numbers["bounds"] = bound_curves(epsilon_axis(epsilon), n=n, d=d,
+                                             intercept=data.intercept,
+                                             held_out=prepared.held_out, lam=lam)
     elif view == "Learning curve":
-        n_fold, sizes = learning_sizes(n, X_test is not None)
-        res = learning_curve(X, y, sizes=sizes, epsilon=epsilon, progress=progress, **common)
-        numbers["results"] = res
+        fits = prepared.fits or [fit_split(split, lam) for split in prepared.splits]
+        numbers["results"] = res = _rows(fits, [epsilon], params, excess=False)
         numbers["summary"] = summarise(res, by="n")
-        metrics["n_fold"] = n_fold
-    elif view == "Bounds (Lemmas 3-4)":
-        numbers["results"] = epsilon_curve(X, y, epsilons=eps_axis, excess=True,
-                                           progress=progress, **common)
-        numbers["bounds"] = bound_curves(eps_axis, n=n, d=d, intercept=intercept,
-                                         held_out=X_test is not None, lam=lam)
-    numbers = {"metrics": pd.DataFrame([metrics]), **numbers}
-    return numbers
+        metrics["n_fold"] = learning_sizes(n, prepared.held_out)[0]
+    return {"metrics": pd.DataFrame([metrics]), **numbers}
 
 
-def takeaway(numbers: Mapping[str, pd.DataFrame], controls: Mapping[str, object]) -> str:
+def compute(scenario, params: Params, *, progress: Progress = None,
+            parallel=None) -> dict[str, pd.DataFrame]:
+    """The numbers the private logistic regression page shows for ``params``: :func:`at` of
+    :func:`prepare` (what ``python -m dpcore run`` calls)."""
+    return at(prepare(scenario, params, progress=progress, parallel=parallel), params)
+
+
+def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
     """Two sentences on the run's numbers (for presentation mode), computed from ``numbers``."""
     m = numbers["metrics"].iloc[0]
     eps = float(m["epsilon"])

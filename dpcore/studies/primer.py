@@ -1,10 +1,16 @@
-"""The mechanism primer's numbers from a run config ([JLE14]_ Sect. 1).
+"""The mechanism primer's study ([JLE14]_ Sect. 1): one query asked through each mechanism.
 
-:func:`compute` calls :func:`dpcore.primer.study`, the one function the page (``pages/primer.py``)
-calls for its numbers, with the same controls and study seed, so the numbers are the page's, bit
-for bit: the same query, sensitivity, seeded noise streams (one per mechanism) and budget table.
-Everything is a seeded simulation of the mechanisms, not a release; the true answer is computed
-from the private data without noise and is labelled non-private.
+The page (``pages/primer.py``), ``python -m dpcore run``, exported scripts and presentation mode
+all call this study. :func:`prepare` reads the private data once for the query's controls: the
+true answer, its sensitivity ([JLE14]_ Definition 5) and the candidates' counts of the
+exponential mechanism (:func:`dpcore.primer.prepare_study`). :func:`at` draws, at the privacy
+parameters, the seeded noisy answers of the Laplace and Gaussian mechanisms ([JLE14]_ Sect. 1.3;
+one stream per mechanism), the exponential mechanism's choices ([JLE14]_ Sect. 1.4) and counts
+how many answers a budget pays for ([JLE14]_ Sect. 1.6) (:func:`dpcore.primer.study_at`).
+
+Everything is a seeded simulation of the mechanisms, not a release: it spends no budget. The
+true answer is computed from the private data without noise and is labelled non-private. The
+page's Publish part is a release (:func:`dpcore.primer.release_answers`), not this study.
 
 References
 ----------
@@ -15,6 +21,7 @@ References
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -22,13 +29,63 @@ import pandas as pd
 from dpcore import primer
 from dpcore.runs.domains import EPSILONS, SEED, Between, FromData, OneOf
 from dpcore.simulation import Progress, report
+from dpcore.studies.base import StudyParams
 
-__all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "compute", "takeaway"]
+__all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "Params", "at", "compute", "prepare",
+           "takeaway"]
 
-SEED_KEY = "pr_seed"
-#: Every control of the page with its default; None means "the scenario's default"
-#: (:func:`dpcore.primer.resolve_controls`: on Adult, the count of records with income >50K).
-CONTROLS: dict[str, Any] = dict(primer.CONTROLS)
+
+@dataclass(frozen=True, kw_only=True)
+class Params(StudyParams):
+    """The primer page's controls; None means "the scenario's default"
+    (:func:`dpcore.primer.resolve_controls`: on Adult, the count of records with income >50K).
+
+    Parameters
+    ----------
+    kind : {"count", "sum", "mean"}, default="count"
+    column : str, optional
+        The raw column queried.
+    value : object, optional
+        A count on a category column: the category counted.
+    threshold : float, optional
+        A count on a numeric column: records at or above it are counted.
+    low, high : float, optional
+        A sum or mean: the clipping bounds, from public knowledge.
+    relation : {"replace", "add_remove"}, default="replace"
+        The neighbouring relation.
+    epsilon : float, default=0.1
+        ε of one answer.
+    delta : float, default=1e-6
+        δ of one Gaussian answer.
+    draws : int, default=10_000
+        Simulated answers per mechanism.
+    total, total_delta : float, default=1.0, 1e-5
+        The budget that the answers are counted against.
+    choice_column : str, optional
+        The column whose most common category the exponential mechanism chooses.
+    """
+
+    PREFIX = "pr_"
+    CHEAP = ("epsilon", "delta", "draws", "total", "total_delta")
+
+    kind: str = primer.CONTROLS["pr_kind"]
+    column: str | None = primer.CONTROLS["pr_column"]
+    value: Any = primer.CONTROLS["pr_value"]
+    threshold: float | None = primer.CONTROLS["pr_threshold"]
+    low: float | None = primer.CONTROLS["pr_low"]
+    high: float | None = primer.CONTROLS["pr_high"]
+    relation: str = primer.CONTROLS["pr_relation"]
+    epsilon: float = primer.CONTROLS["pr_epsilon"]
+    delta: float = primer.CONTROLS["pr_delta"]
+    draws: int = primer.CONTROLS["pr_draws"]
+    total: float = primer.CONTROLS["pr_total"]
+    total_delta: float = primer.CONTROLS["pr_total_delta"]
+    choice_column: str | None = primer.CONTROLS["pr_choice_column"]
+
+
+#: Every control of the page with its default (:data:`dpcore.primer.CONTROLS`).
+CONTROLS: dict[str, Any] = Params.defaults()
+SEED_KEY = Params.seed_key()
 #: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`): the
 #: columns and categories come from the data, the bounds and the threshold are any numbers.
 DOMAINS = {
@@ -43,37 +100,55 @@ DOMAINS = {
 }
 
 
-def compute(scenario, controls: Mapping[str, object], seed: int, *, progress: Progress = None,
-            parallel=None) -> dict[str, pd.DataFrame]:
-    """The numbers the primer page shows for ``controls`` and study ``seed``.
+def prepare(scenario, params: Params, *, progress: Progress = None,
+            parallel=None) -> primer.PreparedStudy:
+    """The query's ε-free facts: its true answer (non-private), sensitivity and the candidates'
+    counts (:func:`dpcore.primer.prepare_study`).
 
     Parameters
     ----------
     scenario : Scenario
-    controls : mapping
-        The page's widget values (keys of :data:`CONTROLS`; missing keys take its defaults).
-    seed : int
-        The page's simulation seed (``pr_seed``).
+    params : Params
+        Reads every field but :attr:`Params.CHEAP`.
     progress : callable, optional
-        Called with 1.0 when done (the study is one vectorised draw per mechanism).
+        Called with 1.0 when done (one pass over the private data).
     parallel : dpcore.parallel.Parallel, optional
         Unused (accepted for the common signature).
+
+    Raises
+    ------
+    DataError
+        When the query has no sensitivity under the relation (a mean under "add or remove one
+        record") or the scenario has no raw records.
+    """
+    del parallel
+    prepared = primer.prepare_study(scenario, params.controls())
+    report(progress, 1.0)
+    return prepared
+
+
+def at(prepared: primer.PreparedStudy, params: Params) -> dict[str, pd.DataFrame]:
+    """The page's tables at ``params``' ε, δ, draws and budget (:func:`dpcore.primer.study_at`).
 
     Returns
     -------
     dict of DataFrame
-        See :func:`dpcore.primer.study`: ``query``, ``mechanisms``, ``answers``,
-        ``exponential``, ``budget``.
+        ``query``, ``mechanisms``, ``answers``, ``exponential``, ``budget``.
     """
-    del parallel
-    known = {key: value for key, value in controls.items() if key in CONTROLS}
-    numbers = primer.study(scenario, known, int(seed))
-    report(progress, 1.0)
-    return numbers
+    return primer.study_at(prepared, epsilon=params.epsilon, delta=params.delta,
+                           n_draws=params.draws, total=params.total,
+                           total_delta=params.total_delta, seed=params.seed)
 
 
-def takeaway(numbers: Mapping[str, pd.DataFrame], controls: Mapping[str, object]) -> str:
+def compute(scenario, params: Params, *, progress: Progress = None,
+            parallel=None) -> dict[str, pd.DataFrame]:
+    """The numbers the primer page shows for ``params``: :func:`at` on :func:`prepare`."""
+    return at(prepare(scenario, params, progress=progress, parallel=parallel), params)
+
+
+def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
     """Two sentences on the run's numbers (for presentation mode), computed from ``numbers``."""
+    del params
     q = numbers["query"].iloc[0]
     mech = numbers["mechanisms"].set_index("mechanism")
     lap, gauss = mech.loc["laplace"], mech.loc["gaussian_analytic"]

@@ -1,9 +1,14 @@
-"""The run of the optimal-public-subset page: [WJ18]_ Algorithm 2 repeated (Figs 2-6).
+"""The study of the optimal-public-subset page: [WJ18]_ Algorithm 2 repeated (Figs 2-6).
 
-The page's numbers for a set of controls: one row of headline metrics and the table behind the
-figure of the selected view. The page calls :func:`split_epsilon` and :func:`grid_sizes` too, so
-the CLI and the page run :func:`dpcore.subset.subset_study` on the same arguments and the same
-random streams (``stream(seed, "subset", r)`` per repeat).
+The page's numbers for its parameters: one row of headline metrics and the table behind the
+figure of the selected view, in two stages. :func:`prepare` does what ε does not change, once
+per scenario and λ: Step 1, ``theta_D`` and the nearest public points, the public-only
+baseline (:func:`dpcore.subset.prepare_study`). :func:`at` runs Algorithm 2's repeats on the
+candidate grid at the split ε (:func:`dpcore.subset.run_study`; repeat ``r`` draws from
+``stream(seed, "subset", r)``): ε feeds every step of Algorithm 2 (the ε₁ ranking orders the
+nested subsets that every fit uses), so a new ε runs them all. Each set of runs is computed once
+and kept with the prepared part, so that the view, the inspected size and an ε seen before only
+re-read them.
 
 Every error here is measured against D without noise (an evaluation, labelled non-private); the
 weights and estimates are DP. Nothing is released and no budget is spent.
@@ -16,19 +21,32 @@ References
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from dpcore.datasets import MAX_UPLOAD_BYTES
+from dpcore.datasets import MAX_UPLOAD_BYTES, Scenario
 from dpcore.runs.domains import EPSILONS, LAMBDAS, SEED, Between, OneOf
-from dpcore.subset import display_plane, paper_sizes, rescale, scenario_arguments, subset_study
+from dpcore.studies.base import StudyParams
+from dpcore.subset import (
+    StudySetup,
+    SubsetStudy,
+    display_plane,
+    paper_sizes,
+    prepare_study,
+    rescale,
+    run_study,
+    scenario_arguments,
+)
 from dpcore.validation import DataError
 
 __all__ = ["CONTROLS", "COARSE", "DOMAINS", "GRIDS", "SEED_KEY", "SET_FROM_DATA", "SPLITS",
-           "VIEWS", "compute", "grid_sizes", "split_epsilon", "takeaway"]
+           "VIEWS", "Params", "PreparedStudy", "at", "candidate_sizes", "compute", "grid_sizes",
+           "prepare", "split_epsilon", "takeaway"]
 
 VIEWS = ("Error vs size", "Distance vs size", "Points and weights", "Publish")
 #: Split of the total ε into (ε₁ ranks, ε₂ weights, ε₃ selects), as multiples of ε.
@@ -42,15 +60,66 @@ GRIDS = ("Paper, low dimension: 10, 60, … (60 sizes)",
          "Paper, high dimension: 100, 300, … (50 sizes)",
          "Coarse: 13 sizes over all of E", "Custom")
 COARSE = (10, 30, 100, 300, 600, 1000, 1500, 2000, 3000, 4000, 6000, 8000, 10000)
+#: Sets of runs kept with a prepared part (the oldest dropped first): one per ε of the slider.
+RUNS_KEPT = len(EPSILONS)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Params(StudyParams):
+    """The page's controls (widget keys ``sub_<field>``; λ is ``sub_lambda``).
+
+    Parameters
+    ----------
+    seed : int
+        The page's simulation seed (``sub_seed``).
+    epsilon : float, default=3.0
+        The total ε, split by ``split`` into (ε₁, ε₂, ε₃).
+    split : str
+        A key of :data:`SPLITS`.
+    accounting : {"calibrated", "as-printed"}
+    selection : {"exponential", "noisy-curve"}
+        The calibrated selection (the as-printed accounting always selects by its noisy curve).
+    grid : str
+        One of :data:`GRIDS`; ``start``, ``step`` and ``count`` define the custom one.
+    start, step, count : int
+    lambda_ : float, default=0.01
+        L2 penalty of every logistic fit (``sub_lambda``).
+    reps : int, default=3
+        Independent runs of Algorithm 2 on the same D and E.
+    view : str
+        One of :data:`VIEWS`.
+    size : int or None, default=None
+        The inspected candidate size; None (or a size off the grid): the size Algorithm 2
+        selected in repeat 1.
+    """
+
+    PREFIX = "sub_"
+    #: What only :func:`at` reads: all but λ (the seed too: see :meth:`prepare_key`).
+    CHEAP: ClassVar[tuple[str, ...]] = ("epsilon", "split", "accounting", "selection", "grid",
+                                        "start", "step", "count", "reps", "view", "size")
+
+    epsilon: float = 3.0
+    split: str = next(iter(SPLITS))
+    accounting: str = "calibrated"
+    selection: str = "exponential"
+    grid: str = GRIDS[0]
+    start: int = 10
+    step: int = 50
+    count: int = 30
+    lambda_: float = 0.01
+    reps: int = 3
+    view: str = VIEWS[0]
+    size: int | None = None
+
+    def prepare_key(self) -> tuple:
+        """What :func:`prepare` reads: λ; not the seed (the prepared part draws no noise)."""
+        return (type(self).__qualname__, self.lambda_)
+
 
 #: The page's controls (widget keys of pages/subset.py) with their defaults. ``sub_size`` None:
 #: the size Algorithm 2 selected in repeat 1 (what the page's size slider starts at).
-CONTROLS: dict[str, Any] = {
-    "sub_epsilon": 3.0, "sub_split": next(iter(SPLITS)), "sub_accounting": "calibrated",
-    "sub_selection": "exponential", "sub_grid": GRIDS[0], "sub_start": 10, "sub_step": 50,
-    "sub_count": 30, "sub_lambda": 0.01, "sub_reps": 3, "sub_view": VIEWS[0], "sub_size": None,
-}
-SEED_KEY = "sub_seed"
+CONTROLS: dict[str, Any] = Params.defaults()
+SEED_KEY = Params.seed_key()
 #: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`). A
 #: subset size is at most the number of public rows, which an upload of at most
 #: ``MAX_UPLOAD_BYTES`` (two bytes a row at least) bounds.
@@ -98,50 +167,89 @@ def grid_sizes(grid: str, n_public: int, start: int = 10, step: int = 50,
     return sizes[sizes <= n_public]
 
 
-def compute(scenario: Any, controls: Mapping[str, Any], seed: int, *,
+class PreparedStudy(NamedTuple):
+    """What :func:`prepare` computes once per scenario and λ (non-private, never shown as it
+    is).
+
+    Attributes
+    ----------
+    setup : dpcore.subset.StudySetup
+        Step 1's data, ``theta_D``, the nearest points, the public-only baseline.
+    plane : (ndarray, ndarray, (str, str))
+        :func:`dpcore.subset.display_plane` of the data (the points view).
+    runs : callable
+        :func:`dpcore.subset.run_study` on ``setup``, keyword arguments only, each set of runs
+        computed once (the last :data:`RUNS_KEPT` kept; thread safe, and the runs are seeded,
+        so two sessions computing the same one get the same numbers).
+    """
+
+    setup: StudySetup
+    plane: tuple[np.ndarray, np.ndarray, tuple[str, str]]
+    runs: Callable[..., SubsetStudy]
+
+
+def prepare(scenario: Scenario, params: Params, *,
             progress: Callable[[float], None] | None = None,
-            parallel: Any = None) -> dict[str, pd.DataFrame]:
-    """The page's numbers: ``metrics`` (one row) and the table(s) of the selected view.
+            parallel: Any = None) -> PreparedStudy:
+    """Step 1, ``theta_D``, the nearest public points and the public-only baseline.
 
     Parameters
     ----------
     scenario : dpcore.datasets.Scenario
         Needs a 0/1 target (the page fits a logistic regression).
-    controls : mapping
-        The page's controls (:data:`CONTROLS`; missing keys take its defaults).
-    seed : int
-        The page's simulation seed (``sub_seed``).
+    params : Params
+        Reads λ only (:meth:`Params.prepare_key`).
     progress : callable(fraction), optional
     parallel : ignored
-        Algorithm 2's repeats run in this process (the study draws repeat ``r`` from
+        Everything runs in this process (the study draws repeat ``r`` from
         ``stream(seed, "subset", r)``, so the numbers do not depend on where it runs).
+
+    Returns
+    -------
+    PreparedStudy
+    """
+    if scenario.target is None:
+        raise DataError("The optimal-subset page fits a logistic regression: choose a scenario "
+                        "with a 0/1 target.")
+    data = rescale(scenario.private, scenario.public, **scenario_arguments(scenario))
+    if progress is not None:
+        progress(0.1)
+    setup = prepare_study(data, lam=params.lambda_)
+    runs = functools.lru_cache(maxsize=RUNS_KEPT)(functools.partial(run_study, setup))
+    return PreparedStudy(setup, display_plane(data), runs)
+
+
+def candidate_sizes(prepared: PreparedStudy, params: Params) -> np.ndarray:
+    """The candidate sizes of ``params``'s grid within the distinct public points (at least
+    two, else a :class:`~dpcore.validation.DataError` that says what to change)."""
+    n_public = prepared.setup.data.n_public
+    sizes = grid_sizes(params.grid, n_public, params.start, params.step, params.count)
+    if sizes.size < 2:
+        raise DataError(f"The grid has fewer than two sizes within the {n_public:,} "
+                        "distinct public points: lower the first size or the step.")
+    return sizes
+
+
+def at(prepared: PreparedStudy, params: Params) -> dict[str, pd.DataFrame]:
+    """The page's numbers at ``params``: ``metrics`` (one row) and the table(s) of its view.
+
+    Runs Algorithm 2's ``params.reps`` repeats on the grid at the split ε (once per ε, split,
+    grid, accounting, selection, repeats and seed: kept in ``prepared.runs``).
 
     Returns
     -------
     dict of str to DataFrame
     """
-    c = {**CONTROLS, **controls}
-    if scenario.target is None:
-        raise DataError("The optimal-subset page fits a logistic regression: choose a scenario "
-                        "with a 0/1 target.")
-    eps = split_epsilon(c["sub_epsilon"], c["sub_split"])
-    accounting = c["sub_accounting"]
-    selection = c["sub_selection"] if accounting == "calibrated" else "exponential"
-    lam, n_reps = float(c["sub_lambda"]), int(c["sub_reps"])
-    data = rescale(scenario.private, scenario.public, **scenario_arguments(scenario))
-    sizes = grid_sizes(c["sub_grid"], data.n_public, c["sub_start"], c["sub_step"],
-                       c["sub_count"])
-    if sizes.size < 2:
-        raise DataError(f"The grid has fewer than two sizes within the {data.n_public:,} "
-                        "distinct public points: lower the first size or the step.")
-    report = None if progress is None else (lambda f, text: progress(min(f, 1.0)))
-    study = subset_study(data, epsilon=eps, sizes=sizes, repeats=n_reps, lam=lam,
-                         accounting=accounting, selection=selection, rng=int(seed),
-                         progress=report)
-    options = [int(s) for s in sizes]  # as the page's size slider
-    size = c["sub_size"]
-    size = int(study.sizes[study.selected[0]]) if size not in options else int(size)
-    j = options.index(size)
+    eps = split_epsilon(params.epsilon, params.split)
+    accounting = params.accounting
+    selection = params.selection if accounting == "calibrated" else "exponential"
+    sizes = tuple(int(s) for s in candidate_sizes(prepared, params))
+    study = prepared.runs(epsilon=eps, sizes=sizes, repeats=int(params.reps),
+                          accounting=accounting, selection=selection, rng=int(params.seed))
+    data = prepared.setup.data
+    size = params.size  # the page's size slider: one of the sizes, else the selected one
+    size = int(study.sizes[study.selected[0]]) if size not in sizes else int(size)
+    j = sizes.index(size)
     metrics = {
         "selected_size_repeat1": int(study.sizes[study.selected[0]]),
         "inspected_size": size,
@@ -157,60 +265,81 @@ def compute(scenario: Any, controls: Mapping[str, Any], seed: int, *,
     if study.lei is not None:
         metrics["lei_error_mean_nonprivate"] = float(np.mean(study.lei))
     numbers = {"metrics": pd.DataFrame([metrics])}
-    view = c["sub_view"] or VIEWS[0]
+    view = params.view or VIEWS[0]
     if view == VIEWS[0]:
-        picked, counts = np.unique(study.selected, return_counts=True)
-        times = np.zeros(study.sizes.size, dtype=int)
-        times[picked] = counts
-        curve = {"size": study.sizes.astype(int),
-                 "dp_error_mean_nonprivate": study.dp_curve,
-                 "dp_error_sd_nonprivate": (study.dp_curves.std(axis=0, ddof=1)
-                                            if study.repeats > 1 else np.zeros(study.sizes.size)),
-                 "hybrid_error_nonprivate": study.hybrid_curve,
-                 "times_selected": times}
-        if study.noisy_curves is not None:
-            curve["noisy_criterion_repeat1"] = study.noisy_curves[0]
-        numbers["error_curve"] = pd.DataFrame(curve)
-        repeats = np.repeat(np.arange(1, study.repeats + 1), study.sizes.size)
-        numbers["error_by_repeat"] = pd.DataFrame({
-            "repeat": repeats, "size": np.tile(study.sizes.astype(int), study.repeats),
-            "dp_error_nonprivate": study.dp_curves.ravel(),
-            "hybrid_error_nonprivate": study.hybrid_curves.ravel()})
-        numbers["selected"] = pd.DataFrame({
-            "repeat": np.arange(1, study.repeats + 1),
-            "selected_size": study.sizes[study.selected].astype(int),
-            "dp_error_nonprivate": study.selected_error})
+        numbers.update(_error_tables(study))
     elif view == VIEWS[1]:
         numbers["distance_curve_nonprivate"] = pd.DataFrame({
             "size": study.sizes.astype(int), "distance_nonprivate": study.distance.mean(axis=0)})
     elif view == VIEWS[2]:
-        first = study.first
-        public_xy, private_xy, labels = display_plane(data)
-        weights = np.zeros(data.n_public)
-        weights[first.order] = first.candidate_weights[:, j]
-        in_subset = np.zeros(data.n_public, dtype=bool)
-        in_subset[first.order[:size]] = True
-        numbers["public_points"] = pd.DataFrame({
-            "x": public_xy[:, 0], "y": public_xy[:, 1], "dp_weight": weights,
-            "in_subset": in_subset})
-        numbers["private_points_nonprivate"] = pd.DataFrame({"x": private_xy[:, 0],
-                                                             "y": private_xy[:, 1]})
-        numbers["axes"] = pd.DataFrame({"axis": ["x", "y"], "label": list(labels)})
-        numbers["estimate"] = pd.DataFrame({
-            "coefficient": [data.columns[k] for k in data.covariates] + ["intercept"],
-            "dp_estimate": first.estimates[j], "theta_D_nonprivate": first.reference})
-        w = first.candidate_weights[:size, j]
-        numbers["subset_summary"] = pd.DataFrame([{
-            "points_released": size, "total_dp_weight": float(w.sum()),
-            "share_of_weights_at_0": float(np.mean(w == 0)), "largest_weight": float(w.max())}])
+        numbers.update(_points_tables(study, prepared, size, j))
     return numbers
 
 
-def takeaway(numbers: Mapping[str, pd.DataFrame], controls: Mapping[str, Any]) -> str:
+def _error_tables(study: SubsetStudy) -> dict[str, pd.DataFrame]:
+    """The error curves (Figs 5-6): mean and SD per size, per repeat, the selected sizes."""
+    picked, counts = np.unique(study.selected, return_counts=True)
+    times = np.zeros(study.sizes.size, dtype=int)
+    times[picked] = counts
+    curve = {"size": study.sizes.astype(int),
+             "dp_error_mean_nonprivate": study.dp_curve,
+             "dp_error_sd_nonprivate": (study.dp_curves.std(axis=0, ddof=1)
+                                        if study.repeats > 1 else np.zeros(study.sizes.size)),
+             "hybrid_error_nonprivate": study.hybrid_curve,
+             "times_selected": times}
+    if study.noisy_curves is not None:
+        curve["noisy_criterion_repeat1"] = study.noisy_curves[0]
+    repeats = np.repeat(np.arange(1, study.repeats + 1), study.sizes.size)
+    return {
+        "error_curve": pd.DataFrame(curve),
+        "error_by_repeat": pd.DataFrame({
+            "repeat": repeats, "size": np.tile(study.sizes.astype(int), study.repeats),
+            "dp_error_nonprivate": study.dp_curves.ravel(),
+            "hybrid_error_nonprivate": study.hybrid_curves.ravel()}),
+        "selected": pd.DataFrame({
+            "repeat": np.arange(1, study.repeats + 1),
+            "selected_size": study.sizes[study.selected].astype(int),
+            "dp_error_nonprivate": study.selected_error}),
+    }
+
+
+def _points_tables(study: SubsetStudy, prepared: PreparedStudy, size: int,
+                   j: int) -> dict[str, pd.DataFrame]:
+    """Repeat 1's DP weights of candidate ``j`` (of ``size`` points) on the display plane
+    (Figs 2-3), its estimate next to ``theta_D`` and a summary of its weights."""
+    data, first = prepared.setup.data, study.first
+    public_xy, private_xy, labels = prepared.plane
+    weights = np.zeros(data.n_public)
+    weights[first.order] = first.candidate_weights[:, j]
+    in_subset = np.zeros(data.n_public, dtype=bool)
+    in_subset[first.order[:size]] = True
+    w = first.candidate_weights[:size, j]
+    return {
+        "public_points": pd.DataFrame({"x": public_xy[:, 0], "y": public_xy[:, 1],
+                                       "dp_weight": weights, "in_subset": in_subset}),
+        "private_points_nonprivate": pd.DataFrame({"x": private_xy[:, 0],
+                                                   "y": private_xy[:, 1]}),
+        "axes": pd.DataFrame({"axis": ["x", "y"], "label": list(labels)}),
+        "estimate": pd.DataFrame({
+            "coefficient": [data.columns[k] for k in data.covariates] + ["intercept"],
+            "dp_estimate": first.estimates[j], "theta_D_nonprivate": first.reference}),
+        "subset_summary": pd.DataFrame([{
+            "points_released": size, "total_dp_weight": float(w.sum()),
+            "share_of_weights_at_0": float(np.mean(w == 0)), "largest_weight": float(w.max())}]),
+    }
+
+
+def compute(scenario: Scenario, params: Params, *,
+            progress: Callable[[float], None] | None = None,
+            parallel: Any = None) -> dict[str, pd.DataFrame]:
+    """``at(prepare(scenario, params), params)``: the page's numbers in one call."""
+    return at(prepare(scenario, params, progress=progress, parallel=parallel), params)
+
+
+def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
     """Two sentences on the selected size and its error, from the numbers."""
     m = numbers["metrics"].iloc[0]
-    c = {**CONTROLS, **controls}
-    first = (f"At ε = {float(c['sub_epsilon']):g} (spent {m['epsilon_spent']:.3g} per run), "
+    first = (f"At ε = {float(params.epsilon):g} (spent {m['epsilon_spent']:.3g} per run), "
              f"Algorithm 2 selected {int(m['selected_size_repeat1']):,} of "
              f"{int(m['n_public']):,} public points in repeat 1.")
     curve = numbers.get("error_curve")

@@ -12,7 +12,8 @@ few points against the noise of many.
 ``prepare_selection``      what ε does not change (θ_D, nearest points), computed once.
 ``select_subset``          Algorithm 2 with correct accounting -> :class:`SubsetResult`.
 ``public_only_estimate``, ``lei_histogram``     baselines.
-``subset_study``           the Monte-Carlo curves of Sect. 5.1 (Figs 4-6), seeded.
+``subset_study``           the Monte-Carlo curves of Sect. 5.1 (Figs 4-6), seeded: ``prepare_study``
+                           (what ε does not change, once) then ``run_study`` (at one ε).
 
 References
 ----------
@@ -22,7 +23,15 @@ References
 
 from dpcore.subset.baselines import lei_bins, lei_histogram, public_only_estimate
 from dpcore.subset.estimators import LOSSES, m_estimate, predict, reference_estimate
-from dpcore.subset.experiments import SubsetStudy, paper_sizes, paper_split, subset_study
+from dpcore.subset.experiments import (
+    StudySetup,
+    SubsetStudy,
+    paper_sizes,
+    paper_split,
+    prepare_study,
+    run_study,
+    subset_study,
+)
 from dpcore.subset.rescale import Rescaled, display_plane, rescale, scenario_arguments
 from dpcore.subset.selection import (
     ACCOUNTINGS,
@@ -48,6 +57,7 @@ __all__ = [
     "SELECTIONS",
     "Prepared",
     "Rescaled",
+    "StudySetup",
     "SubsetResult",
     "SubsetStudy",
     "criterion_sensitivity",
@@ -64,10 +74,12 @@ __all__ = [
     "paper_sizes",
     "paper_split",
     "prepare_selection",
+    "prepare_study",
     "public_only_estimate",
     "predict",
     "reference_estimate",
     "rescale",
+    "run_study",
     "scenario_arguments",
     "select_subset",
     "subset_study",

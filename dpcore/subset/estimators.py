@@ -30,7 +30,8 @@ import numpy as np
 from dpcore.logistic import fit_logistic, fit_logistic_batched
 from dpcore.validation import DataError, check_choice, check_scalar
 
-__all__ = ["LOSSES", "design", "m_estimate", "reference_estimate", "reference_fit", "predict"]
+__all__ = ["LOSSES", "check_loss", "design", "m_estimate", "reference_estimate", "reference_fit",
+           "predict"]
 
 LOSSES = ("logistic", "squared", "absolute")
 #: Solver tolerance (certified objective gap, relative to the total weight) of every logistic fit.
@@ -40,7 +41,8 @@ GROUP_SPAN = 1.5
 GROUP_COLUMNS = 32
 
 
-def _check_loss(loss: Any) -> str:
+def check_loss(loss: Any) -> str:
+    """``loss`` if it is one of :data:`LOSSES`, else a ``ValueError`` that lists them."""
     return check_choice(loss, "loss", LOSSES)
 
 
@@ -105,7 +107,7 @@ def m_estimate(
     >>> m_estimate([[0.0], [1.0], [3.0]], [0.2, 0.3, 0.5], "absolute").tolist()
     [1.0]
     """
-    loss = _check_loss(loss)
+    loss = check_loss(loss)
     Y = np.asarray(points, dtype=float)
     W = np.asarray(weights, dtype=float)
     single = W.ndim == 1
@@ -185,7 +187,7 @@ def reference_fit(
     (always True for the losses without a solver). A release refuses an uncertified fit;
     studies keep the last iterate.
     """
-    loss = _check_loss(loss)
+    loss = check_loss(loss)
     n = private.shape[0]
     if loss != "logistic":
         return m_estimate(private, np.full(n, 1.0 / n), loss), True

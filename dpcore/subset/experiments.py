@@ -22,7 +22,7 @@ import numpy as np
 
 from dpcore.random import stream, study_seed
 from dpcore.subset.baselines import LEI_MAX_DIM, lei_histogram, public_only_estimate
-from dpcore.subset.estimators import _check_loss, predict
+from dpcore.subset.estimators import check_loss, predict
 from dpcore.subset.rescale import Rescaled, rescale
 from dpcore.subset.selection import (
     ACCOUNTINGS,
@@ -30,17 +30,18 @@ from dpcore.subset.selection import (
     Prepared,
     Progress,
     SubsetResult,
-    _check_epsilons,
-    _check_prepared,
-    _check_sizes,
-    _report,
-    _select,
+    check_epsilons,
+    check_prepared,
     default_sizes,
     prepare_selection,
+    report_progress,
+    run_algorithm2,
 )
+from dpcore.subset.weights import check_sizes
 from dpcore.validation import check_choice, check_scalar
 
-__all__ = ["SubsetStudy", "subset_study", "paper_sizes", "paper_split"]
+__all__ = ["StudySetup", "SubsetStudy", "paper_sizes", "paper_split", "prepare_study",
+           "run_study", "subset_study"]
 
 
 def paper_split(epsilon: float) -> tuple[float, float, float]:
@@ -140,6 +141,176 @@ class SubsetStudy:
         return int(np.argmin(self.dp_curve))
 
 
+@dataclass(frozen=True)
+class StudySetup:
+    """The part of a study that neither ε, the noise, the candidate sizes nor the number of
+    repeats changes, for one (D, E, loss, λ).
+
+    Non-private: computed from D without noise, for evaluation only. :func:`prepare_study`
+    computes it once; :func:`run_study` runs Algorithm 2 on it at any ε and grid.
+
+    Attributes
+    ----------
+    data : Rescaled
+        Step 1's output.
+    prepared : Prepared
+        ``theta_D`` and D's nearest public points (:func:`~dpcore.subset.prepare_selection`).
+    reference_prediction : ndarray
+        ``h(theta_D)``, the reference of every criterion ``t``.
+    public_only : float
+        ``t`` of the public-only estimate.
+    """
+
+    data: Rescaled
+    prepared: Prepared
+    reference_prediction: np.ndarray
+    public_only: float
+
+    @property
+    def loss(self) -> str:
+        return self.prepared.loss
+
+    @property
+    def lam(self) -> float:
+        return self.prepared.lam
+
+
+def prepare_study(
+    private: Any,
+    public: Any = None,
+    *,
+    loss: str = "logistic",
+    lam: float = 1e-2,
+    target: str | None = None,
+    groups: Any = None,
+    kinds: Any = None,
+    prepared: Prepared | None = None,
+) -> StudySetup:
+    """Step 1, ``theta_D``, the nearest public points and the public-only baseline: what every
+    run of a study at any ε shares ([WJ18]_ Sect. 5.1).
+
+    Parameters
+    ----------
+    private, public : DataFrame, array-like, or a Rescaled as ``private`` with public=None
+    loss, lam, target, groups, kinds :
+        As in :func:`~dpcore.subset.select_subset`.
+    prepared : Prepared, default=None
+        :func:`~dpcore.subset.prepare_selection` of the same data, loss and lam (checked); None
+        computes it.
+
+    Returns
+    -------
+    StudySetup
+    """
+    loss = check_loss(loss)
+    lam = check_scalar(lam, "lam", min_val=0.0)
+    data = private if isinstance(private, Rescaled) else rescale(
+        private, public, target=target, groups=groups, kinds=kinds
+    )
+    prepared = (prepare_selection(data, loss, lam) if prepared is None  # theta_D, nearest points
+                else check_prepared(prepared, data, loss, lam))
+    h_ref = predict(data.private, prepared.reference, loss, data.target)[0]
+    pub = public_only_estimate(data, loss, lam=lam)
+    public_t = float(np.linalg.norm(predict(data.private, pub, loss, data.target)[0] - h_ref))
+    return StudySetup(data, prepared, h_ref, public_t)
+
+
+def run_study(
+    setup: StudySetup,
+    *,
+    epsilon: tuple[float, float, float] = (0.8, 0.2, 1.0),
+    sizes: Sequence[int] | None = None,
+    repeats: int = 10,
+    accounting: str = "calibrated",
+    selection: str = "exponential",
+    lei: bool = True,
+    lei_epsilon: float | None = None,
+    rng: Any = None,
+    progress: Progress = None,
+) -> SubsetStudy:
+    """Repeat Algorithm 2 ``repeats`` times with independent noise on a prepared study: the
+    curves of [WJ18]_ Figs 4-6 at one ε.
+
+    Parameters
+    ----------
+    setup : StudySetup
+        :func:`prepare_study`'s output.
+    epsilon, sizes, accounting, selection :
+        As in :func:`~dpcore.subset.select_subset`.
+    repeats : int, default=10
+        The paper averages 10 repeats.
+    lei : bool, default=True
+        Also run Lei's histogram when there are at most 3 covariates.
+    lei_epsilon : float, default=None
+        Its privacy loss; None: ``epsilon1 + epsilon2 + epsilon3``, the same total as
+        Algorithm 2 (the paper gives it ``epsilon1 + epsilon2``).
+    rng : None, int or numpy.random.Generator, default=None
+        Seed of the study: repeat r uses ``dpcore.random.stream(seed, "subset", r)`` and Lei's
+        histogram ``stream(seed, "lei")``, so a run does not depend on what ran before it.
+    progress : callable(fraction, text), default=None
+
+    Returns
+    -------
+    SubsetStudy
+    """
+    eps = check_epsilons(epsilon)
+    check_choice(accounting, "accounting", ACCOUNTINGS)
+    check_choice(selection, "selection", SELECTIONS)
+    if isinstance(repeats, bool) or not isinstance(repeats, int | np.integer) or repeats < 1:
+        raise ValueError(f"repeats == {repeats!r}, must be an integer >= 1.")
+    seed = study_seed(rng)
+    data, loss, lam = setup.data, setup.loss, setup.lam
+    sizes = default_sizes(data.n_public) if sizes is None else check_sizes(sizes, data.n_public)
+    h_ref = setup.reference_prediction
+    dp, clean, noisy, dist, chosen = [], [], [], [], []
+    first = None
+    for r in range(int(repeats)):
+        def step(fraction: float, text: str, r: int = r) -> None:
+            report_progress(progress, (r + fraction) / (repeats + 1),
+                            f"repeat {r + 1}/{repeats}: {text}")
+
+        result, clean_t = run_algorithm2(data, eps, sizes, loss, accounting, selection, lam,
+                                         True, stream(seed, "subset", r), step, setup.prepared,
+                                         clean=True)
+        if first is None:
+            first = result
+        dp.append(result.criteria)
+        clean.append(clean_t)
+        noisy.append(result.noisy_criteria)
+        dist.append(result.distance)
+        chosen.append(result.index)
+    report_progress(progress, repeats / (repeats + 1), "baselines")
+    lei_eps = float(sum(eps)) if lei_epsilon is None else check_scalar(lei_epsilon, "lei_epsilon",
+                                                                        min_val=0.0)
+    lei_t = None
+    if lei and len(data.covariates) <= LEI_MAX_DIM:
+        theta, _, _ = lei_histogram(data, lei_eps, loss, lam=lam, rng=stream(seed, "lei"),
+                                    repeats=int(repeats))
+        lei_t = np.linalg.norm(predict(data.private, theta, loss, data.target) - h_ref, axis=1)
+    report_progress(progress, 1.0, "done")
+    return SubsetStudy(
+        sizes=sizes,
+        dp_curves=np.array(dp),
+        hybrid_curves=np.array(clean),
+        noisy_curves=None if noisy[0] is None else np.array(noisy),
+        distance=np.array(dist),
+        public_only=setup.public_only,
+        lei=lei_t,
+        lei_epsilon=lei_eps,
+        selected=np.array(chosen),
+        epsilon=eps,
+        epsilon_spent=first.epsilon_spent,
+        epsilon_claimed=first.epsilon_claimed,
+        sensitivity=first.sensitivity,
+        sensitivity_bound=first.sensitivity_bound,
+        accounting=accounting,
+        selection=selection,
+        loss=loss,
+        seed=seed,
+        first=first,
+    )
+
+
 def subset_study(
     private: Any,
     public: Any = None,
@@ -162,88 +333,25 @@ def subset_study(
 ) -> SubsetStudy:
     """Repeat Algorithm 2 ``repeats`` times with independent noise; the curves of Figs 4-6.
 
+    :func:`prepare_study` then :func:`run_study`, in one call.
+
     Parameters
     ----------
     private, public : DataFrame, array-like, or a Rescaled as ``private`` with public=None
     epsilon, sizes, loss, accounting, selection, lam, target, groups, kinds :
         As in :func:`~dpcore.subset.select_subset`.
-    repeats : int, default=10
-        The paper averages 10 repeats.
-    lei : bool, default=True
-        Also run Lei's histogram when there are at most 3 covariates.
-    lei_epsilon : float, default=None
-        Its privacy loss; None: ``epsilon1 + epsilon2 + epsilon3``, the same total as
-        Algorithm 2 (the paper gives it ``epsilon1 + epsilon2``).
-    rng : None, int or numpy.random.Generator, default=None
-        Seed of the study: repeat r uses ``dpcore.random.stream(seed, "subset", r)``.
-    progress : callable(fraction, text), default=None
+    repeats, lei, lei_epsilon, rng, progress :
+        As in :func:`run_study`.
     prepared : Prepared, default=None
         :func:`~dpcore.subset.prepare_selection` of the same data, loss and lam (checked), so
-        that a page computes θ_D and the nearest points once for every ε; None computes it.
+        that a caller computes θ_D and the nearest points once for every ε; None computes it.
 
     Returns
     -------
     SubsetStudy
     """
-    eps = _check_epsilons(epsilon)
-    loss = _check_loss(loss)
-    check_choice(accounting, "accounting", ACCOUNTINGS)
-    check_choice(selection, "selection", SELECTIONS)
-    lam = check_scalar(lam, "lam", min_val=0.0)
-    if isinstance(repeats, bool) or not isinstance(repeats, int | np.integer) or repeats < 1:
-        raise ValueError(f"repeats == {repeats!r}, must be an integer >= 1.")
-    seed = study_seed(rng)
-    data = private if isinstance(private, Rescaled) else rescale(
-        private, public, target=target, groups=groups, kinds=kinds
-    )
-    sizes = default_sizes(data.n_public) if sizes is None else _check_sizes(sizes, data.n_public)
-    prepared = (prepare_selection(data, loss, lam) if prepared is None  # theta_D, nearest points
-                else _check_prepared(prepared, data, loss, lam))
-    h_ref = predict(data.private, prepared.reference, loss, data.target)[0]
-    dp, clean, noisy, dist, chosen = [], [], [], [], []
-    first = None
-    for r in range(int(repeats)):
-        def step(fraction: float, text: str, r: int = r) -> None:
-            _report(progress, (r + fraction) / (repeats + 1), f"repeat {r + 1}/{repeats}: {text}")
-
-        result, clean_t = _select(data, eps, sizes, loss, accounting, selection, lam, True,
-                                  stream(seed, "subset", r), step, prepared, clean=True)
-        if first is None:
-            first = result
-        dp.append(result.criteria)
-        clean.append(clean_t)
-        noisy.append(result.noisy_criteria)
-        dist.append(result.distance)
-        chosen.append(result.index)
-    _report(progress, repeats / (repeats + 1), "baselines")
-    pub = public_only_estimate(data, loss, lam=lam)
-    public_t = float(np.linalg.norm(predict(data.private, pub, loss, data.target)[0] - h_ref))
-    lei_eps = float(sum(eps)) if lei_epsilon is None else check_scalar(lei_epsilon, "lei_epsilon",
-                                                                        min_val=0.0)
-    lei_t = None
-    if lei and len(data.covariates) <= LEI_MAX_DIM:
-        theta, _, _ = lei_histogram(data, lei_eps, loss, lam=lam, rng=stream(seed, "lei"),
-                                    repeats=int(repeats))
-        lei_t = np.linalg.norm(predict(data.private, theta, loss, data.target) - h_ref, axis=1)
-    _report(progress, 1.0, "done")
-    return SubsetStudy(
-        sizes=sizes,
-        dp_curves=np.array(dp),
-        hybrid_curves=np.array(clean),
-        noisy_curves=None if noisy[0] is None else np.array(noisy),
-        distance=np.array(dist),
-        public_only=public_t,
-        lei=lei_t,
-        lei_epsilon=lei_eps,
-        selected=np.array(chosen),
-        epsilon=eps,
-        epsilon_spent=first.epsilon_spent,
-        epsilon_claimed=first.epsilon_claimed,
-        sensitivity=first.sensitivity,
-        sensitivity_bound=first.sensitivity_bound,
-        accounting=accounting,
-        selection=selection,
-        loss=loss,
-        seed=seed,
-        first=first,
-    )
+    setup = prepare_study(private, public, loss=loss, lam=lam, target=target, groups=groups,
+                          kinds=kinds, prepared=prepared)
+    return run_study(setup, epsilon=epsilon, sizes=sizes, repeats=repeats,
+                     accounting=accounting, selection=selection, lei=lei,
+                     lei_epsilon=lei_epsilon, rng=rng, progress=progress)

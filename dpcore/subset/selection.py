@@ -51,7 +51,7 @@ from dpcore.mechanisms import Exponential, Laplace
 from dpcore.subset.estimators import (
     SOLVER_TOL,
     UNCERTIFIED,
-    _check_loss,
+    check_loss,
     m_estimate,
     predict,
     reference_fit,
@@ -59,6 +59,7 @@ from dpcore.subset.estimators import (
 from dpcore.subset.rescale import Rescaled, rescale
 from dpcore.subset.weights import (
     NEIGHBOURING,
+    check_sizes,
     distance_to_subset,
     hybrid_counts,
     nearest_public,
@@ -79,9 +80,13 @@ __all__ = [
     "SELECTIONS",
     "Prepared",
     "SubsetResult",
+    "check_epsilons",
+    "check_prepared",
     "criterion_sensitivity",
     "default_sizes",
     "prepare_selection",
+    "report_progress",
+    "run_algorithm2",
     "select_subset",
 ]
 
@@ -225,7 +230,7 @@ def criterion_sensitivity(
     >>> criterion_sensitivity(10_000, math.sqrt(3), 1e-2, accounting="as-printed")
     1.0
     """
-    loss = _check_loss(loss)
+    loss = check_loss(loss)
     check_choice(accounting, "accounting", ACCOUNTINGS)
     if loss == "logistic" and accounting == "as-printed":
         return 1.0
@@ -238,7 +243,12 @@ def criterion_sensitivity(
     return 1.0 + 0.25 * radius * math.sqrt(n_private - 1) * shift
 
 
-def _check_epsilons(epsilon: Any) -> tuple[float, float, float]:
+def check_epsilons(epsilon: Any) -> tuple[float, float, float]:
+    """``(epsilon1, epsilon2, epsilon3)`` of Algorithm 2 as floats, each checked to be > 0.
+
+    >>> check_epsilons((0.8, 0.2, 1))
+    (0.8, 0.2, 1.0)
+    """
     if not isinstance(epsilon, Sequence) or isinstance(epsilon, str) or len(epsilon) != 3:
         raise TypeError(
             f"epsilon must be a tuple (epsilon1, epsilon2, epsilon3), got {epsilon!r}. The "
@@ -307,7 +317,7 @@ def prepare_selection(data: Rescaled, loss: str = "logistic", lam: float = 1e-2)
     -------
     Prepared
     """
-    loss = _check_loss(loss)
+    loss = check_loss(loss)
     lam = check_scalar(lam, "lam", min_val=0.0)
     reference, certified = reference_fit(data.private, loss, target=data.target, lam=lam)
     index, _ = nearest_public(data.private, data.public)
@@ -315,7 +325,12 @@ def prepare_selection(data: Rescaled, loss: str = "logistic", lam: float = 1e-2)
                     fingerprint(data.private, data.public))
 
 
-def _check_prepared(prepared: Any, data: Rescaled, loss: str, lam: float) -> Prepared:
+def check_prepared(prepared: Any, data: Rescaled, loss: str, lam: float) -> Prepared:
+    """``prepared`` if :func:`prepare_selection` computed it for ``data``, ``loss`` and ``lam``.
+
+    Raises ``TypeError`` for anything but a :class:`Prepared` and ``ValueError`` for one of
+    other data (its fingerprint), another loss or another λ.
+    """
     if not isinstance(prepared, Prepared):
         raise TypeError(f"prepared must come from prepare_selection(), got "
                         f"{type(prepared).__name__}.")
@@ -375,7 +390,7 @@ def _run(
                          relation="replace")
     ranking = noisy_counts(counts_all, e1, rng=gen) / n
     order = np.argsort(-ranking, kind="stable")  # decreasing; ties by the public order
-    _report(progress, 0.25, f"nearest points in {k} nested candidate subsets")
+    report_progress(progress, 0.25, f"nearest points in {k} nested candidate subsets")
     counts, mask, distance = _weights_by_prefix(data, order, sizes)
     if accountant is not None:
         accountant.spend(e2, mechanism=f"{MECHANISM}: candidate weights (epsilon2)",
@@ -390,13 +405,13 @@ def _run(
         W = np.where(mask, noisy_counts(counts, e2 / k, rng=gen) / n, 0.0)
     if truncate:
         np.maximum(W, 0.0, out=W)
-    _report(progress, 0.5, f"fitting {k} DP M-estimators" + (" and the non-private ones"
-                                                                if clean else ""))
+    report_progress(progress, 0.5, f"fitting {k} DP M-estimators"
+                    + (" and the non-private ones" if clean else ""))
     ranked_points = data.public[order]
     clean_W = counts / n
     both = np.hstack([W, clean_W]) if clean else W
     theta = m_estimate(ranked_points, both, loss, target=data.target, lam=lam)
-    _report(progress, 0.85, "criteria")
+    report_progress(progress, 0.85, "criteria")
     h = predict(data.private, theta, loss, data.target)
     t = np.linalg.norm(h - h_ref, axis=1)
     return _Curves(
@@ -410,7 +425,8 @@ def _run(
     )
 
 
-def _report(progress: Progress, fraction: float, text: str) -> None:
+def report_progress(progress: Progress, fraction: float, text: str) -> None:
+    """Call ``progress(fraction, text)`` unless ``progress`` is None."""
     if progress is not None:
         progress(fraction, text)
 
@@ -493,8 +509,8 @@ def select_subset(
     composition); step 5 as in the module docstring. The noise-free criteria and d(D, E') in
     the result are non-private.
     """
-    eps = _check_epsilons(epsilon)
-    loss = _check_loss(loss)
+    eps = check_epsilons(epsilon)
+    loss = check_loss(loss)
     check_choice(accounting, "accounting", ACCOUNTINGS)
     check_choice(selection, "selection", SELECTIONS)
     lam = check_scalar(lam, "lam", min_val=0.0)
@@ -512,15 +528,15 @@ def select_subset(
     )
     if loss == "logistic" and data.target is None:
         raise DataError("The logistic loss needs target= (the 0/1 label column).")
-    sizes = default_sizes(data.n_public) if sizes is None else _check_sizes(sizes, data.n_public)
-    _report(progress, 0.02, "θ_D and the nearest public points (all of E)")
+    sizes = default_sizes(data.n_public) if sizes is None else check_sizes(sizes, data.n_public)
+    report_progress(progress, 0.02, "θ_D and the nearest public points (all of E)")
     prepared = (prepare_selection(data, loss, lam) if prepared is None
-                else _check_prepared(prepared, data, loss, lam))
-    return _select(data, eps, sizes, loss, accounting, selection, lam, truncate, gen, progress,
-                   prepared, accountant, dataset)[0]
+                else check_prepared(prepared, data, loss, lam))
+    return run_algorithm2(data, eps, sizes, loss, accounting, selection, lam, truncate, gen,
+                          progress, prepared, accountant, dataset)[0]
 
 
-def _select(
+def run_algorithm2(
     data: Rescaled,
     eps: tuple[float, float, float],
     sizes: np.ndarray,
@@ -536,8 +552,34 @@ def _select(
     dataset: str = "private",
     clean: bool = False,
 ) -> tuple[SubsetResult, np.ndarray | None]:
-    """Algorithm 2 on checked, rescaled inputs (a release when ``gen`` is None); also the
-    non-private curve when ``clean``."""
+    """Steps 2-6 of [WJ18]_ Algorithm 2 on checked, rescaled inputs (:func:`select_subset`
+    checks and prepares them; a study calls this once per repeat).
+
+    Parameters
+    ----------
+    data : Rescaled
+        Step 1's output.
+    eps : (float, float, float)
+        ``(epsilon1, epsilon2, epsilon3)``, checked (:func:`check_epsilons`).
+    sizes : ndarray of int of shape (k,)
+        Checked candidate sizes (:func:`~dpcore.subset.weights.check_sizes`).
+    loss, accounting, selection, lam, truncate, accountant, dataset :
+        As in :func:`select_subset`, checked.
+    gen : numpy.random.Generator or None
+        A study's noise (reproducible draws); None: a release (fresh OS entropy), which is
+        refused before anything is spent when ``prepared`` is not certified.
+    progress : callable(fraction, text) or None
+    prepared : Prepared
+        :func:`prepare_selection` of ``data``, ``loss`` and ``lam`` (checked).
+    clean : bool, default=False
+        Also fit the candidates with their hybrid weights without noise.
+
+    Returns
+    -------
+    result : SubsetResult
+    clean_criteria : ndarray of shape (k,) or None
+        ``t_i`` of the noise-free hybrid estimates (non-private) when ``clean``, else None.
+    """
     k = sizes.size
     if gen is None and not prepared.certified:  # a release: before anything is spent
         raise DataError(UNCERTIFIED.format(tol=SOLVER_TOL, lam=lam))
@@ -553,7 +595,7 @@ def _select(
         accountant.check(e1 + e2 + e3_true, relation="replace")
     curves = _run(data, sizes, eps, loss, lam, truncate, h_ref, gen,
                   progress, prepared.nearest, accountant, dataset, clean=clean)
-    _report(progress, 0.95, "selection")
+    report_progress(progress, 0.95, "selection")
     if accountant is not None:
         accountant.spend(
             e3_true, mechanism=f"{MECHANISM}: selection (epsilon3)", dataset=dataset,
@@ -575,7 +617,7 @@ def _select(
         best = int(Exponential(e3, bound, neighbouring=NEIGHBOURING).draw(-t, rng=gen))
     size = int(sizes[best])
     chosen = curves.order[:size]
-    _report(progress, 1.0, "done")
+    report_progress(progress, 1.0, "done")
     result = SubsetResult(
         size=size,
         index=best,
@@ -603,16 +645,3 @@ def _select(
     )
     return result, (curves.criteria[k:] if clean else None)
 
-
-def _check_sizes(sizes: Any, n_public: int) -> np.ndarray:
-    arr = np.asarray(sizes)
-    if arr.ndim != 1 or arr.size < 1 or arr.dtype.kind not in "iu":
-        raise TypeError(f"sizes must be a 1D sequence of integers, got {sizes!r}.")
-    if np.any(np.diff(arr) <= 0) or arr[0] < 1:
-        raise ValueError(f"sizes must increase strictly from >= 1, got {arr.tolist()[:6]}...")
-    if arr[-1] > n_public:
-        raise DataError(
-            f"The largest candidate size {arr[-1]} exceeds the {n_public} distinct public "
-            "points; trim the grid."
-        )
-    return arr.astype(int)

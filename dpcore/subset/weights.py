@@ -28,12 +28,13 @@ import pandas as pd
 from scipy.spatial import cKDTree
 
 from dpcore.mechanisms import DiscreteLaplace, Laplace
-from dpcore.validation import check_array, check_epsilon
+from dpcore.validation import DataError, check_array, check_epsilon
 
 __all__ = [
     "COUNT_SENSITIVITY",
     "NEIGHBOURING",
     "TIE_TOL",
+    "check_sizes",
     "nearest_public",
     "hybrid_counts",
     "hybrid_weights",
@@ -54,16 +55,26 @@ TREE_MAX_DIM = 8
 BLOCK_ELEMENTS = 4_000_000
 
 
-def _check_sizes(sizes: Any, n_public: int) -> np.ndarray:
-    if sizes is None:
-        return np.array([n_public])
+def check_sizes(sizes: Any, n_public: int) -> np.ndarray:
+    """``sizes`` as an int array if they increase strictly from 1 to at most ``n_public``.
+
+    Candidate sizes of nested subsets ``public[:n]`` (:func:`nearest_public`, [WJ18]_
+    Algorithm 2 step 4). Raises ``TypeError`` for anything but a 1D sequence of integers,
+    ``ValueError`` when they do not increase, and :class:`~dpcore.validation.DataError` when the
+    largest exceeds the ``n_public`` distinct public points.
+
+    >>> check_sizes([10, 60], 100).tolist()
+    [10, 60]
+    """
     arr = np.asarray(sizes)
-    if arr.ndim != 1 or arr.size < 1 or not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"sizes must be a 1D sequence of integers, got {sizes!r}.")
-    if np.any(np.diff(arr) <= 0) or arr[0] < 1 or arr[-1] > n_public:
-        raise ValueError(
-            f"sizes must increase strictly from >= 1 to at most the {n_public} distinct public "
-            f"points, got {arr[:3].tolist()}...{arr[-2:].tolist()}. Trim the grid."
+    if arr.ndim != 1 or arr.size < 1 or arr.dtype.kind not in "iu":
+        raise TypeError(f"sizes must be a 1D sequence of integers, got {sizes!r}.")
+    if np.any(np.diff(arr) <= 0) or arr[0] < 1:
+        raise ValueError(f"sizes must increase strictly from >= 1, got {arr.tolist()[:6]}...")
+    if arr[-1] > n_public:
+        raise DataError(
+            f"The largest candidate size {arr[-1]} exceeds the {n_public} distinct public "
+            "points; trim the grid."
         )
     return arr.astype(int)
 
@@ -95,7 +106,7 @@ def nearest_public(
     Y = check_array(public, "public")
     if X.shape[1] != Y.shape[1]:
         raise ValueError(f"private has {X.shape[1]} columns, public {Y.shape[1]}.")
-    sizes = _check_sizes(sizes, Y.shape[0])
+    sizes = np.array([Y.shape[0]]) if sizes is None else check_sizes(sizes, Y.shape[0])
     if method not in ("auto", "tree", "matrix"):
         raise ValueError(f"method == {method!r}, must be 'auto', 'tree' or 'matrix'.")
     # Equal private points have equal nearest points: search once per distinct point (one-hot

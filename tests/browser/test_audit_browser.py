@@ -1,7 +1,8 @@
 """The privacy-audit page in a real browser: one mechanism, then the table of every mechanism.
 
 After every step no ``[data-testid="stException"]`` may be on the page. The screenshot goes to
-``tests/artifacts/audit.png`` and is copied to ``docs/screenshots/audit.png`` for the README.
+``tests/artifacts/audit.png`` and is copied to ``docs/screenshots/audit.png`` for
+docs/pages.md.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ views, the ε slider's risk caption.
 
 After every step no ``[data-testid="stException"]`` may be on the page. Screenshots go to
 ``tests/artifacts/``; the importance-weights Monte-Carlo answer is copied to
-``docs/screenshots/choose-epsilon.png`` for the README.
+``docs/screenshots/choose-epsilon.png`` for the docs.
 """
 
 from __future__ import annotations

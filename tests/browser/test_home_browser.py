@@ -2,7 +2,7 @@
 
 After every step no ``[data-testid="stException"]`` may be on the page. Screenshots go to
 ``tests/artifacts/``; the one of the home page is copied to ``docs/screenshots/home.png`` for the
-README.
+docs.
 """
 
 from __future__ import annotations

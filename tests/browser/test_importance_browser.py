@@ -2,7 +2,7 @@
 
 After every step no ``[data-testid="stException"]`` may be on the page. Screenshots go to
 ``tests/artifacts/``; the one after the ε move is copied to ``docs/screenshots/importance.png``
-for the README.
+for the docs.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 After every step no ``[data-testid="stException"]`` may be on the page. Screenshots go to
 ``tests/artifacts/``; the error-vs-ε figure after the ε move is copied to
-``docs/screenshots/perturbation.png`` for the README.
+``docs/screenshots/perturbation.png`` for the docs.
 """
 
 from __future__ import annotations

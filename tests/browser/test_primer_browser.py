@@ -3,7 +3,7 @@ bounds, the refused private bounds, the exponential choice.
 
 After every step no ``[data-testid="stException"]`` may be on the page. Screenshots go to
 ``tests/artifacts/`` (look at them); the default page is copied to ``docs/screenshots/primer.png``
-for the README.
+for the docs.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The optimal-public-subset page in a real browser: the error curve, the size slider, views.
 
 After every step no ``[data-testid="stException"]`` may be on the page. Screenshots go to
-``tests/artifacts/``; the error curve is copied to ``docs/screenshots/subset.png`` for the README.
+``tests/artifacts/``; the error curve is copied to ``docs/screenshots/subset.png`` for
+docs/pages.md.
 """
 
 from __future__ import annotations

@@ -1,0 +1,37 @@
+"""The fast lane: ``python -m pytest -m "not slow and not browser"`` runs the unit and statistical
+tests in under a minute. A test that drives the dashboard (``streamlit.testing`` AppTest,
+through ``app_support``), starts a process (a server, the CLI, a wheel, loky or Dask workers) or
+fuzzes inputs by the hundred is marked ``slow`` here, whatever its module says, so the lane
+cannot grow by accident; the README's test command still runs everything."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+
+_APP = ("streamlit.testing", "import app_support")
+#: Modules whose every test starts processes: the command line's runs, loky and Dask workers.
+_PROCESSES = {"test_cli.py", "test_parallel.py", "test_packaging.py"}
+_PROCESS = ("subprocess.", "sys.executable", "loky", "dask")
+
+
+def _drives_the_app(path: Path, cache: dict[Path, bool]) -> bool:
+    if path not in cache:
+        text = path.read_text(encoding="utf-8") if path.suffix == ".py" else ""
+        cache[path] = any(marker in text for marker in _APP)
+    return cache[path]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    cache: dict[Path, bool] = {}
+    for item in items:
+        function = getattr(item, "function", None)
+        if function is None:  # a doctest: fast by design
+            continue
+        source = inspect.getsource(function)
+        path = Path(item.path)
+        if (_drives_the_app(path, cache) or path.name in _PROCESSES or "fuzz" in item.name
+                or any(m in source for m in _PROCESS)):
+            item.add_marker(pytest.mark.slow)

@@ -1,0 +1,295 @@
+"""Composition: what several releases cost together, under each composition theorem.
+
+The rules the :class:`~dpcore.accountant.BudgetAccountant` keeps its ledger by, and the "what if"
+totals of :mod:`dpcore.planning`: :func:`compose` under sequential, advanced
+(Kairouz-Oh-Viswanath) or zero-concentrated DP composition, :func:`compose_parts` in parallel
+over the disjoint parts of a dataset, :func:`gaussian_rho` for a Gaussian release's zCDP
+parameter and :func:`composition_growth` for k identical releases. Imports nothing above the
+mechanisms and the checks, so that the accountant and planning can both build on it.
+
+References
+----------
+.. [DR14] Dwork & Roth (2014), *The algorithmic foundations of differential privacy*, Found.
+   Trends Theor. Comput. Sci. 9, Theorem 3.16 (basic composition), Theorem 3.20 (advanced).
+.. [DRV10] Dwork, Rothblum & Vadhan (2010), *Boosting and differential privacy*, FOCS,
+   Theorem III.3.
+.. [KOV15] Kairouz, Oh & Viswanath (2015), *The composition theorem for differential privacy*,
+   ICML (JMLR W&CP 37), Theorem 3.5 (heterogeneous composition).
+.. [BS16] Bun & Steinke (2016), *Concentrated differential privacy: simplifications, extensions,
+   and lower bounds*, TCC, Proposition 1.3 (zCDP to (epsilon, delta)), Proposition 1.4 (pure
+   epsilon-DP is epsilon^2/2-zCDP), Proposition 1.6 (Gaussian), Lemma 2.3 (composition).
+.. [JLE14] Ji, Lipton & Elkan (2014), *Differential privacy and machine learning: a survey and
+   review*, arXiv:1412.7584, Sect. 1.6 (sequential and parallel theorems).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dpcore.mechanisms import Gaussian
+from dpcore.validation import check_choice, check_scalar
+
+__all__ = [
+    "COMPOSITIONS",
+    "COMPOSITION_ASSUMPTIONS",
+    "MAX_PART_CHOICES",
+    "PLAN_DATASET",
+    "PlannedRelease",
+    "compose",
+    "compose_parts",
+    "composition_growth",
+    "gaussian_rho",
+]
+
+COMPOSITIONS = ("sequential", "advanced", "zcdp")
+
+#: What each composition method assumes, in one line each (shown beside every total).
+COMPOSITION_ASSUMPTIONS = {
+    "sequential": "Any releases, chosen adaptively: the ε and the δ add up (Dwork & Roth, "
+                  "Thm 3.16). Always valid.",
+    "advanced": "Any (ε_i, δ_i)-DP releases whose ε_i are fixed in advance (a declared plan); "
+                "the total ε grows like √(Σε_i²) instead of Σε_i, at the price of an extra δ′ "
+                "(Kairouz, Oh & Viswanath 2015, Thm 3.5). Pays off for many small-ε releases. "
+                "A 'what if' only: it never refuses a session's releases, whose ε are chosen "
+                "one after another.",
+    "zcdp": "Pure ε-DP releases count as ρ = ε²/2, Gaussian ones as ρ = Δ²/(2σ²); the ρ add "
+            "up and convert to (ρ + 2√(ρ ln(1/δ′)), δ′) (Bun & Steinke 2016, Props 1.3-1.6, "
+            "Lemma 2.3). Needs each Gaussian release's σ, not only its (ε, δ). Also valid when "
+            "each ε is chosen after the last release (a Rényi filter, Feldman & Zrnic 2021).",
+}
+
+#: The dataset name of planned releases restricted to a part (a row's ``partition``).
+PLAN_DATASET = "(planned)"
+#: Most combinations of parts that parallel composition enumerates.
+MAX_PART_CHOICES = 100_000
+
+
+def _check_method(method: Any) -> str:
+    return check_choice(method, "method", COMPOSITIONS)
+
+
+def _check_slack(delta_slack: Any) -> float:
+    return check_scalar(delta_slack, "delta_slack", min_val=0.0, max_val=1.0, include_min=True,
+                        include_max=False)
+
+
+def gaussian_rho(epsilon: float, delta: float, *, calibration: str = "analytic",
+                 sensitivity: float = 1.0, sigma: float | None = None) -> float:
+    """zCDP parameter ``ρ = Δ² / (2σ²)`` of a Gaussian release ([BS16]_ Proposition 1.6).
+
+    ``σ`` is the mechanism's (:class:`~dpcore.mechanisms.Gaussian` at (epsilon, delta,
+    sensitivity, calibration)) unless given; ρ does not depend on Δ once σ is calibrated to it.
+
+    >>> round(gaussian_rho(1.0, 1e-5), 5)
+    0.03593
+    """
+    if sigma is None:
+        sigma = Gaussian(epsilon, delta, sensitivity, calibration).sigma
+    sigma = check_scalar(sigma, "sigma", min_val=0.0)
+    sensitivity = check_scalar(sensitivity, "sensitivity", min_val=0.0)
+    return sensitivity**2 / (2.0 * sigma**2)
+
+
+def _as_array(values: Any, name: str, n: int | None = None) -> np.ndarray:
+    arr = np.atleast_1d(np.asarray(values, dtype=float))
+    if arr.ndim != 1 or (n is not None and arr.size != n):
+        raise ValueError(f"{name} must be a 1-D sequence"
+                         + (f" of length {n}" if n is not None else "") + f", got {values!r}.")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite, got {values!r}.")
+    return arr
+
+
+def compose(epsilons: Any, deltas: Any = None, method: str = "sequential",
+            delta_slack: float = 0.0, *, rhos: Any = None) -> tuple[float, float]:
+    """Total (epsilon, delta) of k releases under a composition theorem.
+
+    ``"sequential"``: ``(Σ ε_i, Σ δ_i)`` ([DR14]_ Theorem 3.16; [JLE14]_ Sect. 1.6), valid for
+    any adaptively chosen releases.
+
+    ``"advanced"``: for any ``δ' = delta_slack`` in (0, 1), k adaptively chosen
+    (ε_i, δ_i)-DP releases are (ε', Σ δ_i + δ')-DP with
+
+    ``ε' = Σ (e^ε_i - 1) ε_i / (e^ε_i + 1) + sqrt(2 ln(1/δ') Σ ε_i²)``
+
+    ([KOV15]_ Theorem 3.5, third term; its δ is ``1 - (1-δ')Π(1-δ_i) <= Σ δ_i + δ'``, and the
+    first term is [DRV10]_'s ``kε(e^ε - 1)`` sharpened by ``1/(e^ε + 1)``). When ``Σ ε_i`` is
+    not larger, the sequential pair is returned instead (it needs no δ'): the minimum of KOV's
+    statement.
+
+    ``"zcdp"``: every release gets a ρ: ``rhos[i]`` if given (a Gaussian release:
+    :func:`gaussian_rho`), else ``ε_i²/2`` for a pure release (δ_i = 0, [BS16]_ Proposition
+    1.4); a release with δ_i > 0 and no ρ is refused (an (ε, δ) pair alone does not determine a
+    ρ). The ρ add up ([BS16]_ Lemma 2.3) and ``ρ`` converts to
+    ``(ρ + 2 sqrt(ρ ln(1/δ')), δ')`` ([BS16]_ Proposition 1.3); the δ_i of releases with a ρ
+    are not added (zCDP accounts for them). The sequential pair is returned when its ε is not
+    larger (both pairs are valid guarantees).
+
+    With ``delta_slack = 0`` advanced and zcdp give the sequential total.
+
+    Parameters
+    ----------
+    epsilons : sequence of float
+        ε_i >= 0 of each release.
+    deltas : sequence of float, default=None (all 0)
+        δ_i in [0, 1).
+    method : {"sequential", "advanced", "zcdp"}, default="sequential"
+    delta_slack : float, default=0.0
+        δ' in [0, 1) of advanced and zcdp.
+    rhos : sequence of (float or None), default=None
+        zCDP parameter of each release (None: from a pure ε_i).
+
+    Returns
+    -------
+    tuple of (float, float)
+
+    Examples
+    --------
+    >>> compose([0.1, 0.2], [1e-6, 0.0])
+    (0.30000000000000004, 1e-06)
+    >>> eps, delta = compose([0.1] * 100, method="advanced", delta_slack=1e-6)
+    >>> round(eps, 3), delta  # sequential: 10
+    (5.756, 1e-06)
+    >>> eps, delta = compose([0.1] * 100, method="zcdp", delta_slack=1e-6)
+    >>> round(eps, 3), delta
+    (5.757, 1e-06)
+    """
+    method = _check_method(method)
+    delta_slack = _check_slack(delta_slack)
+    eps = _as_array(epsilons, "epsilons")
+    n = eps.size
+    dels = np.zeros(n) if deltas is None else _as_array(deltas, "deltas", n)
+    if np.any(eps < 0.0):
+        raise ValueError(f"epsilons must be >= 0, got {epsilons!r}.")
+    if np.any((dels < 0.0) | (dels >= 1.0)):
+        raise ValueError(f"deltas must be in [0, 1), got {deltas!r}.")
+    seq = (math.fsum(eps), min(1.0, math.fsum(dels)))
+    if method == "sequential" or n == 0 or delta_slack == 0.0:
+        return seq
+    log_term = math.log(1.0 / delta_slack)
+    if method == "advanced":
+        ex = np.expm1(eps)
+        first = math.fsum(ex * eps / (ex + 2.0))  # (e^x - 1) x / (e^x + 1)
+        total = first + math.sqrt(2.0 * log_term * math.fsum(eps**2))
+        if seq[0] <= total:
+            return seq
+        return total, min(1.0, seq[1] + delta_slack)
+    given = [None] * n if rhos is None else list(rhos)
+    if len(given) != n:
+        raise ValueError(f"rhos must have one entry per release ({n}), got {len(given)}.")
+    rho = []
+    for i, (e, d, r) in enumerate(zip(eps, dels, given, strict=True)):
+        if r is None or (isinstance(r, float) and math.isnan(r)):
+            if d > 0.0:
+                raise ValueError(
+                    f"Release {i + 1} is (ε = {e:g}, δ = {d:g})-DP: zCDP cannot account for "
+                    "an (ε, δ) pair with δ > 0 without the mechanism's ρ (a Gaussian release "
+                    "with noise σ and L2 sensitivity Δ has ρ = Δ²/(2σ²): pass it in rhos, "
+                    "e.g. dpcore.planning.gaussian_rho(ε, δ)), or use method='advanced'."
+                )
+            rho.append(e * e / 2.0)
+        else:
+            rho.append(check_scalar(r, f"rhos[{i}]", min_val=0.0, include_min=True))
+    total_rho = math.fsum(rho)
+    eps_z = total_rho + 2.0 * math.sqrt(total_rho * log_term)
+    if seq[0] <= eps_z:
+        return seq
+    return eps_z, delta_slack
+
+
+def composition_growth(epsilon: float, delta: float = 0.0, *, counts: Sequence[int] = (),
+                       delta_slack: float = 1e-6, rho: float | None = None) -> pd.DataFrame:
+    """Total epsilon of ``k`` identical releases for each ``k`` in ``counts``, per method.
+
+    Returns a DataFrame with columns method, count, epsilon, delta (zcdp rows are omitted when
+    a release with delta > 0 has no ``rho``).
+
+    >>> composition_growth(0.1, counts=[1, 100]).pivot(index="count", columns="method",
+    ...     values="epsilon").round(2).to_dict("list")
+    {'advanced': [0.1, 5.76], 'sequential': [0.1, 10.0], 'zcdp': [0.1, 5.76]}
+    """
+    counts = list(counts) or [int(v) for v in np.unique(np.geomspace(1, 1000, 40).round())]
+    rows = []
+    for method in COMPOSITIONS:
+        for k in counts:
+            try:
+                e, d = compose([epsilon] * k, [delta] * k, method, delta_slack, rhos=[rho] * k)
+            except ValueError:
+                break
+            rows.append({"method": method, "count": int(k), "epsilon": e, "delta": d})
+    return pd.DataFrame(rows, columns=["method", "count", "epsilon", "delta"])
+
+
+@dataclass(frozen=True)
+class PlannedRelease:
+    """A planned release, repeated ``count`` times: a row of the "what if" table."""
+
+    mechanism: str
+    epsilon: float
+    delta: float = 0.0
+    count: int = 1
+    rho: float | None = None
+    partition: str | None = None
+
+
+def compose_parts(records: list[dict[str, Any]], method: str,
+                  delta_slack: float) -> tuple[float, float]:
+    """Compose releases under ``method``, in parallel over the parts of each dataset.
+
+    Parallel composition ([JLE14]_ Sect. 1.6): a release recorded with a ``partition`` reads
+    only that part of its ``dataset``'s rows, and different parts of one dataset are disjoint.
+    A person lies in one part of each dataset, so the total is the largest, over one choice of
+    part per dataset, of the composition of the releases without a part plus those of the
+    chosen parts (``method`` as in :func:`compose`).
+
+    Parameters
+    ----------
+    records : list of dict
+        Each with ``dataset``, ``partition`` (None: every row), ``epsilon``, ``delta`` and
+        optionally ``rho``.
+    method : {"sequential", "advanced", "zcdp"}
+    delta_slack : float
+        δ' of advanced and zcdp (ignored by sequential).
+
+    Examples
+    --------
+    >>> parts = [{"dataset": "D", "partition": p, "epsilon": 1.0, "delta": 0.0}
+    ...          for p in ("north", "south", "east")]
+    >>> compose_parts(parts, "sequential", 0.0)  # three regions: one person sees one release
+    (1.0, 0.0)
+    >>> compose_parts([*parts, {"dataset": "D", "partition": None, "epsilon": 0.5,
+    ...                         "delta": 0.0}], "sequential", 0.0)
+    (1.5, 0.0)
+    """
+    parts: dict[str, list[str]] = {}
+    for r in records:
+        if r.get("partition") is not None:
+            names = parts.setdefault(r["dataset"], [])
+            if r["partition"] not in names:
+                names.append(r["partition"])
+    if not parts:
+        choices: Iterable[tuple[str, ...]] = [()]
+    else:
+        count = math.prod(len(v) for v in parts.values())
+        if count > MAX_PART_CHOICES:
+            raise ValueError(f"{count} combinations of parts are too many to enumerate; record "
+                             "releases on fewer parts.")
+        choices = itertools.product(*parts.values())
+    datasets = list(parts)
+    best = (0.0, 0.0)
+    for choice in choices:
+        mine = dict(zip(datasets, choice, strict=True))
+        chosen = [r for r in records
+                  if r.get("partition") is None or mine.get(r["dataset"]) == r["partition"]]
+        total = compose([r["epsilon"] for r in chosen], [r["delta"] for r in chosen], method,
+                        delta_slack if method != "sequential" else 0.0,
+                        rhos=[r.get("rho") for r in chosen])
+        best = (max(best[0], total[0]), max(best[1], total[1]))
+    return best

@@ -1,0 +1,91 @@
+"""Choosing epsilon: accuracy targets to epsilon, epsilon as risk, and composition totals.
+
+Three questions a data owner asks before any release, answered without spending budget:
+
+* **Which epsilon meets my accuracy target?** Closed forms invert the noise's tail where one
+  exists (:func:`epsilon_for_laplace`, :func:`epsilon_for_gaussian`, the importance weights'
+  Theorem 2 variance in :func:`epsilon_for_importance_theory`; :mod:`dpcore.planning.closed_form`);
+  otherwise a Monte-Carlo curve over a log-epsilon grid is fitted monotone (isotonic,
+  :func:`isotonic_decreasing`) and read at the target (:func:`epsilon_from_curve`), with its
+  uncertainty from a bootstrap of the runs (:mod:`dpcore.planning.fitting`). Curves for the
+  pages' mechanisms: :func:`importance_errors`, :func:`logistic_errors`, :func:`subset_errors`
+  (:mod:`dpcore.planning.monte_carlo`).
+* **What does epsilon mean as risk?** :func:`posterior_bound`: how far a release can move an
+  attacker's belief that a given person is in the data (:mod:`dpcore.planning.risk`).
+* **What do several releases cost together?** :func:`compose` under sequential, advanced
+  (Kairouz-Oh-Viswanath) or zero-concentrated DP composition (:mod:`dpcore.composition`, the
+  rules the accountant also uses), and :func:`compare_compositions` for a planned set of
+  releases (the "what if" table, :mod:`dpcore.planning.what_if`; see also
+  :meth:`dpcore.accountant.BudgetAccountant.preview`).
+
+Answers computed from private data (every Monte-Carlo curve evaluates errors against the
+non-private truth) are *non-private studies*: the epsilon they return depends on D. Run them on a
+public stand-in (the scenario's E, :func:`public_stand_in`) to choose epsilon without looking at D.
+"""
+
+from dpcore.composition import (
+    COMPOSITION_ASSUMPTIONS,
+    COMPOSITIONS,
+    MAX_PART_CHOICES,
+    PLAN_DATASET,
+    PlannedRelease,
+    compose,
+    compose_parts,
+    composition_growth,
+    gaussian_rho,
+)
+from dpcore.planning.closed_form import (
+    EPSILON_RANGE,
+    epsilon_for_gaussian,
+    epsilon_for_importance_theory,
+    epsilon_for_laplace,
+    mean_sensitivity,
+    noise_answer,
+)
+from dpcore.planning.fitting import (
+    COARSE_GRID,
+    EpsilonAnswer,
+    epsilon_from_curve,
+    isotonic_decreasing,
+    search_epsilon,
+)
+from dpcore.planning.monte_carlo import (
+    importance_errors,
+    logistic_errors,
+    public_stand_in,
+    subset_errors,
+)
+from dpcore.planning.risk import posterior_bound, posterior_curves
+from dpcore.planning.what_if import PLANNABLE, compare_compositions, planned_releases
+
+__all__ = [
+    "COARSE_GRID",
+    "COMPOSITIONS",
+    "COMPOSITION_ASSUMPTIONS",
+    "EPSILON_RANGE",
+    "MAX_PART_CHOICES",
+    "PLANNABLE",
+    "PLAN_DATASET",
+    "EpsilonAnswer",
+    "PlannedRelease",
+    "compare_compositions",
+    "compose",
+    "compose_parts",
+    "composition_growth",
+    "epsilon_for_gaussian",
+    "epsilon_for_importance_theory",
+    "epsilon_for_laplace",
+    "epsilon_from_curve",
+    "gaussian_rho",
+    "importance_errors",
+    "isotonic_decreasing",
+    "logistic_errors",
+    "mean_sensitivity",
+    "noise_answer",
+    "planned_releases",
+    "posterior_bound",
+    "posterior_curves",
+    "public_stand_in",
+    "search_epsilon",
+    "subset_errors",
+]

@@ -1,0 +1,98 @@
+"""Monte-Carlo error curves of the pages' mechanisms, for :func:`~dpcore.planning.search_epsilon`.
+
+Each curve is a *non-private study*: it evaluates errors against the non-private truth, so the
+epsilon read off it depends on the data. Run it on a public stand-in (:func:`public_stand_in`,
+half of the scenario's E as a pretend D) to choose epsilon without looking at D.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dpcore.importance import bootstrap_estimates
+from dpcore.perturbation.experiments import epsilon_curve, lambda_rule
+from dpcore.simulation import report
+from dpcore.subset import subset_study
+from dpcore.validation import check_random_state
+
+__all__ = ["importance_errors", "logistic_errors", "public_stand_in", "subset_errors"]
+
+
+def importance_errors(fits: Any, public_values: Any, truth: float,
+                      epsilons: Iterable[float]) -> np.ndarray:
+    """``|estimate - truth|`` of every bootstrap replicate at every epsilon, shape (k, R).
+
+    Reuses the non-private bootstrap fits (:class:`dpcore.importance.BootstrapFits`, e.g. the
+    importance page's cached ones) and draws only the release's noise at each epsilon, from the
+    study's named streams (:func:`dpcore.importance.bootstrap_estimates`). A seeded simulation.
+    """
+    return np.stack([np.abs(bootstrap_estimates(fits, public_values, float(eps)) - truth)
+                     for eps in epsilons])
+
+
+def logistic_errors(X: Any, y: Any, epsilons: Sequence[float], *, X_test: Any = None,
+                    y_test: Any = None, restarts: int = 10, data_norm: float | None = 1.0,
+                    fit_intercept: bool = False, method: str = "objective perturbation",
+                    lam: float | None = None, folds: int = 3, seed: int = 0,
+                    progress: Any = None) -> np.ndarray:
+    """Test error of private logistic regression at every epsilon, shape (k, folds x restarts).
+
+    Runs :func:`dpcore.perturbation.experiments.epsilon_curve` (the perturbation page's study)
+    for one method. ``lam=None`` takes :func:`~dpcore.perturbation.experiments.lambda_rule` at
+    each epsilon (a rule of epsilon, n and d that reads no data), one curve call per epsilon;
+    a number uses that lambda at every epsilon in one call. ``progress(fraction)`` is called
+    after each epsilon under the rule (after each fold otherwise).
+    """
+    eps = [float(e) for e in epsilons]
+    common = dict(restarts=restarts, X_test=X_test, y_test=y_test, data_norm=data_norm,
+                  fit_intercept=fit_intercept, methods=(method,), seed=seed, excess=False,
+                  **({"folds": folds} if X_test is None else {}))
+    n = np.asarray(X).shape[0] - (0 if X_test is not None else np.asarray(X).shape[0] // folds)
+    d = np.asarray(X).shape[1] + int(fit_intercept)
+    if lam is None:
+        rule = "objective" if method.startswith("objective") else "output"
+        lams = [lambda_rule(e, n, d, rule) for e in eps]
+        res = epsilon_curve(X, y, epsilons=eps, lam=lams, progress=progress, **common)
+    else:
+        res = epsilon_curve(X, y, epsilons=eps, lam=lam, progress=progress, **common)
+    res = res.sort_values(["epsilon", "fold", "restart"])
+    return res["error"].to_numpy().reshape(len(eps), -1)
+
+
+def subset_errors(data: Any, epsilons: Sequence[float], *, sizes: Sequence[int] | None = None,
+                  repeats: int = 3, split: tuple[float, float, float] = (0.8, 0.2, 1.0),
+                  lam: float = 1e-2, seed: int = 0, progress: Any = None) -> np.ndarray:
+    """Prediction error ``t`` of the subset Algorithm 2 selects, per epsilon and repeat (k, R).
+
+    Runs :func:`dpcore.subset.subset_study` (the optimal-subset page's study, non-private
+    evaluation) at ``split x epsilon`` for each epsilon, without Lei's baseline.
+    """
+    rows = []
+    epsilons = list(epsilons)
+    for i, eps in enumerate(epsilons):
+        study = subset_study(data, epsilon=tuple(f * float(eps) for f in split), sizes=sizes,
+                             repeats=repeats, lam=lam, lei=False, rng=seed)
+        rows.append(study.selected_error)
+        report(progress, (i + 1) / len(epsilons))
+    return np.stack(rows)
+
+
+def public_stand_in(public: pd.DataFrame, *, rng: Any = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A random half of the public set E as a pretend private set, the other half as public.
+
+    Lets a study choose epsilon without reading D: the answer then reflects no shift between
+    the two sets and half of E's records (usually fewer than D's, so more noise), a rough and
+    mostly conservative guide. Seeded: a study, not a release.
+    """
+    gen = check_random_state(rng)
+    order = gen.permutation(len(public))
+    half = len(public) // 2
+    if half < 2:
+        raise ValueError(f"The public set has {len(public)} rows; a stand-in needs at least 4.")
+    rows = public.reset_index(drop=True)
+    return rows.iloc[order[:half]].reset_index(drop=True), rows.iloc[order[half:]].reset_index(
+        drop=True)

@@ -1,0 +1,186 @@
+"""The privacy-audit page's study (:mod:`dpcore.studies.audit`) and figures
+(:mod:`dpcore.figures.audit`): one mechanism's audit, its tables, the table of every mechanism
+and the one-run audit."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpcore import DataError
+from dpcore import audit as A
+from dpcore.figures import figures
+from dpcore.figures.audit import TITLES, context, summary_figure
+from dpcore.figures.audit import figures as audit_figures
+from dpcore.figures.common import COLORS
+from dpcore.runs import RunConfig, run
+from dpcore.studies import audit
+from dpcore.studies.audit import REFIT_RUNS, Params
+
+SMALL = Params(runs=1000, seed=3)  # a fast audit of the default mechanism (Laplace)
+
+
+@pytest.fixture(scope="module")
+def small():
+    return audit.prepare(None, SMALL)
+
+
+def numbers_in(text: str) -> set[str]:
+    return set(re.findall(r"\d[\d,]*(?:\.\d+)?", text))
+
+
+def test_controls_are_the_page_contract():
+    assert audit.CONTROLS == {"au_case": "laplace", "au_epsilon": 1.0, "au_runs": 10_000,
+                              "au_confidence": 0.95}
+    assert audit.SEED_KEY == "au_seed" and audit.SEED_KEY in audit.DOMAINS
+    for key, default in audit.CONTROLS.items():
+        assert audit.DOMAINS[key].problem(default) is None
+
+
+def test_params_round_trip_through_controls():
+    params = Params.from_controls({"au_case": "gaussian", "au_epsilon": "0.5", "au_runs": 3000.0,
+                                   "iw_epsilon": 9.0}, seed=4)
+    assert params == Params(case="gaussian", epsilon=0.5, runs=3000, seed=4)
+    assert isinstance(params.runs, int) and isinstance(params.epsilon, float)
+    assert Params.from_controls(params.controls(), params.seed) == params
+
+
+def test_every_control_feeds_the_audit():
+    # ε sets the noise the audit draws, so it is part of what prepare reads (nothing is cheap).
+    assert Params.CHEAP == ()
+    keys = {Params().replace(**change).prepare_key()
+            for change in ({}, {"epsilon": 2.0}, {"confidence": 0.9}, {"runs": 1000},
+                           {"case": "gaussian"}, {"seed": 1})}
+    assert len(keys) == 6
+
+
+def test_compute_is_at_of_prepare(small):
+    computed = audit.compute(None, SMALL)
+    staged = audit.at(small, SMALL)
+    assert list(computed) == list(staged) == ["metrics", "scores"]
+    for name, table in computed.items():
+        pd.testing.assert_frame_equal(staged[name], table)
+
+
+def test_another_epsilon_is_another_audit(small):
+    other = SMALL.replace(epsilon=0.3)
+    fresh = audit.compute(None, other)
+    staged = audit.at(audit.prepare(None, other), other)
+    for name, table in fresh.items():
+        pd.testing.assert_frame_equal(staged[name], table)
+    assert fresh["metrics"].loc[0, "claimed_epsilon"] == 0.3
+    assert not fresh["scores"].equals(audit.at(small, SMALL)["scores"])
+
+
+def test_a_run_of_the_page_config_is_the_study():
+    config = RunConfig("audit", {"builtin_name": "wine"},
+                       {"au_case": "gaussian", "au_epsilon": 2.0, "au_runs": 1000,
+                        "au_confidence": 0.9}, 6)
+    result = run(config)
+    params = Params(case="gaussian", epsilon=2.0, runs=1000, confidence=0.9, seed=6)
+    assert result.params == params
+    for name, table in audit.compute(None, params).items():
+        pd.testing.assert_frame_equal(result.numbers[name], table)
+    assert list(figures(result)) == ["distributions"]
+
+
+def test_metrics_row_is_the_audit(small):
+    m = audit.at(small, SMALL)["metrics"].iloc[0]
+    case = small.case
+    assert m["mechanism"] == case.name == "Laplace" and not m["broken_on_purpose"]
+    assert m["claimed_epsilon"] == 1.0 and m["delta"] == 0.0 and m["confidence"] == 0.95
+    assert m["audited_lower_bound"] == small.epsilon_lb <= 1.0
+    assert m["runs_per_dataset"] == 1000
+    assert m["f"] == 1.0 and m["limit_on_this_pair"] == case.pair_limit == 1.0
+    assert m["ceiling"] == A.audit_ceiling(1000, 0.95)
+    assert (m["threshold"], m["fpr_upper"], m["fnr_upper"]) == (
+        small.threshold, small.fpr_upper, small.fnr_upper)
+    assert not m["flagged"] and not m["above_claim"]
+    assert m["statistic"] == "the output"
+
+
+def test_scores_are_the_plotted_held_out_scores(small):
+    scores = audit.at(small, SMALL)["scores"]
+    assert list(scores["dataset"].unique()) == ["D", "D′"]
+    assert np.array_equal(scores.loc[scores["dataset"] == "D", "score"], small.scores_d)
+    assert np.array_equal(scores.loc[scores["dataset"] == "D′", "score"], small.scores_dprime)
+
+
+def test_refitting_mechanisms_run_at_most_refit_runs():
+    case = A.audit_case("objective2011", 1.0)
+    assert case.refits and audit.runs_for(case, 100_000) == REFIT_RUNS
+    assert audit.runs_for(case, 1000) == 1000
+    assert audit.runs_for(A.audit_case("laplace", 1.0), 100_000) == 100_000
+
+
+def test_a_fault_is_flagged():
+    params = Params(case="laplace_halved", runs=10_000)
+    m = audit.compute(None, params)["metrics"].iloc[0]
+    assert m["broken_on_purpose"] and m["flagged"] and m["audited_lower_bound"] > 1.0
+    text = audit.takeaway({"metrics": m.to_frame().T}, params)
+    assert "caught a fault" in text
+
+
+def test_an_unknown_mechanism_is_refused():
+    with pytest.raises(DataError, match="Unknown mechanism 'nope'"):
+        audit.prepare(None, Params(case="nope"))
+
+
+def test_takeaway_quotes_the_numbers(small):
+    numbers = audit.at(small, SMALL)
+    m = numbers["metrics"].iloc[0]
+    text = audit.takeaway(numbers, SMALL)
+    assert {f"{m['audited_lower_bound']:.2f}", f"{m['limit_on_this_pair']:.2f}", "1,000"} <= (
+        numbers_in(text))
+    assert text.count(". ") == 1 and text.endswith(".") and "found no fault" in text
+    other = SMALL.replace(epsilon=0.3)
+    assert audit.takeaway(audit.compute(None, other), other) != text  # nothing canned
+
+
+def test_case_labels_name_the_faults():
+    for key in A.CASE_KEYS:
+        label = audit.case_label(key)
+        assert label.startswith("⚠ Broken on purpose: ") == (key in A.BROKEN_KEYS)
+        assert label.endswith(A.audit_case(key).name)
+
+
+def test_summary_table_has_one_row_per_audit(small):
+    halved = SMALL.replace(case="laplace_halved")
+    rows = [audit.at(small, SMALL)["metrics"], audit.compute(None, halved)["metrics"]]
+    table = audit.summary_table(rows)
+    assert list(table.columns) == ["mechanism", "broken on purpose", "claimed epsilon",
+                                   "audited lower bound", "confidence", "runs per dataset", "f",
+                                   "limit on this pair", "flagged"]
+    assert table["broken on purpose"].dtype == bool
+    assert list(table["broken on purpose"]) == [False, True]
+    assert table.loc[0, "audited lower bound"] == rows[0].loc[0, "audited_lower_bound"]
+    fig = summary_figure(table)
+    assert list(fig.data[0].x) == [1.0, 1.0]  # claimed
+    flagged = table["flagged"].tolist()
+    assert list(fig.data[1].marker.color) == [COLORS["output"] if f else COLORS["dp"]
+                                              for f in flagged]
+
+
+def test_one_run_audit_guesses_a_fifth_of_the_canaries():
+    one = audit.one_run(SMALL, 50)
+    assert one.canaries == 50 and one.guesses == 10 and one.epsilon == 1.0
+    assert audit.one_run(SMALL, 10).guesses == 2
+    assert one.epsilon_lb == audit.one_run(SMALL, 50).epsilon_lb  # seeded
+
+
+def test_histogram_figure_is_titled_with_its_settings(small):
+    numbers = audit.at(small, SMALL)
+    (name, fig), = audit_figures(numbers, SMALL).items()
+    assert name == "distributions"
+    assert TITLES["distributions"] in fig.layout.title.text
+    assert context(numbers) == ("Laplace; ε = 1; 1,000 runs per dataset (half shown after "
+                                "choosing the threshold on the other half)")
+    d, dprime = fig.data[:2]
+    assert (d.name, dprime.name) == ("runs on D", "runs on D′")
+    scores = numbers["scores"]["score"]
+    lo, hi = np.quantile(scores, [0.002, 0.998])
+    assert np.array_equal(d.x, np.clip(small.scores_d, lo, hi))
+    assert fig.layout.xaxis.title.text == "score: the output"

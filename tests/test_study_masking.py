@@ -1,0 +1,266 @@
+"""The data-masking page's study (dpcore.studies.masking) and its figures (dpcore.figures.masking):
+parameters keyed like the page's controls, the prepare/at staging, every view's tables, the
+takeaway, and the figures drawn from the tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpcore.figures.masking import (
+    PANEL,
+    figure_context,
+    figure_title,
+    figures,
+    released_figure,
+    settings,
+)
+from dpcore.masking import FIG5_EPSILONS
+from dpcore.runs import build_scenario, numbers_json
+from dpcore.studies import masking as study
+from dpcore.studies.masking import (
+    ACCURACY,
+    CONTROLS,
+    DOMAINS,
+    SEED_KEY,
+    VIEWS,
+    Params,
+    at,
+    compute,
+    masked_table,
+    points_outside,
+    prepare,
+    takeaway,
+)
+from dpcore.validation import DataError
+
+DIGITS = "Digits 0, 1, 3: 3 masked by 6 (Fig. 3)"
+SCENARIO = "Sidebar scenario (its binary target)"
+
+
+@pytest.fixture(scope="module")
+def toy():
+    """The default controls (the toy, "Masked vs original") and their prepared part."""
+    params = Params()
+    return params, prepare(None, params)
+
+
+@pytest.fixture(scope="module")
+def wine():
+    """The sidebar-scenario experiment on Wine (its private pool is smaller than the paper's
+    N = 100, so the accuracy curves use all of it)."""
+    return build_scenario({"builtin_name": "wine"})
+
+
+def test_params_are_the_page_controls_with_their_defaults():
+    assert CONTROLS == {
+        "mk_task": "Toy: three Gaussians (Fig. 2)", "mk_epsilon": 5.0, "mk_lambda": 0.5,
+        "mk_initial": "Public / fake initial set", "mk_n": 300, "mk_bounded": True,
+        "mk_view": "Masked vs original", "mk_alone": False, "mk_input": False, "mk_draws": 20}
+    assert list(CONTROLS) == ["mk_task", "mk_epsilon", "mk_lambda", "mk_initial", "mk_n",
+                              "mk_bounded", "mk_view", "mk_alone", "mk_input", "mk_draws"]
+    assert SEED_KEY == "mk_seed" and set(DOMAINS) <= set(CONTROLS) | {SEED_KEY}
+
+
+def test_params_round_trip_through_controls():
+    params = Params(task=DIGITS, epsilon=0.5, lambda_=0.2, initial="Empty", n=150,
+                    bounded=False, view=VIEWS[1], alone=True, input=True, draws=10, seed=9)
+    controls = params.controls()
+    assert controls["mk_lambda"] == 0.2 and "mk_lambda_" not in controls
+    assert Params.from_controls(controls, seed=9) == params
+    # As a run config or a link gives them: strings and numpy numbers are converted.
+    assert Params.from_controls({"mk_lambda": "0.2", "mk_n": np.int64(150),
+                                 "mk_epsilon": np.float64(0.5)}, seed=1) == Params(
+        lambda_=0.2, n=150, epsilon=0.5, seed=1)
+
+
+def test_prepare_key_leaves_out_what_only_at_reads():
+    params = Params()
+    same = [params.replace(epsilon=e) for e in FIG5_EPSILONS]
+    same += [params.replace(alone=True), params.replace(input=True), params.replace(draws=50),
+             params.replace(view=VIEWS[1]), params.replace(view=VIEWS[3]),
+             params.replace(view=VIEWS[4])]
+    assert {p.prepare_key() for p in same} == {params.prepare_key()}
+    # The accuracy view's curves are prepared, and depend on the draws.
+    curves = params.replace(view=ACCURACY)
+    assert curves.prepare_key() != params.prepare_key()
+    assert curves.prepare_key() != curves.replace(draws=10).prepare_key()
+    assert curves.prepare_key() == curves.replace(epsilon=0.1).prepare_key()
+    for field in ("task", "lambda_", "initial", "n", "bounded", "seed"):
+        value = {"task": DIGITS, "lambda_": 0.2, "initial": "Empty", "n": 100,
+                 "bounded": False, "seed": 1}[field]
+        assert params.replace(**{field: value}).prepare_key() != params.prepare_key(), field
+
+
+def test_compute_is_at_of_prepare(toy):
+    params, ready = toy
+    assert numbers_json(compute(None, params)) == numbers_json(at(ready, params))
+
+
+@pytest.mark.slow  # several masked sets
+def test_an_epsilon_move_reuses_the_prepared_part(toy):
+    params, ready = toy
+    moved = params.replace(epsilon=0.5)
+    numbers = at(ready, moved)
+    assert numbers_json(numbers) == numbers_json(compute(None, moved))
+    assert numbers["metrics"]["epsilon"].iloc[0] == 0.5
+    # The masked set at an ε is computed once: the toggles and a return to it reuse it.
+    assert ready.at_epsilon(0.5) is ready.at_epsilon(0.5)
+    again = at(ready, moved.replace(input=True))
+    assert numbers_json({k: again[k] for k in numbers}) == numbers_json(numbers)
+
+
+def test_at_refuses_a_part_prepared_for_other_parameters(toy):
+    params, ready = toy
+    with pytest.raises(ValueError, match="other parameters"):
+        at(ready, params.replace(lambda_=0.2))
+
+
+def test_unknown_experiment_and_missing_scenario_are_data_errors():
+    with pytest.raises(DataError, match="Unknown experiment 'nonsense'"):
+        prepare(None, Params(task="nonsense"))
+    with pytest.raises(DataError, match="needs a scenario"):
+        prepare(None, Params(task=SCENARIO))
+
+
+def test_masked_vs_original_tables(toy):
+    params, ready = toy
+    numbers = at(ready, params.replace(input=True))
+    assert list(numbers) == ["metrics", "masked_points", "private_points_nonprivate",
+                             "initial_points", "input_perturbed_points", "regions", "classes",
+                             "axes"]
+    m = numbers["metrics"].iloc[0]
+    assert (m["masked_set_size"], m["initial_set_size"], m["private_records"]) == (300, 100, 100)
+    assert len(numbers["masked_points"]) == 300
+    assert numbers["masked_points"]["from_initial_set"].sum() == 100
+    assert set(numbers["regions"]["panel"]) == {"original (non-private)", "initial set",
+                                               "masked set (DP)"}
+    assert len(numbers["regions"]) == 3 * study.REGION_RESOLUTION ** 2
+    assert numbers["axes"]["title"].tolist() == ["x1", "x2"]
+    # At ε = 5 and N = 300 the masked set reaches w′ (the gradient vanishes numerically).
+    assert m["gradient_norm"] < 1e-6 and m["refit_distance"] <= m["distance_bound"]
+    alone = at(ready, params.replace(alone=True, input=True))
+    assert list(alone) == ["metrics", "masked_points", "regions", "classes", "axes"]
+    assert set(alone["regions"]["panel"]) == {"masked set (DP)"}  # nothing private
+
+
+def test_empty_initial_set_and_the_size_it_raises():
+    params = Params(initial="Empty", n=50)
+    numbers = compute(None, params)
+    assert "initial_points" not in numbers
+    assert numbers["metrics"]["masked_set_size"].iloc[0] == 50
+    raised = prepare(None, Params(n=100))  # the toy's initial set has 100 records
+    assert raised.n == 150 and raised.initial_coef is not None
+
+
+def test_animation_tables(toy):
+    params, ready = toy
+    numbers = at(ready, params.replace(view=VIEWS[1]))
+    assert list(numbers) == ["metrics", "masked_points", "gradient_trace", "classes", "axes"]
+    trace = numbers["gradient_trace"]
+    assert len(trace) == 201 and trace["samples_added"].tolist() == list(range(201))
+    assert trace["gradient_norm"].iloc[-1] < trace["gradient_norm"].iloc[0]
+    points = numbers["masked_points"]
+    assert points_outside(points, numbers["axes"]) == 0  # the view's axes hold every point
+
+
+def test_digit_images_tables_only_for_the_digit_experiments(toy):
+    params, ready = toy
+    assert list(at(ready, params.replace(view=VIEWS[3]))) == ["metrics"]
+    numbers = compute(None, Params(task=DIGITS, view=VIEWS[3], n=150))
+    assert list(numbers) == ["metrics", "private_images_nonprivate", "initial_images",
+                             "masked_images", "weight_images"]
+    weights = numbers["weight_images"].drop_duplicates("image")["title"]
+    assert weights.str.startswith("initial set:").sum() == 3  # three rows of three digits
+
+
+@pytest.mark.slow  # several masked sets
+def test_accuracy_tables_and_takeaway_on_a_small_scenario(wine):
+    params = Params(task=SCENARIO, view=ACCURACY, draws=10)
+    ready = prepare(wine, params)
+    pool = len(ready.task.y_pool)
+    assert pool < 100 and list(ready.curves) == [pool]  # the whole pool: the paper's default
+    numbers = at(ready, params)
+    assert list(numbers) == ["metrics", f"accuracy_N{pool}"]
+    curve = numbers[f"accuracy_N{pool}"]
+    assert (curve["n_draws"] == 10).all() and sorted(set(curve["epsilon"])) == list(FIG5_EPSILONS)
+    assert bool(numbers["metrics"]["validation_private"].iloc[0])
+    text = takeaway(numbers, params)
+    top = curve[curve["epsilon"] == 50.0].set_index("method")["mean"]
+    assert f"With N = {pool} records" in text
+    assert f"{top['masked generation']:.3f} at ε = 50" in text
+    assert f"{top['input perturbation']:.3f}" in text and f"{top['non-private']:.3f}" in text
+    # Another ε moves the line on the curves only: the curves are the prepared ones.
+    moved = at(ready, params.replace(epsilon=1.0))
+    assert moved[f"accuracy_N{pool}"] is numbers[f"accuracy_N{pool}"]
+
+
+def test_sidebar_scenario_holds_out_its_validation_records():
+    scenario = build_scenario({"builtin_name": "three-gaussians"})
+    numbers = compute(scenario, Params(task=SCENARIO, epsilon=2.0, lambda_=0.2, n=200, seed=4))
+    assert numbers["metrics"]["private_records"].iloc[0] == 77  # 70 % of D's 110
+
+
+def test_takeaway_quotes_the_metrics(toy):
+    params, ready = toy
+    numbers = at(ready, params)
+    m = numbers["metrics"].iloc[0]
+    text = takeaway(numbers, params)
+    assert text.startswith("At ε = 5, the 300 masked records")
+    for value in (f"{m['gradient_norm']:.2g}", f"{m['refit_distance']:.2g}",
+                  f"{m['masked_model_accuracy']:.3f}", f"{m['nonprivate_model_accuracy']:.3f}"):
+        assert value in text
+
+
+def test_points_outside_counts_points_off_the_axes():
+    axes = pd.DataFrame({"axis": ["x", "y"], "low": [0.0, 0.0], "high": [1.0, 1.0]})
+    points = pd.DataFrame({"x": [0.5, 2.0, 0.5, -1.0], "y": [0.5, 0.5, 3.0, -1.0]})
+    assert points_outside(points, axes) == 3
+
+
+def test_figures_of_the_scatter_view_and_its_panels(toy):
+    params, ready = toy
+    numbers = at(ready, params)
+    figs = figures(numbers, params, dataset="Toy")
+    assert list(figs) == ["masked_vs_original", f"{PANEL}original", f"{PANEL}initial",
+                          f"{PANEL}final"]
+    whole = figs["masked_vs_original"]
+    assert whole.layout.title.text.startswith(figure_title("masked_vs_original"))
+    assert "Toy; ε = 5, λ = 0.5, N = 300" in whole.layout.title.text
+    assert all(figs[name].layout.title.text is None for name in figs if name.startswith(PANEL))
+    # The panels hold the whole figure's traces, panel by panel.
+    names = [t.name for t in whole.data]
+    assert names == [t.name for name in figs if name.startswith(PANEL) for t in figs[name].data]
+    alone = figures(at(ready, params.replace(alone=True)), params.replace(alone=True))
+    assert list(alone) == ["recipient_view"]
+    assert "non-private" not in alone["recipient_view"].to_json()
+
+
+@pytest.mark.slow  # every view's masked set
+def test_figures_of_every_other_view(toy, wine):
+    params, ready = toy
+    animation = params.replace(view=VIEWS[1])
+    assert list(figures(at(ready, animation), animation)) == ["greedy_animation"]
+    curves = Params(task=SCENARIO, view=ACCURACY, draws=10)
+    numbers = compute(wine, curves)
+    (name,) = figures(numbers, curves)
+    assert figure_title(name).startswith("Accuracy vs ε, N = ")
+    assert figure_context(name, numbers, curves, "Wine") == "Wine; λ = 0.5; 10 draws"
+    images = Params(task=DIGITS, view=VIEWS[3], initial="Empty", n=100)
+    figs = figures(compute(None, images), images)
+    assert list(figs) == ["private_images", "masked_images", "weight_images"]
+    assert figs["private_images"].layout.title.text == (
+        f"{figure_title('private_images')}<br><sup>{DIGITS}</sup>")
+
+
+def test_settings_and_the_released_set(toy):
+    params, ready = toy
+    numbers = at(ready, params)
+    assert settings(numbers, params) == "ε = 5, λ = 0.5, N = 300"
+    assert settings(numbers, params.replace(bounded=False)).endswith(", unbounded")
+    gen = ready.at_epsilon(5.0).gen
+    table = masked_table(ready.task, gen)
+    assert list(table.columns) == ["label", "x1", "x2"] and len(table) == 300
+    fig = released_figure(ready.task, gen)
+    assert fig.data[0].type == "heatmap"  # the 2-D toy: the released model's regions

@@ -1,0 +1,314 @@
+"""The private logistic regression page's study (:mod:`dpcore.studies.perturbation`) and figures
+(:mod:`dpcore.figures.perturbation`): parameters keyed like the page's widgets, a prepared part
+that every ε move reuses where the noise streams allow, each view's tables, and a takeaway that
+quotes them."""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpcore import DataError
+from dpcore.datasets import load_scenario
+from dpcore.figures import figures
+from dpcore.figures.perturbation import TITLES
+from dpcore.figures.perturbation import figures as perturbation_figures
+from dpcore.perturbation.experiments import (
+    epsilon_splits,
+    fit_split,
+    lambda_rule,
+    split_rows,
+)
+from dpcore.runs import RunConfig, run
+from dpcore.studies import perturbation as study
+from dpcore.studies.perturbation import (
+    CONTROLS,
+    DOMAINS,
+    EPSILON_GRID,
+    LAMBDA_MODES,
+    SEED_KEY,
+    SOURCES,
+    VIEWS,
+    Params,
+    epsilon_axis,
+)
+
+RULE, HAND, CV = LAMBDA_MODES
+#: The tables of each view, after the metrics row.
+TABLES = {
+    "Error vs ε": ["results", "summary"],
+    "Learning curve": ["results", "summary"],
+    "Distance to non-private": ["results"],
+    "Bounds (Lemmas 3-4)": ["results", "bounds"],
+    "Publish": [],
+}
+#: The figure each view draws, by name.
+FIGURES = {
+    "Error vs ε": ["error_vs_epsilon"],
+    "Learning curve": ["learning_curve"],
+    "Distance to non-private": ["distance"],
+    "Bounds (Lemmas 3-4)": ["bounds"],
+    "Publish": [],
+}
+METHODS = {"non-private", "output perturbation", "objective perturbation",
+           "objective (2008 proof)"}
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    """Breast cancer: 30 features, no test part (3-fold cross-validation), a public set E."""
+    return load_scenario("breast-cancer")
+
+
+def params_of(view: str = VIEWS[0], **fields) -> Params:
+    """Small parameters: 200 rows of breast cancer, λ = 0.03 by hand, 5 restarts, seed 11."""
+    return Params(**{"view": view, "lambda_mode": HAND, "lam": 0.03, "n": 200, "restarts": 5,
+                     "seed": 11, "epsilon": 2.0, **fields})
+
+
+def assert_same_numbers(a: dict[str, pd.DataFrame], b: dict[str, pd.DataFrame]) -> None:
+    assert list(a) == list(b)
+    for name in a:
+        pd.testing.assert_frame_equal(a[name], b[name], check_exact=True)
+
+
+# --- parameters ---------------------------------------------------------------------------------
+
+def test_controls_keep_the_page_widget_keys_and_defaults():
+    # The contract of links, run configs and examples/*.json: unchanged keys, order and values.
+    assert CONTROLS == {"lr_source": "Scenario (sidebar)", "lr_epsilon": 1.0,
+                        "lr_lambda_mode": "rule of (ε, n, d)", "lr_lambda": 0.01,
+                        "lr_n": 17_500, "lr_restarts": 10, "lr_view": "Error vs ε"}
+    assert list(CONTROLS) == ["lr_source", "lr_epsilon", "lr_lambda_mode", "lr_lambda", "lr_n",
+                              "lr_restarts", "lr_view"]
+    assert SEED_KEY == "lr_seed"
+    assert set(DOMAINS) == {*CONTROLS, SEED_KEY}
+    for key, value in CONTROLS.items():
+        assert DOMAINS[key].problem(value) is None, key
+
+
+def test_params_round_trip_through_the_controls():
+    params = Params(source=SOURCES[2], epsilon=0.3, lambda_mode=CV, lam=0.3, n=2000,
+                    restarts=20, view=VIEWS[3], seed=9)
+    controls = params.controls()
+    assert controls["lr_lambda"] == 0.3 and "lr_lam" not in controls  # λ keeps its widget key
+    assert Params.from_controls(controls, seed=9) == params
+    assert Params.from_controls(CONTROLS) == Params()
+    # widget values as a link or a JSON config gives them: converted to the field's type
+    got = Params.from_controls({"lr_epsilon": "0.5", "lr_lambda": np.float64(0.1),
+                                "lr_n": np.int64(500), "iw_epsilon": 3.0}, seed=4)
+    assert (got.epsilon, got.lam, got.n, got.seed) == (0.5, 0.1, 500, 4)
+    assert isinstance(got.n, int) and isinstance(got.lam, float)
+
+
+def test_no_view_chosen_reads_as_the_first_and_an_unknown_view_is_refused():
+    assert Params.from_controls({"lr_view": None}).view == VIEWS[0]
+    with pytest.raises(ValueError, match="lr_view == 'Nope'"):
+        Params(view="Nope")
+
+
+def test_prepare_key_holds_what_prepare_reads():
+    base = params_of()
+    assert base.prepare_key() == base.replace(epsilon=0.3).prepare_key()
+    # the ε curve views share one prepared part; the bounds add the excess loss
+    assert base.prepare_key() == base.replace(view="Distance to non-private").prepare_key()
+    assert base.prepare_key() != base.replace(view="Bounds (Lemmas 3-4)").prepare_key()
+    # the hand-set λ is read only when λ is set by hand
+    assert base.prepare_key() != base.replace(lam=0.1).prepare_key()
+    for mode in (RULE, CV):
+        other = base.replace(lambda_mode=mode)
+        assert other.prepare_key() == other.replace(lam=0.1).prepare_key()
+    # the restarts only when the grid's curve is prepared (a λ fixed across ε)
+    assert base.prepare_key() != base.replace(restarts=10).prepare_key()
+    rule = base.replace(lambda_mode=RULE)
+    assert rule.prepare_key() == rule.replace(restarts=10).prepare_key()
+    publish = base.replace(view="Publish")
+    assert publish.prepare_key() == publish.replace(restarts=10, lam=0.1).prepare_key()
+
+
+# --- prepare and at -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", [*LAMBDA_MODES[:2], pytest.param(LAMBDA_MODES[2],
+                                                                   marks=pytest.mark.slow)])
+@pytest.mark.parametrize("view", VIEWS)
+def test_compute_is_at_of_prepare(cancer, view, mode):
+    params = params_of(view, lambda_mode=mode)
+    assert_same_numbers(study.compute(cancer, params),
+                        study.at(study.prepare(cancer, params), params))
+
+
+@pytest.mark.parametrize("mode", [*LAMBDA_MODES[:2], pytest.param(LAMBDA_MODES[2],
+                                                                   marks=pytest.mark.slow)])
+@pytest.mark.parametrize("view", VIEWS[:4])
+@pytest.mark.parametrize("epsilon", [0.5, 3.0, pytest.param(0.02, marks=pytest.mark.slow)])
+def test_at_another_epsilon_equals_a_fresh_compute(cancer, view, mode, epsilon):
+    """ε on the grid (0.5) and off it (3, 0.02), from a part prepared at ε = 2."""
+    prepared = study.prepare(cancer, params_of(view, lambda_mode=mode))
+    moved = params_of(view, lambda_mode=mode, epsilon=epsilon)
+    assert_same_numbers(study.at(prepared, moved), study.compute(cancer, moved))
+
+
+def test_an_epsilon_on_the_grid_reuses_the_prepared_curve(cancer, monkeypatch):
+    prepared = study.prepare(cancer, params_of())
+    assert prepared.grid is not None and prepared.fits is not None
+
+    def refit(*args, **kwargs):
+        raise AssertionError("an ε move on the grid fitted or drew again")
+
+    monkeypatch.setattr(study, "fit_split", refit)
+    monkeypatch.setattr(study, "split_rows", refit)
+    numbers = study.at(prepared, params_of(epsilon=0.5))
+    assert numbers["results"] is prepared.grid
+    assert sorted(numbers["results"]["epsilon"].unique()) == list(EPSILON_GRID)
+
+
+def test_an_epsilon_off_the_grid_reuses_the_splits_and_the_nonprivate_fits(cancer, monkeypatch):
+    prepared = study.prepare(cancer, params_of())
+    monkeypatch.setattr(study, "fit_split", lambda *a, **k: pytest.fail("refitted"))
+    monkeypatch.setattr(study, "epsilon_splits", lambda *a, **k: pytest.fail("re-split"))
+    numbers = study.at(prepared, params_of(epsilon=3.0))
+    assert sorted(numbers["results"]["epsilon"].unique()) == list(epsilon_axis(3.0))
+
+
+def test_under_the_rule_lambda_follows_epsilon_and_only_the_splits_are_prepared(cancer):
+    params = params_of(lambda_mode=RULE)
+    prepared = study.prepare(cancer, params)
+    assert prepared.fits is None and prepared.grid is None and len(prepared.splits) == 3
+    for epsilon in (0.5, 3.0):
+        m = study.at(prepared, params.replace(epsilon=epsilon))["metrics"].iloc[0]
+        assert m["lam"] == lambda_rule(epsilon, 200, 30)
+
+
+def test_the_curve_depends_on_the_whole_epsilon_axis(cancer):
+    """Why an ε off the grid redraws the whole curve: each method draws the noise of every ε in
+    order from one stream, so output perturbation's rows above an added ε change, and
+    objective perturbation's correction noise, drawn after all of its solves, moves for every
+    ε."""
+    split = epsilon_splits(np.asarray(cancer.private.iloc[:150, :5], dtype=float),
+                           (cancer.private[cancer.target].iloc[:150]).to_numpy(), folds=3)[0]
+    fitted = fit_split(split, 0.03)
+
+    def rows(epsilons):
+        table = pd.DataFrame(split_rows(fitted, epsilons=epsilons, restarts=3, excess=False))
+        return table[table["epsilon"].isin(EPSILON_GRID)].set_index(["method", "epsilon",
+                                                                     "restart"])["distance"]
+
+    grid, added = rows(EPSILON_GRID), rows(epsilon_axis(3.0))
+    output = grid.xs("output perturbation") != added.xs("output perturbation")
+    below = output.index.get_level_values("epsilon") < 3.0
+    assert not output[below].any() and output[~below].all()  # the same draws below 3 only
+    assert (grid.xs("objective perturbation") != added.xs("objective perturbation")).all()
+
+
+def test_at_refuses_a_part_prepared_for_other_parameters(cancer):
+    prepared = study.prepare(cancer, params_of())
+    with pytest.raises(ValueError, match="only epsilon may differ"):
+        study.at(prepared, params_of(n=100))
+
+
+def test_synthetic_data_needs_no_scenario_and_a_scenario_source_does():
+    params = Params(source=SOURCES[1], n=200, restarts=5, view="Distance to non-private")
+    numbers = study.compute(None, params)
+    m = numbers["metrics"].iloc[0]
+    assert (m["n"], m["d"], m["data_norm"], bool(m["intercept"])) == (200, 10, 1.0, False)
+    with pytest.raises(DataError, match="choose a scenario"):
+        study.prepare(None, Params(n=200))
+
+
+def test_cv_lambda_is_chosen_once_on_public_data(cancer):
+    params = params_of(lambda_mode=CV)
+    prepared = study.prepare(cancer, params)
+    assert prepared.lam_cv in study.CV_LAMBDAS
+    for epsilon in (0.5, 3.0):
+        m = study.at(prepared, params.replace(epsilon=epsilon))["metrics"].iloc[0]
+        assert m["lam"] == prepared.lam_cv
+
+
+# --- each view's tables -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_each_view_returns_its_tables(cancer, view):
+    params = params_of(view, epsilon=3.0)
+    numbers = study.compute(cancer, params)
+    assert list(numbers) == ["metrics", *TABLES[view]]
+    m = numbers["metrics"].iloc[0]
+    assert (m["epsilon"], m["lam"], m["lambda_mode"], m["n"], m["d"], m["restarts"]) == (
+        3.0, 0.03, HAND, 200, 30, 5)
+    if view in ("Error vs ε", "Distance to non-private", "Bounds (Lemmas 3-4)"):
+        res = numbers["results"]
+        assert set(res["method"]) == METHODS
+        assert sorted(res["epsilon"].unique()) == list(epsilon_axis(3.0))
+        private = res[res["method"] != "non-private"]
+        assert len(private) == 3 * len(epsilon_axis(3.0)) * 3 * 5  # methods × ε × folds × restarts
+        assert private["excess"].notna().all() == (view == "Bounds (Lemmas 3-4)")
+    if view == "Error vs ε":
+        summary = numbers["summary"]
+        here = summary[np.isclose(summary["epsilon"], 3.0)].set_index("method")
+        for method in METHODS:
+            assert m[f"error {method}"] == here.at[method, "mean"]
+            assert m[f"sd {method}"] == here.at[method, "std"]
+        assert 0 < m["guessing_error_nonprivate"] < 0.5
+    if view == "Learning curve":
+        assert m["n_fold"] == 133  # 2/3 of 200 rows train in each of 3 folds
+        assert numbers["summary"]["n"].max() == 133
+        assert set(numbers["results"]["epsilon"]) == {3.0}
+    if view == "Bounds (Lemmas 3-4)":
+        bounds = numbers["bounds"]
+        assert len(bounds) == 40 and bounds["epsilon"].min() == pytest.approx(0.1)
+        assert (bounds["output perturbation"] > 0).all()
+
+
+# --- figures and takeaways ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_each_view_draws_its_titled_figure(cancer, view):
+    params = params_of(view)
+    figs = perturbation_figures(study.compute(cancer, params), params)
+    assert list(figs) == FIGURES[view]
+    for name, fig in figs.items():
+        assert fig.layout.title.text == html.escape(TITLES[name])  # as plotly shows it
+        assert fig.data
+
+
+def numbers_in(text: str) -> set[str]:
+    return {word.strip(",.()") for word in text.replace("=", " ").split()}
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_takeaway_quotes_the_numbers(cancer, view):
+    params = params_of(view, epsilon=3.0)
+    numbers = study.compute(cancer, params)
+    text = study.takeaway(numbers, params)
+    words = numbers_in(text)
+    assert "ε = 3" in text and text.endswith(".")
+    if view == "Error vs ε":
+        s = numbers["summary"]
+        at = s[np.isclose(s["epsilon"], 3.0)].set_index("method")["mean"]
+        assert {f"{at['objective perturbation']:.3f}", f"{at['output perturbation']:.3f}",
+                f"{at['non-private']:.3f}"} <= words
+    elif view == "Learning curve":
+        by = numbers["summary"].set_index(["method", "n"])["mean"]
+        assert f"{by['objective perturbation', 133]:.3f}" in words
+    elif view == "Distance to non-private":
+        res = numbers["results"]
+        med = res[np.isclose(res["epsilon"], 3.0)].groupby("method")["distance"].median()
+        assert f"{med['output perturbation']:.3g}" in words
+    elif view == "Bounds (Lemmas 3-4)":
+        res = numbers["results"]
+        q = res[np.isclose(res["epsilon"], 3.0)].groupby("method")["excess"].quantile(0.95)
+        assert f"{q['output perturbation']:.3g}" in words
+    else:
+        assert "fresh OS entropy" in text and "n = 200" in text
+
+
+def test_the_example_run_draws_through_the_one_figures_function():
+    config = RunConfig.load("examples/perturbation-adult.json")
+    result = run(config.with_controls(lr_n=1000, lr_restarts=5))
+    assert isinstance(result.params, Params) and result.params.n == 1000
+    assert list(figures(result)) == ["error_vs_epsilon"]
+    s = result.numbers["summary"]
+    at = s[np.isclose(s["epsilon"], 1.0)].set_index("method")["mean"]
+    assert f"{at['objective perturbation']:.3f}" in numbers_in(result.takeaway())

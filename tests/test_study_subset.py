@@ -1,0 +1,226 @@
+"""The optimal-public-subset study (dpcore.studies.subset): parameters, stages, views, takeaway.
+
+Runs on the mvn-shift scenario (p = 2) with the coarse grid of 13 sizes and one or two repeats,
+so that each set of Algorithm 2 runs takes a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpcore.datasets import load_scenario
+from dpcore.figures.subset import TITLES, figures
+from dpcore.runs import RunConfig, run
+from dpcore.studies import subset as study
+from dpcore.studies.subset import CONTROLS, GRIDS, SEED_KEY, VIEWS, Params
+from dpcore.subset import (
+    paper_split,
+    prepare_study,
+    rescale,
+    run_study,
+    scenario_arguments,
+    subset_study,
+)
+from dpcore.validation import DataError
+
+COARSE = GRIDS[2]
+BASE = Params(grid=COARSE, reps=2, seed=3)
+
+
+def assert_same_numbers(a: dict[str, pd.DataFrame], b: dict[str, pd.DataFrame]) -> None:
+    assert list(a) == list(b)
+    for name in a:
+        pd.testing.assert_frame_equal(a[name], b[name], check_exact=True)
+
+
+@pytest.fixture(scope="module")
+def mvn():
+    return load_scenario("mvn-shift", p=2)
+
+
+@pytest.fixture(scope="module")
+def prepared(mvn):
+    return study.prepare(mvn, BASE)
+
+
+# --- parameters ---------------------------------------------------------------------------------
+
+def test_controls_and_keys_are_the_pages():
+    assert CONTROLS == {
+        "sub_epsilon": 3.0, "sub_split": "0.8 : 0.2 : 1 (Sect. 5.1)",
+        "sub_accounting": "calibrated", "sub_selection": "exponential",
+        "sub_grid": "Paper, low dimension: 10, 60, … (60 sizes)", "sub_start": 10,
+        "sub_step": 50, "sub_count": 30, "sub_lambda": 0.01, "sub_reps": 3,
+        "sub_view": "Error vs size", "sub_size": None}
+    assert SEED_KEY == "sub_seed" and set(study.DOMAINS) == {*CONTROLS, SEED_KEY}
+
+
+def test_params_round_trip_through_the_controls():
+    params = Params(seed=7, epsilon=0.5, split="1 : 1 : 1 (Sect. 5.2)", accounting="as-printed",
+                    grid=GRIDS[3], start=100, step=900, count=5, lambda_=0.1, reps=5,
+                    view=VIEWS[2], size=1000)
+    controls = params.controls()
+    assert controls["sub_lambda"] == 0.1 and "sub_lambda_" not in controls
+    assert Params.from_controls(controls, seed=7) == params
+    # Values as a link or a JSON config gives them are converted; other pages' keys ignored.
+    read = Params.from_controls({"sub_lambda": "0.1", "sub_epsilon": np.float64(2.0),
+                                 "lr_lambda": 5.0}, seed=1)
+    assert read == Params(seed=1, lambda_=0.1, epsilon=2.0)
+
+
+def test_prepare_key_reads_lambda_only():
+    key = BASE.prepare_key()
+    for change in ({"epsilon": 0.1}, {"split": "0.5 : 1 : 0.5"}, {"accounting": "as-printed"},
+                   {"selection": "noisy-curve"}, {"reps": 5}, {"view": VIEWS[1]},
+                   {"size": 300}, {"seed": 99}, {"grid": GRIDS[3], "start": 200}):
+        assert BASE.replace(**change).prepare_key() == key, change
+    assert BASE.replace(lambda_=0.1).prepare_key() != key
+
+
+# --- the two stages -----------------------------------------------------------------------------
+
+def test_compute_is_at_of_prepare(mvn, prepared):
+    assert_same_numbers(study.compute(mvn, BASE), study.at(prepared, BASE))
+
+
+@pytest.mark.slow  # Algorithm 2 run several times
+@pytest.mark.parametrize("change", [{"epsilon": 0.5}, {"grid": GRIDS[3], "count": 8},
+                                    {"seed": 11}])
+def test_a_new_epsilon_grid_or_seed_reuses_the_prepared_part(mvn, prepared, change):
+    other = BASE.replace(**change)
+    misses = prepared.runs.cache_info().misses
+    numbers = study.at(prepared, other)
+    assert prepared.runs.cache_info().misses == misses + 1  # one new set of runs, nothing else
+    assert_same_numbers(numbers, study.compute(mvn, other))
+
+
+def test_view_size_and_revisited_epsilon_reread_the_runs(prepared):
+    study.at(prepared, BASE)
+    misses = prepared.runs.cache_info().misses
+    for change in ({"view": VIEWS[1]}, {"view": VIEWS[2]}, {"view": VIEWS[3]}, {"size": 300}):
+        study.at(prepared, BASE.replace(**change))
+    assert prepared.runs.cache_info().misses == misses
+
+
+@pytest.mark.slow  # Algorithm 2 run several times
+def test_staged_subset_study_is_the_one_call_study(mvn):
+    data = rescale(mvn.private, mvn.public, **scenario_arguments(mvn))
+    sizes = study.grid_sizes(COARSE, data.n_public)
+    whole = subset_study(data, epsilon=paper_split(1.0), sizes=sizes, repeats=2, rng=4)
+    staged = run_study(prepare_study(data), epsilon=paper_split(1.0), sizes=tuple(sizes),
+                       repeats=2, rng=4)
+    for name in ("dp_curves", "hybrid_curves", "distance", "selected", "lei"):
+        np.testing.assert_array_equal(getattr(staged, name), getattr(whole, name))
+    assert staged.public_only == whole.public_only
+
+
+# --- the views ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("view, tables", [
+    (VIEWS[0], ["metrics", "error_curve", "error_by_repeat", "selected"]),
+    (VIEWS[1], ["metrics", "distance_curve_nonprivate"]),
+    (VIEWS[2], ["metrics", "public_points", "private_points_nonprivate", "axes", "estimate",
+                "subset_summary"]),
+    (VIEWS[3], ["metrics"]),
+])
+def test_each_view_has_its_tables(prepared, view, tables):
+    numbers = study.at(prepared, BASE.replace(view=view))
+    assert list(numbers) == tables
+    m = numbers["metrics"].iloc[0]
+    assert m["n_sizes"] == 13 and m["repeats"] == 2 and m["epsilon_spent"] == pytest.approx(6.0)
+    assert m["lei_error_mean_nonprivate"] > 0  # p = 2: Lei's histogram runs
+
+
+def test_error_tables_agree_with_each_other(prepared):
+    numbers = study.at(prepared, BASE)
+    curve, by_repeat = numbers["error_curve"], numbers["error_by_repeat"]
+    assert "noisy_criterion_repeat1" not in curve  # the exponential mechanism: index only
+    mean = by_repeat.groupby("size")["dp_error_nonprivate"].mean()
+    np.testing.assert_allclose(curve["dp_error_mean_nonprivate"], mean.to_numpy(), rtol=1e-12)
+    assert curve["times_selected"].sum() == 2
+    first = numbers["selected"]["selected_size"].iloc[0]
+    assert numbers["metrics"]["selected_size_repeat1"].iloc[0] == first
+
+
+@pytest.mark.parametrize("change", [{"selection": "noisy-curve"}, {"accounting": "as-printed"}])
+def test_released_noisy_criteria_are_tabled(prepared, change):
+    numbers = study.at(prepared, BASE.replace(**change))
+    assert "noisy_criterion_repeat1" in numbers["error_curve"]
+
+
+def test_as_printed_accounting_spends_more_than_it_counts(prepared):
+    m = study.at(prepared, BASE.replace(accounting="as-printed"))["metrics"].iloc[0]
+    assert m["epsilon_claimed"] == pytest.approx(6.0) and m["epsilon_spent"] > 6.0
+
+
+def test_points_view_shows_the_inspected_candidate(prepared):
+    numbers = study.at(prepared, BASE.replace(view=VIEWS[2], size=300))
+    points, summary = numbers["public_points"], numbers["subset_summary"].iloc[0]
+    assert numbers["metrics"]["inspected_size"].iloc[0] == 300
+    assert points["in_subset"].sum() == 300 == summary["points_released"]
+    assert points.loc[points["in_subset"], "dp_weight"].sum() == pytest.approx(
+        summary["total_dp_weight"])
+    assert len(numbers["estimate"]) == 3  # two covariates and the intercept
+
+
+@pytest.mark.parametrize("size", [None, 7])
+def test_an_unset_or_off_grid_size_inspects_the_selected_one(prepared, size):
+    m = study.at(prepared, BASE.replace(size=size))["metrics"].iloc[0]
+    assert m["inspected_size"] == m["selected_size_repeat1"]
+
+
+def test_split_epsilon_scales_the_split():
+    assert study.split_epsilon(2.0, "0.5 : 1 : 0.5") == (1.0, 2.0, 1.0)
+    with pytest.raises(DataError, match="Unknown split"):
+        study.split_epsilon(1.0, "1 : 2 : 3")
+
+
+def test_bad_scenario_and_grid_are_refused(mvn, prepared):
+    with pytest.raises(DataError, match="fewer than two sizes"):
+        study.at(prepared, Params(grid=GRIDS[3], start=9_999, step=5_000, count=3))
+    with pytest.raises(DataError, match="0/1 target"):
+        study.prepare(dataclasses.replace(mvn, target=None), Params())
+
+
+# --- figures and takeaway -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("view, name", [(VIEWS[0], "error_vs_size"),
+                                        (VIEWS[1], "distance_vs_size"),
+                                        (VIEWS[2], "points_and_weights"), (VIEWS[3], None)])
+def test_figures_draw_the_view_titled(prepared, view, name):
+    params = BASE.replace(view=view)
+    figs = figures(study.at(prepared, params), params)
+    assert list(figs) == ([name] if name else [])
+    for fig in figs.values():
+        assert fig.data and fig.layout.title.text.startswith(TITLES[name])
+
+
+def test_takeaway_quotes_the_numbers(prepared):
+    numbers = study.at(prepared, BASE)
+    m, curve = numbers["metrics"].iloc[0], numbers["error_curve"]
+    text = study.takeaway(numbers, BASE)
+    assert text.count(". ") == 1 and text.endswith(".")
+    assert f"{int(m['selected_size_repeat1']):,} of" in text
+    assert f"({curve['dp_error_mean_nonprivate'].min():.3g}," in text
+    assert f"{m['public_only_error_nonprivate']:.3g} for the public set" in text
+    other = BASE.replace(view=VIEWS[1], epsilon=0.3)
+    numbers = study.at(prepared, other)
+    m = numbers["metrics"].iloc[0]
+    second = study.takeaway(numbers, other)
+    assert "ε = 0.3" in second and f"{m['error_here_nonprivate']:.3g}" in second
+    assert second != text
+
+
+def test_a_run_config_recomputes_the_study():
+    controls = {"sub_grid": COARSE, "sub_reps": 1, "sub_epsilon": 1.0,
+                "sub_split": "1 : 1 : 1 (Sect. 5.2)", "sub_selection": "noisy-curve",
+                "sub_lambda": 0.1, "sub_size": 300}
+    result = run(RunConfig("subset", {"builtin_name": "mvn-shift"}, controls, 3))
+    assert result.params == Params.from_controls(controls, seed=3)
+    m = result.numbers["metrics"].iloc[0]
+    assert (m["epsilon1"], m["epsilon3"], m["repeats"], m["inspected_size"]) == (1.0, 1.0, 1, 300)
+    assert "noisy_criterion_repeat1" in result.numbers["error_curve"]
