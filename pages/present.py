@@ -131,7 +131,7 @@ with show_errors():
                "budget.")
 
 if missing:
-    st.caption("Not offered yet, because their page has no run module: "
+    st.caption("Not offered yet, because their page has no study and figures: "
                + "; ".join(f"{md(p.paper)} ({p.page})" for p in missing) + ".")
 
 with st.container(key="present_keys"):

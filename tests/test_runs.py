@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import re
 import subprocess
 import sys
@@ -16,7 +17,7 @@ import pytest
 
 from dpcore import studies
 from dpcore.figures import figures
-from dpcore.runs import PAGES, RunConfig, run, script
+from dpcore.runs import PAGES, RunConfig, build_scenario, numbers_json, run, script
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.json"))
@@ -51,3 +52,17 @@ def test_the_exported_script_prints_the_runs_numbers_in_a_fresh_process(tmp_path
     for name, table in run(config).numbers.items():
         assert f"## {name}\n{table.to_csv(index=False)}" in out
     assert sorted(p.name for p in tmp_path.glob("importance-*.html"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.stem)
+def test_prepared_parts_and_numbers_pickle(path):
+    """What the page caches (the prepared part, after an ε has been computed on it, and the
+    tables) can be copied as bytes: the shared store holds nothing tied to a thread or a lock."""
+    config = RunConfig.load(path)
+    study = studies.study(config.page)
+    params = study.Params.from_controls({**study.CONTROLS, **config.controls}, config.seed)
+    ready = study.prepare(build_scenario(config.scenario), params)
+    numbers = study.at(ready, params)
+    copy = pickle.loads(pickle.dumps((ready, numbers)))
+    assert numbers_json(study.at(copy[0], params)) == numbers_json(numbers)

@@ -12,7 +12,7 @@ rows).
 When a session starts, :func:`restore` (called by :func:`ui.state.hold_widget_state`, before any
 widget is drawn) reads the URL once. Each known key is checked against its default's type and
 against its control's domain (the options or the range the page draws it with, ``DOMAINS`` of
-:mod:`dpcore.runs.scenarios` and of each run module, see :mod:`dpcore.runs.domains`), then set in
+:mod:`dpcore.runs.scenarios` and of each page's study, see :mod:`dpcore.runs.domains`), then set in
 ``st.session_state`` (and ``_kept_<key>``, where :func:`ui.state.keep_widget_state` keeps it); a
 page's own first-run defaults cannot override it, because :func:`ui.state.keep_widget_state`
 applies the link's value once more (:func:`claim`) as the widget is managed. A value read off the
@@ -313,7 +313,7 @@ def parameters(page: str, config: Mapping[str, Any]) -> dict[str, str]:
     key_of_seed = seed_key(page)
     if key_of_seed:
         params[key_of_seed] = encode(config["seed"])
-    # Any other widget the page keeps (a control that its run module does not read), and the
+    # Any other widget the page keeps (a control that its study does not read), and the
     # link's values for widgets this run has not reached yet.
     state, prefix = st.session_state, PREFIXES.get(page)
     if prefix:

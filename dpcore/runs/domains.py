@@ -3,7 +3,7 @@
 A page draws each control as a widget with fixed options or a fixed range. A shareable link sets
 controls from its query parameters before any widget is drawn, and a page may read a control
 before drawing it, so a link's value is checked against the control's domain first: a value
-outside it is replaced by the control's default, with a note (``ui/links.py``). Each run module
+outside it is replaced by the control's default, with a note (``ui/links.py``). Each study
 lists its controls' domains in ``DOMAINS``, next to ``CONTROLS``; the sidebar's are
 :data:`dpcore.runs.scenarios.DOMAINS`.
 

@@ -25,6 +25,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -125,8 +126,11 @@ def prepare(scenario: Any, params: Params, *, progress: Progress = None,
         raise DataError(f"Unknown mechanism {params.case!r}; expected one of "
                         f"{list(A.CASE_KEYS)}.")
     case = A.audit_case(params.case, params.epsilon)
-    return A.audit(case, runs_for(case, params.runs), confidence=params.confidence,
-                   rng=params.seed)
+    result = A.audit(case, runs_for(case, params.runs), confidence=params.confidence,
+                     rng=params.seed)
+    # A record of the audit: the case's sampler (a closure) is dropped, so the cached part holds
+    # plain data that a shared store can copy.
+    return dataclasses.replace(result, case=dataclasses.replace(case, sample=None))
 
 
 def at(prepared: A.AuditResult, params: Params) -> dict[str, pd.DataFrame]:

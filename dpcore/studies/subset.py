@@ -21,7 +21,8 @@ References
 
 from __future__ import annotations
 
-import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
@@ -45,8 +46,8 @@ from dpcore.subset import (
 from dpcore.validation import DataError
 
 __all__ = ["CONTROLS", "COARSE", "DOMAINS", "GRIDS", "SEED_KEY", "SET_FROM_DATA", "SPLITS",
-           "VIEWS", "Params", "PreparedStudy", "at", "candidate_sizes", "compute", "grid_sizes",
-           "prepare", "split_epsilon", "takeaway"]
+           "VIEWS", "Params", "PreparedStudy", "StudyRuns", "at", "candidate_sizes", "compute",
+           "grid_sizes", "prepare", "split_epsilon", "takeaway"]
 
 VIEWS = ("Error vs size", "Distance vs size", "Points and weights", "Publish")
 #: Split of the total ε into (ε₁ ranks, ε₂ weights, ε₃ selects), as multiples of ε.
@@ -167,6 +168,46 @@ def grid_sizes(grid: str, n_public: int, start: int = 10, step: int = 50,
     return sizes[sizes <= n_public]
 
 
+class StudyRuns:
+    """:func:`dpcore.subset.run_study` on one setup, each set of runs computed once.
+
+    The last :data:`RUNS_KEPT` sets are kept. Thread safe (one lock for the table, the runs
+    computed outside it: they are seeded, so two threads computing the same set get the same
+    numbers), and picklable without its lock.
+
+    Parameters
+    ----------
+    setup : dpcore.subset.StudySetup
+        What every run reads (:func:`dpcore.subset.prepare_study`).
+    """
+
+    def __init__(self, setup: StudySetup) -> None:
+        self.setup = setup
+        self.kept: OrderedDict[tuple, SubsetStudy] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def __call__(self, **arguments: Any) -> SubsetStudy:
+        """The runs of ``run_study(setup, **arguments)``."""
+        key = tuple(sorted(arguments.items()))
+        with self.lock:
+            if key in self.kept:
+                self.kept.move_to_end(key)
+                return self.kept[key]
+        study = run_study(self.setup, **arguments)
+        with self.lock:
+            self.kept[key] = study
+            while len(self.kept) > RUNS_KEPT:
+                self.kept.popitem(last=False)
+        return study
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"setup": self.setup, "kept": self.kept}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.lock = threading.Lock()
+
+
 class PreparedStudy(NamedTuple):
     """What :func:`prepare` computes once per scenario and λ (non-private, never shown as it
     is).
@@ -177,15 +218,14 @@ class PreparedStudy(NamedTuple):
         Step 1's data, ``theta_D``, the nearest points, the public-only baseline.
     plane : (ndarray, ndarray, (str, str))
         :func:`dpcore.subset.display_plane` of the data (the points view).
-    runs : callable
+    runs : StudyRuns
         :func:`dpcore.subset.run_study` on ``setup``, keyword arguments only, each set of runs
-        computed once (the last :data:`RUNS_KEPT` kept; thread safe, and the runs are seeded,
-        so two sessions computing the same one get the same numbers).
+        computed once.
     """
 
     setup: StudySetup
     plane: tuple[np.ndarray, np.ndarray, tuple[str, str]]
-    runs: Callable[..., SubsetStudy]
+    runs: StudyRuns
 
 
 def prepare(scenario: Scenario, params: Params, *,
@@ -215,8 +255,7 @@ def prepare(scenario: Scenario, params: Params, *,
     if progress is not None:
         progress(0.1)
     setup = prepare_study(data, lam=params.lambda_)
-    runs = functools.lru_cache(maxsize=RUNS_KEPT)(functools.partial(run_study, setup))
-    return PreparedStudy(setup, display_plane(data), runs)
+    return PreparedStudy(setup, display_plane(data), StudyRuns(setup))
 
 
 def candidate_sizes(prepared: PreparedStudy, params: Params) -> np.ndarray:
