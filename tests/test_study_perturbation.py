@@ -205,7 +205,7 @@ def test_the_curve_depends_on_the_whole_epsilon_axis(cancer):
 
 def test_at_refuses_a_part_prepared_for_other_parameters(cancer):
     prepared = study.prepare(cancer, params_of())
-    with pytest.raises(ValueError, match="only epsilon may differ"):
+    with pytest.raises(ValueError, match="computed for other parameters"):
         study.at(prepared, params_of(n=100))
 
 

@@ -46,7 +46,9 @@ import typing
 from collections.abc import Mapping
 from typing import Any, ClassVar, Self
 
-__all__ = ["StudyParams"]
+from dpcore.queries import INDICATOR
+
+__all__ = ["QueryParams", "StudyParams", "check_prepared"]
 
 _COERCE = {"float": float, "int": int, "str": str, "bool": bool}
 
@@ -131,3 +133,38 @@ class StudyParams:
     def replace(self, **changes: Any) -> Self:
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class QueryParams:
+    """The query builder's controls (``<prefix>q_*``), for a study whose page asks a query of
+    the data (:func:`dpcore.queries.query_from_controls`): the kind, a mean's column, and up to
+    three conditions combined by "and" or "or"."""
+
+    q_kind: str = INDICATOR
+    q_mean_column: str | None = None
+    q_n: int = 1
+    q_combine: str = "and"
+    q_col_0: str | None = None
+    q_op_0: str | None = None
+    q_value_0: float | str | None = None
+    q_col_1: str | None = None
+    q_op_1: str | None = None
+    q_value_1: float | str | None = None
+    q_col_2: str | None = None
+    q_op_2: str | None = None
+    q_value_2: float | str | None = None
+
+
+def check_prepared(key: tuple, params: StudyParams) -> None:
+    """Refuse a prepared part made for other parameters than ``params``.
+
+    Raises
+    ------
+    ValueError
+        When ``key`` (the prepared part's :meth:`StudyParams.prepare_key`) is not ``params``'.
+    """
+    if key != params.prepare_key():
+        raise ValueError("prepared was computed for other parameters; call "
+                         "prepare(scenario, params) with these params (only the cheap ones, "
+                         "such as epsilon, may differ).")

@@ -58,7 +58,7 @@ from dpcore.planning import (
     search_epsilon,
     subset_errors,
 )
-from dpcore.queries import INDICATOR, query_from_controls
+from dpcore.queries import query_from_controls
 from dpcore.runs.domains import (
     EPSILONS,
     LAMBDAS,
@@ -69,7 +69,7 @@ from dpcore.runs.domains import (
     query_domains,
 )
 from dpcore.simulation import Progress
-from dpcore.studies.base import StudyParams
+from dpcore.studies.base import QueryParams, StudyParams
 from dpcore.subset import rescale, scenario_arguments
 from dpcore.validation import DataError
 
@@ -110,7 +110,7 @@ RISK_PRIOR = 0.01  # the "risk at that ε" metric: how far a 1 % belief can rise
 
 
 @dataclass(frozen=True, kw_only=True)
-class Params(StudyParams):
+class Params(QueryParams, StudyParams):
     """The page's controls (widget key ``ce_`` + field name), and the session's ledger.
 
     ``lambda_`` is ``ce_lambda`` (``lambda`` is a Python keyword) and ``budget`` is the
@@ -196,19 +196,6 @@ class Params(StudyParams):
     slack: float = 1e-6
     with_ledger: bool = False
     budget: float = 1.0
-    q_kind: str = INDICATOR
-    q_mean_column: str | None = None
-    q_n: int = 1
-    q_combine: str = "and"
-    q_col_0: str | None = None
-    q_op_0: str | None = None
-    q_value_0: float | str | None = None
-    q_col_1: str | None = None
-    q_op_1: str | None = None
-    q_value_1: float | str | None = None
-    q_col_2: str | None = None
-    q_op_2: str | None = None
-    q_value_2: float | str | None = None
     ledger: tuple[Mapping[str, Any], ...] = field(default=(), metadata={"control": False})
 
     @property

@@ -39,10 +39,10 @@ from dpcore.importance import (
 from dpcore.importance import baselines as dp_baselines
 from dpcore.importance import model_distances as dp_model_distances
 from dpcore.importance import variance_terms as dp_variance_terms
-from dpcore.queries import INDICATOR, Query, query_from_controls
+from dpcore.queries import Query, query_from_controls
 from dpcore.runs.domains import EPSILONS, LAMBDAS, SEED, OneOf, query_domains
 from dpcore.simulation import Progress
-from dpcore.studies.base import StudyParams
+from dpcore.studies.base import QueryParams, StudyParams, check_prepared
 
 __all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "GRID_VIEWS", "LAMBDA_GRID",
            "EPSILON_GRID", "MODEL_EPSILONS", "REPLICATES", "QUERY_KEY", "Params", "Prepared",
@@ -68,7 +68,7 @@ _STAGE_FIELDS = ("view", "models", "model_reps")
 
 
 @dataclass(frozen=True, kw_only=True)
-class Params(StudyParams):
+class Params(QueryParams, StudyParams):
     """The importance-weighting page's controls (widget keys ``iw_<field>``).
 
     Parameters
@@ -100,19 +100,6 @@ class Params(StudyParams):
     view: str = VIEWS[0]
     models: bool = False
     model_reps: int = 10
-    q_kind: str = INDICATOR
-    q_mean_column: str | None = None
-    q_n: int = 1
-    q_combine: str = "and"
-    q_col_0: str | None = None
-    q_op_0: str | None = None
-    q_value_0: float | str | None = None
-    q_col_1: str | None = None
-    q_op_1: str | None = None
-    q_value_1: float | str | None = None
-    q_col_2: str | None = None
-    q_op_2: str | None = None
-    q_value_2: float | str | None = None
 
     def __post_init__(self) -> None:
         if self.view is None:  # a segmented control with nothing chosen shows the first view
@@ -359,9 +346,7 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
     ValueError
         When ``prepared`` was prepared for other parameters than ``params`` (all but ε).
     """
-    if prepared.key != params.prepare_key():
-        raise ValueError("prepared was computed for other parameters; call "
-                         "prepare(scenario, params) with these params (only epsilon may differ).")
+    check_prepared(prepared.key, params)
     epsilon, lam = params.epsilon, params.lam
     at_epsilon = prepared.estimates(lam, epsilon)  # drawn once, shown in the metrics and the view
 

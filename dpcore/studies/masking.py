@@ -44,7 +44,7 @@ from dpcore.masking import (
 from dpcore.random import stream
 from dpcore.runs.domains import LAMBDAS, SEED, OneOf
 from dpcore.simulation import Progress
-from dpcore.studies.base import StudyParams
+from dpcore.studies.base import StudyParams, check_prepared
 from dpcore.validation import DataError
 
 __all__ = ["ACCURACY", "CONTROLS", "DOMAINS", "FIG5_N", "IMAGES_PER_CLASS", "INITIAL", "N_OPTIONS",
@@ -468,9 +468,7 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
         "Digit images" (digit experiments): ``private_images_nonprivate``,
         ``initial_images``, ``masked_images``, ``weight_images``.
     """
-    if params.prepare_key() != prepared.params.prepare_key():
-        raise ValueError("prepared was computed for other parameters; call prepare(scenario, "
-                         "params) for these.")
+    check_prepared(prepared.params.prepare_key(), params)
     task, epsilon = prepared.task, float(params.epsilon)
     masked = prepared.at_epsilon(epsilon)
     gen = masked.gen

@@ -47,7 +47,7 @@ from dpcore.perturbation.synthetic import synthetic
 from dpcore.random import stream
 from dpcore.runs.domains import EPSILONS, SEED, OneOf
 from dpcore.simulation import Progress, report
-from dpcore.studies.base import StudyParams
+from dpcore.studies.base import StudyParams, check_prepared
 from dpcore.validation import DataError
 
 __all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "SOURCES", "SYNTHETIC", "EPSILON_GRID",
@@ -380,9 +380,7 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
     ValueError
         When ``prepared`` was prepared for other parameters than ``params`` (all but ε).
     """
-    if prepared.key != params.prepare_key():
-        raise ValueError("prepared was computed for other parameters; call "
-                         "prepare(scenario, params) with these params (only epsilon may differ).")
+    check_prepared(prepared.key, params)
     data, epsilon, view = prepared.data, params.epsilon, params.view
     n, d = data.X.shape
     lam = _lambda(params, data, prepared.lam_cv)
