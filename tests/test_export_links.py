@@ -145,6 +145,7 @@ def test_png_export_renders_the_figure_with_its_title():
 
 def test_png_button_says_why_when_no_chromium_is_found(monkeypatch):
     monkeypatch.setattr(ui.export, "chromium_path", lambda: None)
+    monkeypatch.setattr(files, "chromium_path", lambda: None)
     at = app_support.open_page(PAGES["importance"], timeout=TIMEOUT, builtin_name="wine")
     key = _first_figure_key(at)
     labels = [b.proto.label for b in at.get("download_button")]
@@ -411,10 +412,11 @@ def test_the_upload_notice_goes_once_the_named_files_are_uploaded():
     assert shareable_files(at.session_state["upload_files"]) == files
 
 
-def test_ui_figures_import_without_streamlit():
+def test_figures_import_without_streamlit():
     import subprocess
     import sys
 
-    code = ("import sys, dpcore.figures.common, dpcore.figures.importance, ui.export; "
+    code = ("import sys, dpcore.figures, dpcore.figures.common, dpcore.figures.files, "
+            "dpcore.figures.importance; "
             "assert 'streamlit' not in sys.modules, 'streamlit was imported'")
     subprocess.run([sys.executable, "-c", code], cwd=app_support.ROOT, check=True)

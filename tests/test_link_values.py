@@ -31,7 +31,7 @@ import ui.runconfig
 import ui.widgets
 from dpcore.queries import MAX_CONDITIONS, MEAN
 from dpcore.runs import PAGES as RUN_PAGES
-from dpcore.runs import page_module
+from dpcore.runs import page_module, scenarios
 from dpcore.runs.domains import (
     EPSILONS,
     SEED,
@@ -222,10 +222,8 @@ def test_every_control_has_a_domain_that_takes_its_default(page):
 
 
 def test_the_sidebar_keys_have_domains():
-    from ui.sidebar import _DEFAULTS
-
     domains = links.known_domains()
-    for key, default in _DEFAULTS.items():
+    for key, default in scenarios.CONTROLS.items():
         if isinstance(default, bool):
             continue
         assert key in domains, key

@@ -92,18 +92,18 @@ def test_compute_is_at_of_prepare(mvn, prepared):
                                     {"seed": 11}])
 def test_a_new_epsilon_grid_or_seed_reuses_the_prepared_part(mvn, prepared, change):
     other = BASE.replace(**change)
-    misses = prepared.runs.cache_info().misses
+    misses = prepared.runs.computed
     numbers = study.at(prepared, other)
-    assert prepared.runs.cache_info().misses == misses + 1  # one new set of runs, nothing else
+    assert prepared.runs.computed == misses + 1  # one new set of runs, nothing else
     assert_same_numbers(numbers, study.compute(mvn, other))
 
 
 def test_view_size_and_revisited_epsilon_reread_the_runs(prepared):
     study.at(prepared, BASE)
-    misses = prepared.runs.cache_info().misses
+    misses = prepared.runs.computed
     for change in ({"view": VIEWS[1]}, {"view": VIEWS[2]}, {"view": VIEWS[3]}, {"size": 300}):
         study.at(prepared, BASE.replace(**change))
-    assert prepared.runs.cache_info().misses == misses
+    assert prepared.runs.computed == misses
 
 
 @pytest.mark.slow  # Algorithm 2 run several times

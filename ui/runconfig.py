@@ -22,8 +22,9 @@ from ui import registry
 __all__ = ["PREFIXES", "SOURCE_KEYS", "STUDY", "UPLOAD_FILES_KEY", "cli_command", "config_json",
            "config_script", "control_defaults", "plain", "run_config", "scenario_spec", "seed_key"]
 
-#: Each page's widget-key prefix (empty for a page without controls).
-PREFIXES: dict[str, str] = {entry.name: entry.prefix for entry in registry.PAGES}
+#: The widget-key prefix of each page that has a study (empty for a study without controls).
+PREFIXES: dict[str, str] = {entry.name: entry.prefix for entry in registry.PAGES
+                            if entry.study is not None}
 CONFIG_FORMAT = "privacy-utility-explorer/run"
 CONFIG_VERSION = 1
 #: The sidebar's scenario keys that belong to each data source (the rest are not exported).

@@ -184,6 +184,7 @@ class StudyRuns:
     def __init__(self, setup: StudySetup) -> None:
         self.setup = setup
         self.kept: OrderedDict[tuple, SubsetStudy] = OrderedDict()
+        self.computed = 0  # sets of runs computed so far (the others were kept)
         self.lock = threading.Lock()
 
     def __call__(self, **arguments: Any) -> SubsetStudy:
@@ -196,12 +197,13 @@ class StudyRuns:
         study = run_study(self.setup, **arguments)
         with self.lock:
             self.kept[key] = study
+            self.computed += 1
             while len(self.kept) > RUNS_KEPT:
                 self.kept.popitem(last=False)
         return study
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"setup": self.setup, "kept": self.kept}
+        return {"setup": self.setup, "kept": self.kept, "computed": self.computed}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
