@@ -67,10 +67,6 @@ class _SharedStore:
         self.values: OrderedDict[str, object] = OrderedDict()
         self.lock = threading.Lock()
 
-    def __contains__(self, key: str) -> bool:
-        with self.lock:
-            return key in self.values
-
     def get(self, key: str, compute: Callable[[], T]) -> T:
         with self.lock:
             if key in self.values:
