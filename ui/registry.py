@@ -16,7 +16,6 @@ Examples
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -123,9 +122,7 @@ class Page:
     @property
     def study(self) -> ModuleType | None:
         """The page's study, or None for a page without one."""
-        if importlib.util.find_spec(f"dpcore.studies.{self.name}") is None:
-            return None
-        return studies.study(self.name)
+        return studies.study(self.name) if self.name in studies.names() else None
 
     @property
     def prefix(self) -> str:

@@ -4,6 +4,7 @@ module holds)."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from types import ModuleType
@@ -11,8 +12,10 @@ from types import ModuleType
 __all__ = ["names", "study"]
 
 
+@functools.cache
 def names() -> tuple[str, ...]:
-    """The pages that have a study, in alphabetical order."""
+    """The pages that have a study, in alphabetical order (read from the package once: every
+    page's rerun looks its study up)."""
     return tuple(sorted(m.name for m in pkgutil.iter_modules(__path__)
                         if m.name != "base" and not m.name.startswith("_")))
 
