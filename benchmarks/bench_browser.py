@@ -9,8 +9,9 @@ Playwright. For every target (the floor and each page's slider in :data:`TARGETS
 focuses the slider's thumb in the sidebar and presses ArrowRight and ArrowLeft alternately (two
 warm-up moves, then ``--moves`` measured ones). The targets are interleaved move by move, so that a
 busy machine slows all of them alike. With ``--fresh`` there is no warm-up and only ArrowRight, so
-that every move goes to a value no cache has seen, until the slider's end. One move is timed *in
-the page*, from the ``keydown`` event to the first moment at which
+that every move goes to a value no cache has seen, until the slider's end; each page then opens
+with its slider at the first value (a link parameter), so that the moves cross the whole slider.
+One move is timed *in the page*, from the ``keydown`` event to the first moment at which
 
 - the target's change detector (by default: the data of the visible Plotly charts in the main
   area, hashed) differs from its value before the key press, and
@@ -135,6 +136,9 @@ class Target:
         Seconds allowed for the page's first render (a cold cache computes everything).
     move_timeout : float
         Seconds allowed for one move.
+    start : str
+        The link parameter that puts the slider at its first value (``--fresh`` opens the page
+        with it).
     """
 
     name: str
@@ -144,17 +148,23 @@ class Target:
     script: str = APP_SCRIPT
     first_load_timeout: float = 240.0
     move_timeout: float = 90.0
+    start: str = ""
 
 
-FLOOR = Target("floor", "/", "Floor value", script=FLOOR_SCRIPT, first_load_timeout=60.0)
+FLOOR = Target("floor", "/", "Floor value", script=FLOOR_SCRIPT, first_load_timeout=60.0,
+               start="floor_value=0.01")
 TARGETS: list[Target] = [
-    Target("importance ε", "/importance", "Privacy budget ε"),
-    Target("importance λ", "/importance", "Regularisation λ"),
+    Target("importance ε", "/importance", "Privacy budget ε", start="iw_epsilon=0.01"),
+    Target("importance λ", "/importance", "Regularisation λ", start="iw_lambda=0.001"),
     # -- more pages: one line each (slider = the label of the page's main slider in the sidebar,
-    # see the page's file). A page that app.py does not list yet is reported and skipped.
-    Target("perturbation ε", "/perturbation", "Privacy budget ε", first_load_timeout=300.0),
-    Target("masking ε", "/masking", "Privacy budget ε", first_load_timeout=300.0),
-    Target("subset ε", "/subset", "Privacy budget ε", first_load_timeout=300.0),
+    # see the page's file; start = its widget key at the slider's first value). A page that
+    # app.py does not list yet is reported and skipped.
+    Target("perturbation ε", "/perturbation", "Privacy budget ε", first_load_timeout=300.0,
+           start="lr_epsilon=0.01"),
+    Target("masking ε", "/masking", "Privacy budget ε", first_load_timeout=300.0,
+           start="mk_epsilon=0.1"),
+    Target("subset ε", "/subset", "Privacy budget ε", first_load_timeout=300.0,
+           start="sub_epsilon=0.01"),
 ]
 
 # -- in-page instrumentation ----------------------------------------------------------------------
@@ -322,10 +332,11 @@ def wait_idle(page: Page, timeout: float) -> None:
     page.wait_for_function(IDLE, timeout=timeout * 1000, polling=50)
 
 
-def open_target(page: Page, url: str, target: Target) -> float:
-    """Load the target's page and wait for its first render; returns seconds taken."""
+def open_target(page: Page, url: str, target: Target, query: str = "") -> float:
+    """Load the target's page (with the link parameters ``query``) and wait for its first
+    render; returns seconds taken."""
     t0 = time.perf_counter()
-    page.goto(url + target.path)
+    page.goto(url + target.path + (f"?{query}" if query else ""))
     page.evaluate(f"() => {{ window.__benchSig = {target.detector}; }}")
     page.wait_for_function(
         "() => window.__benchSig() !== null", timeout=target.first_load_timeout * 1000, polling=50
@@ -400,7 +411,8 @@ def run_moves(browser: Browser, urls: dict[str, str], targets: list[Target], mov
                 # opened "/" (issue 8); open "/" first so every target runs under app.py.
                 page.goto(urls[t.script])
                 wait_idle(page, t.first_load_timeout)
-            result.first_load = open_target(page, urls[t.script], t)
+            result.first_load = open_target(page, urls[t.script], t,
+                                            t.start if fresh else "")
             sizes = [n for kind, _, n in page.evaluate("() => window.__bench.log") if kind == "in"]
             result.first_kb, result.first_largest_kb = sum(sizes) / 1024, max(sizes) / 1024
             print(f"  {t.name}: first render in {result.first_load:.1f} s", flush=True)

@@ -18,7 +18,11 @@ BOXES, POINTS = 8, 100
 LABEL = "Floor value"
 
 st.set_page_config(page_title="Floor", layout="wide")
-value = st.sidebar.select_slider(LABEL, VALUES, value=0.1, key="floor_value")
+# ``?floor_value=0.01`` starts the slider at another value (the fresh benchmark starts at the
+# first one, as it does the app's pages).
+start = float(st.query_params.get("floor_value", 0.1))
+value = st.sidebar.select_slider(LABEL, VALUES, value=start if start in VALUES else 0.1,
+                                 key="floor_value")
 # One seed per slider position: the same value always draws the same figure.
 rng = np.random.default_rng(VALUES.index(value))
 samples = rng.normal(loc=value, scale=1.0, size=(BOXES, POINTS))

@@ -116,6 +116,13 @@ def page_params(epsilon: float) -> Params:
                   n=n_choice, restarts=restarts, view=view, seed=seed)
 
 
+def lambda_note(m: pd.Series, params: Params) -> str:
+    """λ as the figures' context names it: under the rule, an ε curve has its own λ at each ε."""
+    if params.lambda_mode == LAMBDA_MODES[0] and params.stage().startswith("curve"):
+        return f"λ by the rule at each ε ({m['lam']:.3g} at ε = {params.epsilon:g})"
+    return f"λ = {m['lam']:.3g}{MODE_NOTE[params.lambda_mode]}"
+
+
 def data_caption(m: pd.Series, held_out: bool) -> None:
     """How the records are scaled and where the test error is measured."""
     tested = (f"{SYNTHETIC_TEST:,} fresh test points" if source in SYNTHETIC
@@ -257,7 +264,7 @@ def live(view: str) -> None:
         if view == PUBLISH:
             publish(epsilon, float(m["lam"]), bool(m["intercept"]), scenario_id)
         else:
-            context = f"{ready.data.where}; λ = {m['lam']:.3g}{MODE_NOTE[params.lambda_mode]}"
+            context = f"{ready.data.where}; {lambda_note(m, params)}"
             draw(numbers, params, context)
 
 

@@ -17,7 +17,6 @@ from dpcore.figures import figures
 from dpcore.figures.perturbation import TITLES
 from dpcore.figures.perturbation import figures as perturbation_figures
 from dpcore.perturbation.experiments import (
-    epsilon_splits,
     fit_split,
     lambda_rule,
     split_rows,
@@ -121,10 +120,12 @@ def test_prepare_key_holds_what_prepare_reads():
     for mode in (RULE, CV):
         other = base.replace(lambda_mode=mode)
         assert other.prepare_key() == other.replace(lam=0.1).prepare_key()
-    # the restarts only when the grid's curve is prepared (a λ fixed across ε)
+    # the restarts only when the grid's curve is prepared (the ε curve views, any λ mode)
     assert base.prepare_key() != base.replace(restarts=10).prepare_key()
     rule = base.replace(lambda_mode=RULE)
-    assert rule.prepare_key() == rule.replace(restarts=10).prepare_key()
+    assert rule.prepare_key() != rule.replace(restarts=10).prepare_key()
+    learning = base.replace(view="Learning curve")
+    assert learning.prepare_key() == learning.replace(restarts=10).prepare_key()
     publish = base.replace(view="Publish")
     assert publish.prepare_key() == publish.replace(restarts=10, lam=0.1).prepare_key()
 
@@ -151,56 +152,66 @@ def test_at_another_epsilon_equals_a_fresh_compute(cancer, view, mode, epsilon):
     assert_same_numbers(study.at(prepared, moved), study.compute(cancer, moved))
 
 
-def test_an_epsilon_on_the_grid_reuses_the_prepared_curve(cancer, monkeypatch):
-    prepared = study.prepare(cancer, params_of())
-    assert prepared.grid is not None and prepared.fits is not None
+@pytest.mark.parametrize("mode", [HAND, RULE])
+def test_an_epsilon_on_the_grid_reuses_the_prepared_curve(cancer, monkeypatch, mode):
+    prepared = study.prepare(cancer, params_of(lambda_mode=mode))
+    assert prepared.grid is not None and (prepared.fits is None) == (mode == RULE)
 
     def refit(*args, **kwargs):
         raise AssertionError("an ε move on the grid fitted or drew again")
 
     monkeypatch.setattr(study, "fit_split", refit)
     monkeypatch.setattr(study, "split_rows", refit)
-    numbers = study.at(prepared, params_of(epsilon=0.5))
+    numbers = study.at(prepared, params_of(lambda_mode=mode, epsilon=0.5))
     assert numbers["results"] is prepared.grid
     assert sorted(numbers["results"]["epsilon"].unique()) == list(EPSILON_GRID)
 
 
 def test_an_epsilon_off_the_grid_reuses_the_splits_and_the_nonprivate_fits(cancer, monkeypatch):
     prepared = study.prepare(cancer, params_of())
+    drawn: list[tuple] = []
+
+    def rows(fitted, *, epsilons, **kwargs):
+        drawn.append(tuple(epsilons))
+        return split_rows(fitted, epsilons=epsilons, **kwargs)
+
     monkeypatch.setattr(study, "fit_split", lambda *a, **k: pytest.fail("refitted"))
     monkeypatch.setattr(study, "epsilon_splits", lambda *a, **k: pytest.fail("re-split"))
+    monkeypatch.setattr(study, "split_rows", rows)
     numbers = study.at(prepared, params_of(epsilon=3.0))
     assert sorted(numbers["results"]["epsilon"].unique()) == list(epsilon_axis(3.0))
+    assert drawn == [(3.0,)] * 3  # one ε drawn, once per fold; the grid's rows are reused
+    assert list(numbers["results"]["epsilon"]) == sorted(numbers["results"]["epsilon"])
 
 
-def test_under_the_rule_lambda_follows_epsilon_and_only_the_splits_are_prepared(cancer):
+def test_under_the_rule_each_epsilon_of_the_curve_has_its_own_lambda(cancer):
     params = params_of(lambda_mode=RULE)
     prepared = study.prepare(cancer, params)
-    assert prepared.fits is None and prepared.grid is None and len(prepared.splits) == 3
+    assert prepared.fits is None and len(prepared.splits) == 3
     for epsilon in (0.5, 3.0):
-        m = study.at(prepared, params.replace(epsilon=epsilon))["metrics"].iloc[0]
-        assert m["lam"] == lambda_rule(epsilon, 200, 30)
+        numbers = study.at(prepared, params.replace(epsilon=epsilon))
+        assert numbers["metrics"].iloc[0]["lam"] == lambda_rule(epsilon, 200, 30)
+        # the non-private fit at ε is the one at the rule's λ(ε): it changes along the curve
+        nonprivate = numbers["results"].query("method == 'non-private'")
+        for e in (0.1, epsilon, 10.0):
+            fitted = [fit_split(split, lambda_rule(e, 200, 30)) for split in prepared.splits]
+            assert list(nonprivate[nonprivate["epsilon"] == e]["error"]) == [
+                f.error for f in fitted]
 
 
-def test_the_curve_depends_on_the_whole_epsilon_axis(cancer):
-    """Why an ε off the grid redraws the whole curve: each method draws the noise of every ε in
-    order from one stream, so output perturbation's rows above an added ε change, and
-    objective perturbation's correction noise, drawn after all of its solves, moves for every
-    ε."""
-    split = epsilon_splits(np.asarray(cancer.private.iloc[:150, :5], dtype=float),
-                           (cancer.private[cancer.target].iloc[:150]).to_numpy(), folds=3)[0]
-    fitted = fit_split(split, 0.03)
-
-    def rows(epsilons):
-        table = pd.DataFrame(split_rows(fitted, epsilons=epsilons, restarts=3, excess=False))
-        return table[table["epsilon"].isin(EPSILON_GRID)].set_index(["method", "epsilon",
-                                                                     "restart"])["distance"]
-
-    grid, added = rows(EPSILON_GRID), rows(epsilon_axis(3.0))
-    output = grid.xs("output perturbation") != added.xs("output perturbation")
-    below = output.index.get_level_values("epsilon") < 3.0
-    assert not output[below].any() and output[~below].all()  # the same draws below 3 only
-    assert (grid.xs("objective perturbation") != added.xs("objective perturbation")).all()
+def test_the_rows_at_an_epsilon_do_not_depend_on_the_other_epsilons(cancer):
+    """Why an ε move computes one ε: the rows at ε are drawn as if ε were alone (one stream per
+    method and split, the same for every ε), so the grid's rows are the same with or without an
+    added ε, and the added ε's rows are those of ε alone."""
+    prepared = study.prepare(cancer, params_of())
+    with_three = study.at(prepared, params_of(epsilon=3.0))["results"]
+    on_grid = with_three[with_three["epsilon"].isin(EPSILON_GRID)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(on_grid, prepared.grid.sort_values(
+        "epsilon", kind="stable", ignore_index=True))
+    alone = pd.DataFrame([row for fitted in prepared.fits for row in split_rows(
+        fitted, epsilons=[3.0], restarts=5, seed=11, excess=False)])
+    pd.testing.assert_frame_equal(
+        with_three[with_three["epsilon"] == 3.0].reset_index(drop=True), alone)
 
 
 def test_at_refuses_a_part_prepared_for_other_parameters(cancer):

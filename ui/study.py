@@ -5,11 +5,14 @@
 parameters (ε on most pages) reruns ``at`` alone. Both stages go where :func:`ui.cache.memo`
 puts them: shared by every session for built-in data (or data the study builds itself, when
 ``scenario`` is None), this session's memory for an upload. A progress bar is drawn only when
-``prepare`` has work to do, a spinner while a slow ``at`` computes.
+``prepare`` has work to do, a spinner while a slow ``at`` computes. Where ``at`` itself is slow
+(an ε that feeds every fit), the neighbouring ε values of built-in data are computed ahead
+(:mod:`ui.prefetch`).
 """
 
 from __future__ import annotations
 
+import time
 from types import ModuleType
 from typing import Any
 
@@ -17,7 +20,9 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.datasets import Scenario
-from ui.cache import is_cached, memo
+from dpcore.runs.domains import EPSILONS
+from ui import prefetch
+from ui.cache import is_builtin, is_cached, memo, memo_key
 
 __all__ = ["numbers", "prepared"]
 
@@ -61,12 +66,36 @@ def prepared(study: ModuleType, scenario: Scenario | None, scenario_id: str | No
 
 def numbers(study: ModuleType, scenario: Scenario | None, scenario_id: str | None, params,
             *, text: str = "Computing the study…", bar: bool = True) -> dict[str, pd.DataFrame]:
-    """The page's tables: ``study.at(prepared, params)`` on the cached :func:`prepared`, under a
-    spinner (shown by Streamlit only when it takes more than half a second)."""
+    """The page's tables: ``study.at(prepared, params)`` on the cached :func:`prepared`.
+
+    A slow ``at`` shows a spinner (after Streamlit's half-second delay); on built-in data, a
+    slow ε move also starts computing the neighbouring ε values ahead (:mod:`ui.prefetch`).
+    """
     ready = prepared(study, scenario, scenario_id, params, text=text, bar=bar)
     scenario_id = scenario_id if scenario is not None and scenario_id else _NO_SCENARIO
-    parts = ("at", study.__name__, params)
-    if is_cached(scenario, scenario_id, parts):
-        return memo(scenario, scenario_id, parts, lambda: study.at(ready, params))
+
+    def parts(p) -> tuple:
+        return ("at", study.__name__, p)
+
+    shared = is_builtin(scenario)
+    if shared:
+        prefetch.wait_for(memo_key(scenario_id, parts(params)))
+    if is_cached(scenario, scenario_id, parts(params)):
+        return memo(scenario, scenario_id, parts(params), lambda: study.at(ready, params))
+    start = time.perf_counter()
     with st.spinner(text):
-        return memo(scenario, scenario_id, parts, lambda: study.at(ready, params))
+        result = memo(scenario, scenario_id, parts(params), lambda: study.at(ready, params))
+    if (shared and time.perf_counter() - start > prefetch.SLOW_SECONDS
+            and _staged_in_epsilon(params)):
+        prefetch.ahead(params.epsilon, EPSILONS,
+                       lambda e: memo_key(scenario_id, parts(params.replace(epsilon=e))),
+                       lambda e: study.at(ready, params.replace(epsilon=e)))
+    return result
+
+
+def _staged_in_epsilon(params) -> bool:
+    """Whether ``params`` has a slider ε that ``prepare`` does not read (``at`` alone moves it)."""
+    if getattr(params, "epsilon", None) not in EPSILONS:
+        return False
+    other = EPSILONS[0] if params.epsilon != EPSILONS[0] else EPSILONS[-1]
+    return params.replace(epsilon=other).prepare_key() == params.prepare_key()

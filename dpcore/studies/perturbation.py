@@ -3,16 +3,17 @@
 Every view is a seeded simulation (restarts are noise draws), not a release; the "Publish"
 view's release draws fresh OS entropy and cannot be recomputed, so a run of that view gives the
 headline numbers only. The study runs in two stages (:mod:`dpcore.studies.base`):
-:func:`prepare` builds the training data, chooses λ on public data (CV), prepares every split
-and, when λ does not depend on ε, fits the non-private models and the curve on
+:func:`prepare` builds the training data, chooses λ on public data (CV), prepares every split,
+fits the non-private models when λ does not depend on ε, and computes the curve on
 :data:`EPSILON_GRID`; :func:`at` draws what ε changes.
 
-What an ε move must recompute follows from how the curve draws its noise
-(:func:`dpcore.perturbation.experiments.split_rows`): each private method draws the noise of all
-of :func:`epsilon_axis` in order from one stream per fold, and objective perturbation solves all
-of its (ε, restart) pairs in one batch, whose iterates differ in the last bits with the batch's
-columns. So the rows at :data:`EPSILON_GRID` are the same for every ε on the grid and change
-with any ε off it; and under the rule of (ε, n, d) λ, and so every fit, changes with ε.
+Every ε of a curve is computed as if alone: each split's private methods draw its noise from the
+stream of (seed, method, split), the same for every ε (common random numbers: two points of a
+curve differ by ε, not by the draw), and objective perturbation solves the restarts of one ε in
+one batch. Under the rule of (ε, n, d) each ε has its own λ, so the curve is the rule's at every
+point, not the λ of the slider's ε everywhere. So the rows at an ε do not depend on which other
+ε are computed: :func:`prepare` computes :data:`EPSILON_GRID`'s (and, for a fixed λ, the
+non-private fits) once, and an ε move computes at most the one ε off the grid.
 
 References
 ----------
@@ -21,7 +22,7 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
@@ -132,12 +133,13 @@ class Params(StudyParams):
     def prepare_key(self) -> tuple:
         """What :func:`prepare` reads: every field but ε, with the view only as its
         :meth:`stage` (so "Error vs ε" and "Distance to non-private" share it), the hand-set λ
-        only when it is used, and the restarts only when the grid's curve is prepared."""
+        only when it is used, and the restarts only when the grid's curve is prepared (the ε
+        curve views)."""
         stage = self.stage()
         unread = {"view"}
         if self.lambda_mode != LAMBDA_MODES[1] or stage == "data":
             unread.add("lam")
-        if not (self.fixed_lambda and stage in _CURVES):
+        if stage not in _CURVES:
             unread.add("restarts")
         key = (item for item in super().prepare_key()
                if not (isinstance(item, tuple) and item[0] in unread))
@@ -231,10 +233,13 @@ def learning_sizes(n: int, held_out: bool) -> tuple[int, list[int]]:
 
 
 def bound_curves(eps_axis, *, n: int, d: int, intercept: bool, held_out: bool,
-                 lam: float) -> pd.DataFrame:
-    """Lemmas 3-4's bounds on a fine epsilon grid, for the rows a fit trains on."""
-    return lemma_bounds(np.geomspace(min(eps_axis), max(eps_axis), 40),
-                        n=n if held_out else n - n // 3, d=d + int(intercept), lam=lam)
+                 lam_at: Callable[[float], float]) -> pd.DataFrame:
+    """Lemmas 3-4's bounds on a fine ε grid, for the rows a fit trains on, each ε at its own
+    λ (``lam_at(ε)``: one value when λ is fixed, the rule's λ(ε) otherwise)."""
+    n_fit = n if held_out else n - n // 3
+    return pd.concat([lemma_bounds(e, n=n_fit, d=d + int(intercept), lam=lam_at(float(e)))
+                      for e in np.geomspace(min(eps_axis), max(eps_axis), 40)],
+                     ignore_index=True)
 
 
 def epsilon_axis(epsilon: float) -> tuple[float, ...]:
@@ -244,8 +249,8 @@ def epsilon_axis(epsilon: float) -> tuple[float, ...]:
 
 @dataclass(frozen=True)
 class Prepared:
-    """What every ε move reuses: the data, its prepared splits and, for a λ that does not
-    depend on ε, the non-private fits and the ε curve on the grid.
+    """What every ε move reuses: the data, its prepared splits, for a λ that does not depend
+    on ε the non-private fits, and the ε curve on the grid.
 
     Attributes
     ----------
@@ -261,8 +266,8 @@ class Prepared:
         The non-private fit of each split at λ, when λ is fixed (by hand or by CV); None under
         the rule, whose λ moves with ε.
     grid : DataFrame or None
-        The ε curve's rows on :data:`EPSILON_GRID` at the fixed λ, which every ε on the grid
-        shows (an ε curve view with λ set by hand or by CV); else None.
+        The ε curve's rows on :data:`EPSILON_GRID`, each ε computed alone at its λ (an ε curve
+        view); else None.
     """
 
     key: tuple
@@ -278,16 +283,24 @@ class Prepared:
         return self.data.X_test is not None
 
 
-def _rows(fits, epsilons, params: Params, excess: bool,
-          progress: Progress = None) -> pd.DataFrame:
-    """Every split's rows at ``epsilons`` from its non-private fit, in one table
+def _rows(fits, epsilons, params: Params, excess: bool) -> list[dict]:
+    """Every split's rows at ``epsilons`` from its non-private fit
     (:func:`~dpcore.perturbation.experiments.split_rows`)."""
     rows: list[dict] = []
-    for done, fitted in enumerate(fits, start=1):
+    for fitted in fits:
         rows += split_rows(fitted, epsilons=epsilons, restarts=params.restarts,
                            seed=params.seed, excess=excess)
-        report(progress, done / len(fits))
-    return pd.DataFrame(rows)
+    return rows
+
+
+def _epsilon_rows(prepared_fits, splits, epsilon: float, params: Params, data: TrainingData,
+                  lam_cv: float | None, excess: bool) -> list[dict]:
+    """Every split's rows at ``epsilon`` alone: from the prepared non-private fits when λ is
+    fixed, else from fits at the rule's λ(ε)."""
+    if prepared_fits is None:
+        lam = _lambda(params.replace(epsilon=epsilon), data, lam_cv)
+        prepared_fits = [fit_split(split, lam) for split in splits]
+    return _rows(prepared_fits, [epsilon], params, excess)
 
 
 def _lambda(params: Params, data: TrainingData, lam_cv: float | None) -> float:
@@ -332,39 +345,44 @@ def prepare(scenario, params: Params, *, progress: Progress = None, parallel=Non
         splits = learning_splits(data.X, data.y, **common,
                                  sizes=learning_sizes(data.X.shape[0], data.X_test is not None)[1])
     fits = grid = None
+    share = 0.0  # of the progress bar, for the non-private fits
     if params.fixed_lambda and splits:
         lam = _lambda(params, data, lam_cv)
-        share = 0.5 if stage in _CURVES else 1.0  # of the progress bar, for the fits
+        share = 0.3 if stage in _CURVES else 1.0
         fitted: list[Fitted] = []
         for split in splits:
             fitted.append(fit_split(split, lam))
             report(progress, share * len(fitted) / len(splits))
         fits = tuple(fitted)
-        if stage in _CURVES:
-            grid = _rows(fits, EPSILON_GRID, params, stage != "curve",
-                         progress=lambda f: report(progress, share + (1 - share) * f))
+    if stage in _CURVES:
+        rows: list[dict] = []
+        for done, epsilon in enumerate(EPSILON_GRID, start=1):
+            rows += _epsilon_rows(fits, splits, epsilon, params, data, lam_cv,
+                                  stage != "curve")
+            report(progress, share + (1 - share) * done / len(EPSILON_GRID))
+        grid = pd.DataFrame(rows)
     report(progress, 1.0)
     return Prepared(params.prepare_key(), data, lam_cv, tuple(splits), fits, grid)
 
 
-def _curve(prepared: Prepared, params: Params, lam: float) -> pd.DataFrame:
-    """The ε curve's rows at :func:`epsilon_axis`: prepared when λ is fixed and ε is on the
-    grid; else every split's private fits (and, under the rule, its non-private fit) anew."""
-    if prepared.grid is not None and params.epsilon in EPSILON_GRID:
+def _curve(prepared: Prepared, params: Params) -> pd.DataFrame:
+    """The ε curve's rows at :func:`epsilon_axis`: the prepared grid, with the rows of an ε off
+    the grid computed alone and put in ε order."""
+    if params.epsilon in EPSILON_GRID:
         return prepared.grid
-    fits = prepared.fits or [fit_split(split, lam) for split in prepared.splits]
-    return _rows(fits, epsilon_axis(params.epsilon), params,
-                 params.stage() == "curve with excess loss")
+    here = pd.DataFrame(_epsilon_rows(prepared.fits, prepared.splits, params.epsilon, params,
+                                      prepared.data, prepared.lam_cv,
+                                      params.stage() == "curve with excess loss"))
+    table = pd.concat([prepared.grid, here], ignore_index=True)
+    return table.sort_values("epsilon", kind="stable", ignore_index=True)
 
 
 def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
     """The numbers the private logistic regression page shows at ``params.epsilon``.
 
-    With λ set by hand or by CV and ε on :data:`EPSILON_GRID` this reuses :func:`prepare`'s
-    curve; an ε off the grid draws and fits the whole curve on :func:`epsilon_axis` anew (its
-    noise streams run through every ε in order), on the prepared splits and non-private fits.
-    Under the rule of (ε, n, d), λ moves with ε and so does every fit: only the splits are
-    reused.
+    An ε curve view reuses :func:`prepare`'s curve on :data:`EPSILON_GRID` and computes the
+    rows of an ε off the grid alone (under the rule, at its own λ). The learning curve is
+    drawn at ε on the prepared splits (and, for a fixed λ, the prepared non-private fits).
 
     Returns
     -------
@@ -389,7 +407,7 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
                                "data_norm": data.norm, "restarts": params.restarts}
     numbers: dict[str, pd.DataFrame] = {}
     if params.stage() in _CURVES:
-        numbers["results"] = res = _curve(prepared, params, lam)
+        numbers["results"] = res = _curve(prepared, params)
         if view == "Error vs ε":
             numbers["summary"] = summary = summarise(res)
             guess = guessing_error(data.y_test if data.y_test is not None else data.y)
@@ -400,12 +418,13 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
                 metrics[f"sd {method}"] = row["std"]
             metrics["swamped"] = ", ".join(swamped_methods(summary, epsilon, guess))
         elif view == "Bounds (Lemmas 3-4)":
-            numbers["bounds"] = bound_curves(epsilon_axis(epsilon), n=n, d=d,
-                                             intercept=data.intercept,
-                                             held_out=prepared.held_out, lam=lam)
+            numbers["bounds"] = bound_curves(
+                epsilon_axis(epsilon), n=n, d=d, intercept=data.intercept,
+                held_out=prepared.held_out,
+                lam_at=lambda e: _lambda(params.replace(epsilon=e), data, prepared.lam_cv))
     elif view == "Learning curve":
         fits = prepared.fits or [fit_split(split, lam) for split in prepared.splits]
-        numbers["results"] = res = _rows(fits, [epsilon], params, excess=False)
+        numbers["results"] = res = pd.DataFrame(_rows(fits, [epsilon], params, excess=False))
         numbers["summary"] = summarise(res, by="n")
         metrics["n_fold"] = learning_sizes(n, prepared.held_out)[0]
     return {"metrics": pd.DataFrame([metrics]), **numbers}

@@ -1,0 +1,147 @@
+"""Computing ahead (:mod:`ui.prefetch`): the neighbouring ε values land in the shared store
+under the page's own keys, the work is bounded, and values the person has left are dropped."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+
+import pytest
+
+from ui import prefetch
+from ui.cache import SHARED
+
+OPTIONS = (0.5, 1.0, 2.0, 3.0, 5.0)
+
+
+@pytest.fixture
+def key_of():
+    """Keys unique to the test (the shared store outlives it)."""
+    run = uuid.uuid4().hex
+    return lambda option: f"{run}:{option}"
+
+
+def settle(timeout: float = 20.0) -> None:
+    """Wait until nothing is computed ahead or waiting (without taking anything off)."""
+    deadline = time.monotonic() + timeout
+    while prefetch.pending():
+        assert time.monotonic() < deadline, "computing ahead did not finish"
+        time.sleep(0.01)
+
+
+def test_the_neighbours_are_computed_into_the_shared_store(key_of):
+    calls: list[float] = []
+
+    def compute_at(option):
+        calls.append(option)
+        return {"value": option * 10}
+
+    assert prefetch.ahead(2.0, OPTIONS, key_of, compute_at) == [3.0, 1.0]  # larger first
+    settle()
+    assert calls == [3.0, 1.0]
+    for option in (3.0, 1.0):
+        assert SHARED.get(key_of(option), lambda: pytest.fail("not computed")) == {
+            "value": option * 10}
+    # computed once: a second call finds both in the store
+    assert prefetch.ahead(2.0, OPTIONS, key_of, compute_at) == []
+
+
+def test_the_ends_of_the_slider_and_values_off_it(key_of):
+    assert prefetch.ahead(5.0, OPTIONS, key_of, lambda o: o) == [3.0]
+    assert prefetch.ahead(0.7, OPTIONS, key_of, lambda o: o) == []
+    settle()
+
+
+def test_a_failing_computation_is_left_to_the_page(key_of):
+    def fail(option):
+        raise ValueError("bad")
+
+    prefetch.ahead(1.0, OPTIONS, key_of, fail)
+    settle()
+    assert key_of(2.0) not in SHARED.values and prefetch.pending() == []
+
+
+def test_waiting_values_are_bounded_and_dropped_when_the_person_moves_on(key_of):
+    started, release = threading.Event(), threading.Event()
+
+    def slow(option):
+        started.set()
+        release.wait(10)
+        return option
+
+    try:
+        assert prefetch.ahead(1.0, OPTIONS, key_of, slow) == [2.0, 0.5]
+        assert started.wait(10)  # 2.0 runs, 0.5 waits
+        assert prefetch.ahead(3.0, OPTIONS, key_of, slow) == [5.0]  # 2.0 is already running
+        waiting = prefetch.pending()
+        assert key_of(0.5) not in waiting  # left behind: dropped before it started
+        assert waiting == [key_of(2.0), key_of(5.0)]
+        assert len(waiting) <= prefetch.MAX_PENDING
+        prefetch.wait_for(key_of(5.0))  # only waiting: taken off the queue, no wait
+        assert key_of(5.0) not in prefetch.pending()
+    finally:
+        release.set()
+    prefetch.wait_for(key_of(2.0))
+    assert SHARED.get(key_of(2.0), lambda: pytest.fail("not computed")) == 2.0
+    assert key_of(0.5) not in SHARED.values and key_of(5.0) not in SHARED.values
+
+
+def test_at_most_max_pending_values(key_of):
+    release = threading.Event()
+    try:
+        keys = [f"{key_of(0)}:{i}" for i in range(10)]
+        queued = []
+        for i in range(0, 10, 2):  # a slider of 10 values, moved two steps each time
+            options = list(range(10))
+            queued += prefetch.ahead(i, options, lambda o: keys[o],
+                                     lambda o: release.wait(10))
+            assert len(prefetch.pending()) <= prefetch.MAX_PENDING
+        assert queued
+    finally:
+        release.set()
+    settle()
+
+
+def test_a_slow_epsilon_move_of_a_page_computes_its_neighbours_ahead():
+    """:func:`ui.study.numbers` on a study whose ``at`` is slow and whose ε ``prepare`` does
+    not read: the slider's neighbouring ε are then in the shared store under the page's keys,
+    with the numbers the page would compute."""
+    from dpcore.runs.domains import EPSILONS
+    from ui import study as page_study
+    from ui.cache import memo_key
+
+    run = uuid.uuid4().hex
+
+    class Params:
+        def __init__(self, epsilon):
+            self.epsilon = epsilon
+
+        def replace(self, epsilon):
+            return Params(epsilon)
+
+        def prepare_key(self):
+            return ("fake", run)
+
+        def __repr__(self):
+            return f"Params({run}, {self.epsilon})"
+
+    class Study:
+        __name__ = f"fake study {run}"
+
+        @staticmethod
+        def prepare(scenario, params, progress=None):
+            return "prepared"
+
+        @staticmethod
+        def at(prepared, params):
+            time.sleep(prefetch.SLOW_SECONDS + 0.05)
+            return {"epsilon": params.epsilon}
+
+    here = EPSILONS.index(1.0)
+    assert page_study.numbers(Study, None, None, Params(1.0), bar=False) == {"epsilon": 1.0}
+    settle()
+    for e in (EPSILONS[here - 1], EPSILONS[here + 1]):
+        key = memo_key("no scenario", ("at", Study.__name__, Params(e)))
+        assert key in SHARED.values, f"ε = {e} not computed ahead"
+        assert SHARED.values[key] == {"epsilon": e}
