@@ -81,13 +81,17 @@ POLL_MS = 5  # how often the page checks whether the figure was redrawn
 # when the figure is redrawn, or null while there is nothing to compare yet. --------------------
 
 PLOTLY_DATA = """() => {
-    // Hash of the data of every visible Plotly chart in the main area. A chart's `data` is a new
-    // object whenever Streamlit sends a new figure, so each object is hashed once (WeakMap).
+    // Hash of the data, shapes and annotations of every visible Plotly chart in the main area
+    // (a move along a prepared curve may change only the marked value, a shape). A chart's
+    // `data` is a new object whenever Streamlit sends a new figure, so each figure is hashed
+    // once (WeakMap keyed by its data).
     const cache = window.__benchHashes || (window.__benchHashes = new WeakMap());
-    const hash = (data) => {
+    const hash = (el) => {
+        const data = el.data;
         let h = cache.get(data);
         if (h === undefined) {
-            const text = JSON.stringify(data);
+            const layout = el.layout || {};
+            const text = JSON.stringify([data, layout.shapes, layout.annotations]);
             h = 2166136261;  // FNV-1a, 32 bits
             for (let i = 0; i < text.length; i++) {
                 h = Math.imul(h ^ text.charCodeAt(i), 16777619);
@@ -100,7 +104,7 @@ PLOTLY_DATA = """() => {
     const charts = [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')]
         .filter((el) => el.offsetParent !== null);
     if (charts.length === 0 || charts.some((el) => !el.data)) return null;
-    return charts.map((el) => hash(el.data)).join("|");
+    return charts.map(hash).join("|");
 }"""
 
 

@@ -141,7 +141,17 @@ def test_a_slow_epsilon_move_of_a_page_computes_its_neighbours_ahead():
     here = EPSILONS.index(1.0)
     assert page_study.numbers(Study, None, None, Params(1.0), bar=False) == {"epsilon": 1.0}
     settle()
-    for e in (EPSILONS[here - 1], EPSILONS[here + 1]):
+
+    def computed_ahead(e):
         key = memo_key("no scenario", ("at", Study.__name__, Params(e)))
-        assert key in SHARED.values, f"ε = {e} not computed ahead"
-        assert SHARED.values[key] == {"epsilon": e}
+        return SHARED.values.get(key) == {"epsilon": e}
+
+    assert computed_ahead(EPSILONS[here - 1]) and computed_ahead(EPSILONS[here + 1])
+    assert not computed_ahead(EPSILONS[here + 2])
+    # the next move is a hit (computed ahead), and keeps the next value coming
+    start = time.perf_counter()
+    assert page_study.numbers(Study, None, None, Params(EPSILONS[here + 1]), bar=False) == {
+        "epsilon": EPSILONS[here + 1]}
+    assert time.perf_counter() - start < prefetch.SLOW_SECONDS
+    settle()
+    assert computed_ahead(EPSILONS[here + 2])

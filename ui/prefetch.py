@@ -22,7 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from ui.cache import SHARED
 
-__all__ = ["MAX_PENDING", "SLOW_SECONDS", "ahead", "pending", "wait_for"]
+__all__ = ["MAX_PENDING", "SLOW_SECONDS", "ahead", "is_slow", "note_slow", "pending", "wait_for"]
 
 #: A move slower than this (s) makes its neighbours worth computing ahead.
 SLOW_SECONDS = 0.25
@@ -32,6 +32,20 @@ MAX_PENDING = 4
 _EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ahead")
 _LOCK = threading.Lock()
 _PENDING: dict[str, Future] = {}
+_SLOW: set[str] = set()  # studies whose ε move was slow in this server (so worth working ahead)
+
+
+def note_slow(study: str) -> None:
+    """Remember that an ε move of ``study`` was slow: its later moves, cache hits included
+    (a value computed ahead), keep the next values coming."""
+    with _LOCK:
+        _SLOW.add(study)
+
+
+def is_slow(study: str) -> bool:
+    """Whether an ε move of ``study`` was slow in this server (:func:`note_slow`)."""
+    with _LOCK:
+        return study in _SLOW
 
 
 def _compute(key: str, compute: Callable[[], object]) -> None:

@@ -68,8 +68,9 @@ def numbers(study: ModuleType, scenario: Scenario | None, scenario_id: str | Non
             *, text: str = "Computing the study…", bar: bool = True) -> dict[str, pd.DataFrame]:
     """The page's tables: ``study.at(prepared, params)`` on the cached :func:`prepared`.
 
-    A slow ``at`` shows a spinner (after Streamlit's half-second delay); on built-in data, a
-    slow ε move also starts computing the neighbouring ε values ahead (:mod:`ui.prefetch`).
+    A slow ``at`` shows a spinner (after Streamlit's half-second delay); on built-in data, every
+    ε move of a study whose ε moves have been slow starts computing the neighbouring ε values
+    ahead (:mod:`ui.prefetch`), a move to a value computed ahead included.
     """
     ready = prepared(study, scenario, scenario_id, params, text=text, bar=bar)
     scenario_id = scenario_id if scenario is not None and scenario_id else _NO_SCENARIO
@@ -81,12 +82,14 @@ def numbers(study: ModuleType, scenario: Scenario | None, scenario_id: str | Non
     if shared:
         prefetch.wait_for(memo_key(scenario_id, parts(params)))
     if is_cached(scenario, scenario_id, parts(params)):
-        return memo(scenario, scenario_id, parts(params), lambda: study.at(ready, params))
-    start = time.perf_counter()
-    with st.spinner(text):
         result = memo(scenario, scenario_id, parts(params), lambda: study.at(ready, params))
-    if (shared and time.perf_counter() - start > prefetch.SLOW_SECONDS
-            and _staged_in_epsilon(params)):
+    else:
+        start = time.perf_counter()
+        with st.spinner(text):
+            result = memo(scenario, scenario_id, parts(params), lambda: study.at(ready, params))
+        if time.perf_counter() - start > prefetch.SLOW_SECONDS:
+            prefetch.note_slow(study.__name__)
+    if shared and prefetch.is_slow(study.__name__) and _staged_in_epsilon(params):
         prefetch.ahead(params.epsilon, EPSILONS,
                        lambda e: memo_key(scenario_id, parts(params.replace(epsilon=e))),
                        lambda e: study.at(ready, params.replace(epsilon=e)))
