@@ -88,16 +88,18 @@ PROGRESS = {"curve": "Fitting every method at every ε…",
             "data": "Preparing the data…"}
 #: The caption under each view's figure.
 CAPTIONS = {
-    "Error vs ε": "Bands: ±1 SD over folds and restarts; λ is the same at every ε (the value "
-                  "above, set for the chosen ε). Objective perturbation adds noise the size of "
-                  "one record's influence to the objective, so it needs far less than output "
-                  "perturbation's noise, whose scale is 2/(nλε); the 2008 calibration spends "
-                  "slightly less budget on the Jacobian term than the corrected one.",
+    "Error vs ε": "Bands: ±1 SD over folds and restarts; dashed: the error of always guessing "
+                  "the most frequent class. Objective perturbation adds its noise to the "
+                  "objective before the fit, output perturbation to the fitted coefficients "
+                  "(scale 2/(nλε)); the 2008 calibration spends slightly less budget on the "
+                  "Jacobian term than the corrected one.",
     "Learning curve": "More records make every private method cheaper: the noise of both "
-                      "shrinks like 1/n. λ stays fixed across sizes here.",
+                      "shrinks like 1/n. λ stays fixed across sizes here; dashed: the error of "
+                      "always guessing the most frequent class.",
     "Distance to non-private": "‖w_private − w_non-private‖ over restarts and folds, for "
-                               "records scaled to norm ≤ 1. Boxes: median, middle half, whiskers "
-                               "to 1.5 box-lengths.",
+                               "records scaled to norm ≤ 1. Boxes: median and middle half; "
+                               "whiskers to the furthest draw within 1.5 box-lengths (Tukey), "
+                               "dots beyond.",
     "Bounds (Lemmas 3-4)": "Excess regularised training loss f̂(w_private) − f̂(w_non-private). "
                            "Lemma 3 (output) and Lemma 4 (objective, as printed for the 2008 "
                            "calibration) bound it with probability 1 − δ = 0.95: the measured "
@@ -129,10 +131,12 @@ def data_caption(m: pd.Series, held_out: bool) -> None:
               else "the held-out test part" if held_out else "3-fold cross-validation")
     st.caption(
         f"Records scaled by a norm bound of {m['data_norm']:.3g} from the domain (never from "
-        f"the data) and clipped to norm 1; d = {m['d']}"
+        f"the data) and clipped to norm 1; d = {m['d']} encoded columns"
         + (" plus an intercept" if m["intercept"] else "")
         + f"; test error on {tested}. These are seeded simulations (restarts = noise draws), "
-        "not releases; the non-private curve is computed without noise.")
+        "not releases; the non-private curve is computed without noise. The data-masking page "
+        "fits Pham et al.'s model to the same tables (λ = 0.5, no intercept, records centred "
+        "by the public mean, its own norm bound and split), so its accuracy there differs.")
 
 
 def error_metrics(m: pd.Series) -> None:
@@ -151,15 +155,43 @@ def error_metrics(m: pd.Series) -> None:
                    f"{m[f'sd {method}']:.3f} over folds and restarts.")
 
 
+def lambda_caption(params: Params) -> str:
+    """How λ was chosen for the ε curve: its own at each ε under the rule, else one value."""
+    if params.lambda_mode == LAMBDA_MODES[0]:
+        return (" λ follows the rule 0.2·d/(n·ε) at each ε (d counts the intercept), so the "
+                "non-private line moves with ε too.")
+    return " λ is the same at every ε (the value above)."
+
+
+def no_better_than_guessing(m: pd.Series, summary: pd.DataFrame, by: str) -> None:
+    """Warn when the non-private model does no better than always guessing (then no private
+    model can show anything): at the chosen ε, or at the largest training size."""
+    rows = summary[summary["method"] == "non-private"]
+    row = rows.loc[rows[by].idxmax()] if by == "n" else rows.loc[
+        (rows["epsilon"] - m["epsilon"]).abs().idxmin()]
+    guess = float(m["guessing_error_nonprivate"])
+    if row["mean"] >= guess:
+        st.warning(
+            f"Even the non-private model (test error {row['mean']:.3f}) does no better than "
+            f"always guessing the most frequent class ({guess:.3f}): at λ = {m['lam']:.3g} the "
+            "penalty outweighs what the records say. Choose a smaller λ, or let the rule choose "
+            "it.", icon=":material/warning:")
+
+
 def draw(numbers: dict[str, pd.DataFrame], params: Params, context: str) -> None:
     """The view's figure (:func:`dpcore.figures.perturbation.figures`) and what goes under it."""
     if params.view == "Learning curve":
         context = f"{context}; ε = {params.epsilon:g}"
     for name, fig in figures(numbers, params).items():
         show(fig, CHART_KEYS[name], title=TITLES[name], context=context)
+    m = numbers["metrics"].iloc[0]
     if params.view == "Error vs ε":
-        error_metrics(numbers["metrics"].iloc[0])
-    st.caption(CAPTIONS[params.view])
+        no_better_than_guessing(m, numbers["summary"], "epsilon")
+        error_metrics(m)
+    elif params.view == "Learning curve":
+        no_better_than_guessing(m, numbers["summary"], "n")
+    st.caption(CAPTIONS[params.view]
+               + (lambda_caption(params) if params.view == "Error vs ε" else ""))
 
 
 def publish(epsilon: float, lam: float, intercept: bool, scenario_id: str) -> None:

@@ -17,6 +17,7 @@ from dpcore.logistic import fit_logistic, fit_logistic_batched
 from dpcore.perturbation import (
     FlawedProofWarning,
     PrivateLogisticRegression,
+    lambda_rule,
     objective_calibration,
     output_sensitivity,
     perturb_output,
@@ -325,10 +326,53 @@ def test_bad_features_and_too_few_rows():
         PrivateLogisticRegression(rng=0).fit(np.full((20, 2), 0.5), [0, 1] * 11)
 
 
+@pytest.mark.parametrize(("fit_intercept", "method"), [(True, "output"), (False, "objective")])
+def test_auto_lambda_is_the_rule_of_epsilon_n_and_fitted_columns(sphere, fit_intercept, method):
+    """lam="auto" is lambda_rule(epsilon, n, d) with d the coefficients fitted (the intercept's
+    column included); a number is used as given."""
+    X, y, _, _ = sphere
+    n, d = X.shape
+    clf = PrivateLogisticRegression(epsilon=0.5, method=method, data_norm=1.0,
+                                    fit_intercept=fit_intercept, rng=0).fit(X, y)
+    assert clf.lam == "auto"
+    expected = 0.2 * (d + fit_intercept) / (n * 0.5)
+    assert clf.lam_resolved_ == pytest.approx(expected, rel=1e-12)
+    assert clf.lam_resolved_ == lambda_rule(0.5, n, d + fit_intercept)
+    delta = clf.calibration_.delta_reg if method == "objective" else 0.0
+    assert clf.lam_ == pytest.approx(clf.lam_resolved_ + delta, rel=1e-12)
+    record = clf.to_dict()
+    assert record["lambda"] == clf.lam_resolved_ and record["lambda_choice"].startswith("rule")
+    fixed = PrivateLogisticRegression(epsilon=0.5, lam=0.03, data_norm=1.0, rng=0).fit(X, y)
+    assert fixed.lam_resolved_ == 0.03 and fixed.to_dict()["lambda_choice"] == "set"
+
+
+def test_auto_lambda_reads_no_labels_or_values():
+    """Two datasets of the same shape get the same lambda whatever their values and labels."""
+    rng = np.random.default_rng(5)
+    X1, X2 = rng.uniform(size=(300, 4)), rng.uniform(size=(300, 4)) ** 3
+    y1, y2 = (X1[:, 0] > 0.5).astype(int), rng.integers(2, size=300)
+    a = PrivateLogisticRegression(epsilon=2.0, rng=0).fit(X1, y1)
+    b = PrivateLogisticRegression(epsilon=2.0, rng=0).fit(X2, y2)
+    assert a.lam_resolved_ == b.lam_resolved_ == lambda_rule(2.0, 300, 5)
+
+
+@pytest.mark.parametrize(("lam", "error", "match"), [
+    ("fast", ValueError, "pass lam='auto'"),
+    ("Auto", ValueError, "pass lam='auto'"),
+    (-1.0, ValueError, "must be > 0; pass lam='auto'"),
+    (0.0, ValueError, "must be > 0"),
+    (float("nan"), ValueError, "must be > 0"),
+    (None, TypeError, "pass lam='auto'"),
+    (True, TypeError, "'auto' or a number"),
+])
+def test_invalid_lambda_says_what_to_pass(lam, error, match):
+    with pytest.raises(error, match=match):
+        PrivateLogisticRegression(lam=lam).fit(np.full((20, 2), 0.5), [0, 1] * 10)
+
+
 @pytest.mark.parametrize(("params", "error"), [
     ({"epsilon": 0.0}, ValueError),
     ({"epsilon": "1"}, TypeError),
-    ({"lam": -1.0}, ValueError),
     ({"method": "input"}, ValueError),
     ({"proof": 2011}, TypeError),
     ({"data_norm": 0.0}, ValueError),

@@ -14,7 +14,7 @@ import pytest
 from dpcore import DataError
 from dpcore.datasets import load_scenario
 from dpcore.figures import figures
-from dpcore.figures.perturbation import TITLES
+from dpcore.figures.perturbation import GUESSING, TITLES, WHISKERS
 from dpcore.figures.perturbation import figures as perturbation_figures
 from dpcore.perturbation.experiments import (
     fit_split,
@@ -190,11 +190,12 @@ def test_under_the_rule_each_epsilon_of_the_curve_has_its_own_lambda(cancer):
     assert prepared.fits is None and len(prepared.splits) == 3
     for epsilon in (0.5, 3.0):
         numbers = study.at(prepared, params.replace(epsilon=epsilon))
-        assert numbers["metrics"].iloc[0]["lam"] == lambda_rule(epsilon, 200, 30)
+        # 30 columns and the intercept
+        assert numbers["metrics"].iloc[0]["lam"] == lambda_rule(epsilon, 200, 31)
         # the non-private fit at ε is the one at the rule's λ(ε): it changes along the curve
         nonprivate = numbers["results"].query("method == 'non-private'")
         for e in (0.1, epsilon, 10.0):
-            fitted = [fit_split(split, lambda_rule(e, 200, 30)) for split in prepared.splits]
+            fitted = [fit_split(split, lambda_rule(e, 200, 31)) for split in prepared.splits]
             assert list(nonprivate[nonprivate["epsilon"] == e]["error"]) == [
                 f.error for f in fitted]
 
@@ -313,6 +314,40 @@ def test_takeaway_quotes_the_numbers(cancer, view):
         assert f"{q['output perturbation']:.3g}" in words
     else:
         assert "fresh OS entropy" in text and "n = 200" in text
+
+
+def test_the_takeaway_words_the_trend_the_numbers_show(cancer):
+    """"falls", "rises" or "stays" follow the summary, not a fixed sentence."""
+    params = params_of(epsilon=3.0)
+    numbers = study.compute(cancer, params)
+    s = numbers["summary"]
+    ends = s["epsilon"].isin([s["epsilon"].min(), s["epsilon"].max()])
+    words = []
+    for low, high in ((0.4, 0.2), (0.2, 0.4), (0.3, 0.3)):
+        table = s.copy()
+        table.loc[ends & (table["epsilon"] == s["epsilon"].min()), "mean"] = low
+        table.loc[ends & (table["epsilon"] == s["epsilon"].max()), "mean"] = high
+        text = study.takeaway({**numbers, "summary": table}, params)
+        words.append(text.split("objective perturbation's error ")[1].split(",")[0])
+    assert words == ["falls from 0.400 to 0.200", "rises from 0.200 to 0.400", "stays at 0.300"]
+
+
+@pytest.mark.parametrize("view", ["Error vs ε", "Learning curve"])
+def test_error_figures_show_the_error_of_always_guessing(cancer, view):
+    params = params_of(view)
+    numbers = study.compute(cancer, params)
+    guess = numbers["metrics"].iloc[0]["guessing_error_nonprivate"]
+    fig = next(iter(perturbation_figures(numbers, params).values()))
+    names = [trace.name for trace in fig.data if trace.name]
+    assert f"{GUESSING}: {guess:.3f}" in names
+    assert any(shape.y0 == shape.y1 == guess for shape in fig.layout.shapes)
+
+
+def test_the_distance_boxes_say_where_their_whiskers_end(cancer):
+    params = params_of("Distance to non-private")
+    fig = perturbation_figures(study.compute(cancer, params), params)["distance"]
+    assert WHISKERS in [annotation.text for annotation in fig.layout.annotations]
+    assert "1.5 box-lengths" in WHISKERS
 
 
 def test_the_example_run_draws_through_the_one_figures_function():

@@ -12,11 +12,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore.figures.common import COLORS, band, layout, titled
+from dpcore.figures.common import COLORS, band, layout, reference_line, titled
 from dpcore.studies.perturbation import Params
 
-__all__ = ["ROLES", "PRIVATE", "TITLES", "error_curve", "distance_boxes", "bounds_figure",
-           "coefficient_bars", "figures"]
+__all__ = ["GUESSING", "ROLES", "PRIVATE", "TITLES", "WHISKERS", "error_curve", "distance_boxes",
+           "bounds_figure", "coefficient_bars", "figures"]
 
 #: Method label of dpcore.perturbation.experiments -> palette role.
 ROLES = {
@@ -26,6 +26,11 @@ ROLES = {
     "objective (2008 proof)": "objective2008",
 }
 PRIVATE = ("output perturbation", "objective perturbation", "objective (2008 proof)")
+#: The legend name of the error of always guessing the most frequent class.
+GUESSING = "always guessing the most frequent class (non-private: it reads the labels)"
+#: What the distance boxes show, on the figure itself (so that an export says it too).
+WHISKERS = ("Boxes: median and middle half over folds and restarts; whiskers to the furthest "
+            "draw within 1.5 box-lengths (Tukey), dots beyond.")
 
 
 def _name(method: str) -> str:
@@ -39,8 +44,10 @@ def _chosen_line(fig: go.Figure, x: float) -> None:
 
 
 def error_curve(summary: pd.DataFrame, *, by: str, chosen: float, xtitle: str,
-                log_x: bool = True) -> go.Figure:
-    """Mean test error with a ±1 SD band per method against ``by`` (Figs. 2a-d)."""
+                guessing: float, log_x: bool = True) -> go.Figure:
+    """Mean test error with a ±1 SD band per method against ``by`` (Figs. 2a-d), and the error
+    of always guessing the most frequent class (``guessing``, dashed): a curve on or above it
+    has learned nothing."""
     fig = go.Figure()
     for method in ROLES:
         part = summary[summary["method"] == method].sort_values(by)
@@ -48,6 +55,7 @@ def error_curve(summary: pd.DataFrame, *, by: str, chosen: float, xtitle: str,
             continue
         band(fig, part[by], part["mean"], part["std"].fillna(0.0), _name(method), ROLES[method])
         fig.data[-2].mode = "lines"  # the band's outline without markers at its corners
+    reference_line(fig, guessing, f"{GUESSING}: {guessing:.3f}", "baseline")
     _chosen_line(fig, chosen)
     ticks = sorted(summary[by].unique())
     fig.update_xaxes(tickvals=ticks, ticktext=[f"{v:g}" for v in ticks])
@@ -72,6 +80,9 @@ def distance_boxes(results: pd.DataFrame, chosen: float) -> go.Figure:
     fig.update_yaxes(type="log", dtick=1, exponentformat="power")
     fig.update_xaxes(type="category")
     fig = layout(fig, "ε", "‖w_private − w_non-private‖ (scaled records)")
+    fig.add_annotation(text=WHISKERS, xref="paper", yref="paper", x=0, y=0, xanchor="left",
+                       yanchor="top", yshift=-48, showarrow=False, font={"size": 11})
+    fig.update_layout(margin={"b": 90})
     fig.add_annotation(text=f"chosen ε = {chosen:g}", xref="paper", yref="paper", x=1, y=1.0,
                        xanchor="right", yanchor="bottom", showarrow=False,
                        font={"color": COLORS["chosen"]})
@@ -137,13 +148,16 @@ def figures(numbers: Mapping[str, pd.DataFrame], params: Params) -> dict[str, go
     is a release, drawn by the page from the release itself: :func:`coefficient_bars`)."""
     view, epsilon = params.view, params.epsilon
     figs: dict[str, go.Figure] = {}
+    m = numbers["metrics"].iloc[0]
     if view == "Error vs ε":
         figs["error_vs_epsilon"] = error_curve(numbers["summary"], by="epsilon", chosen=epsilon,
-                                               xtitle="ε (log scale)")
+                                               xtitle="ε (log scale)",
+                                               guessing=float(m["guessing_error_nonprivate"]))
     elif view == "Learning curve":
-        n_fold = float(numbers["metrics"].iloc[0]["n_fold"])
-        figs["learning_curve"] = error_curve(numbers["summary"], by="n", chosen=n_fold,
-                                             xtitle="training size n", log_x=False)
+        figs["learning_curve"] = error_curve(numbers["summary"], by="n",
+                                             chosen=float(m["n_fold"]),
+                                             xtitle="training size n", log_x=False,
+                                             guessing=float(m["guessing_error_nonprivate"]))
     elif view == "Distance to non-private":
         figs["distance"] = distance_boxes(numbers["results"], epsilon)
     elif view == "Bounds (Lemmas 3-4)":

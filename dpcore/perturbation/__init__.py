@@ -11,13 +11,14 @@ Modules
     Algorithm 2, or [CM08]_ Algorithm 2 as printed), its noise, and the AMP correction for
     inexact solves.
 ``model``
-    :class:`PrivateLogisticRegression` (a scikit-learn classifier) and the batched core
-    (:func:`prepare`, :func:`private_coefs`).
+    :class:`PrivateLogisticRegression` (a scikit-learn classifier), :func:`lambda_rule` (its
+    default ``lam="auto"``, a rule of (epsilon, n, d)) and the batched core (:func:`prepare`,
+    :func:`private_coefs`).
 ``synthetic``
     The data of [CM08]_ Sect. 6 (uniform on the unit sphere, margin or label noise).
 ``experiments``
     Error vs epsilon, learning curves, coefficient distances, Lemma 3/4 bounds, lambda by
-    cross-validation or by a rule of (epsilon, n, d).
+    cross-validation or on public data (the release's lambda).
 
 References
 ----------
@@ -30,6 +31,7 @@ from dpcore.perturbation.model import (
     METHODS,
     PrivateLogisticRegression,
     encode_labels,
+    lambda_rule,
     prepare,
     private_coefs,
     scale_records,
@@ -50,6 +52,7 @@ __all__ = [
     "PrivateLogisticRegression",
     "check_certified",
     "encode_labels",
+    "lambda_rule",
     "objective_calibration",
     "output_sensitivity",
     "perturb_output",

@@ -39,6 +39,7 @@ from dpcore.perturbation.model import (
     TOL,
     Prepared,
     encode_labels,
+    lambda_rule,
     nonprivate_coef,
     prepare,
     private_coefs,
@@ -77,47 +78,6 @@ CURVE_METHODS = {
     "objective perturbation": ("objective", "2011"),
     "objective (2008 proof)": ("objective", "2008"),
 }
-
-#: Constants of :func:`lambda_rule`. Objective: on the paper's synthetic data (separable and
-#: noisy, n = 1,000 to 17,500, epsilon 0.1 to 10, a lambda grid of half-decades) 0.2 loses on
-#: average 0.008 test error against the best grid lambda (at most 0.04, at n = 1,000 and
-#: epsilon = 0.1), constants from 1 to 100 lose under 0.002; on Adult (train part -> test part)
-#: the best constants lie near 0.1-0.3. 0.2 serves both; it was chosen with Adult in view, so the
-#: Adult comparison is not an out-of-sample test of this one number. Output: 10 (synthetic,
-#: average loss 0.0005).
-RULE_OBJECTIVE = 0.2
-RULE_OUTPUT = 10.0
-RULE_MIN, RULE_MAX = 1e-6, 1.0
-
-
-def lambda_rule(epsilon: float, n: int, d: int, method: str = "objective") -> float:
-    """Regularisation chosen from (epsilon, n, d) alone: it reads no data and spends nothing.
-
-    Objective perturbation's excess loss is about ``lam ||w||^2 / 2 + 2 ||b||^2 / (n^2 lam)``
-    with ``||b|| ~ 2 d / epsilon`` ([CM08]_ Lemma 4), minimised at ``lam ~ d / (n epsilon)``;
-    output perturbation's Lemma 3 term ``d^2 / (lam^2 n^2 epsilon^2)`` gives
-    ``lam ~ (d / (n epsilon))^(2/3)``. The constants ``RULE_OBJECTIVE`` and ``RULE_OUTPUT`` are
-    fixed numbers (see their comment for how they were chosen). The result is clipped to
-    [1e-6, 1].
-
-    Examples
-    --------
-    >>> float(f"{lambda_rule(1.0, 17_500, 10):.3g}")
-    0.000114
-    """
-    epsilon = check_epsilon(epsilon)
-    for value, name in ((n, "n"), (d, "d")):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} == {value!r}, must be an int >= 1.")
-    ratio = d / (n * epsilon)
-    if method == "objective":
-        lam = RULE_OBJECTIVE * ratio
-    elif method == "output":
-        lam = RULE_OUTPUT * ratio ** (2.0 / 3.0)
-    else:
-        raise ValueError(f"method == {method!r}, must be 'objective' or 'output'.")
-    return float(min(max(lam, RULE_MIN), RULE_MAX))
-
 
 def lemma_bounds(epsilon, *, n: int, d: int, lam: float, delta: float = 0.05) -> pd.DataFrame:
     """Bounds on the excess regularised training loss, holding with probability ``1 - delta``.

@@ -304,9 +304,11 @@ def _epsilon_rows(prepared_fits, splits, epsilon: float, params: Params, data: T
 
 
 def _lambda(params: Params, data: TrainingData, lam_cv: float | None) -> float:
-    """The study's λ at ``params.epsilon`` (:func:`study_lambda`)."""
+    """The study's λ at ``params.epsilon`` (:func:`study_lambda`); the rule counts the
+    intercept among the d coefficients, as ``PrivateLogisticRegression(lam="auto")`` does."""
     n, d = data.X.shape
-    return study_lambda(params.lambda_mode, epsilon=params.epsilon, n=n, d=d,
+    return study_lambda(params.lambda_mode, epsilon=params.epsilon, n=n,
+                        d=d + int(data.intercept),
                         lam_set=params.lam, lam_cv=lam_cv)
 
 
@@ -410,8 +412,7 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
         numbers["results"] = res = _curve(prepared, params)
         if view == "Error vs ε":
             numbers["summary"] = summary = summarise(res)
-            guess = guessing_error(data.y_test if data.y_test is not None else data.y)
-            metrics["guessing_error_nonprivate"] = guess
+            metrics["guessing_error_nonprivate"] = guess = _guessing(data)
             here = summary[np.isclose(summary["epsilon"], epsilon)].set_index("method")
             for method, row in here.iterrows():
                 metrics[f"error {method}"] = row["mean"]
@@ -427,7 +428,13 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
         numbers["results"] = res = pd.DataFrame(_rows(fits, [epsilon], params, excess=False))
         numbers["summary"] = summarise(res, by="n")
         metrics["n_fold"] = learning_sizes(n, prepared.held_out)[0]
+        metrics["guessing_error_nonprivate"] = _guessing(data)
     return {"metrics": pd.DataFrame([metrics]), **numbers}
+
+
+def _guessing(data: TrainingData) -> float:
+    """The test error of always guessing the most frequent class of the evaluation labels."""
+    return guessing_error(data.y_test if data.y_test is not None else data.y)
 
 
 def compute(scenario, params: Params, *, progress: Progress = None,
@@ -435,6 +442,13 @@ def compute(scenario, params: Params, *, progress: Progress = None,
     """The numbers the private logistic regression page shows for ``params``: :func:`at` of
     :func:`prepare` (what ``python -m dpcore run`` calls)."""
     return at(prepare(scenario, params, progress=progress, parallel=parallel), params)
+
+
+def _moves(start: float, end: float) -> str:
+    """How an error moves between two ends, in words read off the numbers."""
+    if abs(end - start) < 0.0005:
+        return f"stays at {end:.3f}"
+    return f"{'falls' if end < start else 'rises'} from {start:.3f} to {end:.3f}"
 
 
 def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
@@ -451,20 +465,20 @@ def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
                  f"output perturbation's {at['output perturbation']:.3f}, against "
                  f"{at['non-private']:.3f} without noise (non-private).")
         second = (f"From ε = {s['epsilon'].min():g} to {s['epsilon'].max():g} objective "
-                  f"perturbation's error falls from {lo['objective perturbation']:.3f} to "
-                  f"{hi['objective perturbation']:.3f}, output perturbation's from "
-                  f"{lo['output perturbation']:.3f} to {hi['output perturbation']:.3f}.")
+                  "perturbation's error "
+                  f"{_moves(lo['objective perturbation'], hi['objective perturbation'])}, "
+                  "output perturbation's "
+                  f"{_moves(lo['output perturbation'], hi['output perturbation'])}.")
         return f"{first} {second}"
     if "summary" in numbers:
         s = numbers["summary"]
         small, large = s["n"].min(), s["n"].max()
         by = s.set_index(["method", "n"])["mean"]
-        return (f"At ε = {eps:g} and λ = {m['lam']:.3g}, growing the training set from "
-                f"{int(small):,} to {int(large):,} records cuts objective perturbation's mean "
-                f"test error from {by['objective perturbation', small]:.3f} to "
-                f"{by['objective perturbation', large]:.3f}. Output perturbation's falls from "
-                f"{by['output perturbation', small]:.3f} to "
-                f"{by['output perturbation', large]:.3f} (non-private: "
+        objective, output = (_moves(by[method, small], by[method, large])
+                             for method in ("objective perturbation", "output perturbation"))
+        return (f"At ε = {eps:g} and λ = {m['lam']:.3g}, as the training set grows from "
+                f"{int(small):,} to {int(large):,} records objective perturbation's mean test "
+                f"error {objective}. Output perturbation's {output} (non-private: "
                 f"{by['non-private', large]:.3f}).")
     if "bounds" in numbers:
         res = numbers["results"]
