@@ -30,6 +30,19 @@ def test_page_opens_on_a_correct_mechanism_below_its_claim():
     assert any("not releases" in c.value for c in at.caption)
 
 
+def test_the_gaussian_at_the_page_defaults_shows_a_bound_and_why_it_is_small():
+    # Issue 23: 0.00 and "Laplace-type noise" here before; the study's tests pin the numbers.
+    at = open_page(au_case="gaussian")
+    shown = metrics(at)
+    assert shown["Runs per dataset"] == "10,000" and shown["Claimed ε"] == "1"
+    assert 0.0 < float(shown["Audited lower bound"]) < 1.0
+    assert not at.error and len(at.success) == 1
+    text = at.success[0].value
+    assert "Gaussian noise" in text and "Laplace" not in text
+    reach = A.audit_reach(A.audit_case("gaussian").tradeoff, 10_000, 0.95, 1e-5)
+    assert f"would typically show ε ≥ {reach:.2f}" in text
+
+
 def test_a_fault_is_flagged_in_red():
     at = open_page(au_runs=10_000)
     at.selectbox(key="au_case").set_value("laplace_halved")

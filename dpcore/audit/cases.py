@@ -27,9 +27,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import special
+from scipy import special, stats
 
 from dpcore.audit.pairs import importance_pair, logistic_pair
+from dpcore.audit.statistics import GaussianTradeoff
 from dpcore.importance import release_sensitivity
 from dpcore.masking import fit_logistic_model, input_perturbation, lipschitz_constant
 from dpcore.masking import scale_records as mask_scale
@@ -91,6 +92,20 @@ class AuditCase:
         Each run refits a model (the page runs fewer of them).
     covers : str
         What part of the mechanism the runs execute.
+    linear : bool
+        The privacy loss is linear in the distance of the noiseless outputs (Laplace,
+        L2-Laplace, discrete Laplace noise at a scale fixed in advance): see :attr:`pair_limit`.
+    noise : str
+        The noise law in words ("Laplace noise", "Gaussian noise", "exponential-mechanism
+        noise", ...), for the result's wording ("correctly calibrated <noise> ...").
+    note : str
+        For a case whose loss is not linear: what limits it, in words with its numbers (see
+        :attr:`limit_note`).
+    tradeoff : callable or None
+        ``tradeoff(fpr) -> fnr``: the trade-off function of the correct mechanism's two output
+        laws on the pair (the least FNR of a test with that FPR), where known in closed form
+        (the Gaussian's); :func:`dpcore.audit.audit_reach` turns it into what an audit with
+        a given number of runs can expect to show.
     """
 
     key: str
@@ -106,14 +121,57 @@ class AuditCase:
     refits: bool = False
     covers: str = "the whole release"
     linear: bool = False
+    noise: str = ""
+    note: str = ""
+    tradeoff: GaussianTradeoff | None = field(default=None, repr=False, compare=False)
 
     @property
     def pair_limit(self) -> float:
         """The most a correctly calibrated mechanism can lose on this pair: ``f * epsilon`` when
-        the noise is Laplace-type (``linear``: the log-density ratio of two outputs is at most
+        the loss is linear in the distance (``linear``: Laplace, L2-Laplace, discrete Laplace
+        noise at a fixed scale, whose log-density ratio of two outputs is at most
         their distance over the noise scale, so the loss on the pair is at most the noiseless
         outputs' distance over the scale, f epsilon), else the claimed epsilon."""
         return self.fraction * self.epsilon if self.linear else self.epsilon
+
+    @property
+    def limit_note(self) -> str:
+        """What correctly calibrated noise of this law can lose on this pair, in words with
+        its numbers: the share-f cap of :attr:`pair_limit` for a ``linear`` case (naming its
+        noise), else :attr:`note` (the Gaussian's tails, an index, a solver's Jacobian)."""
+        return _linear_note(self.noise, self.fraction, self.epsilon) if self.linear else self.note
+
+
+def _linear_note(noise: str, fraction: float, epsilon: float) -> str:
+    """What correct noise whose loss is linear in the distance allows on a pair, in words."""
+    return (f"Correctly calibrated {noise} loses at most the distance of its centres over "
+            f"its scale: on this pair, whose noiseless outputs are a share f = {fraction:.2f} of "
+            f"the sensitivity apart, even a perfect test shows at most f × ε = "
+            f"{fraction * epsilon:.2f}.")
+
+
+def _capped_note(what: str, epsilon: float) -> str:
+    """What a correct mechanism whose loss has no share-f cap allows on a pair, in words."""
+    return f"{what}: correctly calibrated, it loses at most the claimed ε = {epsilon:g}."
+
+
+def _gaussian_note(epsilon: float, delta: float, sigma: float, distance: float) -> str:
+    """Where the Gaussian's privacy loss reaches epsilon, in words with its numbers.
+
+    With centres ``distance`` apart and noise SD ``sigma`` (``mu = distance / sigma``), the
+    log-ratio of the two densities is linear in the output and reaches epsilon at
+    ``epsilon / mu + mu / 2`` SDs from the nearer centre, i.e. ``epsilon / mu - mu / 2`` SDs
+    beyond the farther one, where a share ``Phi(mu / 2 - epsilon / mu)`` of its runs land.
+    """
+    mu = distance / sigma
+    beyond = epsilon / mu - mu / 2.0
+    share = float(stats.norm.sf(beyond))
+    return (f"Gaussian noise (SD {sigma:.3g} here) does not cap its privacy loss: the ratio of "
+            f"the two output densities grows without bound into the tails and passes e^ε = "
+            f"{math.exp(epsilon):,.2f} only {beyond:.1f} SDs beyond either centre, away from the "
+            f"other, where 1 run in {1.0 / share:,.0f} lands; δ = {delta:g} pays for that tail. "
+            "Where the runs land the ratio is smaller, so a feasible number of runs shows less "
+            "than ε.")
 
 
 def _laplace_case(epsilon: float, *, halved: bool = False) -> AuditCase:
@@ -125,7 +183,7 @@ def _laplace_case(epsilon: float, *, halved: bool = False) -> AuditCase:
     name = "Laplace" + (" with its noise scale halved" if halved else "")
     return AuditCase("laplace_halved" if halved else "laplace", name, epsilon, 0.0,
                      "any (sensitivity 1)", "f(D) = 0, f(D') = 1", 1.0, "the output", sample,
-                     broken=halved, linear=True)
+                     broken=halved, linear=True, noise="Laplace noise")
 
 
 def _gaussian_case(epsilon: float, delta: float = 1e-5) -> AuditCase:
@@ -135,7 +193,9 @@ def _gaussian_case(epsilon: float, delta: float = 1e-5) -> AuditCase:
         return (mech.randomise(np.zeros(runs), rng=rng), mech.randomise(np.ones(runs), rng=rng))
 
     return AuditCase("gaussian", "Gaussian (analytic calibration)", epsilon, delta,
-                     "any (L2 sensitivity 1)", "f(D) = 0, f(D') = 1", 1.0, "the output", sample)
+                     "any (L2 sensitivity 1)", "f(D) = 0, f(D') = 1", 1.0, "the output", sample,
+                     noise="Gaussian noise", note=_gaussian_note(epsilon, delta, mech.sigma, 1.0),
+                     tradeoff=GaussianTradeoff(1.0 / mech.sigma))
 
 
 def _exponential_case(epsilon: float, k: int = 50) -> AuditCase:
@@ -153,7 +213,9 @@ def _exponential_case(epsilon: float, k: int = 50) -> AuditCase:
     return AuditCase("exponential", "Exponential mechanism", epsilon, 0.0,
                      "any (utility sensitivity 1)",
                      f"{k} candidates: u(D) = (1, 0, ..., 0), u(D') = (0, 1, ..., 1)", 1.0,
-                     "candidate 0 chosen (0/1)", sample)
+                     "candidate 0 chosen (0/1)", sample, noise="exponential-mechanism noise",
+                     note=_capped_note("The exponential mechanism releases an index (the test: "
+                                       "was candidate 0 chosen?)", epsilon))
 
 
 
@@ -177,7 +239,8 @@ def _importance_case(epsilon: float, *, n_private: int = 50, d: int = 3, lam: fl
         f"N_D = {n_private}, d = {d}, lam = {lam:g}; changed record {np.round(x, 2).tolist()} "
         f"-> {np.round(xp, 2).tolist()} (hill-climbed)", dist / sens,
         "log-likelihood ratio of the noisy beta", sample, broken=halved, linear=True,
-        covers="step 1 fitted once per dataset (deterministic), step 2 noise per run")
+        covers="step 1 fitted once per dataset (deterministic), step 2 noise per run",
+        noise="L2-Laplace noise")
 
 
 def _release_law_case(key: str, name: str, epsilon: float, mech: L2Laplace, a: np.ndarray,
@@ -200,7 +263,7 @@ def _release_law_case(key: str, name: str, epsilon: float, mech: L2Laplace, a: n
     fraction = float(np.sum(np.abs(a - b))) / (math.sqrt(dim) * mech.sensitivity)
     return AuditCase(key, name, epsilon, 0.0, neighbouring, pair, fraction,
                      "Laplace log-likelihood ratio of the released vector", sample, linear=True,
-                     covers=covers)
+                     covers=covers, noise="coordinate-wise Laplace noise")
 
 
 def _importance_release_case(epsilon: float, *, n_private: int = 50, d: int = 3,
@@ -241,7 +304,8 @@ def _counts_release_case(epsilon: float) -> AuditCase:
                      epsilon, 0.0, "replace one private record",
                      "one record moves from one public point's cell to another's (L1 change 2)",
                      1.0, "discrete Laplace log-likelihood ratio of the noisy counts", sample,
-                     covers="the noise step of the ranking and candidate counts", linear=True)
+                     covers="the noise step of the ranking and candidate counts", linear=True,
+                     noise="discrete Laplace noise")
 
 
 def _output_case(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.1,
@@ -259,12 +323,13 @@ def _output_case(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.1,
                           rng=rng, coef_nonprivate=w1)[0][0]
         return _l2laplace_llr(a, w1, w0, scale), _l2laplace_llr(b, w1, w0, scale)
 
+    fraction = float(np.linalg.norm(w0 - w1)) / sens
     return AuditCase("output", "Output perturbation (Chaudhuri & Monteleoni Alg. 1)", epsilon,
                      0.0, "replace one record (n fixed)",
                      f"n = {n}, d = {d}, lam = {lam:g}; changed record u -> -u, ||u|| = 1",
-                     float(np.linalg.norm(w0 - w1)) / sens,
-                     "log-likelihood ratio of the noisy coefficients", sample,
-                     covers="non-private fit once per dataset, noise per run", linear=True)
+                     fraction, "log-likelihood ratio of the noisy coefficients", sample,
+                     covers="non-private fit once per dataset, noise per run", linear=True,
+                     noise="L2-Laplace noise")
 
 
 def _norm_from_data_case(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.01,
@@ -298,7 +363,10 @@ def _norm_from_data_case(epsilon: float, *, n: int = 50, d: int = 2, lam: float 
                      f"n = {n}, d = {d}: all records of norm <= 0.1; D' has one at norm 1",
                      float(np.linalg.norm(centres[0] - centres[1])) / (sens / preps[0].factor),
                      "log-likelihood ratio (coefficients in the data's units)", sample,
-                     broken=True)
+                     broken=True, noise="L2-Laplace noise",
+                     note=_capped_note("Here the L2-Laplace noise's scale follows a norm bound "
+                                       "read from the data, so it differs between D and D′ and "
+                                       "no share f caps the loss", epsilon))
 
 
 def _objective_llr(w: np.ndarray, z: np.ndarray, y01: np.ndarray, n_lam: float,
@@ -344,7 +412,11 @@ def _objective_case(epsilon: float, *, proof: str = "2011", n: int = 10, lam: fl
         epsilon, 0.0, "replace one record (n fixed)",
         f"n = {n}, d = 1, n lam = {n * lam:g}: changed record x = 1 -> x = 0", 0.5,
         "exact log-likelihood ratio of the 1-D output (Jacobian included)", sample,
-        broken=broken, refits=True, covers="the whole release, one batched refit per run")
+        broken=broken, refits=True, covers="the whole release, one batched refit per run",
+        noise="objective-perturbation noise",
+        note=_capped_note("Objective perturbation puts its L2-Laplace noise in the objective, "
+                          "not on the output, so the output's loss includes the solver's "
+                          "Jacobian and no share f caps it", epsilon))
 
 
 def _masking_case(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.1,
@@ -363,13 +435,14 @@ def _masking_case(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.1,
         return tuple(_l2laplace_llr(o, centres[1], centres[0], scales[1], scales[0])
                      for o in outs)
 
+    fraction = float(np.linalg.norm(centres[0] - centres[1])) / (scales[0] * epsilon)
     return AuditCase("masking", "Masked data: the noisy classifier w' (Pham et al. Alg. 1 step 2)",
                      epsilon, 0.0, "replace one record (n fixed)",
                      f"n = {n}, d = {d}, lam = {lam:g}; changed record u -> -u, ||u|| = 1",
-                     float(np.linalg.norm(centres[0] - centres[1])) / (scales[0] * epsilon),
-                     "log-likelihood ratio of w'", sample,
+                     fraction, "log-likelihood ratio of w'", sample,
                      covers="step 1-2 (fit once per dataset, noise per run); step 3 (greedy "
-                            "masked samples) is post-processing", linear=True)
+                            "masked samples) is post-processing", linear=True,
+                     noise="L2-Laplace noise")
 
 
 def _input_case(epsilon: float, *, d: int = 2) -> AuditCase:
@@ -383,7 +456,8 @@ def _input_case(epsilon: float, *, d: int = 2) -> AuditCase:
 
     return AuditCase("input", "Input perturbation (Pham et al. Alg. 2)", epsilon, 0.0,
                      "replace one record's features", "x = u -> x' = -u, ||u|| = 1 (diameter)",
-                     1.0, "log-likelihood ratio of the noisy record", sample, linear=True)
+                     1.0, "log-likelihood ratio of the noisy record", sample, linear=True,
+                     noise="L2-Laplace noise")
 
 
 def _counts_case(epsilon: float, *, n_private: int = 100) -> AuditCase:
@@ -401,7 +475,7 @@ def _counts_case(epsilon: float, *, n_private: int = 100) -> AuditCase:
                      "one record moves from one public point's cell to another's (L1 change 2)",
                      1.0, "Laplace log-likelihood ratio of the noisy counts", sample,
                      covers="the noise step (negative weights truncated afterwards: "
-                            "post-processing)", linear=True)
+                            "post-processing)", linear=True, noise="Laplace noise")
 
 
 def _selection_case(epsilon: float, *, k: int = 10, mode: str = "exponential") -> AuditCase:
@@ -425,6 +499,9 @@ def _selection_case(epsilon: float, *, k: int = 10, mode: str = "exponential") -
             return a.astype(float), b.astype(float)
 
         stat, broken, label = "subset 0 chosen (0/1)", False, "exponential mechanism, calibrated"
+        noise = "exponential-mechanism noise"
+        note = _capped_note("The exponential mechanism releases an index (the test: was "
+                            "subset 0 chosen?)", epsilon)
     else:
         broken = mode == "as-printed"
         mech = Laplace(epsilon, S if broken else k * S)
@@ -437,12 +514,13 @@ def _selection_case(epsilon: float, *, k: int = 10, mode: str = "exponential") -
         stat = "Laplace log-likelihood ratio of the k noisy criteria"
         label = ("k noisy criteria at Laplace(S/eps3), eps3 counted once (as printed)" if broken
                  else "k noisy criteria at Laplace(k S/eps3), calibrated")
+        noise, note = "Laplace noise", ""
     return AuditCase(f"selection_{mode}", f"Wang et al. subset selection: {label}", epsilon, 0.0,
                      "replace one private record",
                      f"k = {k} criteria, each moved by its stated sensitivity S", 1.0, stat,
                      sample, broken=broken,
                      covers="the selection step's noise with its stated sensitivity S",
-                     linear=mode != "exponential")
+                     linear=mode != "exponential", noise=noise, note=note)
 
 
 #: Every case: key -> builder of the case at a claimed epsilon (built lazily: some fit models).

@@ -2,8 +2,9 @@
 
 What an audit can see is limited by its pair: if the noiseless outputs on D and D' are a
 fraction ``f`` of the sensitivity apart, even a perfect test shows at most about ``f epsilon``
-for Laplace-type noise. :func:`hill_climb_pair` searches the domain for a pair with a large
-``f``; :func:`importance_pair` and :func:`logistic_pair` are the built-in synthetic pairs of the
+for Laplace, L2-Laplace or discrete Laplace noise (a privacy loss linear in the distance).
+:func:`hill_climb_pair` searches the domain for a pair with a large ``f``;
+:func:`importance_pair` and :func:`logistic_pair` are the built-in synthetic pairs of the
 importance weights and of logistic regression, shared by the likelihood audits
 (:mod:`dpcore.audit.cases`) and the floating-point attacks (:mod:`dpcore.audit_float`).
 

@@ -49,7 +49,8 @@ class AuditResult:
         A subsample of the held-out scores, for plotting.
     flagged : bool
         ``epsilon_lb > case.pair_limit``: more loss than the claimed epsilon allows on this pair
-        (for Laplace-type noise ``f * epsilon``, else epsilon), so the claim is refuted at this
+        (``f * epsilon`` when the loss is linear in the distance, ``case.linear``: Laplace,
+        L2-Laplace, discrete Laplace noise; else epsilon), so the claim is refuted at this
         confidence.
     above_claim : bool
         ``epsilon_lb > case.epsilon``: the audit alone exceeds the claimed epsilon.

@@ -55,8 +55,9 @@ def summary_figure(table: pd.DataFrame) -> go.Figure:
                          name="audited lower bound (the noise is at least this strong)",
                          marker_color=[COLORS["output"] if flagged else COLORS["dp"]
                                        for flagged in table["flagged"]]))
-    legend_entry(fig, "above the claim (or above f × ε for Laplace-type noise): a fault",
-                 "output", kind="marker")
+    legend_entry(fig, "above the claim, or above f × ε where the loss is linear in the "
+                      "distance (Laplace, L2- or discrete Laplace noise): a fault", "output",
+                 kind="marker")
     fig.update_layout(barmode="group", yaxis={"autorange": "reversed"})
     return layout(fig, "ε", "", height=140 + 34 * len(table))
 

@@ -40,8 +40,8 @@ from dpcore.studies.base import StudyParams
 from dpcore.validation import DataError
 
 __all__ = ["CANARIES", "CONFIDENCES", "CONTROLS", "DOMAINS", "FLOAT_RUNS", "REFIT_RUNS", "RUNS",
-           "SEED_KEY", "Params", "at", "case_label", "compute", "one_run", "prepare", "runs_for",
-           "summary_table", "takeaway"]
+           "SEED_KEY", "Params", "at", "case_label", "compute", "one_run", "prepare",
+           "reach_sentence", "runs_for", "summary_table", "takeaway", "verdict"]
 
 REFIT_RUNS = 20_000  # mechanisms that refit a model per run: at most this many runs
 #: The options of the page's sliders: runs per dataset, confidence, the one-run audit's
@@ -140,9 +140,12 @@ def at(prepared: A.AuditResult, params: Params) -> dict[str, pd.DataFrame]:
     ``metrics`` holds the claim (``claimed_epsilon``, ``delta``), the bound
     (``audited_lower_bound`` at ``confidence``), ``runs_per_dataset``, the pair's share ``f``
     of the sensitivity and what correct noise allows on it (``limit_on_this_pair``), the
-    largest bound those runs can show (``ceiling``, :func:`dpcore.audit.audit_ceiling`), the
-    held-out test (``threshold``, ``fpr``, ``fnr`` and their upper bounds), the verdict
-    (``above_claim``, ``flagged``) and the ``statistic`` scored.
+    largest bound those runs can show (``ceiling``, :func:`dpcore.audit.audit_ceiling`), what
+    they can expect to show on correct noise where its trade-off function is known (``reach``,
+    :func:`dpcore.audit.audit_reach`: the Gaussian's; NaN for the others), the held-out test
+    (``threshold``, ``fpr``, ``fnr`` and their upper bounds), the verdict (``above_claim``,
+    ``flagged``), the ``statistic`` scored, and the noise law in words (``noise``, ``linear``:
+    its loss is linear in the distance, ``limit_note``: what limits the loss on this pair).
     """
     del params
     result, case = prepared, prepared.case
@@ -156,12 +159,20 @@ def at(prepared: A.AuditResult, params: Params) -> dict[str, pd.DataFrame]:
         "threshold": float(result.threshold), "fpr": float(result.fpr), "fnr": float(result.fnr),
         "fpr_upper": float(result.fpr_upper), "fnr_upper": float(result.fnr_upper),
         "above_claim": bool(result.above_claim), "flagged": bool(result.flagged),
-        "statistic": case.statistic,
+        "statistic": case.statistic, "noise": case.noise, "linear": bool(case.linear),
+        "limit_note": case.limit_note, "reach": _reach(case, result),
     }])
     s0, s1 = np.asarray(result.scores_d), np.asarray(result.scores_dprime)
     scores = pd.DataFrame({"dataset": ["D"] * s0.size + ["D′"] * s1.size,
                            "score": np.concatenate([s0, s1])})
     return {"metrics": metrics, "scores": scores}
+
+
+def _reach(case: A.AuditCase, result: A.AuditResult) -> float:
+    """:func:`dpcore.audit.audit_reach` of the case's runs, NaN without a trade-off function."""
+    if case.tradeoff is None:
+        return float("nan")
+    return A.audit_reach(case.tradeoff, result.runs, result.confidence, case.delta)
 
 
 def compute(scenario: Any, params: Params, *, progress: Progress = None,
@@ -194,18 +205,67 @@ def one_run(params: Params, canaries: int) -> A.OneRunResult:
                            confidence=params.confidence, rng=params.seed)
 
 
+def reach_sentence(m: Mapping[str, Any]) -> str:
+    """What the runs can show on correct noise (``reach`` of a ``metrics`` row of :func:`at`),
+    in words; "" when it is unknown (NaN)."""
+    reach = float(m["reach"])
+    if not np.isfinite(reach):
+        return ""
+    runs = f"With {int(m['runs_per_dataset']):,} runs per dataset"
+    if reach <= 0.0:
+        return (f"{runs}, even a test that knew the best threshold would typically show nothing "
+                f"(ε ≥ 0) on correctly calibrated {m['noise']} at this ε and δ: the audit cannot "
+                "see it at these runs. Raise the runs or ε.")
+    return (f"{runs}, a test that knew the best threshold would typically show ε ≥ {reach:.2f} "
+            f"on correctly calibrated {m['noise']} at this ε and δ: a bound near that is all "
+            "these runs can show.")
+
+
+def verdict(m: Mapping[str, Any]) -> str:
+    """The page's verdict on one audit (a ``metrics`` row of :func:`at`), worded for its noise.
+
+    A flagged audit says which limit the outputs broke: the claim, or, for a loss linear in the
+    distance, the pair's limit f × ε of its noise; an audit that is not says that the noise is
+    at least this strong, what limits the loss on this pair (``limit_note``) and, where it is
+    known, what these runs can show (:func:`reach_sentence`).
+    """
+    lb, claim, conf = m["audited_lower_bound"], m["claimed_epsilon"], m["confidence"]
+    if m["flagged"] and m["above_claim"]:
+        return (f"The outputs on the two datasets are easier to tell apart than ε = {claim:g} "
+                f"allows: the audit shows ε ≥ {lb:.2f} (confidence {conf:g}). The noise is too "
+                "weak.")
+    if m["flagged"]:
+        return (f"The outputs on the two datasets are easier to tell apart than correctly "
+                f"calibrated {m['noise']} allows on this pair: the audit shows ε ≥ {lb:.2f} "
+                f"(confidence {conf:g}), and on this pair, a share f = {m['f']:.2f} of the "
+                f"sensitivity apart, such noise loses at most f × ε = "
+                f"{m['limit_on_this_pair']:.2f}. The noise is too weak.")
+    text = (f"The noise is at least this strong: on this pair no test did better than ε = "
+            f"{lb:.2f} (claimed {claim:g}, confidence {conf:g}). {m['limit_note']}")
+    reach = reach_sentence(m)
+    return f"{text} {reach}" if reach else text
+
+
 def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
-    """Two sentences on the audited bound against the claim, from the numbers."""
+    """Two sentences on the audited bound against the claim, from the numbers, worded for the
+    mechanism's noise (its share f of the sensitivity where the loss is linear in it, what the
+    runs can show where that is known)."""
     m = numbers["metrics"].iloc[0]
     runs = int(m["runs_per_dataset"])
     first = (f"{m['mechanism']} claims ε = {m['claimed_epsilon']:g}; {runs:,} "
              f"runs on each dataset of its hard pair show ε ≥ {m['audited_lower_bound']:.2f} "
              f"at confidence {m['confidence']:g}.")
+    limit = (f"the {m['limit_on_this_pair']:.2f} that correctly calibrated {m['noise']} allows "
+             "on this pair")
     if m["flagged"]:
-        second = (f"That is above the {m['limit_on_this_pair']:.2f} that correct noise allows on "
-                  "this pair: the audit caught a fault, the noise is too weak.")
+        second = f"That is above {limit}: the audit caught a fault, the noise is too weak."
+    elif m["linear"]:
+        second = (f"That stays below {limit} (a share f = {m['f']:.2f} of the sensitivity), so "
+                  "the audit found no fault (it cannot prove privacy).")
+    elif np.isfinite(m["reach"]):
+        second = (f"That stays below {limit}, where these runs typically show about "
+                  f"{m['reach']:.2f}, so the audit found no fault (it cannot prove privacy).")
     else:
-        second = (f"That stays below the {m['limit_on_this_pair']:.2f} that correct noise allows "
-                  f"on this pair (a share f = {m['f']:.2f} of the sensitivity), so the audit "
-                  "found no fault (it cannot prove privacy).")
+        second = (f"That stays below {limit}, so the audit found no fault (it cannot prove "
+                  "privacy).")
     return f"{first} {second}"
