@@ -104,7 +104,8 @@ with st.expander("How to read this page"):
         "replacement) run through the whole mechanism. The spread over replicates shows how "
         "much the answer would vary from one release to the next.\n"
         "- **A box plot**: the line is the median replicate, the box holds the middle half, the "
-        "whiskers reach the furthest replicates within 1.5 box-lengths and dots are the rest.\n"
+        "whiskers end at the 2.5 % and 97.5 % quantiles, so they span the middle 95 % of the "
+        "replicates (as in Ji & Elkan's figures), and dots are the replicates beyond.\n"
         "- **E‖δ‖** is the average length of the random vector δ that the mechanism adds to the "
         "model's coefficients before release: the bigger it is, the noisier the weights.\n"
         "- **Three sources of randomness**, kept apart on purpose: the scenario's seed fixes how "
@@ -124,20 +125,6 @@ CHART_KEYS = {"estimates_by_epsilon": "fig_epsilon", "estimates_by_lambda": "fig
               "bias_sd": "fig_bias_sd", "variance_by_epsilon": "fig_var_eps",
               "variance_by_lambda": "fig_var_lam", "baselines": "fig_baselines",
               "model_distances_svm": "fig_svm", "model_distances_lr": "fig_lr"}
-#: The caption under each view's figure that no ε move changes (drawn once, after the fragment).
-CAPTIONS = {
-    "Estimates vs λ": "Each box is the spread of the DP estimate over the replicates: the line in "
-                      "the box is the median, the box holds the middle half, the whiskers reach "
-                      "the furthest estimates within 1.5 box-lengths, dots are the rest. Small λ: "
-                      "centred on the truth but noisy; large λ: steady but pulled towards the "
-                      "public mean.",
-    "Estimates vs ε": "A larger budget ε shrinks the spread; the centre barely moves with ε, so "
-                      "privacy costs variance. Where the centre sits is set by λ: the larger λ, "
-                      "the closer to the unweighted public mean (Estimates vs λ). Boxes: median, "
-                      "middle half, whiskers to 1.5 box-lengths, dots beyond.",
-    "Bias vs SD": "Raising λ trades standard deviation for bias; the best λ sits at the knee. The "
-                  "dashed curve predicts both without simulation (non-private).",
-}
 OWN_EPS = ", ".join(f"{e:g}" for e in MODEL_EPSILONS)
 
 
@@ -227,20 +214,18 @@ def draw(numbers: dict[str, pd.DataFrame], params: Params) -> None:
         with where:
             show(fig, CHART_KEYS[name], title=TITLES[name], context=context,
                  export=lambda name=name: figures(numbers, params)[name])
+    # Every trend in the caption is computed from the numbers drawn (study.caption).
+    words = study.caption(numbers, params)
+    if params.view == "Baselines":
+        words = (f"Laplace perturbation calibrates its noise to an L1 sensitivity of "
+                 f"{scenario.record_l1_sensitivity:g} per record. {words}")
+    if words and params.view != MODELS:
+        st.caption(words)
     if params.view == "Variance: theory":
-        st.caption("Dots: measured variance of the DP estimates. Theorem 2 bounds it from "
-                   "above (the printed form is 4× the delta-method form); the plug-in curve "
-                   "predicts it without simulation. Curves read D without noise: "
-                   "non-private references.")
         with st.expander("Numbers"):
             st.dataframe(numbers["summary_by_epsilon"].merge(
                 numbers["theory_by_epsilon_nonprivate"], on=["lam", "epsilon"]), hide_index=True)
     elif params.view == "Baselines":
-        st.caption("Laplace perturbation of the records (L1 sensitivity "
-                   f"{scenario.record_l1_sensitivity:g} per record) is either hopelessly noisy "
-                   "(raw; most of it lies off this chart) or biased towards ½ (trimmed); the "
-                   "Laplace mechanism answers this one query well but spends budget on every "
-                   "question asked.")
         st.dataframe(numbers["baselines_summary"], hide_index=True)
     elif "model_reference_norms_nonprivate" in numbers:
         norms = numbers["model_reference_norms_nonprivate"].set_index("model")["reference_norm"]
@@ -248,7 +233,7 @@ def draw(numbers: dict[str, pd.DataFrame], params: Params) -> None:
             "How far a classifier trained on weighted E lands from the one trained on D "
             f"(norms {norms['linear SVM']:.2f} for the SVM, "
             f"{norms['logistic regression']:.2f} for logistic regression; non-private "
-            "references), against releasing the SVM itself by output perturbation.")
+            f"references), against releasing the SVM itself by output perturbation. {words}")
 
 
 def publish(epsilon: float) -> None:
@@ -351,5 +336,3 @@ with show_errors():
     if view in BOX_VIEWS:
         st.caption(box_legend(f"at the chosen {BOX_VIEWS[view]}"), unsafe_allow_html=True)
     (live if view == PUBLISH else st.fragment(live))(view)
-    if view in CAPTIONS:
-        st.caption(CAPTIONS[view])

@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.figures.common import COLORS
 from dpcore.figures.importance import DISTANCE_ROLES
+from dpcore.studies.importance import WHISKERS
 from dpcore.text import md as escape
 from ui.cache import SHARED
 
@@ -298,5 +299,25 @@ def test_the_reading_guide_explains_boxes_replicates_seeds_and_the_noise():
     (guide,) = [e for e in at.expander if e.label == "How to read this page"]
     text = " ".join(m.value for m in guide.markdown)
     for phrase in ("The query", "I(income == >50K)", "A replicate", "A box plot", "whiskers",
-                   "E‖δ‖", "Three sources of randomness", "Non-private"):
+                   "2.5 % and 97.5 % quantiles", "E‖δ‖", "Three sources of randomness",
+                   "Non-private"):
         assert phrase in text, phrase
+
+
+def test_the_caption_is_computed_from_the_boxes_on_screen_and_follows_epsilon():
+    """Issue 23: no fixed trend sentence; the caption under the boxes quotes their medians (the
+    study's caption of the numbers drawn), names the whisker definition, and changes when ε
+    changes the boxes."""
+    at = show_view(open_page(builtin_name="wine"), "Estimates vs λ")
+
+    def sentence() -> str:
+        (text,) = [c.value for c in at.caption if "At the smallest λ" in c.value]
+        return text
+
+    before = sentence()
+    assert WHISKERS in before and "centred on the truth but noisy" not in before
+    at.select_slider(key="iw_epsilon").set_value(10.0)
+    after = sentence() if rerun(at) else ""
+    assert after != before and WHISKERS in after
+    show_view(at, "Variance: theory")
+    assert re.search(r"\d+ of \d+ lie below Theorem 2's bound", captions(at))

@@ -20,7 +20,9 @@ from dpcore.importance import (
     plugin_variance,
     release_sensitivity,
     summarise,
+    theory_curves,
     variance_bound,
+    variance_terms,
 )
 from dpcore.queries import column_mean, indicator
 
@@ -205,7 +207,19 @@ def test_theorem2_bound_forms_and_measured_variance(shifted):
         for eps in (0.2, 2.0):
             delta = variance_bound(D, E, q, lam, eps)
             printed = variance_bound(D, E, q, lam, eps, form="as-printed")
-            assert printed == pytest.approx(4 * delta)  # printed alpha is twice the derivative
+            row = theory_curves(D, E, q, [lam], [eps]).iloc[0]
+            # The printed alpha is twice the derivative: 4x the delta-method form, both with
+            # the noise the mechanism draws.
+            assert row["bound_printed_solver"] == pytest.approx(4 * delta)
+            # As printed, the noise scale is sqrt(d)/(N_D lam eps): Lemma 2's sensitivity, not
+            # release_sensitivity (d = 5 with the intercept, N_D = 3000).
+            terms = variance_terms(D, E, q, lam)
+            data = 5 / (3000 * lam**2)
+            printed_noise = 5 * 6 / (3000 * lam * eps) ** 2
+            drawn_noise = 6 * (release_sensitivity(5, 3000, lam) / eps) ** 2
+            assert printed == pytest.approx(4 * terms.alpha2 * (data + printed_noise))
+            assert delta == pytest.approx(terms.alpha2 * (data + drawn_noise))
+            assert printed < row["bound_printed_solver"]
             measured = monte_carlo(D, E, q, [lam], [eps], n_reps=60, rng=2).estimate.var()
             assert measured < delta
             assert plugin_variance(D, E, q, lam, eps) < delta

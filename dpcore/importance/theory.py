@@ -75,10 +75,18 @@ def _bias(ref: _Reference) -> float:
     return float(core.weighted_means(ref.X_E, ref.beta0[None, :], ref.b_E)[0] - ref.b_D.mean())
 
 
-def _noise_variance(d: int, n_private: int, lam: float, epsilon: float) -> float:
-    """Per-coordinate variance of the release's noise, ``(d + 1) scale^2`` ([JE13]_ Lemma 7's
-    proof: ``d(d+1)/(N_D lam epsilon)^2`` with the printed scale; the solver term included)."""
-    return L2Laplace(epsilon, core.release_sensitivity(d, n_private, lam), d).variance
+def _noise_variance(d: int, n_private: int, lam: float, epsilon: float, *,
+                    solver: bool = True) -> float:
+    """Per-coordinate variance ``(d + 1) scale^2`` of the L2-Laplace noise on beta.
+
+    ``solver=False``: the printed scale ``sqrt(d) / (N_D lam epsilon)`` (Lemma 2's sensitivity),
+    so ``d(d+1)/(N_D lam epsilon)^2`` as in [JE13]_ Theorem 2 (Lemma 7's proof).
+    ``solver=True``: the scale the mechanism draws, :func:`~dpcore.importance.release_sensitivity`
+    (Lemma 2's plus the solver term) over epsilon.
+    """
+    sensitivity = (core.release_sensitivity(d, n_private, lam) if solver
+                   else np.sqrt(d) / (n_private * core.check_lam(lam)))
+    return L2Laplace(epsilon, sensitivity, d).variance
 
 
 @dataclass(frozen=True)
@@ -97,12 +105,28 @@ class VarianceTerms:
     bias: float  # Theorem 3
 
     def at(self, epsilon: float) -> dict[str, float]:
-        """Bounds and prediction of the variance at ``epsilon``."""
-        c = _noise_variance(self.d, self.n_private, self.lam, epsilon)
-        bound = (self.d / (self.n_private * self.lam**2) + c) * self.alpha2
+        """Bounds and prediction of the variance at ``epsilon``.
+
+        Returns
+        -------
+        dict of str to float
+            ``lam``, ``epsilon``, ``bias`` (Theorem 3) and the variance's
+            ``bound_printed``: Theorem 2 as printed, ``alpha^T (d/(N_D lam^2) + d(d+1)/(N_D lam
+            epsilon)^2) alpha`` with the printed alpha (twice the derivative);
+            ``bound_printed_solver``: the same with the noise the mechanism draws (Lemma 2's
+            sensitivity plus the solver term, :func:`~dpcore.importance.release_sensitivity`);
+            ``bound_delta``: that noise with alpha the derivative of the estimate (the delta
+            method; a quarter of ``bound_printed_solver``), the bound the measured variance is
+            held to; ``plugin``: the plug-in prediction, with the noise drawn.
+        """
+        data = self.d / (self.n_private * self.lam**2)
+        paper = _noise_variance(self.d, self.n_private, self.lam, epsilon, solver=False)
+        drawn = _noise_variance(self.d, self.n_private, self.lam, epsilon)
+        bound = (data + drawn) * self.alpha2
         return {"lam": self.lam, "epsilon": float(epsilon), "bound_delta": bound,
-                "bound_printed": 4.0 * bound, "plugin": self.sandwich + c * self.alpha2,
-                "bias": self.bias}
+                "bound_printed": 4.0 * (data + paper) * self.alpha2,
+                "bound_printed_solver": 4.0 * bound,
+                "plugin": self.sandwich + drawn * self.alpha2, "bias": self.bias}
 
 
 def variance_terms(private, public, query, lam: float, *, beta0=None,
@@ -127,11 +151,13 @@ def variance_terms(private, public, query, lam: float, *, beta0=None,
 
 def theory_curves(private, public, query, lambdas: Iterable[float], epsilons: Iterable[float],
                   *, fit_intercept: bool = True) -> pd.DataFrame:
-    """Theorem 2's bound (both forms), the plug-in prediction and Theorem 3's bias on a grid.
+    """Theorem 2's bound (as printed, with the solver term, delta method), the plug-in
+    prediction and Theorem 3's bias on a grid.
 
     One non-private fit of ``beta_0`` per ``lam``; every epsilon is closed form. Columns ``lam``,
-    ``epsilon``, ``bound_delta``, ``bound_printed``, ``plugin``, ``bias`` (all non-private
-    references: they read the private data without noise).
+    ``epsilon``, ``bound_delta``, ``bound_printed``, ``bound_printed_solver``, ``plugin``,
+    ``bias`` (:meth:`VarianceTerms.at`; all non-private references: they read the private data
+    without noise).
     """
     epsilons = [check_epsilon(eps) for eps in epsilons]
     terms = [variance_terms(private, public, query, lam, fit_intercept=fit_intercept)
@@ -143,9 +169,12 @@ def variance_bound(private, public, query, lam: float, epsilon: float, form: str
                    fit_intercept: bool = True) -> float:
     """[JE13]_ Theorem 2: ``alpha^T (d/(N_D lam^2) I + d(d+1)/(N_D lam epsilon)^2 I) alpha``.
 
-    ``beta_0`` is estimated by the non-private fit on the whole private set. ``form="delta"`` uses
-    the derivative of the estimate for alpha (the delta method); ``form="as-printed"`` uses the
-    paper's alpha, twice that derivative, so that bound is 4x larger (``docs/paper-notes.md``).
+    ``beta_0`` is estimated by the non-private fit on the whole private set.
+    ``form="as-printed"`` is the paper's formula: its alpha (twice the derivative of the
+    estimate) and its noise scale ``sqrt(d)/(N_D lam epsilon)``. ``form="delta"`` (default) is
+    the bound on what the mechanism releases: alpha the derivative (the delta method,
+    ``docs/paper-notes.md``) and the noise it draws, whose scale adds the solver term
+    (:func:`~dpcore.importance.release_sensitivity`).
     """
     if form not in ("delta", "as-printed"):
         raise ValueError(f"form == {form!r}; choose 'delta' or 'as-printed'.")
@@ -159,8 +188,9 @@ def plugin_variance(private, public, query, lam: float, epsilon: float, *,
 
     Beyond the paper: ``H`` is the Hessian of the balanced loss at ``beta_0``, ``S`` the covariance
     over D of the per-record gradients ``x (1 - sigmoid(beta_0.x))`` ([JE13]_ Lemma 5, evaluated
-    instead of bounded), ``c = d(d+1)/(N_D lam epsilon)^2`` the exact noise variance per
-    coordinate (Lemma 7's proof), ``alpha`` the delta-method derivative. Non-private reference.
+    instead of bounded), ``c = (d+1) scale^2`` the exact variance per coordinate of the noise
+    the mechanism draws (Lemma 7's proof; the scale includes the solver term), ``alpha`` the
+    delta-method derivative. Non-private reference.
     """
     row = theory_curves(private, public, query, [lam], [epsilon], fit_intercept=fit_intercept)
     return float(row["plugin"].iloc[0])

@@ -28,6 +28,7 @@ import pandas as pd
 
 from dpcore.datasets import Scenario
 from dpcore.importance import (
+    PULL_SHARE,
     BootstrapFits,
     BootstrapStudy,
     VarianceTerms,
@@ -46,7 +47,8 @@ from dpcore.studies.base import QueryParams, StudyParams, check_prepared
 
 __all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "GRID_VIEWS", "LAMBDA_GRID",
            "EPSILON_GRID", "MODEL_EPSILONS", "REPLICATES", "QUERY_KEY", "Params", "Prepared",
-           "epsilon_axis", "lambda_axis", "prepare", "at", "compute", "takeaway"]
+           "WHISKERS", "WHISKER_QUANTILES", "epsilon_axis", "lambda_axis", "prepare", "at",
+           "compute", "caption", "takeaway"]
 
 #: The lambdas of the "Estimates vs λ" view ([JE13]_ Fig. 1), plus the slider's value.
 LAMBDA_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
@@ -375,6 +377,152 @@ def compute(scenario: Scenario, params: Params, *, progress: Progress = None,
     return at(prepare(scenario, params, progress=progress, parallel=parallel), params)
 
 
+#: A median "moves" when it changes by more than this share of the distance between the truth
+#: and the public mean (the two dashed lines of the box figures); else it "barely moves".
+MOVE_SHARE = 0.1
+#: An SD "shrinks" or "grows" when it changes by more than this factor (about 3 standard errors
+#: of an SD from 100 replicates, 1/sqrt(2 * 99) = 7 % each); else it "stays about the same".
+SD_FACTOR = 1.25
+#: Where the box figures' whiskers end: the 2.5 % and 97.5 % quantiles of the replicates, the
+#: definition of Ji & Elkan's figures ("the 95 % confidence interval and quantiles at 1/4, 1/2
+#: and 3/4", [JE13]_ Sect. 5.2), not plotly's default of 1.5 interquartile ranges
+#: (:func:`dpcore.figures.importance.box_stats` draws them).
+WHISKER_QUANTILES = (0.025, 0.975)
+#: The whisker definition in words: in the captions and in the exported figures' note.
+WHISKERS = ("Boxes: median and quartiles over the replicates; whiskers: the 2.5 % and 97.5 % "
+            "quantiles (the middle 95 %, as in Ji & Elkan's figures); dots: replicates beyond.")
+
+
+def _place(median: float, truth: float, public_mean: float) -> str:
+    """Where a median sits against the two reference lines, in words (from the numbers)."""
+    gap = abs(truth - public_mean)
+    if abs(median - truth) <= PULL_SHARE * gap:
+        return "near the truth"
+    if abs(median - public_mean) <= PULL_SHARE * gap:
+        return "near the unweighted public mean"
+    if min(truth, public_mean) < median < max(truth, public_mean):
+        return "between the truth and the public mean"
+    return "away from both the truth and the public mean"
+
+
+def _median_move(medians: pd.Series, truth: float, public_mean: float) -> str:
+    """"rises from a to b", "falls from a to b" or "barely moves (a to b)", over ``medians``
+    in the order of their index, judged against :data:`MOVE_SHARE` of the reference gap."""
+    first, last = float(medians.iloc[0]), float(medians.iloc[-1])
+    step = MOVE_SHARE * abs(truth - public_mean)
+    span = f"from {first:.3f} to {last:.3f}"
+    if float(medians.max() - medians.min()) <= step:
+        return f"barely moves ({span})"
+    if last - first > step:
+        return f"rises {span}"
+    if first - last > step:
+        return f"falls {span}"
+    return (f"moves between {float(medians.min()):.3f} and {float(medians.max()):.3f} and ends "
+            f"near where it starts ({span})")
+
+
+def _sd_move(first: float, last: float, *, down: str = "shrinks", up: str = "grows") -> str:
+    """How an SD changes from ``first`` to ``last`` (:data:`SD_FACTOR`), in words."""
+    if last * SD_FACTOR < first:
+        return f"{down} from {first:.3g} to {last:.3g}"
+    if last > first * SD_FACTOR:
+        return f"{up} from {first:.3g} to {last:.3g}"
+    return f"stays about the same ({first:.3g} to {last:.3g})"
+
+
+def _box_caption(table: pd.DataFrame, by: str, m: pd.Series) -> str:
+    """The trend of the boxes against ``by`` ("epsilon" or "lam"), from the table drawn."""
+    g = table.groupby(by, sort=True)["estimate"]
+    med, sd = g.median(), g.std()
+    truth, public = float(m["truth_nonprivate"]), float(m["public_mean"])
+    refs = f"(truth {truth:.3f}, non-private; unweighted public mean {public:.3f})"
+    lo, hi = med.index[0], med.index[-1]
+    if by == "epsilon":
+        text = (f"From ε = {lo:g} to {hi:g} the SD over replicates "
+                f"{_sd_move(sd.iloc[0], sd.iloc[-1])} and the median "
+                f"{_median_move(med, truth, public)}; at ε = {hi:g} it sits "
+                f"{_place(med.iloc[-1], truth, public)} {refs}.")
+    else:
+        best = (med - truth).abs().idxmin()
+        text = (f"At the smallest λ ({lo:g}) the median is {med.iloc[0]:.3f}, "
+                f"{_place(med.iloc[0], truth, public)}, with SD {sd.iloc[0]:.3g}; at the "
+                f"largest ({hi:g}) it is {med.iloc[-1]:.3f}, "
+                f"{_place(med.iloc[-1], truth, public)}, with SD {sd.iloc[-1]:.3g} {refs}. "
+                f"The median is closest to the truth at λ = {best:g} ({med[best]:.3f}).")
+    return f"{text} {WHISKERS}"
+
+
+def _bias_sd_caption(summary: pd.DataFrame) -> str:
+    """Fig. 4's trade-off in numbers: the SD and |bias| at both ends of λ, the best MSE."""
+    s = summary.sort_values("lam")
+    first, last = s.iloc[0], s.iloc[-1]
+    best = s.loc[s["mse"].idxmin()]
+    return (f"From λ = {first['lam']:g} to {last['lam']:g} the SD over replicates "
+            f"{_sd_move(first['sd'], last['sd'], down='falls', up='rises')} and |bias| "
+            f"{_sd_move(abs(first['bias']), abs(last['bias']), down='falls', up='rises')}; the "
+            f"mean squared error is smallest at λ = {best['lam']:g}. The dashed curve predicts "
+            "both without simulation (non-private).")
+
+
+def _variance_caption(numbers: Mapping[str, pd.DataFrame], m: pd.Series) -> str:
+    """How the measured variances sit against Theorem 2's bounds, counted on both panels."""
+    pairs = [(numbers[f"summary_by_{by}"], numbers[f"theory_by_{by}_nonprivate"])
+             for by in ("epsilon", "lambda")]
+    merged = pd.concat([m.merge(t, on=["lam", "epsilon"]) for m, t in pairs],
+                       ignore_index=True).drop_duplicates(["lam", "epsilon"])
+    below = int((merged["variance"] < merged["bound_delta"]).sum())
+    extra = merged["bound_printed_solver"] / merged["bound_printed"] - 1.0
+    top = merged.loc[extra.idxmax()]
+    why = "" if below == len(merged) else (
+        f" (the bound holds as N_D grows, and N_D = {int(m['n_private']):,} here; a variance "
+        f"from {int(m['replicates'])} replicates has a relative standard error of "
+        f"{np.sqrt(2 / (int(m['replicates']) - 1)):.0%})")
+    return (f"Dots: measured variance of the DP estimates; {below} of {len(merged)} lie below "
+            f"Theorem 2's bound in the delta-method form with the solver term (solid){why}. The "
+            "bound as printed (dotted) uses an alpha twice the derivative, so 4× the "
+            "delta-method form, and the paper's noise scale; the solver term in the scale "
+            f"raises it by up to {100 * float(extra.max()):.1f} % here (at λ = {top['lam']:g}, "
+            f"ε = {top['epsilon']:g}; dash-dot). The plug-in curve predicts the variance "
+            "without simulation. Curves read D without noise: non-private references.")
+
+
+def _baselines_caption(summary: pd.DataFrame, m: pd.Series) -> str:
+    """Each baseline's centre and spread, as the table beside the figure gives them."""
+    t = summary.set_index("method")
+    raw, trimmed = t.loc["Laplace perturbation (raw)"], t.loc["Laplace perturbation (trimmed)"]
+    lap = t.loc["Laplace mechanism (this query)"]
+    return (f"Raw Laplace perturbation of the records gives estimates with SD {raw['sd']:.3g} "
+            f"over the replicates; trimmed to [0, 1], their median is {trimmed['median']:.3f} "
+            f"(SD {trimmed['sd']:.3g}) against the truth {m['truth_nonprivate']:.3f} "
+            f"(non-private); the Laplace mechanism (median {lap['median']:.3f}, SD "
+            f"{lap['sd']:.3g}) answers this one query but spends budget on every question "
+            f"asked. {WHISKERS}")
+
+
+def caption(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
+    """The sentence under the view's figure, every trend in it computed from ``numbers`` (the
+    tables the figure draws); "" for a view without one.
+
+    The medians' and SDs' verbs follow :data:`MOVE_SHARE` and :data:`SD_FACTOR`, a median's
+    place :data:`~dpcore.importance.PULL_SHARE` of the gap between the truth and the public
+    mean. The box views end with the whisker definition (:data:`WHISKERS`).
+    """
+    m = numbers["metrics"].iloc[0]
+    if "estimates_by_epsilon" in numbers:
+        return _box_caption(numbers["estimates_by_epsilon"], "epsilon", m)
+    if "estimates_by_lambda" in numbers:
+        return _box_caption(numbers["estimates_by_lambda"], "lam", m)
+    if "theory_by_epsilon_nonprivate" in numbers:
+        return _variance_caption(numbers, m)
+    if "summary_by_lambda" in numbers:
+        return _bias_sd_caption(numbers["summary_by_lambda"])
+    if "baselines_summary" in numbers:
+        return _baselines_caption(numbers["baselines_summary"], m)
+    if "model_distances" in numbers:
+        return WHISKERS
+    return ""
+
+
 def _sd_trend(table: pd.DataFrame, by: str, symbol: str) -> str:
     """"raising λ from a to b moves the median from … to … and the SD from … to …"."""
     g = table.groupby(by, sort=True)["estimate"]
@@ -406,10 +554,11 @@ def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
             measured = numbers["summary_by_epsilon"]
             row = theory[np.isclose(theory["epsilon"], m["epsilon"])].iloc[0]
             var = measured[np.isclose(measured["epsilon"], m["epsilon"])]["variance"].iloc[0]
-            second = (f"At ε = {m['epsilon']:g} the measured variance {var:.3g} lies below "
-                      f"Theorem 2's bound {row['bound_delta']:.3g} (delta method; "
-                      f"{row['bound_printed']:.3g} as printed), and the plug-in predicts "
-                      f"{row['plugin']:.3g}.")
+            side = "below" if var < row["bound_delta"] else "above"
+            second = (f"At ε = {m['epsilon']:g} the measured variance {var:.3g} lies {side} "
+                      f"Theorem 2's bound {row['bound_delta']:.3g} (delta method, with the "
+                      f"solver term; {row['bound_printed']:.3g} as printed), and the plug-in "
+                      f"predicts {row['plugin']:.3g}.")
     elif "baselines_summary" in numbers:
         table = numbers["baselines_summary"].set_index("method")
         truth = m["truth_nonprivate"]
