@@ -21,13 +21,16 @@ from dpcore.studies.masking import (
     ACCURACY,
     FIG5_N,
     INITIAL,
+    MAJORITY,
     N_OPTIONS,
     TASKS,
     VIEWS,
     Params,
     accuracy_label,
     fig5_sizes,
+    majority_warning,
     masked_table,
+    model_note,
     points_outside,
 )
 from dpcore.text import csv_bytes
@@ -116,8 +119,9 @@ def scatter_toggles() -> dict[str, bool]:
 
 
 def show_metrics(row, notes, numbers) -> None:
-    """The masked set's headline numbers into ``row``, and a warning into ``notes`` when the
-    masked set could not reach w′."""
+    """The masked set's headline numbers and the majority class's accuracy into ``row``; into
+    ``notes``, a warning when a model or curve does no better than that, the model's settings
+    on a sidebar scenario, and a warning when the masked set could not reach w′."""
     m = numbers["metrics"].iloc[0]
     row.metric("Gradient norm at w′", f"{m['gradient_norm']:.2g}",
                help="‖∇J_S(w′)‖, the gradient of the masked set's regularised objective at the "
@@ -137,6 +141,14 @@ def show_metrics(row, notes, numbers) -> None:
     row.metric("Non-private model accuracy", f"{m['nonprivate_model_accuracy']:.3f}",
                help="The model fitted on the private data without noise: a non-private "
                     "reference, never released.")
+    row.metric(MAJORITY[0].upper() + MAJORITY[1:], f"{m['majority_accuracy']:.3f}",
+               help=f"Always predicting the most frequent label of {held_out}: what any model "
+                    "must beat to have learned something.")
+    warning = majority_warning(numbers)
+    if warning is not None:
+        notes.warning(warning, icon="⚠️")
+    if valid_private:  # the sidebar's scenario: the same data as the logistic regression page
+        notes.caption(model_note(numbers))
     if m["distance_bound"] > 0.05:
         notes.warning(f"The masked set could not reach w′ (gradient norm "
                       f"{m['gradient_norm']:.2g}): the noise is large and N is small for records "
@@ -213,7 +225,8 @@ def draw_accuracy(numbers, params, figs) -> None:
                "releases."
                + (" Accuracy is measured on records held out of the private data: non-private "
                   "numbers, shown to judge the mechanism, never published."
-                  if task.valid_private else ""))
+                  if task.valid_private else "")
+               + f" Dashed: the {MAJORITY}.")
 
 
 def draw_images(numbers, params, figs) -> None:

@@ -264,3 +264,88 @@ def test_settings_and_the_released_set(toy):
     assert list(table.columns) == ["label", "x1", "x2"] and len(table) == 300
     fig = released_figure(ready.task, gen)
     assert fig.data[0].type == "heatmap"  # the 2-D toy: the released model's regions
+
+
+# ------------------------------------------------------------------------------------------
+# The majority-class line and the warning (issue 23, item 5)
+# ------------------------------------------------------------------------------------------
+
+
+def _with_accuracies(numbers, masked, nonprivate, curve_mean=None):
+    """``numbers`` with the metrics' accuracies (and every curve's means) set by hand."""
+    out = dict(numbers)
+    out["metrics"] = numbers["metrics"].assign(masked_model_accuracy=masked,
+                                               nonprivate_model_accuracy=nonprivate)
+    for key in [k for k in numbers if k.startswith("accuracy_N")]:
+        out[key] = numbers[key].assign(mean=curve_mean)
+    return out
+
+
+def test_majority_accuracy_is_the_most_frequent_labels_share(toy):
+    from dpcore.studies.masking import majority_accuracy
+
+    params, ready = toy
+    y = ready.task.y_valid
+    m = at(ready, params)["metrics"].iloc[0]
+    assert m["majority_accuracy"] == np.bincount(y).max() / len(y) == majority_accuracy(y)
+    assert not m["intercept"] and m["data_norm"] == ready.task.data_norm
+    with pytest.raises(DataError, match="at least one label"):
+        majority_accuracy([])
+
+
+def test_warning_appears_exactly_when_a_model_is_no_better_than_the_majority(toy):
+    from dpcore.studies.masking import below_majority, majority_warning
+
+    params, ready = toy
+    numbers = at(ready, params)
+    rate = float(numbers["metrics"]["majority_accuracy"].iloc[0])
+    above = _with_accuracies(numbers, rate + 0.01, rate + 0.02)
+    assert below_majority(above) == {} and majority_warning(above) is None
+    assert "majority class" not in takeaway(above, params)
+    below = _with_accuracies(numbers, rate + 0.01, rate - 0.01)
+    text = majority_warning(below)
+    assert below_majority(below) == {"non-private model": []}
+    assert text.startswith("No better than always guessing the majority class "
+                           f"(accuracy {rate:.3f}; non-private")
+    assert "the non-private model" in text and "masked-set model" not in text
+    assert text in takeaway(below, params)
+
+
+@pytest.mark.slow  # the accuracy curves
+def test_every_accuracy_figure_has_the_majority_line_and_the_curves_are_checked(wine):
+    from dpcore.studies.masking import MAJORITY, below_majority, majority_warning
+
+    params = Params(task=SCENARIO, view=ACCURACY, draws=10)
+    numbers = compute(wine, params)
+    rate = float(numbers["metrics"]["majority_accuracy"].iloc[0])
+    figs = figures(numbers, params)
+    assert figs and all(name.startswith("accuracy_vs_epsilon_N") for name in figs)
+    for fig in figs.values():
+        names = [trace.name for trace in fig.data]
+        assert f"{MAJORITY}: {rate:.3f}" in names
+        assert any(shape.y0 == rate == shape.y1 for shape in fig.layout.shapes)
+    # Curves: a method is named at the ε where its mean is at most the rate, and only there.
+    (key,) = [k for k in numbers if k.startswith("accuracy_N")]
+    curve = numbers[key].copy()
+    size = int(curve["n_samples"].iloc[0])
+    fake = _with_accuracies(numbers, rate + 0.1, rate + 0.1, curve_mean=rate + 0.1)
+    low = (curve["method"] == "input perturbation") & (curve["epsilon"] <= 0.2)
+    fake[key] = fake[key].assign(mean=np.where(low, rate - 0.05, rate + 0.1))
+    assert below_majority(fake) == {f"input perturbation, N = {size}": [0.1, 0.2]}
+    assert f"input perturbation, N = {size} at ε = 0.1, 0.2" in majority_warning(fake)
+    every = fake.copy()
+    every[key] = fake[key].assign(mean=np.where(curve["method"] == "non-private", rate,
+                                                rate + 0.1))
+    assert f"non-private, N = {size} at every ε" in majority_warning(every)
+
+
+def test_model_note_reads_the_studys_settings(toy):
+    from dpcore.studies.masking import model_note
+
+    params, ready = toy
+    numbers = at(ready, params)
+    note = model_note(numbers)
+    assert f"λ = {params.lambda_:g}" in note and "no intercept" in note
+    assert f"norm bound of {ready.task.data_norm:.3g}" in note
+    other = dict(numbers, metrics=numbers["metrics"].assign(**{"lambda": 0.01}))
+    assert "λ = 0.01 " in model_note(other)

@@ -17,10 +17,19 @@ import plotly.express as px
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore.figures.common import COLORS, band, layout, layout_spec, spec_figure, titled
+from dpcore.figures.common import (
+    COLORS,
+    band,
+    layout,
+    layout_spec,
+    reference_line,
+    spec_figure,
+    titled,
+)
 from dpcore.masking import MaskedDataGenerator, MaskingTask, decision_regions
 from dpcore.studies.masking import (
     IMAGES_PER_CLASS,
+    MAJORITY,
     REGION_RESOLUTION,
     Params,
     accuracy_label,
@@ -234,9 +243,11 @@ def growth_animation(X0, y0, X_new, y_new, trace, class_names: Sequence[str], *,
     return spec_figure(spec)
 
 
-def accuracy_figure(frame: pd.DataFrame, *, epsilon: float, height: int = 400,
-                    ytitle: str = "validation accuracy") -> go.Figure:
-    """Mean validation accuracy with a ±1 SD band per method vs epsilon (Pham et al. Fig. 5).
+def accuracy_figure(frame: pd.DataFrame, *, epsilon: float, majority: float,
+                    height: int = 400, ytitle: str = "validation accuracy") -> go.Figure:
+    """Mean validation accuracy with a ±1 SD band per method vs epsilon (Pham et al. Fig. 5),
+    and the accuracy of always guessing the majority class (a dashed line named
+    :data:`~dpcore.studies.masking.MAJORITY`): a curve on or under it has learned nothing.
 
     ``ytitle`` names the yardstick: :func:`dpcore.studies.masking.accuracy_label` says when it is
     held-out private data (a non-private number)."""
@@ -253,6 +264,7 @@ def accuracy_figure(frame: pd.DataFrame, *, epsilon: float, height: int = 400,
     fig.update_traces(selector={"name": "output perturbation"}, line={"dash": "dash"})
     fig.update_traces(selector={"name": "masked generation"}, line={"width": 3.5})
     fig.add_vline(x=epsilon, line_dash="dot", line_color=COLORS["chosen"])
+    reference_line(fig, majority, f"{MAJORITY}: {majority:.3f}", "baseline")
     layout(fig, "ε (log scale)", ytitle, height=height)
     ticks = sorted(frame["epsilon"].unique())
     fig.update_xaxes(type="log", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
@@ -426,11 +438,13 @@ def figures(numbers: dict[str, pd.DataFrame], params: Params, *,
             xtitle=axes["title"].iloc[0], ytitle=axes["title"].iloc[1])
     elif "masked_points" in numbers:
         figs |= _scatter_figures(numbers, epsilon)
-    ytitle = accuracy_label(bool(numbers["metrics"]["validation_private"].iloc[0]), axis=True)
+    metrics = numbers["metrics"].iloc[0]
+    ytitle = accuracy_label(bool(metrics["validation_private"]), axis=True)
     for name in sorted(numbers):
         if name.startswith("accuracy_N"):
             figs[name.replace("accuracy_N", _ACCURACY)] = accuracy_figure(
-                numbers[name], epsilon=epsilon, ytitle=ytitle)
+                numbers[name], epsilon=epsilon, majority=float(metrics["majority_accuracy"]),
+                ytitle=ytitle)
     for table, name in (("private_images_nonprivate", "private_images"),
                         ("initial_images", "initial_images"), ("masked_images", "masked_images")):
         if table in numbers:

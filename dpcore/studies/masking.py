@@ -49,9 +49,10 @@ from dpcore.validation import DataError
 
 __all__ = ["ACCURACY", "CONTROLS", "DOMAINS", "FIG5_N", "IMAGES_PER_CLASS", "INITIAL", "N_OPTIONS",
            "REGION_RESOLUTION", "SEED_KEY", "TASKS", "VIEWS", "MaskedSet", "Params", "Prepared",
-           "accuracy_label", "at", "axis_ranges", "axis_titles", "compute", "domain_ranges",
-           "fig5_sizes", "load_task", "masked_size", "masked_table", "points_outside", "prepare",
-           "takeaway", "validation_accuracy"]
+           "MAJORITY", "accuracy_label", "at", "axis_ranges", "axis_titles", "below_majority",
+           "compute", "domain_ranges", "fig5_sizes", "load_task", "majority_accuracy",
+           "majority_warning", "masked_size", "masked_table", "model_note", "points_outside",
+           "prepare", "takeaway", "validation_accuracy"]
 
 #: Experiment -> (task key, built-in scenario that routes the page's release; None: the
 #: sidebar's scenario).
@@ -68,6 +69,8 @@ ACCURACY = VIEWS[2]  # the one view whose numbers need more than the masked set 
 N_OPTIONS = (50, 100, 150, 200, 300, 400, 500)
 REGION_RESOLUTION = 60  # the page's decision-region grid
 IMAGES_PER_CLASS = 6
+#: The constant predictor's name wherever it is shown (a figure's line, a metric, a warning).
+MAJORITY = "majority class (non-private: it reads the labels)"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -283,6 +286,22 @@ def validation_accuracy(gen: MaskedDataGenerator, task: MaskingTask) -> dict[str
             for which in ("refit", "private")}
 
 
+def majority_accuracy(y) -> float:
+    """Accuracy of always predicting the most frequent label of ``y`` (the best constant
+    predictor on ``y``): the line every accuracy on the page must clear to mean anything.
+
+    A non-private number (it reads the labels), shown as such.
+
+    >>> majority_accuracy([0, 1, 1, 1])
+    0.75
+    """
+    y = np.asarray(y)
+    if y.size == 0:
+        raise DataError("majority_accuracy needs at least one label; got none.")
+    _, counts = np.unique(y, return_counts=True)
+    return float(counts.max() / counts.sum())
+
+
 def accuracy_label(valid_private: bool, *, axis: bool = False) -> str:
     """What an accuracy is measured on: a public or simulated validation set, or held-out
     private records (then the number is non-private and says so). ``axis``: the lower-case
@@ -461,12 +480,14 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
     -------
     dict of str to DataFrame
         ``metrics`` (the masked set's gradient norm at w′, ‖refit − w′‖ and its bound, the
-        validation accuracies), then "Masked vs original": ``masked_points``,
-        ``private_points_nonprivate``, ``initial_points``, ``input_perturbed_points``,
-        ``regions``, ``classes``, ``axes``; "Greedy animation": ``masked_points``,
-        ``gradient_trace``, ``classes``, ``axes``; "Accuracy vs ε": ``accuracy_N<size>``;
-        "Digit images" (digit experiments): ``private_images_nonprivate``,
-        ``initial_images``, ``masked_images``, ``weight_images``.
+        validation accuracies, the majority class's accuracy on the same records, and the
+        model's settings: λ, intercept, norm bound, d), then "Masked vs original":
+        ``masked_points``, ``private_points_nonprivate``, ``initial_points``,
+        ``input_perturbed_points``, ``regions``, ``classes``, ``axes``; "Greedy animation":
+        ``masked_points``, ``gradient_trace``, ``classes``, ``axes``; "Accuracy vs ε":
+        ``accuracy_N<size>``; "Digit images" (digit experiments):
+        ``private_images_nonprivate``, ``initial_images``, ``masked_images``,
+        ``weight_images``.
     """
     check_prepared(prepared.params.prepare_key(), params)
     task, epsilon = prepared.task, float(params.epsilon)
@@ -482,6 +503,9 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
         "masked_set_size": prepared.n, "initial_set_size": int(gen.n_initial_),
         "private_records": len(task.y_private), "epsilon": epsilon,
         "lambda": float(params.lambda_), "validation_private": bool(task.valid_private),
+        "majority_accuracy": majority_accuracy(task.y_valid),
+        "intercept": False, "data_norm": float(task.data_norm),  # Pham et al.'s model: none
+        "d": int(task.d),
     }])}
     view = params.view or VIEWS[0]
     if view == VIEWS[0]:
@@ -509,6 +533,75 @@ def masked_table(task: MaskingTask, gen: MaskedDataGenerator) -> pd.DataFrame:
     return table
 
 
+def below_majority(numbers: Mapping[str, pd.DataFrame]) -> dict[str, list[float]]:
+    """What does no better than always guessing the majority class, from the numbers.
+
+    Returns
+    -------
+    dict of str to list of float
+        ``"masked-set model"`` and ``"non-private model"`` (the metrics at the page's ε; an
+        empty list means "at this ε") when their accuracy is at most the majority class's, and,
+        for every accuracy curve ``accuracy_N<size>``, ``"<method>, N = <size>"`` with the ε at
+        which its mean accuracy is at most it. Only what is no better appears.
+    """
+    m = numbers["metrics"].iloc[0]
+    majority = float(m["majority_accuracy"])
+    out: dict[str, list[float]] = {}
+    for column, name in (("masked_model_accuracy", "masked-set model"),
+                         ("nonprivate_model_accuracy", "non-private model")):
+        if float(m[column]) <= majority:
+            out[name] = []
+    for key in sorted(k for k in numbers if k.startswith("accuracy_N")):
+        frame = numbers[key]
+        size = int(frame["n_samples"].iloc[0])
+        for method, rows in frame.groupby("method", sort=False):
+            low = sorted(float(e) for e in rows.loc[rows["mean"] <= majority, "epsilon"])
+            if low:
+                out[f"{method}, N = {size}"] = low
+    return out
+
+
+def majority_warning(numbers: Mapping[str, pd.DataFrame]) -> str | None:
+    """A sentence naming every model or curve that does no better than always guessing the
+    majority class (:func:`below_majority`), or None when all do better."""
+    low = below_majority(numbers)
+    if not low:
+        return None
+    majority = float(numbers["metrics"]["majority_accuracy"].iloc[0])
+    every = sorted({float(e) for k in numbers if k.startswith("accuracy_N")
+                    for e in numbers[k]["epsilon"]})
+    parts = []
+    for name, eps in low.items():
+        if not eps and name.startswith("masked"):
+            epsilon = float(numbers["metrics"]["epsilon"].iloc[0])
+            parts.append(f"the {name} (at ε = {epsilon:g})")
+        elif not eps:
+            parts.append(f"the {name}")
+        elif eps == every:
+            parts.append(f"{name} at every ε")
+        else:
+            parts.append(f"{name} at ε = {', '.join(f'{e:g}' for e in eps)}")
+    return (f"No better than always guessing the majority class (accuracy {majority:.3f}; "
+            f"non-private: it reads the labels): {'; '.join(parts)}. There the model has "
+            "learned nothing a constant could not.")
+
+
+def model_note(numbers: Mapping[str, pd.DataFrame]) -> str:
+    """Why this page's non-private accuracy differs from the logistic regression page's on the
+    same data, from the study's settings: its λ, whether the model has an intercept, its norm
+    bound."""
+    m = numbers["metrics"].iloc[0]
+    lam, bound = float(m["lambda"]), float(m["data_norm"])
+    intercept = ("an intercept" if bool(m["intercept"]) else
+                 "no intercept (records are centred by the public mean, so the decision "
+                 "threshold sits at that mean and cannot move to the classes' base rate)")
+    return (f"This page fits Pham et al.'s model: λ = {lam:g} on the averaged loss, {intercept}, "
+            f"and records divided by a norm bound of {bound:.3g} (over {int(m['d'])} encoded "
+            "columns). The logistic regression page chooses λ from n, d and ε, keeps an "
+            "intercept (carried by the uncentred one-hot columns), uses its own norm bound and "
+            "scores on another split, so its accuracy on the same data differs from this one.")
+
+
 def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
     """Two sentences on how close the masked set's model comes, from the numbers."""
     m = numbers["metrics"].iloc[0]
@@ -524,10 +617,10 @@ def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
                  f"ε = {top:g} and {at_low['masked generation']:.3f} at ε = {low:g}.")
         second = (f"Input perturbation gets {at_top['input perturbation']:.3f} at ε = {top:g}, "
                   f"against {at_top['non-private']:.3f} for the non-private model.")
-        return f"{first} {second}"
+        return " ".join(filter(None, (first, second, majority_warning(numbers))))
     first = (f"At ε = {m['epsilon']:g}, the {int(m['masked_set_size'])} masked records leave a "
              f"gradient norm of {m['gradient_norm']:.2g} at the noisy model, so a recipient's "
              f"model lies within {m['refit_distance']:.2g} of it.")
     second = (f"That model's validation accuracy is {m['masked_model_accuracy']:.3f}, against "
               f"{m['nonprivate_model_accuracy']:.3f} for the non-private model.")
-    return f"{first} {second}"
+    return " ".join(filter(None, (first, second, majority_warning(numbers))))
