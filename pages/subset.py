@@ -12,7 +12,16 @@ import streamlit as st
 import ui.study
 from dpcore.figures.subset import TITLES, figures, settings
 from dpcore.studies import subset as study
-from dpcore.studies.subset import GRIDS, SPLITS, VIEWS, Params, split_epsilon
+from dpcore.studies.subset import (
+    GRIDS,
+    LEI_BINS,
+    LEI_BUDGETS,
+    SPLITS,
+    VIEWS,
+    Params,
+    near_uniform_note,
+    split_epsilon,
+)
 from dpcore.subset import select_subset
 from dpcore.subset.weights import COUNT_SENSITIVITY
 from dpcore.text import csv_bytes
@@ -40,9 +49,10 @@ CAPTIONS = {
         "Blue: error of the DP estimate per candidate size (band: ±1 SD over repeats). "
         "Few points: little noise in total but E's few points fit D badly; many points: "
         "each weight drowns in noise and the fit drifts back to E's bias. Green dotted: "
-        "the same subsets with exact weights (non-private). Stars: sizes Algorithm 2 "
-        "selected (bigger: selected in more repeats). Errors use D without noise "
-        "(non-private evaluation).",
+        "the same subsets with exact weights (non-private). Dash-dot (at most 3 "
+        "covariates): Lei's perturbed histogram of D alone, at the ε and cells per axis its "
+        "legend names. Stars: sizes Algorithm 2 selected (bigger: selected in more repeats). "
+        "Errors use D without noise (non-private evaluation).",
     "distance_vs_size":
         "The mean distance of a private point to its nearest released public point "
         "(eq. 5): it bounds the bias. Where it is flat, releasing more points only "
@@ -57,7 +67,8 @@ PUBLISH = VIEWS[-1]
 scenario = scenario_sidebar()
 keep_widget_state({"sub_view": VIEWS[0], "sub_split": next(iter(SPLITS)), "sub_grid": GRIDS[0],
                    "sub_accounting": "calibrated", "sub_selection": "exponential",
-                   "sub_start": 10, "sub_step": 50, "sub_count": 30})
+                   "sub_start": 10, "sub_step": 50, "sub_count": 30,
+                   "sub_lei_budget": "paper", "sub_lei_bins": None})
 with st.sidebar:
     st.header("Optimal public subset")
     epsilon_slot = st.container()  # the ε slider, drawn by live() below
@@ -83,6 +94,18 @@ with st.sidebar:
     n_reps = replicates_slider("sub_reps", 3, options=(1, 2, 3, 5, 10), label="Repeats",
                                help="Independent runs of Algorithm 2 on the same D and E; the "
                                     "curves average them (the paper uses 10).")
+    with st.expander("Lei's histogram baseline (at most 3 covariates)"):
+        lei_budget = st.radio(
+            "Lei's privacy loss", list(LEI_BUDGETS), key="sub_lei_budget",
+            format_func=LEI_BUDGETS.get,
+            help="The paper gives Lei's perturbed histogram ε₁ + ε₂ ('to make it fair to the "
+                 "perturbed histogram method', Sect. 5.1); ε₁ + ε₂ + ε₃ gives it Algorithm 2's "
+                 "whole budget.")
+        lei_bins = st.select_slider(
+            "Cells per axis", list(LEI_BINS), key="sub_lei_bins",
+            format_func=lambda b: "rule ⌈(n_D ε)^(1/(p+2))⌉" if b is None else str(b),
+            help="The paper does not state Lei's bins. More cells: less bias, but each count "
+                 "drowns in its Laplace noise, and the error grows.")
     sim_seed = seed_input("sub_seed")
 budget_sidebar()
 export_panel("subset")
@@ -138,6 +161,9 @@ def show_metrics(m: pd.Series, sizes: np.ndarray) -> None:
             "for the public data alone (both non-private evaluations). The noise on the counts "
             "swamps what they say about D, so this release would buy nothing: raise ε₂, release "
             "fewer points, or use the public data as it is.", icon=":material/blur_on:")
+    note = near_uniform_note(m)
+    if note is not None:
+        st.info(note, icon=":material/shuffle:")
     if printed:
         st.warning(
             f"As printed, the paper releases {int(m['n_sizes'])} noisy criteria with "
@@ -222,7 +248,8 @@ def live(view: str) -> None:
             st.stop()
         params = Params(seed=sim_seed, epsilon=epsilon, split=split_name, accounting=accounting,
                         selection=selection, grid=grid, lambda_=lam, reps=n_reps, view=view,
-                        size=st.session_state.get("sub_size"), **custom)
+                        size=st.session_state.get("sub_size"), lei_budget=lei_budget,
+                        lei_bins=lei_bins, **custom)
         scenario_id = st.session_state["scenario_id"]
         text = "Preparing θ_D and the nearest public points…"
         prepared = ui.study.prepared(study, scenario, scenario_id, params, text=text)

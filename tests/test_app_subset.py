@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from functools import partial
 
@@ -74,3 +75,20 @@ def test_publish_is_refused_when_e_is_derived_from_d():
     rerun(at)
     assert any("refused" in w.value for w in at.warning)
     assert not [b for b in at.button if b.key == "publish_subset"]
+
+
+def test_lei_legend_and_the_near_uniform_note():
+    """At ε = 0.1 (split 0.8 : 0.2 : 1) Lei gets ε₁ + ε₂ = 0.1 and ⌈(10⁴ × 0.1)^(1/4)⌉ = 6 cells
+    per axis, and the selection (S = 2.5, ε₃ = 0.1) is close to uniform; a set bin count and
+    the total budget show in the legend."""
+    at = open_page(**MVN, sub_epsilon=0.1)
+    (spec,) = charts(at).values()
+    names = [trace.get("name", "") for trace in json.loads(spec)["data"]]
+    assert "Lei's perturbed histogram of D (ε = 0.1, 6 bins per axis)" in names
+    assert any("close to a uniform draw" in note.value for note in at.info)
+    at.radio(key="sub_lei_budget").set_value("total")
+    at.select_slider(key="sub_lei_bins").set_value(20)
+    rerun(at)
+    (spec,) = charts(at).values()
+    names = [trace.get("name", "") for trace in json.loads(spec)["data"]]
+    assert "Lei's perturbed histogram of D (ε = 0.2, 20 bins per axis)" in names

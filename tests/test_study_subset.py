@@ -18,6 +18,8 @@ from dpcore.runs import RunConfig, run
 from dpcore.studies import subset as study
 from dpcore.studies.subset import CONTROLS, GRIDS, SEED_KEY, VIEWS, Params
 from dpcore.subset import (
+    lei_bins,
+    lei_errors,
     paper_split,
     prepare_study,
     rescale,
@@ -55,14 +57,15 @@ def test_controls_and_keys_are_the_pages():
         "sub_accounting": "calibrated", "sub_selection": "exponential",
         "sub_grid": "Paper, low dimension: 10, 60, … (60 sizes)", "sub_start": 10,
         "sub_step": 50, "sub_count": 30, "sub_lambda": 0.01, "sub_reps": 3,
-        "sub_view": "Error vs size", "sub_size": None}
+        "sub_view": "Error vs size", "sub_size": None, "sub_lei_budget": "paper",
+        "sub_lei_bins": None}
     assert SEED_KEY == "sub_seed" and set(study.DOMAINS) == {*CONTROLS, SEED_KEY}
 
 
 def test_params_round_trip_through_the_controls():
     params = Params(seed=7, epsilon=0.5, split="1 : 1 : 1 (Sect. 5.2)", accounting="as-printed",
                     grid=GRIDS[3], start=100, step=900, count=5, lambda_=0.1, reps=5,
-                    view=VIEWS[2], size=1000)
+                    view=VIEWS[2], size=1000, lei_budget="total", lei_bins=20)
     controls = params.controls()
     assert controls["sub_lambda"] == 0.1 and "sub_lambda_" not in controls
     assert Params.from_controls(controls, seed=7) == params
@@ -76,7 +79,8 @@ def test_prepare_key_reads_lambda_only():
     key = BASE.prepare_key()
     for change in ({"epsilon": 0.1}, {"split": "0.5 : 1 : 0.5"}, {"accounting": "as-printed"},
                    {"selection": "noisy-curve"}, {"reps": 5}, {"view": VIEWS[1]},
-                   {"size": 300}, {"seed": 99}, {"grid": GRIDS[3], "start": 200}):
+                   {"size": 300}, {"seed": 99}, {"grid": GRIDS[3], "start": 200},
+                   {"lei_budget": "total"}, {"lei_bins": 20}):
         assert BASE.replace(**change).prepare_key() == key, change
     assert BASE.replace(lambda_=0.1).prepare_key() != key
 
@@ -100,10 +104,11 @@ def test_a_new_epsilon_grid_or_seed_reuses_the_prepared_part(mvn, prepared, chan
 
 def test_view_size_and_revisited_epsilon_reread_the_runs(prepared):
     study.at(prepared, BASE)
-    misses = prepared.runs.computed
+    misses, kept = prepared.runs.computed, dict(prepared.runs.kept_selection)
     for change in ({"view": VIEWS[1]}, {"view": VIEWS[2]}, {"view": VIEWS[3]}, {"size": 300}):
         study.at(prepared, BASE.replace(**change))
     assert prepared.runs.computed == misses
+    assert all(prepared.runs.kept_selection[key] is value for key, value in kept.items())
 
 
 @pytest.mark.slow  # Algorithm 2 run several times
@@ -184,6 +189,60 @@ def test_bad_scenario_and_grid_are_refused(mvn, prepared):
         study.at(prepared, Params(grid=GRIDS[3], start=9_999, step=5_000, count=3))
     with pytest.raises(DataError, match="0/1 target"):
         study.prepare(dataclasses.replace(mvn, target=None), Params())
+
+
+# --- Lei's baseline ------------------------------------------------------------------------------
+
+def test_lei_gets_the_papers_budget_and_the_rules_bins_by_default(prepared):
+    """ε = 3 split 0.8 : 0.2 : 1: Lei at ε₁ + ε₂ = 3 (Sect. 5.1), ⌈(10⁴ × 3)^(1/4)⌉ = 14 cells."""
+    m = study.at(prepared, BASE)["metrics"].iloc[0]
+    assert m["lei_epsilon"] == pytest.approx(m["epsilon1"] + m["epsilon2"]) == pytest.approx(3.0)
+    assert m["lei_bins"] == lei_bins(10_000, 2, 3.0) == 14
+    total = study.at(prepared, BASE.replace(lei_budget="total"))["metrics"].iloc[0]
+    assert total["lei_epsilon"] == pytest.approx(6.0)
+    assert total["lei_bins"] == lei_bins(10_000, 2, 6.0) == 16  # (6 x 10^4)^(1/4) = 15.7
+
+
+def test_a_user_set_bin_count_is_used_without_rerunning_algorithm2(prepared):
+    study.at(prepared, BASE)
+    runs = prepared.runs.computed
+    m = study.at(prepared, BASE.replace(lei_bins=50))["metrics"].iloc[0]
+    errors, bins = lei_errors(prepared.setup, 3.0, bins=50, repeats=2, rng=BASE.seed)
+    assert m["lei_bins"] == bins == 50
+    assert m["lei_error_mean_nonprivate"] == pytest.approx(errors.mean(), rel=1e-12)
+    assert prepared.runs.computed == runs  # Lei's settings are read in at() only
+
+
+def test_the_legend_names_leis_epsilon_and_bins(prepared):
+    for params, text in ((BASE, "ε = 3, 14 bins per axis"),
+                         (BASE.replace(lei_budget="total", lei_bins=20),
+                          "ε = 6, 20 bins per axis")):
+        fig = figures(study.at(prepared, params), params)["error_vs_size"]
+        names = [trace.name for trace in fig.data if trace.name]
+        assert any("Lei" in name and text in name for name in names), names
+
+
+def test_an_unknown_lei_budget_is_refused(prepared):
+    with pytest.raises(DataError, match="Unknown Lei budget"):
+        study.at(prepared, BASE.replace(lei_budget="double"))
+
+
+# --- how uniform the selection is ---------------------------------------------------------------
+
+def test_the_page_says_when_the_selection_is_nearly_uniform(prepared):
+    """P(i) ∝ exp(-ε₃ tᵢ / 2S) with S = 2.5 here: at ε₃ = 3 the criteria's spread of about 10
+    gives a max/min ratio near e⁶ (no note); at ε = 0.1 (ε₃ = 0.1) about e^0.2 (a note)."""
+    far = study.at(prepared, BASE)["metrics"].iloc[0]
+    assert far["selection_max_min_ratio_nonprivate"] > study.NEAR_UNIFORM_RATIO
+    assert study.near_uniform_note(far) is None
+    near = study.at(prepared, BASE.replace(epsilon=0.1))["metrics"].iloc[0]
+    ratio = near["selection_max_min_ratio_nonprivate"]
+    assert ratio <= study.NEAR_UNIFORM_RATIO
+    tv = near["selection_tv_to_uniform_nonprivate"]
+    assert 0 <= tv < far["selection_tv_to_uniform_nonprivate"]
+    note = study.near_uniform_note(near)
+    assert note is not None and f"{ratio:.3g} times" in note
+    assert f"S = {near['sensitivity_bound']:.3g}" in note
 
 
 # --- figures and takeaway -----------------------------------------------------------------------

@@ -1,15 +1,24 @@
 """Wang et al. (2018) Sect. 5.1 on the built-in scenarios: the bias-variance trade-off in size."""
 
+import math
+
 import numpy as np
 import pytest
 
 from dpcore.datasets import load_scenario
+from dpcore.random import stream
 from dpcore.subset import (
+    lei_errors,
+    lei_histogram,
     paper_sizes,
     paper_split,
+    predict,
+    prepare_study,
     rescale,
+    run_study,
     scenario_arguments,
     select_subset,
+    selection_probabilities,
     subset_study,
 )
 
@@ -59,10 +68,28 @@ def test_d_of_d_and_subsets_falls_with_size(study):
 
 
 def test_paper_grid_and_lei_baseline_on_p2(mvn2):
+    """Lei's histogram gets the paper's epsilon1 + epsilon2 (Sect. 5.1) and, unless set, the
+    rule's cells per axis at that epsilon: ceil((10^4 x 1)^(1/4)) = 10."""
     st = subset_study(mvn2, epsilon=paper_split(1.0), sizes=paper_sizes(2)[:6], repeats=2,
                       rng=1)
-    assert st.lei is not None and st.lei.shape == (2,) and st.lei_epsilon == pytest.approx(2.0)
+    assert st.lei is not None and st.lei.shape == (2,)
+    assert st.lei_epsilon == pytest.approx(0.8 + 0.2) and st.lei_bins == 10
     assert st.dp_curves.shape == (2, 6) and st.noisy_curves is None
+
+
+def test_lei_uses_the_budget_and_bins_it_is_given(mvn2):
+    setup = prepare_study(mvn2)
+    errors, bins = lei_errors(setup, 2.0, bins=20, repeats=3, rng=5)
+    theta, _, _ = lei_histogram(mvn2, 2.0, bins=20, rng=stream(5, "lei"), repeats=3)
+    h = predict(mvn2.private, theta, "logistic", mvn2.target)
+    np.testing.assert_allclose(errors, np.linalg.norm(h - setup.reference_prediction, axis=1))
+    assert bins == 20
+    st = run_study(setup, epsilon=paper_split(1.0), sizes=[10, 100], repeats=3, rng=5,
+                   lei_epsilon=2.0, lei_bins=20)
+    np.testing.assert_array_equal(st.lei, errors)
+    assert (st.lei_epsilon, st.lei_bins) == (2.0, 20)
+    with pytest.raises(ValueError, match="whole number >= 1"):
+        lei_errors(setup, 2.0, bins=0)
 
 
 @pytest.mark.slow  # a paper-scale Monte-Carlo run
@@ -72,6 +99,13 @@ def test_high_dimension_p100_runs():
                         **scenario_arguments(s))
     assert res.rescaled.public.shape[1] == 101 and res.estimates.shape == (3, 101)
     assert res.size in (100, 2000, 8000) and np.isfinite(res.criteria).all()
+    # The corrected sensitivity (1 + (101/4) sqrt(9999) (2 sqrt(101) / (10^4 x 0.01)) ... = 51.5)
+    # makes the calibrated selection at epsilon3 = 3 nearly uniform: P(i) is proportional to
+    # exp(-3 t_i / (2 x 51.5)), so the max/min ratio is exp(3 (max t - min t) / 103) <= 2
+    # while the criteria span less than 103 ln 2 / 3 = 23.8.
+    assert res.sensitivity_bound == pytest.approx(51.5, abs=0.05)
+    p = selection_probabilities(res.criteria, 3.0, res.sensitivity_bound)
+    assert np.ptp(res.criteria) < 103 * math.log(2) / 3 and p.max() / p.min() <= 2
 
 
 @pytest.mark.slow  # a paper-scale Monte-Carlo run

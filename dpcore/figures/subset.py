@@ -22,7 +22,7 @@ __all__ = ["TITLES", "distance_curve", "error_curve", "figures", "points_map", "
 DP = "DP estimate (mean ± SD over repeats)"
 HYBRID = "hybrid weights without noise (non-private)"
 PUBLIC = "public set only"
-LEI = "Lei's perturbed histogram of D"
+LEI = "Lei's perturbed histogram of D (ε = {epsilon:.3g}, {bins} bins per axis)"
 NOISY = "released noisy criterion (repeat 1)"
 SELECTED = "size Algorithm 2 selected"
 #: The title of each figure, by name.
@@ -47,6 +47,8 @@ def _inspected(fig: go.Figure, size: int) -> None:
 def error_curve(numbers: dict[str, pd.DataFrame]) -> go.Figure:
     """Prediction error t_i against the released size (Figs 5-6), the inspected size marked.
 
+    Lei's line (at most 3 covariates) names its ε and its cells per axis in the legend.
+
     Parameters
     ----------
     numbers : dict of str to DataFrame
@@ -67,7 +69,8 @@ def error_curve(numbers: dict[str, pd.DataFrame]) -> go.Figure:
     reference_line(fig, float(m["public_only_error_nonprivate"]), PUBLIC, "public")
     lei = m.get("lei_error_mean_nonprivate")
     if lei is not None and not pd.isna(lei):
-        reference_line(fig, float(lei), LEI, "baseline", dash="dashdot")
+        name = LEI.format(epsilon=float(m["lei_epsilon"]), bins=int(m["lei_bins"]))
+        reference_line(fig, float(lei), name, "baseline", dash="dashdot")
     counts = curve["times_selected"].to_numpy()
     picked = np.flatnonzero(counts)
     fig.add_trace(go.Scatter(

@@ -37,17 +37,20 @@ from dpcore.subset import (
     StudySetup,
     SubsetStudy,
     display_plane,
+    lei_errors,
     paper_sizes,
     prepare_study,
     rescale,
     run_study,
     scenario_arguments,
 )
+from dpcore.subset.baselines import LEI_MAX_DIM
 from dpcore.validation import DataError
 
-__all__ = ["CONTROLS", "COARSE", "DOMAINS", "GRIDS", "SEED_KEY", "SET_FROM_DATA", "SPLITS",
-           "VIEWS", "Params", "PreparedStudy", "StudyRuns", "at", "candidate_sizes", "compute",
-           "grid_sizes", "prepare", "split_epsilon", "takeaway"]
+__all__ = ["CONTROLS", "COARSE", "DOMAINS", "GRIDS", "LEI_BINS", "LEI_BUDGETS",
+           "NEAR_UNIFORM_RATIO", "SEED_KEY", "SET_FROM_DATA", "SPLITS", "VIEWS", "Params",
+           "PreparedStudy", "StudyRuns", "at", "candidate_sizes", "compute", "grid_sizes",
+           "lei_epsilon", "near_uniform_note", "prepare", "split_epsilon", "takeaway"]
 
 VIEWS = ("Error vs size", "Distance vs size", "Points and weights", "Publish")
 #: Split of the total ε into (ε₁ ranks, ε₂ weights, ε₃ selects), as multiples of ε.
@@ -63,6 +66,16 @@ GRIDS = ("Paper, low dimension: 10, 60, … (60 sizes)",
 COARSE = (10, 30, 100, 300, 600, 1000, 1500, 2000, 3000, 4000, 6000, 8000, 10000)
 #: Sets of runs kept with a prepared part (the oldest dropped first): one per ε of the slider.
 RUNS_KEPT = len(EPSILONS)
+#: The privacy loss of Lei's histogram, by ``Params.lei_budget``: the paper's ε₁ + ε₂ ([WJ18]_
+#: Sect. 5.1, "to make it fair to the perturbed histogram method") or Algorithm 2's total.
+LEI_BUDGETS = {"paper": "ε₁ + ε₂ (the paper's)", "total": "ε₁ + ε₂ + ε₃ (Algorithm 2's total)"}
+#: Cells per axis of Lei's histogram offered on the page; None: the rule
+#: ⌈(n_D ε)^(1/(p+2))⌉ of :func:`dpcore.subset.lei_bins` (the paper states none).
+LEI_BINS = (None, 5, 8, 10, 12, 14, 16, 20, 30, 50)
+#: The page says that the selection is close to uniform when, in every repeat, no candidate is
+#: more than this many times as likely to be selected as another (max/min probability ratio).
+#: A convention: at 2 the selection's log-odds between any two sizes stay within ln 2.
+NEAR_UNIFORM_RATIO = 2.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,12 +105,18 @@ class Params(StudyParams):
     size : int or None, default=None
         The inspected candidate size; None (or a size off the grid): the size Algorithm 2
         selected in repeat 1.
+    lei_budget : {"paper", "total"}, default="paper"
+        Lei's privacy loss (:data:`LEI_BUDGETS`): ε₁ + ε₂ as the paper, or ε₁ + ε₂ + ε₃.
+    lei_bins : int or None, default=None
+        Lei's cells per axis (one of :data:`LEI_BINS`); None: the rule of
+        :func:`dpcore.subset.lei_bins`.
     """
 
     PREFIX = "sub_"
     #: What only :func:`at` reads: all but λ (the seed too: see :meth:`prepare_key`).
     CHEAP: ClassVar[tuple[str, ...]] = ("epsilon", "split", "accounting", "selection", "grid",
-                                        "start", "step", "count", "reps", "view", "size")
+                                        "start", "step", "count", "reps", "view", "size",
+                                        "lei_budget", "lei_bins")
 
     epsilon: float = 3.0
     split: str = next(iter(SPLITS))
@@ -111,6 +130,8 @@ class Params(StudyParams):
     reps: int = 3
     view: str = VIEWS[0]
     size: int | None = None
+    lei_budget: str = "paper"
+    lei_bins: int | None = None
 
     def prepare_key(self) -> tuple:
         """What :func:`prepare` reads: λ; not the seed (the prepared part draws no noise)."""
@@ -131,7 +152,8 @@ DOMAINS = {
     "sub_start": Between(1, 100_000, integer=True), "sub_step": Between(1, 100_000, integer=True),
     "sub_count": Between(2, 100, integer=True), "sub_lambda": OneOf(LAMBDAS),
     "sub_reps": OneOf((1, 2, 3, 5, 10)), "sub_view": OneOf(VIEWS),
-    "sub_size": Between(1, MAX_UPLOAD_BYTES // 2, integer=True, optional=True), SEED_KEY: SEED,
+    "sub_size": Between(1, MAX_UPLOAD_BYTES // 2, integer=True, optional=True),
+    "sub_lei_budget": OneOf(tuple(LEI_BUDGETS)), "sub_lei_bins": OneOf(LEI_BINS), SEED_KEY: SEED,
 }
 #: Controls that the page fills in from its study of D when the user has not set them (the
 #: size Algorithm 2 selected, from a seeded run on the private data). The config and the link
@@ -144,6 +166,18 @@ def split_epsilon(epsilon: float, split: str) -> tuple[float, float, float]:
     if split not in SPLITS:
         raise DataError(f"Unknown split {split!r}; expected one of {list(SPLITS)}.")
     return tuple(f * float(epsilon) for f in SPLITS[split])
+
+
+def lei_epsilon(epsilons: tuple[float, float, float], budget: str) -> float:
+    """Lei's privacy loss under ``budget`` (a key of :data:`LEI_BUDGETS`) at split ``epsilons``.
+
+    >>> lei_epsilon((0.8, 0.2, 1.0), "paper"), lei_epsilon((0.8, 0.2, 1.0), "total")
+    (1.0, 2.0)
+    """
+    if budget not in LEI_BUDGETS:
+        raise DataError(f"Unknown Lei budget {budget!r}; expected one of {list(LEI_BUDGETS)}.")
+    e1, e2, e3 = epsilons
+    return e1 + e2 + (e3 if budget == "total" else 0.0)
 
 
 def grid_sizes(grid: str, n_public: int, start: int = 10, step: int = 50,
@@ -169,11 +203,12 @@ def grid_sizes(grid: str, n_public: int, start: int = 10, step: int = 50,
 
 
 class StudyRuns:
-    """:func:`dpcore.subset.run_study` on one setup, each set of runs computed once.
+    """:func:`dpcore.subset.run_study` (and :func:`dpcore.subset.lei_errors`) on one setup,
+    each set of runs computed once.
 
-    The last :data:`RUNS_KEPT` sets are kept. Thread safe (one lock for the table, the runs
-    computed outside it: they are seeded, so two threads computing the same set get the same
-    numbers), and picklable without its lock.
+    The last :data:`RUNS_KEPT` sets of each are kept. Thread safe (one lock for the tables, the
+    runs computed outside it: they are seeded, so two threads computing the same set get the
+    same numbers), and picklable without its lock.
 
     Parameters
     ----------
@@ -184,26 +219,48 @@ class StudyRuns:
     def __init__(self, setup: StudySetup) -> None:
         self.setup = setup
         self.kept: OrderedDict[tuple, SubsetStudy] = OrderedDict()
-        self.computed = 0  # sets of runs computed so far (the others were kept)
+        self.kept_lei: OrderedDict[tuple, tuple[np.ndarray, int]] = OrderedDict()
+        self.kept_selection: OrderedDict[tuple, dict[str, float]] = OrderedDict()
+        self.computed = 0  # sets of Algorithm 2 runs computed so far (the others were kept)
         self.lock = threading.Lock()
+
+    def _kept(self, table: OrderedDict, compute: Callable[..., Any],
+              arguments: dict[str, Any]) -> tuple[Any, bool]:
+        """``compute(setup, **arguments)`` from ``table`` or computed (and kept); whether it was
+        computed."""
+        key = tuple(sorted(arguments.items()))
+        with self.lock:
+            if key in table:
+                table.move_to_end(key)
+                return table[key], False
+        value = compute(self.setup, **arguments)
+        with self.lock:
+            table[key] = value
+            while len(table) > RUNS_KEPT:
+                table.popitem(last=False)
+        return value, True
 
     def __call__(self, **arguments: Any) -> SubsetStudy:
         """The runs of ``run_study(setup, **arguments)``."""
-        key = tuple(sorted(arguments.items()))
-        with self.lock:
-            if key in self.kept:
-                self.kept.move_to_end(key)
-                return self.kept[key]
-        study = run_study(self.setup, **arguments)
-        with self.lock:
-            self.kept[key] = study
-            self.computed += 1
-            while len(self.kept) > RUNS_KEPT:
-                self.kept.popitem(last=False)
+        study, computed = self._kept(self.kept, run_study, arguments)
+        if computed:
+            with self.lock:
+                self.computed += 1
         return study
 
+    def lei(self, **arguments: Any) -> tuple[np.ndarray, int]:
+        """``lei_errors(setup, **arguments)``: Lei's errors and its cells per axis."""
+        return self._kept(self.kept_lei, lei_errors, arguments)[0]
+
+    def selection(self, **arguments: Any) -> dict[str, float]:
+        """How uniform step 6's selection is in the runs of ``arguments`` (integrating a noisy
+        argmin takes about 0.1 s a repeat, so it is kept with them)."""
+        return self._kept(self.kept_selection,
+                          lambda _setup, **a: _selection_metrics(self(**a)), arguments)[0]
+
     def __getstate__(self) -> dict[str, Any]:
-        return {"setup": self.setup, "kept": self.kept, "computed": self.computed}
+        return {"setup": self.setup, "kept": self.kept, "kept_lei": self.kept_lei,
+                "kept_selection": self.kept_selection, "computed": self.computed}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -275,7 +332,8 @@ def at(prepared: PreparedStudy, params: Params) -> dict[str, pd.DataFrame]:
     """The page's numbers at ``params``: ``metrics`` (one row) and the table(s) of its view.
 
     Runs Algorithm 2's ``params.reps`` repeats on the grid at the split ε (once per ε, split,
-    grid, accounting, selection, repeats and seed: kept in ``prepared.runs``).
+    grid, accounting, selection, repeats and seed: kept in ``prepared.runs``), and Lei's
+    histogram at its budget and bins (kept likewise) when there are at most 3 covariates.
 
     Returns
     -------
@@ -285,8 +343,10 @@ def at(prepared: PreparedStudy, params: Params) -> dict[str, pd.DataFrame]:
     accounting = params.accounting
     selection = params.selection if accounting == "calibrated" else "exponential"
     sizes = tuple(int(s) for s in candidate_sizes(prepared, params))
-    study = prepared.runs(epsilon=eps, sizes=sizes, repeats=int(params.reps),
-                          accounting=accounting, selection=selection, rng=int(params.seed))
+    arguments = {"epsilon": eps, "sizes": sizes, "repeats": int(params.reps),
+                 "accounting": accounting, "selection": selection, "lei": False,
+                 "rng": int(params.seed)}
+    study = prepared.runs(**arguments)
     data = prepared.setup.data
     size = params.size  # the page's size slider: one of the sizes, else the selected one
     size = int(study.sizes[study.selected[0]]) if size not in sizes else int(size)
@@ -303,8 +363,8 @@ def at(prepared: PreparedStudy, params: Params) -> dict[str, pd.DataFrame]:
         "repeats": study.repeats, "n_sizes": int(study.sizes.size),
         "n_public": int(data.n_public), "n_private": int(data.n_private),
     }
-    if study.lei is not None:
-        metrics["lei_error_mean_nonprivate"] = float(np.mean(study.lei))
+    metrics.update(prepared.runs.selection(**arguments))
+    metrics.update(_lei_metrics(prepared, params, eps))
     numbers = {"metrics": pd.DataFrame([metrics])}
     view = params.view or VIEWS[0]
     if view == VIEWS[0]:
@@ -315,6 +375,49 @@ def at(prepared: PreparedStudy, params: Params) -> dict[str, pd.DataFrame]:
     elif view == VIEWS[2]:
         numbers.update(_points_tables(study, prepared, size, j))
     return numbers
+
+
+def _selection_metrics(study: SubsetStudy) -> dict[str, float]:
+    """How far step 6's selection is from a uniform draw over the sizes (non-private: from the
+    noise-free criteria): the largest max/min probability ratio over the repeats and the mean
+    total-variation distance to uniform."""
+    probabilities = study.selection_probabilities()
+    k = probabilities.shape[1]
+    lowest = probabilities.min(axis=1)
+    ratio = np.where(lowest > 0, probabilities.max(axis=1) / np.maximum(lowest, 1e-300), np.inf)
+    return {"selection_max_min_ratio_nonprivate": float(ratio.max()),
+            "selection_tv_to_uniform_nonprivate": float(
+                0.5 * np.abs(probabilities - 1.0 / k).sum(axis=1).mean())}
+
+
+def _lei_metrics(prepared: PreparedStudy, params: Params,
+                 eps: tuple[float, float, float]) -> dict[str, float]:
+    """Lei's histogram (at most :data:`~dpcore.subset.baselines.LEI_MAX_DIM` covariates): its ε,
+    its cells per axis and its mean error (non-private evaluation); nothing for more."""
+    if len(prepared.setup.data.covariates) > LEI_MAX_DIM:
+        return {}
+    epsilon = lei_epsilon(eps, params.lei_budget)
+    errors, bins = prepared.runs.lei(epsilon=epsilon, bins=params.lei_bins,
+                                     repeats=int(params.reps), rng=int(params.seed))
+    return {"lei_epsilon": epsilon, "lei_bins": bins,
+            "lei_error_mean_nonprivate": float(np.mean(errors))}
+
+
+def near_uniform_note(metrics: pd.Series) -> str | None:
+    """What the page says when step 6 selects nearly uniformly (:data:`NEAR_UNIFORM_RATIO`),
+    from the metrics of :func:`at`; None otherwise."""
+    ratio = float(metrics["selection_max_min_ratio_nonprivate"])
+    if ratio > NEAR_UNIFORM_RATIO:
+        return None
+    return (
+        f"The selection is close to a uniform draw over the {int(metrics['n_sizes'])} sizes: "
+        f"with the criterion's sensitivity S = {metrics['sensitivity_bound']:.3g} and "
+        f"ε₃ = {metrics['epsilon3']:.3g}, no size is more than {ratio:.3g} times as likely to "
+        f"be selected as any other (total-variation distance "
+        f"{metrics['selection_tv_to_uniform_nonprivate']:.2g} from a uniform pick; non-private "
+        "evaluation from the noise-free errors). Which size Algorithm 2 releases then says "
+        "little about the error curve: a larger ε₃ or λ (a smaller S) makes the choice count."
+    )
 
 
 def _error_tables(study: SubsetStudy) -> dict[str, pd.DataFrame]:

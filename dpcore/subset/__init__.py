@@ -11,7 +11,8 @@ few points against the noise of many.
 ``m_estimate``             DP M-estimators (squared, absolute, logistic) from weighted points.
 ``prepare_selection``      what ε does not change (θ_D, nearest points), computed once.
 ``select_subset``          Algorithm 2 with correct accounting -> :class:`SubsetResult`.
-``public_only_estimate``, ``lei_histogram``     baselines.
+``public_only_estimate``, ``lei_histogram``, ``lei_errors``     baselines.
+``selection_probabilities``  how likely step 6 selects each candidate (vs uniform).
 ``subset_study``           the Monte-Carlo curves of Sect. 5.1 (Figs 4-6), seeded: ``prepare_study``
                            (what ε does not change, once) then ``run_study`` (at one ε).
 
@@ -26,6 +27,7 @@ from dpcore.subset.estimators import LOSSES, m_estimate, predict, reference_esti
 from dpcore.subset.experiments import (
     StudySetup,
     SubsetStudy,
+    lei_errors,
     paper_sizes,
     paper_split,
     prepare_study,
@@ -42,6 +44,7 @@ from dpcore.subset.selection import (
     default_sizes,
     prepare_selection,
     select_subset,
+    selection_probabilities,
 )
 from dpcore.subset.weights import (
     distance_to_subset,
@@ -67,6 +70,7 @@ __all__ = [
     "hybrid_counts",
     "hybrid_weights",
     "lei_bins",
+    "lei_errors",
     "lei_histogram",
     "m_estimate",
     "nearest_public",
@@ -82,5 +86,6 @@ __all__ = [
     "run_study",
     "scenario_arguments",
     "select_subset",
+    "selection_probabilities",
     "subset_study",
 ]

@@ -29,7 +29,7 @@ from dpcore.subset.rescale import Rescaled
 from dpcore.subset.weights import COUNT_SENSITIVITY, NEIGHBOURING
 from dpcore.validation import DataError, check_epsilon, check_random_state
 
-__all__ = ["LEI_MAX_DIM", "public_only_estimate", "lei_bins", "lei_histogram"]
+__all__ = ["LEI_MAX_DIM", "check_bins", "public_only_estimate", "lei_bins", "lei_histogram"]
 
 #: Largest number of covariates for which the histogram baseline is offered.
 LEI_MAX_DIM = 3
@@ -47,15 +47,29 @@ def public_only_estimate(data: Rescaled, loss: str = "logistic", *, lam: float =
 def lei_bins(n_private: int, p: int, epsilon: float) -> int:
     """Default bins per axis: ``ceil((n_D epsilon)^(1/(p+2)))``.
 
-    The bias of a histogram with cells of side h is O(h) and the noise of its ``h^-p`` cells
-    adds O(h^-p / (n epsilon)) to the density in L1 ([Lei11]_ Sect. 3 balances these terms);
-    we take ``h = (n epsilon)^(-1/(p+2))``, the choice of the same order for the M-estimator's
-    gradient. A documented default, not tuned; pass ``bins`` to change it.
+    [WJ18]_ does not state the bins of its Lei baseline (Sect. 5.1 mentions "10 bins in each
+    dimension" only to count the cells at p = 100). The bias of a histogram with cells of side
+    h is O(h) and the noise of its ``h^-p`` cells adds O(h^-p / (n epsilon)) to the density in
+    L1 ([Lei11]_ Sect. 3 balances these terms); we take ``h = (n epsilon)^(-1/(p+2))``, the
+    choice of the same order for the M-estimator's gradient. A documented default, not tuned;
+    pass ``bins`` to change it.
 
     >>> lei_bins(10_000, 2, 2.4)  # (24,000)^(1/4) = 12.4
     13
     """
     return max(1, math.ceil((n_private * epsilon) ** (1.0 / (p + 2))))
+
+
+def check_bins(bins: Any) -> int:
+    """``bins`` as an int if it is a whole number >= 1, else a ``ValueError`` that says so.
+
+    >>> check_bins(10)
+    10
+    """
+    if isinstance(bins, bool) or not isinstance(bins, int | np.integer) or bins < 1:
+        raise ValueError(f"bins == {bins!r}, must be a whole number >= 1 (cells per axis), or "
+                         "None for the rule of lei_bins().")
+    return int(bins)
 
 
 def lei_histogram(
@@ -78,7 +92,7 @@ def lei_histogram(
         Privacy loss of the histogram (the paper compares at the same total epsilon).
     loss : {"logistic", "squared", "absolute"}, default="logistic"
     bins : int, default=None
-        Cells per axis; None: :func:`lei_bins`.
+        Cells per axis (at least 1); None: :func:`lei_bins`.
     lam : float, default=1e-2
         Penalty of the logistic fit, as for the hybrid estimators.
     rng : None, int or numpy.random.Generator, default=None
@@ -109,7 +123,7 @@ def lei_histogram(
             f"(at most {LEI_MAX_DIM}). Use the hybrid estimator instead."
         )
     n = X.shape[0]
-    bins = lei_bins(n, p, epsilon) if bins is None else int(bins)
+    bins = lei_bins(n, p, epsilon) if bins is None else check_bins(bins)
     cell = np.minimum((X * bins).astype(int), bins - 1)  # column j in [0, 1]: cell floor(x b)
     flat = np.ravel_multi_index(cell.T, (bins,) * p) if p else np.zeros(n, dtype=int)
     n_cells = bins**p

@@ -3,7 +3,8 @@
 A study is seeded and reproducible and spends no budget: it repeats Algorithm 2 on the same D and
 E with independent noise and reports, per candidate size, the prediction error ``t_i`` of the DP
 estimate (the red curve of Figs 5-6), of the hybrid estimate without noise (black, non-private),
-the public-only estimate (blue) and Lei's perturbed histogram (pink, p <= 3), with the sizes that
+the public-only estimate (blue) and Lei's perturbed histogram (pink, p <= 3; at the paper's
+epsilon1 + epsilon2 unless set), with the sizes that
 Algorithm 2 selected and ``d(D, E_(i))`` (Fig. 4). Every error is computed from the private
 data without noise, to evaluate the mechanism; none of it is a release.
 
@@ -21,7 +22,13 @@ from typing import Any
 import numpy as np
 
 from dpcore.random import stream, study_seed
-from dpcore.subset.baselines import LEI_MAX_DIM, lei_histogram, public_only_estimate
+from dpcore.subset.baselines import (
+    LEI_MAX_DIM,
+    check_bins,
+    lei_bins,
+    lei_histogram,
+    public_only_estimate,
+)
 from dpcore.subset.estimators import check_loss, predict
 from dpcore.subset.rescale import Rescaled, rescale
 from dpcore.subset.selection import (
@@ -36,12 +43,13 @@ from dpcore.subset.selection import (
     prepare_selection,
     report_progress,
     run_algorithm2,
+    selection_probabilities,
 )
 from dpcore.subset.weights import check_sizes
 from dpcore.validation import check_choice, check_scalar
 
-__all__ = ["StudySetup", "SubsetStudy", "paper_sizes", "paper_split", "prepare_study",
-           "run_study", "subset_study"]
+__all__ = ["StudySetup", "SubsetStudy", "lei_errors", "paper_sizes", "paper_split",
+           "prepare_study", "run_study", "subset_study"]
 
 
 def paper_split(epsilon: float) -> tuple[float, float, float]:
@@ -79,8 +87,11 @@ class SubsetStudy:
     public_only : float
         ``t`` of the public-only estimate.
     lei : ndarray of shape (repeats,) or None
-        ``t`` of Lei's histogram estimate at ``lei_epsilon`` (None when p > 3).
+        ``t`` of Lei's histogram estimate at ``lei_epsilon`` (None when p > 3 or not asked).
     lei_epsilon : float
+        Its privacy loss (the paper's ``epsilon1 + epsilon2`` unless set).
+    lei_bins : int or None
+        Its cells per axis (None when it did not run).
     selected : ndarray of int of shape (repeats,)
         Index of the selected candidate in each repeat.
     epsilon : tuple of float
@@ -100,6 +111,7 @@ class SubsetStudy:
     public_only: float
     lei: np.ndarray | None
     lei_epsilon: float
+    lei_bins: int | None
     selected: np.ndarray
     epsilon: tuple[float, float, float]
     epsilon_spent: float
@@ -134,6 +146,18 @@ class SubsetStudy:
     def selected_error(self) -> np.ndarray:
         """``t`` of the selected candidate in each repeat (non-private)."""
         return self.dp_curves[np.arange(self.repeats), self.selected]
+
+    def selection_probabilities(self) -> np.ndarray:
+        """The probability that step 6 selects each candidate, per repeat, given its noise-free
+        criteria (:func:`~dpcore.subset.selection.selection_probabilities`; non-private).
+
+        Returns
+        -------
+        ndarray of shape (repeats, k)
+        """
+        return selection_probabilities(self.dp_curves, self.epsilon[2], self.sensitivity_bound,
+                                       accounting=self.accounting, selection=self.selection,
+                                       printed=self.sensitivity)
 
     @property
     def best_index(self) -> int:
@@ -225,6 +249,7 @@ def run_study(
     selection: str = "exponential",
     lei: bool = True,
     lei_epsilon: float | None = None,
+    lei_bins: int | None = None,
     rng: Any = None,
     progress: Progress = None,
 ) -> SubsetStudy:
@@ -242,11 +267,15 @@ def run_study(
     lei : bool, default=True
         Also run Lei's histogram when there are at most 3 covariates.
     lei_epsilon : float, default=None
-        Its privacy loss; None: ``epsilon1 + epsilon2 + epsilon3``, the same total as
-        Algorithm 2 (the paper gives it ``epsilon1 + epsilon2``).
+        Its privacy loss; None: ``epsilon1 + epsilon2``, as the paper ("to make it fair to the
+        perturbed histogram method, we estimate beta under privacy parameter epsilon1 +
+        epsilon2", [WJ18]_ Sect. 5.1).
+    lei_bins : int, default=None
+        Its cells per axis; None: :func:`~dpcore.subset.lei_bins` at ``lei_epsilon``.
     rng : None, int or numpy.random.Generator, default=None
         Seed of the study: repeat r uses ``dpcore.random.stream(seed, "subset", r)`` and Lei's
-        histogram ``stream(seed, "lei")``, so a run does not depend on what ran before it.
+        histogram ``stream(seed, "lei")`` (:func:`lei_errors`), so a run does not depend on what
+        ran before it.
     progress : callable(fraction, text), default=None
 
     Returns
@@ -261,7 +290,6 @@ def run_study(
     seed = study_seed(rng)
     data, loss, lam = setup.data, setup.loss, setup.lam
     sizes = default_sizes(data.n_public) if sizes is None else check_sizes(sizes, data.n_public)
-    h_ref = setup.reference_prediction
     dp, clean, noisy, dist, chosen = [], [], [], [], []
     first = None
     for r in range(int(repeats)):
@@ -280,13 +308,11 @@ def run_study(
         dist.append(result.distance)
         chosen.append(result.index)
     report_progress(progress, repeats / (repeats + 1), "baselines")
-    lei_eps = float(sum(eps)) if lei_epsilon is None else check_scalar(lei_epsilon, "lei_epsilon",
-                                                                        min_val=0.0)
-    lei_t = None
+    lei_eps = eps[0] + eps[1] if lei_epsilon is None else check_scalar(
+        lei_epsilon, "lei_epsilon", min_val=0.0)
+    lei_t, bins = None, None
     if lei and len(data.covariates) <= LEI_MAX_DIM:
-        theta, _, _ = lei_histogram(data, lei_eps, loss, lam=lam, rng=stream(seed, "lei"),
-                                    repeats=int(repeats))
-        lei_t = np.linalg.norm(predict(data.private, theta, loss, data.target) - h_ref, axis=1)
+        lei_t, bins = lei_errors(setup, lei_eps, bins=lei_bins, repeats=int(repeats), rng=seed)
     report_progress(progress, 1.0, "done")
     return SubsetStudy(
         sizes=sizes,
@@ -297,6 +323,7 @@ def run_study(
         public_only=setup.public_only,
         lei=lei_t,
         lei_epsilon=lei_eps,
+        lei_bins=bins,
         selected=np.array(chosen),
         epsilon=eps,
         epsilon_spent=first.epsilon_spent,
@@ -309,6 +336,45 @@ def run_study(
         seed=seed,
         first=first,
     )
+
+
+def lei_errors(
+    setup: StudySetup,
+    epsilon: float,
+    *,
+    bins: int | None = None,
+    repeats: int = 10,
+    rng: Any = None,
+) -> tuple[np.ndarray, int]:
+    """``t`` of Lei's perturbed-histogram estimate of D, ``repeats`` independent histograms
+    (the pink line of [WJ18]_ Fig. 5; non-private evaluation).
+
+    Parameters
+    ----------
+    setup : StudySetup
+        :func:`prepare_study`'s output, with at most ``LEI_MAX_DIM`` covariates.
+    epsilon : float
+        The histogram's privacy loss (the paper's ``epsilon1 + epsilon2``).
+    bins : int, default=None
+        Cells per axis; None: :func:`~dpcore.subset.lei_bins` at ``epsilon``.
+    repeats : int, default=10
+    rng : None, int or numpy.random.Generator, default=None
+        Seed of the study; the histograms draw from ``dpcore.random.stream(seed, "lei")``.
+
+    Returns
+    -------
+    errors : ndarray of shape (repeats,)
+    bins : int
+        The cells per axis used.
+    """
+    data, loss = setup.data, setup.loss
+    epsilon = check_scalar(epsilon, "epsilon", min_val=0.0)
+    bins = (lei_bins(data.n_private, len(data.covariates), epsilon) if bins is None
+            else check_bins(bins))
+    theta, _, _ = lei_histogram(data, epsilon, loss, bins=bins, lam=setup.lam,
+                                rng=stream(study_seed(rng), "lei"), repeats=int(repeats))
+    h = predict(data.private, theta, loss, data.target)
+    return np.linalg.norm(h - setup.reference_prediction, axis=1), bins
 
 
 def subset_study(
@@ -324,6 +390,7 @@ def subset_study(
     lam: float = 1e-2,
     lei: bool = True,
     lei_epsilon: float | None = None,
+    lei_bins: int | None = None,
     rng: Any = None,
     progress: Progress = None,
     target: str | None = None,
@@ -340,7 +407,7 @@ def subset_study(
     private, public : DataFrame, array-like, or a Rescaled as ``private`` with public=None
     epsilon, sizes, loss, accounting, selection, lam, target, groups, kinds :
         As in :func:`~dpcore.subset.select_subset`.
-    repeats, lei, lei_epsilon, rng, progress :
+    repeats, lei, lei_epsilon, lei_bins, rng, progress :
         As in :func:`run_study`.
     prepared : Prepared, default=None
         :func:`~dpcore.subset.prepare_selection` of the same data, loss and lam (checked), so
@@ -354,4 +421,4 @@ def subset_study(
                           kinds=kinds, prepared=prepared)
     return run_study(setup, epsilon=epsilon, sizes=sizes, repeats=repeats,
                      accounting=accounting, selection=selection, lei=lei,
-                     lei_epsilon=lei_epsilon, rng=rng, progress=progress)
+                     lei_epsilon=lei_epsilon, lei_bins=lei_bins, rng=rng, progress=progress)

@@ -180,12 +180,8 @@ def rescale(
             sq_bound += 0.5  # one level per record: squared norm 1/2 per group
     target_index = None
     if target is not None:
-        yd, ye = D[target].to_numpy(float), E[target].to_numpy(float)
-        for part, y in (("private", yd), ("public", ye)):
-            if not np.all((y == 0) | (y == 1)):
-                raise DataError(
-                    f"target {target!r} must be a 0/1 column; the {part} set has other values."
-                )
+        yd, ye = _binary_target(D[target], target, "private"), _binary_target(E[target], target,
+                                                                               "public")
         blocks_D.append(yd)
         blocks_E.append(ye)
         names.append(str(target))
@@ -203,6 +199,22 @@ def rescale(
         target=target_index,
         radius=math.sqrt(sq_bound),
     )
+
+
+def _binary_target(y: pd.Series, target: str, part: str) -> np.ndarray:
+    """The target column of one set as floats, if it holds only 0 and 1; else a
+    :class:`~dpcore.validation.DataError` that says how to make it so."""
+    if not pd.api.types.is_numeric_dtype(y):  # bool is numeric: True/False become 1/0
+        levels = [str(v) for v in pd.unique(y.dropna())[:3]]
+        raise DataError(
+            f"target {target!r} must be a 0/1 column; the {part} set holds {levels}. Map it to "
+            f"0/1 first, e.g. df[{target!r}] = (df[{target!r}] == {levels[-1]!r}).astype(int)."
+        )
+    values = y.to_numpy(float)
+    if not np.all((values == 0) | (values == 1)):
+        raise DataError(f"target {target!r} must be a 0/1 column; the {part} set has other "
+                        "values (or missing ones).")
+    return values
 
 
 def _distinct_rows(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

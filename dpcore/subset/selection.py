@@ -88,6 +88,7 @@ __all__ = [
     "report_progress",
     "run_algorithm2",
     "select_subset",
+    "selection_probabilities",
 ]
 
 ACCOUNTINGS = ("calibrated", "as-printed")
@@ -425,6 +426,93 @@ def _run(
     )
 
 
+def _step6(accounting: str, selection: str, k: int, bound: float,
+           printed: float) -> tuple[str, float]:
+    """Step 6's mechanism and the sensitivity its noise is calibrated to: ``("laplace", s)``
+    (the argmin of criteria plus Laplace(s/epsilon3) each) or ``("exponential", S)``."""
+    if accounting == "as-printed":
+        return "laplace", printed
+    if selection == "noisy-curve":
+        return "laplace", k * bound
+    return "exponential", bound
+
+
+#: Points of the grid on which :func:`selection_probabilities` integrates a noisy argmin.
+ARGMIN_GRID = 20_001
+
+
+def _laplace_argmin_probabilities(t: np.ndarray, scale: float) -> np.ndarray:
+    """``P(argmin_i t_i + Z_i = i)`` for iid ``Z_i ~ Laplace(scale)``: the integral of
+    ``f(x - t_i) prod_{j != i} P(Z > x - t_j)`` over x, by the trapezoid rule on a grid that
+    covers the criteria and 30 scales either side (the integrand is below e^-30 of its peak
+    beyond), normalised to sum 1."""
+    x = np.linspace(t.min() - 30 * scale, t.max() + 30 * scale, ARGMIN_GRID)
+    z = (x[:, None] - t[None, :]) / scale
+    log_survival = np.where(z >= 0, np.log(0.5) - np.maximum(z, 0),
+                            np.log1p(-0.5 * np.exp(np.minimum(z, 0))))
+    log_density = -np.abs(z)  # up to the constant 1/(2 scale), removed by the normalisation
+    log_f = log_density + log_survival.sum(axis=1, keepdims=True) - log_survival
+    f = np.exp(log_f - log_f.max())
+    p = np.trapezoid(f, x, axis=0)
+    return p / p.sum()
+
+
+def selection_probabilities(
+    criteria: Any,
+    epsilon3: float,
+    sensitivity: float,
+    *,
+    accounting: str = "calibrated",
+    selection: str = "exponential",
+    printed: float = 1.0,
+) -> np.ndarray:
+    """The probability that Algorithm 2's step 6 selects each candidate, given the criteria.
+
+    Compare it with the uniform ``1/k`` to see how much the selection says about the
+    criteria: with a large sensitivity S (e.g. many covariates, small λ) the calibrated
+    selection is close to a uniform draw over the candidate sizes.
+
+    Parameters
+    ----------
+    criteria : array-like of shape (..., k)
+        Noise-free ``t_i`` (one row per run). Computed from D: the result is non-private (for
+        evaluation and display only).
+    epsilon3 : float
+    sensitivity : float
+        The correct sensitivity bound S of each ``t_i`` (:func:`criterion_sensitivity`).
+    accounting, selection : str
+        As in :func:`select_subset`.
+    printed : float, default=1.0
+        The sensitivity the as-printed accounting calibrates its noise to (the paper's 1 for
+        the logistic loss).
+
+    Returns
+    -------
+    ndarray of shape (..., k)
+        Rows sum to 1. The exponential mechanism's are exact (``P(i) ∝ exp(-epsilon3 t_i /
+        2S)``); the noisy curves' (Laplace per criterion, then the argmin) are integrated
+        numerically (:data:`ARGMIN_GRID` points).
+
+    Examples
+    --------
+    >>> selection_probabilities([0.0, 0.0], 1.0, 1.0).tolist()
+    [0.5, 0.5]
+    >>> p = selection_probabilities([0.0, 1.0], 1.0, 1.0, selection="noisy-curve")
+    >>> bool(0.5 < p[0] < 1.0)
+    True
+    """
+    t = np.asarray(criteria, dtype=float)
+    check_choice(accounting, "accounting", ACCOUNTINGS)
+    check_choice(selection, "selection", SELECTIONS)
+    epsilon3 = check_epsilon(epsilon3, "epsilon3")
+    mechanism, used = _step6(accounting, selection, t.shape[-1], sensitivity, printed)
+    if mechanism == "exponential":
+        return Exponential(epsilon3, used, neighbouring=NEIGHBOURING).probabilities(-t)
+    rows = t.reshape(-1, t.shape[-1])
+    out = np.array([_laplace_argmin_probabilities(row, used / epsilon3) for row in rows])
+    return out.reshape(t.shape)
+
+
 def report_progress(progress: Progress, fraction: float, text: str) -> None:
     """Call ``progress(fraction, text)`` unless ``progress`` is None."""
     if progress is not None:
@@ -607,14 +695,13 @@ def run_algorithm2(
         )
     t = curves.criteria[:k]
     noisy = None
-    if accounting == "as-printed":
-        noisy = Laplace(e3, used, neighbouring=NEIGHBOURING).draw(t, rng=gen)
-        best = int(np.argmin(noisy))
-    elif selection == "noisy-curve":
-        noisy = Laplace(e3, k * bound, neighbouring=NEIGHBOURING).draw(t, rng=gen)
+    mechanism, noise_sensitivity = _step6(accounting, selection, k, bound, used)
+    if mechanism == "laplace":
+        noisy = Laplace(e3, noise_sensitivity, neighbouring=NEIGHBOURING).draw(t, rng=gen)
         best = int(np.argmin(noisy))
     else:
-        best = int(Exponential(e3, bound, neighbouring=NEIGHBOURING).draw(-t, rng=gen))
+        best = int(Exponential(e3, noise_sensitivity, neighbouring=NEIGHBOURING).draw(-t,
+                                                                                      rng=gen))
     size = int(sizes[best])
     chosen = curves.order[:size]
     report_progress(progress, 1.0, "done")
