@@ -367,7 +367,8 @@ def move(page: Page, target: Target, key: str) -> Move:
     thumb = _thumb(page, target.slider)
     now, low, high = (thumb.get_attribute(a) for a in
                       ("aria-valuenow", "aria-valuemin", "aria-valuemax"))
-    if now is not None and now == (high if key == "ArrowRight" else low):
+    end = high if key == "ArrowRight" else low
+    if now is not None and end is not None and float(now) == float(end):
         raise EndOfSlider(f"the slider is at its end ({thumb.get_attribute('aria-valuetext')})")
     thumb.focus()
     if page.evaluate(ARM) is None:

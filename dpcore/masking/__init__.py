@@ -7,7 +7,8 @@ perturbation publishes the noisy classifier itself.
 
 Public entry points
 -------------------
-``MaskedDataGenerator(epsilon, lam, n_samples, rng=None, accountant=None).fit(X, y, initial)``
+``MaskedDataGenerator(epsilon=1.0, lam="auto", n_samples=None, rng=None, accountant=None,
+center=None).fit(X, y, initial)``
     Algorithm 1, binary and C-class; ``masked_X_``, ``masked_y_``, ``noisy_coef_`` (w'),
     ``gradient_norm_``, ``refit_distance_``.
 ``input_perturbation(X, epsilon, rng=None, accountant=None)``
@@ -36,8 +37,11 @@ from dpcore.masking.experiments import (
     toy_task,
 )
 from dpcore.masking.generator import (
+    AUTO_LAMBDA,
     GAP_TOL,
     MaskedDataGenerator,
+    NoInterceptWarning,
+    auto_lambda,
     input_perturbation,
     lipschitz_constant,
     scale_records,
@@ -54,6 +58,7 @@ from dpcore.masking.model import (
 )
 
 __all__ = [
+    "AUTO_LAMBDA",
     "FIG5_EPSILONS",
     "GAP_TOL",
     "METHODS",
@@ -61,7 +66,9 @@ __all__ = [
     "LogisticModelFit",
     "MaskedDataGenerator",
     "MaskingTask",
+    "NoInterceptWarning",
     "accuracy_vs_epsilon",
+    "auto_lambda",
     "decision_regions",
     "digits_task",
     "fit_logistic_model",
