@@ -103,17 +103,17 @@ def test_at_most_max_pending_values(key_of):
     settle()
 
 
-def test_a_slow_epsilon_move_of_a_page_computes_its_neighbours_ahead():
-    """:func:`ui.study.numbers` on a study whose ``at`` is slow and whose ε ``prepare`` does
-    not read: the slider's neighbouring ε are then in the shared store under the page's keys,
-    with the numbers the page would compute."""
-    from dpcore.runs.domains import EPSILONS
-    from ui import study as page_study
+def fake_page(options: tuple[float, ...]):
+    """A study whose ``at`` is slow and whose ε ``prepare`` does not read, on a slider of
+    ``options``, its parameters, and a check of what was computed ahead."""
+    from dpcore.runs.domains import OneOf
     from ui.cache import memo_key
 
     run = uuid.uuid4().hex
 
     class Params:
+        PREFIX = "ex_"
+
         def __init__(self, epsilon):
             self.epsilon = epsilon
 
@@ -128,6 +128,7 @@ def test_a_slow_epsilon_move_of_a_page_computes_its_neighbours_ahead():
 
     class Study:
         __name__ = f"fake study {run}"
+        DOMAINS = {"ex_epsilon": OneOf(options)}  # the slider's values
 
         @staticmethod
         def prepare(scenario, params, progress=None):
@@ -138,14 +139,23 @@ def test_a_slow_epsilon_move_of_a_page_computes_its_neighbours_ahead():
             time.sleep(prefetch.SLOW_SECONDS + 0.05)
             return {"epsilon": params.epsilon}
 
-    here = EPSILONS.index(1.0)
-    assert page_study.numbers(Study, None, None, Params(1.0), bar=False) == {"epsilon": 1.0}
-    settle()
-
     def computed_ahead(e):
         key = memo_key("no scenario", ("at", Study.__name__, Params(e)))
         return SHARED.values.get(key) == {"epsilon": e}
 
+    return Study, Params, computed_ahead
+
+
+def test_a_slow_epsilon_move_of_a_page_computes_its_neighbours_ahead():
+    """:func:`ui.study.numbers` after a slow move: the slider's neighbouring ε are then in the
+    shared store under the page's keys, with the numbers the page would compute."""
+    from dpcore.runs.domains import EPSILONS
+    from ui import study as page_study
+
+    Study, Params, computed_ahead = fake_page(EPSILONS)
+    here = EPSILONS.index(1.0)
+    assert page_study.numbers(Study, None, None, Params(1.0), bar=False) == {"epsilon": 1.0}
+    settle()
     assert computed_ahead(EPSILONS[here - 1]) and computed_ahead(EPSILONS[here + 1])
     assert not computed_ahead(EPSILONS[here + 2])
     # the next move is a hit (computed ahead), and keeps the next value coming
@@ -155,3 +165,15 @@ def test_a_slow_epsilon_move_of_a_page_computes_its_neighbours_ahead():
     assert time.perf_counter() - start < prefetch.SLOW_SECONDS
     settle()
     assert computed_ahead(EPSILONS[here + 2])
+
+
+def test_the_neighbours_are_the_pages_own_slider_values():
+    """A page whose slider offers other values (the masking page's 0.1, 0.2, 0.5, …) gets its
+    own neighbours computed, not those of the common ε list."""
+    from ui import study as page_study
+
+    Study, Params, computed_ahead = fake_page((0.1, 0.2, 0.5, 20.0))
+    page_study.numbers(Study, None, None, Params(0.2), bar=False)
+    settle()
+    assert computed_ahead(0.1) and computed_ahead(0.5)
+    assert not computed_ahead(0.3) and not computed_ahead(0.03)

@@ -20,7 +20,6 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.datasets import Scenario
-from dpcore.runs.domains import EPSILONS
 from ui import prefetch
 from ui.cache import is_builtin, is_cached, memo, memo_key
 
@@ -89,16 +88,24 @@ def numbers(study: ModuleType, scenario: Scenario | None, scenario_id: str | Non
             result = memo(scenario, scenario_id, parts(params), lambda: study.at(ready, params))
         if time.perf_counter() - start > prefetch.SLOW_SECONDS:
             prefetch.note_slow(study.__name__)
-    if shared and prefetch.is_slow(study.__name__) and _staged_in_epsilon(params):
-        prefetch.ahead(params.epsilon, EPSILONS,
+    options = _epsilon_options(study, params)
+    if shared and options and prefetch.is_slow(study.__name__) and _staged_in_epsilon(
+            params, options):
+        prefetch.ahead(params.epsilon, options,
                        lambda e: memo_key(scenario_id, parts(params.replace(epsilon=e))),
                        lambda e: study.at(ready, params.replace(epsilon=e)))
     return result
 
 
-def _staged_in_epsilon(params) -> bool:
+def _epsilon_options(study: ModuleType, params) -> tuple[float, ...]:
+    """The values of the page's ε slider (its study's domain of ``<prefix>epsilon``), or ()."""
+    domain = getattr(study, "DOMAINS", {}).get(f"{getattr(params, 'PREFIX', '')}epsilon")
+    return tuple(getattr(domain, "options", ()))
+
+
+def _staged_in_epsilon(params, options: tuple[float, ...]) -> bool:
     """Whether ``params`` has a slider ε that ``prepare`` does not read (``at`` alone moves it)."""
-    if getattr(params, "epsilon", None) not in EPSILONS:
+    if getattr(params, "epsilon", None) not in options:
         return False
-    other = EPSILONS[0] if params.epsilon != EPSILONS[0] else EPSILONS[-1]
+    other = options[0] if params.epsilon != options[0] else options[-1]
     return params.replace(epsilon=other).prepare_key() == params.prepare_key()
