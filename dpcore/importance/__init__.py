@@ -4,7 +4,8 @@ Modules
 -------
 ``mechanism``
     :class:`ImportanceWeights` ([JE13]_ Algorithm 1, a release), :func:`balanced_fit` (step 1),
-    the sensitivity with the solver term (:func:`release_sensitivity`) and the noise scale.
+    ``lam="auto"`` (:func:`auto_lambda`), the sensitivity with the solver term
+    (:func:`release_sensitivity`) and the noise scale.
 ``experiments``
     The Monte-Carlo study over bootstrap resamples of D: :class:`BootstrapStudy`,
     :func:`monte_carlo`, :func:`bootstrap_estimates`, the model comparison of Fig. 3
@@ -30,10 +31,12 @@ from dpcore.importance.experiments import (
     monte_carlo,
 )
 from dpcore.importance.mechanism import (
+    AUTO_LOG_WEIGHT_NOISE,
     LOG_WEIGHT_NOISE_LIMIT,
     PULL_SHARE,
     BalancedFit,
     ImportanceWeights,
+    auto_lambda,
     balanced_fit,
     correcting_epsilon,
     default_lambda,
@@ -56,6 +59,7 @@ from dpcore.importance.theory import (
 from dpcore.simulation import summarise
 
 __all__ = [
+    "AUTO_LOG_WEIGHT_NOISE",
     "LOG_WEIGHT_NOISE_LIMIT",
     "PULL_SHARE",
     "BalancedFit",
@@ -64,6 +68,7 @@ __all__ = [
     "ImportanceWeights",
     "VarianceTerms",
     "asymptotic_bias",
+    "auto_lambda",
     "balanced_fit",
     "baselines",
     "correcting_epsilon",

@@ -52,7 +52,9 @@ __all__ = [
     "TOL",
     "PULL_SHARE",
     "BalancedFit",
+    "AUTO_LOG_WEIGHT_NOISE",
     "ImportanceWeights",
+    "auto_lambda",
     "balanced_design",
     "balanced_fit",
     "check_records",
@@ -170,6 +172,21 @@ def check_lam(lam) -> float:
     return check_scalar(lam, "lam", min_val=0.0)
 
 
+def _resolve_lam(lam, public, n_private: int, epsilon: float, fit_intercept: bool) -> float:
+    """``lam`` of :class:`ImportanceWeights`: ``"auto"`` (:func:`auto_lambda`) or a number > 0."""
+    if isinstance(lam, str):
+        if lam != "auto":
+            raise ValueError(f"lam == {lam!r}; pass lam='auto' (chosen from N_D, d, epsilon and "
+                             "the public records by dpcore.importance.auto_lambda) or a number "
+                             "> 0, e.g. lam=0.1.")
+        return auto_lambda(public, n_private, epsilon, fit_intercept=fit_intercept)
+    try:
+        return check_lam(lam)
+    except (TypeError, ValueError) as err:
+        raise type(err)(f"{err} Pass lam='auto' (the default) or a number > 0, e.g. lam=0.1."
+                        ) from None
+
+
 # --------------------------------------------------------------------------------------------
 # Sensitivity and noise
 # --------------------------------------------------------------------------------------------
@@ -238,6 +255,68 @@ def default_lambda(public, n_private: int, epsilon: float, lambdas, *,
     """
     return _smallest_lambda(_public_norms(public, fit_intercept), n_private, epsilon, lambdas,
                             limit)
+
+
+#: Typical log-weight noise that ``lam="auto"`` aims at (:func:`auto_lambda`): the noise moves a
+#: typical weight by a factor of about e. Chosen on four tables (Adult and three biased
+#: scikit-learn tables, ``docs/paper-notes.md``): 2.5 (:data:`LOG_WEIGHT_NOISE_LIMIT`) left the
+#: weights of small tables mostly noise and doubled the error on Adult at epsilon = 1; 0.5 added
+#: bias on Adult at epsilon = 0.1.
+AUTO_LOG_WEIGHT_NOISE = 1.0
+
+
+def auto_lambda(public, n_private: int, epsilon: float, *,
+                limit: float = AUTO_LOG_WEIGHT_NOISE, fit_intercept: bool = True) -> float:
+    """``lam="auto"``: the lambda at which :func:`typical_log_weight_noise` equals ``limit``.
+
+    The noise ``delta`` on beta has mean norm ``d release_sensitivity(d, N_D, lam) / epsilon``
+    (Algorithm 1 step 2, Lemma 2), and it moves the log-weight of a public record x by ``x.delta``,
+    of typical size ``E||delta|| rms||x|| / sqrt(d)``; the estimate's noise variance in [JE13]_
+    Theorem 2 is ``alpha^T alpha`` times the same per-coordinate noise variance, so holding this
+    size at ``limit`` holds Theorem 2's noise term at ``limit^2 ||alpha||^2 / rms||x||^2``
+    whatever N_D, d and epsilon. With ``u = 1 / sqrt(lam)`` the condition
+    ``(sqrt(d) rms / epsilon) (sqrt(d) u^2 / N_D + 2 sqrt(2 GAP) u) = limit`` is a quadratic in
+    ``u``; without the solver term it reads ``lam = d rms||x|| / (N_D epsilon limit)``.
+
+    A rule of N_D (public under replace-one), d, epsilon and the *public* records' rms norm
+    (intercept included): nothing private. Larger lambda only where the noise would swamp the
+    weights; the cost is Theorem 3's bias towards the unweighted public mean.
+
+    Parameters
+    ----------
+    public : DataFrame or array of shape (n_public, d)
+        The public records E.
+    n_private : int
+        N_D, the number of private records.
+    epsilon : float
+        The budget of the release, > 0.
+    limit : float, default=AUTO_LOG_WEIGHT_NOISE
+        Typical log-weight noise to aim at, > 0.
+    fit_intercept : bool, default=True
+        Whether the intercept column counts in ``d`` and the norms.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> E = np.random.default_rng(0).random((400, 3))
+    >>> lam = auto_lambda(E, 500, 1.0)
+    >>> round(float(typical_log_weight_noise(E, 500, lam, 1.0)), 6), round(lam, 4)
+    (1.0, 0.0114)
+    """
+    d, rms = _public_norms(public, fit_intercept)
+    if rms == 0.0:
+        raise DataError("every public record is zero, so no lambda changes a weight; pass "
+                        "fit_intercept=True or public records with nonzero components.")
+    epsilon = check_epsilon(epsilon)
+    limit = check_scalar(limit, "limit", min_val=0.0)
+    a, b = np.sqrt(d) / n_private, 2.0 * np.sqrt(2.0 * GAP)
+    c = limit * epsilon / (np.sqrt(d) * rms)
+    u = 2.0 * c / (b + np.sqrt(b * b + 4.0 * a * c))  # the positive root, stable for small a c
+    return float(1.0 / u**2)
 
 
 def _smallest_lambda(norms: tuple[int, float], n_private: int, epsilon: float, lambdas,
@@ -395,10 +474,14 @@ class ImportanceWeights:
 
     Parameters
     ----------
-    epsilon : float, default=0.1
-        Privacy budget, > 0.
-    lam : float, default=0.1
-        Regularisation strength of the balanced logistic regression, > 0.
+    epsilon : float, default=1.0
+        Privacy budget, > 0. At 0.1 (the paper's Adult setting, N_D = 20,688) a table of a few
+        hundred private records cannot be corrected at any lambda (``docs/paper-notes.md``).
+    lam : float or "auto", default="auto"
+        Regularisation strength of the balanced logistic regression, > 0. ``"auto"`` takes
+        :func:`auto_lambda`: the lambda at which the noise moves a typical public log-weight by
+        :data:`AUTO_LOG_WEIGHT_NOISE` (a rule of N_D, d, epsilon and the public records only;
+        ``lam_`` holds the value).
     fit_intercept : bool, default=True
         Append a constant component 1 to every record (counted in ``d``, penalised).
     clip : bool, default=False
@@ -415,6 +498,8 @@ class ImportanceWeights:
 
     Attributes
     ----------
+    lam_ : float
+        The regularisation used (``lam``, or the value of ``"auto"``).
     beta_ : ndarray of shape (d,)
         The released, noisy coefficients (the intercept last when fitted).
     weights_ : ndarray of shape (n_public,)
@@ -447,8 +532,8 @@ class ImportanceWeights:
     ((400,), 1.0)
     """
 
-    def __init__(self, epsilon: float = 0.1, lam: float = 0.1, *, fit_intercept: bool = True,
-                 clip: bool = False, rng=None,
+    def __init__(self, epsilon: float = 1.0, lam: float | str = "auto", *,
+                 fit_intercept: bool = True, clip: bool = False, rng=None,
                  accountant: BudgetAccountant | None = None) -> None:
         self.epsilon = epsilon
         self.lam = lam
@@ -466,7 +551,7 @@ class ImportanceWeights:
         private, public : DataFrame or array of shape (n, d)
             Encoded records; private ones in [0, 1]^d.
         step1 : BalancedFit, default=None
-            :func:`balanced_fit` of these same records at this ``lam`` (checked), so that a
+            :func:`balanced_fit` of these same records at ``lam_`` (checked), so that a
             caller that moves only epsilon draws only the noise of step 2.
         dataset : str, default=""
             Name of the private dataset for the accountant's ledger.
@@ -478,10 +563,11 @@ class ImportanceWeights:
         BudgetExceeded
             If the accountant's budget would be passed; nothing is released.
         """
-        epsilon, lam = check_epsilon(self.epsilon), check_lam(self.lam)
+        epsilon = check_epsilon(self.epsilon)
         check_study_or_release(self.rng, self.accountant)
         X_D, X_E = design_matrices(private, public, self.fit_intercept, self.clip)
         n_D, d = X_D.shape
+        lam = _resolve_lam(self.lam, public, n_D, epsilon, self.fit_intercept)
         if step1 is None:
             step1 = _fit_step1(X_D, X_E, lam, self.fit_intercept, self.clip)
         elif not isinstance(step1, BalancedFit):
@@ -509,6 +595,7 @@ class ImportanceWeights:
                                   note=f"lam = {lam:g}, d = {d}, N_D = {n_D}; noise: "
                                        "coordinate-wise Laplace (OpenDP)",
                                   relation=RELATION)
+        self.lam_ = lam
         self.sensitivity_ = mechanism.sensitivity
         self.noise_scale_ = mechanism.scale
         self.beta_ = mechanism.draw(step1.coef, rng=self.rng)
