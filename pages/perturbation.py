@@ -52,13 +52,17 @@ with st.sidebar:
     epsilon_slot = st.container()  # the ε slider, drawn by live() below
     lambda_mode = st.radio(
         "Choose λ by", LAMBDA_MODES, key="lr_lambda_mode",
-        help="Rule: λ = 0.2·d/(n·ε) (objective perturbation; reads no data, spends nothing). "
-             "By hand: the slider below. CV: 3-fold cross-validation of the non-private model "
-             "on public data (the scenario's E, or a fresh synthetic sample of 10,000 points as "
-             "in the paper), never on D.")
+        help="Rule: λ = 0.2·d/(n·ε) at each ε (reads no data, spends nothing). By hand: a λ "
+             "slider appears below. CV: 3-fold cross-validation of the non-private model on "
+             "public data (the scenario's E, or a fresh synthetic sample of 10,000 points as in "
+             "the paper), never on D.")
     use_rule = lambda_mode == LAMBDA_MODES[0]
-    lam_set = log_slider("Regularisation λ", LAMBDAS, "lr_lambda", 0.01,
-                         help="Used when λ is set by hand. Larger λ: less noise, more bias.")
+    if lambda_mode == LAMBDA_MODES[1]:
+        lam_set = log_slider("Regularisation λ", LAMBDAS, "lr_lambda", 0.01,
+                             help="Larger λ: less noise, more bias.")
+    else:  # the rule or CV chooses λ: no slider that would do nothing; its value is kept
+        keep_widget_state({"lr_lambda": 0.01})
+        lam_set = float(st.session_state["lr_lambda"])
     n_choice = int(log_slider("Training size n", SIZES, "lr_n", PAPER_N,
                               help="Rows used for training (capped at the data's size)."))
     restarts = replicates_slider("lr_restarts", 10, options=(5, 10, 20, 50),

@@ -384,14 +384,21 @@ def publish(scenario_id: str, params: Params, cats: list[str]) -> None:
         show_release(published)
 
 
+def rounded(value: float) -> str:
+    """A released answer as a person reads it: a count or sum of 100 or more to the unit (its
+    noise is far larger), a smaller value to 3 significant digits."""
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
 def show_release(published: Release) -> None:
     """The last release of this page: its answers, a download and what they cost."""
     released = published.value
     st.success(f"Published at {published.settings} ({published.time:%H:%M:%S} "
                "UTC): the only output of this page that leaves the data owner.",
                icon=":material/check_circle:")
-    st.dataframe(released[["part", "answer", "epsilon", "sensitivity", "scale"]],
-                 hide_index=True)
+    shown = released[["part", "answer", "epsilon", "sensitivity", "scale"]].assign(
+        answer=released["answer"].map(rounded))  # the download keeps every digit
+    st.dataframe(shown, hide_index=True)
     st.download_button("Download the release (CSV)", csv_bytes(released),
                        "primer_release.csv", "text/csv", key="pr_download")
     if len(released) > 1 and released["relation"].iloc[0] == "replace one record":

@@ -16,6 +16,7 @@ from dpcore.studies.subset import (
     GRIDS,
     LEI_BINS,
     LEI_BUDGETS,
+    SLIDER_EPSILONS,
     SPLITS,
     VIEWS,
     Params,
@@ -73,9 +74,10 @@ with st.sidebar:
     st.header("Optimal public subset")
     epsilon_slot = st.container()  # the ε slider, drawn by live() below
     split_name = st.select_slider(
-        "Split ε₁ : ε₂ : ε₃ (× ε)", list(SPLITS), key="sub_split",
-        help="ε₁ ranks the public points, ε₂ weights the k candidate subsets (ε₂/k each), "
-             "ε₃ selects one. The paper uses 0.8 : 0.2 : 1 in its simulations.")
+        "Split of ε into ε₁ : ε₂ : ε₃", list(SPLITS), key="sub_split",
+        help="ε (the slider above) is what one run costs in total, shared in these ratios: ε₁ "
+             "ranks the public points, ε₂ weights the k candidate subsets (ε₂/k each), ε₃ "
+             "selects one. The paper uses 0.8 : 0.2 : 1 of its ε, a total of twice its ε.")
     accounting = st.radio("Accounting of the selection", list(ACCOUNTING), key="sub_accounting",
                           format_func=ACCOUNTING.get)
     selection = "exponential"
@@ -236,7 +238,8 @@ def live(view: str) -> None:
     run.
     """
     with epsilon_slot:
-        epsilon = epsilon_slider("sub_epsilon", 3.0)
+        epsilon = epsilon_slider("sub_epsilon", 3.0, options=SLIDER_EPSILONS,
+                                 label="Privacy budget ε (total per run)")
     if view != PUBLISH:
         refresh_export("subset")  # a fragment rerun: the config and the URL follow ε
     with show_errors():

@@ -157,9 +157,9 @@ def test_publish_twice_gives_two_releases_then_the_budget_refuses_a_third():
     (table,) = [df.value for df in at.main.dataframe if "weight" in df.value.columns]
     assert table.columns[0] == "weight"  # the most-weighted records, weight first
     assert table["weight"].is_monotonic_decreasing and len(table) == 10
-    at.button(key="publish_importance").click()
-    at.run()
-    assert any("budget" in err.value for err in at.error)  # refused, in the main area
+    # A third would pass the budget: said beside the button before any press, button disabled
+    assert at.button(key="publish_importance").disabled
+    assert any("needs ε" in w.value and "sidebar" in w.value for w in at.warning)
     assert len(at.session_state["_budget_accountant"]) == 2  # and nothing recorded
     np.testing.assert_array_equal(at.session_state["_release_importance"].value.weights_,
                                   released[1])

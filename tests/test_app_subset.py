@@ -23,7 +23,7 @@ def test_default_view_shows_the_error_curve_and_the_spent_epsilon():
     at = open_page(**MVN)
     assert len(charts(at)) == 1 and next(iter(charts(at))).endswith("fig_subset_error")
     shown = metrics(at)
-    assert float(shown["ε spent per run"]) == 6.0  # (0.8 + 0.2 + 1) x 3, calibrated
+    assert float(shown["ε spent per run"]) == 3.0  # the slider's ε is the total (issue 24)
     captions = " ".join(c.value for c in at.caption)
     assert "none of them is a release" in captions and "non-private" in captions
 
@@ -54,7 +54,7 @@ def test_every_view_builds_only_its_own_figure():
 def test_as_printed_accounting_is_shown_as_under_counting():
     at = open_page(**MVN, sub_accounting="as-printed")
     assert any("not" in w.value and "k·S·ε₃" in w.value for w in at.warning)
-    assert float(metrics(at)["ε spent per run"]) > 6.0
+    assert float(metrics(at)["ε spent per run"]) > 3.0
 
 
 def test_publish_spends_three_ledger_entries_and_offers_the_csv():
@@ -65,7 +65,7 @@ def test_publish_spends_three_ledger_entries_and_offers_the_csv():
     rerun(at)
     assert any("Published" in s.value for s in at.success)
     ledger = at.session_state["_budget_accountant"].ledger
-    assert len(ledger) == 3 and abs(ledger["epsilon"].sum() - 6.0) < 1e-9
+    assert len(ledger) == 3 and abs(ledger["epsilon"].sum() - 3.0) < 1e-9  # the slider's ε
     assert at.get("download_button")
 
 
@@ -78,17 +78,17 @@ def test_publish_is_refused_when_e_is_derived_from_d():
 
 
 def test_lei_legend_and_the_near_uniform_note():
-    """At ε = 0.1 (split 0.8 : 0.2 : 1) Lei gets ε₁ + ε₂ = 0.1 and ⌈(10⁴ × 0.1)^(1/4)⌉ = 6 cells
-    per axis, and the selection (S = 2.5, ε₃ = 0.1) is close to uniform; a set bin count and
-    the total budget show in the legend."""
+    """At the total ε = 0.1 (split 0.8 : 0.2 : 1) Lei gets ε₁ + ε₂ = 0.05 and
+    ⌈(10⁴ × 0.05)^(1/4)⌉ = 5 cells per axis, and the selection (S = 2.5, ε₃ = 0.05) is close to
+    uniform; a set bin count and the total budget show in the legend."""
     at = open_page(**MVN, sub_epsilon=0.1)
     (spec,) = charts(at).values()
     names = [trace.get("name", "") for trace in json.loads(spec)["data"]]
-    assert "Lei's perturbed histogram of D (ε = 0.1, 6 bins per axis)" in names
+    assert "Lei's perturbed histogram of D (ε = 0.05, 5 bins per axis)" in names
     assert any("close to a uniform draw" in note.value for note in at.info)
     at.radio(key="sub_lei_budget").set_value("total")
     at.select_slider(key="sub_lei_bins").set_value(20)
     rerun(at)
     (spec,) = charts(at).values()
     names = [trace.get("name", "") for trace in json.loads(spec)["data"]]
-    assert "Lei's perturbed histogram of D (ε = 0.2, 20 bins per axis)" in names
+    assert "Lei's perturbed histogram of D (ε = 0.1, 20 bins per axis)" in names

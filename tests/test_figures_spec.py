@@ -112,3 +112,18 @@ def test_one_palette_a_colour_means_one_thing():
     assert not roles & {c.lower() for c in SEQUENCE}
     assert not roles & {c.lower() for c in CLASS_COLORS}
     assert len(set(SEQUENCE)) == len(SEQUENCE) and len(set(CLASS_COLORS)) == len(CLASS_COLORS)
+
+
+def test_download_names_read_as_the_title_does():
+    """No HTML escapes (``Ji__amp__Elkan``), one underscore between words, cut at a word."""
+    import plotly.graph_objects as go
+
+    from dpcore.figures.common import titled
+    from dpcore.figures.files import STEM_LENGTH, file_stem
+
+    name = titled(go.Figure(), "Estimates vs ε (Ji & Elkan Fig. 1)",
+                  'adult; query "income == >50K"; λ = 0.1')
+    assert name == "Estimates_vs_ε_Ji_Elkan_Fig_1_adult_query_income_50K_λ_0_1"
+    long = file_stem(" ".join(["settings"] * 40))
+    assert len(long) <= STEM_LENGTH and long.endswith("settings")
+    assert file_stem("&<>") == "figure"

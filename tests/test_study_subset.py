@@ -136,7 +136,8 @@ def test_each_view_has_its_tables(prepared, view, tables):
     numbers = study.at(prepared, BASE.replace(view=view))
     assert list(numbers) == tables
     m = numbers["metrics"].iloc[0]
-    assert m["n_sizes"] == 13 and m["repeats"] == 2 and m["epsilon_spent"] == pytest.approx(6.0)
+    # the slider's ε is what a run costs (calibrated accounting)
+    assert m["n_sizes"] == 13 and m["repeats"] == 2 and m["epsilon_spent"] == pytest.approx(3.0)
     assert m["lei_error_mean_nonprivate"] > 0  # p = 2: Lei's histogram runs
 
 
@@ -159,7 +160,7 @@ def test_released_noisy_criteria_are_tabled(prepared, change):
 
 def test_as_printed_accounting_spends_more_than_it_counts(prepared):
     m = study.at(prepared, BASE.replace(accounting="as-printed"))["metrics"].iloc[0]
-    assert m["epsilon_claimed"] == pytest.approx(6.0) and m["epsilon_spent"] > 6.0
+    assert m["epsilon_claimed"] == pytest.approx(3.0) and m["epsilon_spent"] > 3.0
 
 
 def test_points_view_shows_the_inspected_candidate(prepared):
@@ -179,7 +180,9 @@ def test_an_unset_or_off_grid_size_inspects_the_selected_one(prepared, size):
 
 
 def test_split_epsilon_scales_the_split():
-    assert study.split_epsilon(2.0, "0.5 : 1 : 0.5") == (1.0, 2.0, 1.0)
+    assert study.split_epsilon(2.0, "0.5 : 1 : 0.5") == (0.5, 1.0, 0.5)  # shares of the total
+    for split in study.SPLITS:
+        assert sum(study.split_epsilon(3.0, split)) == pytest.approx(3.0)
     with pytest.raises(DataError, match="Unknown split"):
         study.split_epsilon(1.0, "1 : 2 : 3")
 
@@ -194,29 +197,30 @@ def test_bad_scenario_and_grid_are_refused(mvn, prepared):
 # --- Lei's baseline ------------------------------------------------------------------------------
 
 def test_lei_gets_the_papers_budget_and_the_rules_bins_by_default(prepared):
-    """ε = 3 split 0.8 : 0.2 : 1: Lei at ε₁ + ε₂ = 3 (Sect. 5.1), ⌈(10⁴ × 3)^(1/4)⌉ = 14 cells."""
+    """Total ε = 3 split 0.8 : 0.2 : 1 (ε₁, ε₂, ε₃ = 1.2, 0.3, 1.5): Lei at ε₁ + ε₂ = 1.5
+    (Sect. 5.1), ⌈(10⁴ × 1.5)^(1/4)⌉ = 12 cells; at the total 3, ⌈(3 × 10⁴)^(1/4)⌉ = 14."""
     m = study.at(prepared, BASE)["metrics"].iloc[0]
-    assert m["lei_epsilon"] == pytest.approx(m["epsilon1"] + m["epsilon2"]) == pytest.approx(3.0)
-    assert m["lei_bins"] == lei_bins(10_000, 2, 3.0) == 14
+    assert m["lei_epsilon"] == pytest.approx(m["epsilon1"] + m["epsilon2"]) == pytest.approx(1.5)
+    assert m["lei_bins"] == lei_bins(10_000, 2, 1.5) == 12
     total = study.at(prepared, BASE.replace(lei_budget="total"))["metrics"].iloc[0]
-    assert total["lei_epsilon"] == pytest.approx(6.0)
-    assert total["lei_bins"] == lei_bins(10_000, 2, 6.0) == 16  # (6 x 10^4)^(1/4) = 15.7
+    assert total["lei_epsilon"] == pytest.approx(3.0)
+    assert total["lei_bins"] == lei_bins(10_000, 2, 3.0) == 14  # (3 x 10^4)^(1/4) = 13.2
 
 
 def test_a_user_set_bin_count_is_used_without_rerunning_algorithm2(prepared):
     study.at(prepared, BASE)
     runs = prepared.runs.computed
     m = study.at(prepared, BASE.replace(lei_bins=50))["metrics"].iloc[0]
-    errors, bins = lei_errors(prepared.setup, 3.0, bins=50, repeats=2, rng=BASE.seed)
+    errors, bins = lei_errors(prepared.setup, 1.5, bins=50, repeats=2, rng=BASE.seed)
     assert m["lei_bins"] == bins == 50
     assert m["lei_error_mean_nonprivate"] == pytest.approx(errors.mean(), rel=1e-12)
     assert prepared.runs.computed == runs  # Lei's settings are read in at() only
 
 
 def test_the_legend_names_leis_epsilon_and_bins(prepared):
-    for params, text in ((BASE, "ε = 3, 14 bins per axis"),
+    for params, text in ((BASE, "ε = 1.5, 12 bins per axis"),
                          (BASE.replace(lei_budget="total", lei_bins=20),
-                          "ε = 6, 20 bins per axis")):
+                          "ε = 3, 20 bins per axis")):
         fig = figures(study.at(prepared, params), params)["error_vs_size"]
         names = [trace.name for trace in fig.data if trace.name]
         assert any("Lei" in name and text in name for name in names), names
@@ -281,5 +285,6 @@ def test_a_run_config_recomputes_the_study():
     result = run(RunConfig("subset", {"builtin_name": "mvn-shift"}, controls, 3))
     assert result.params == Params.from_controls(controls, seed=3)
     m = result.numbers["metrics"].iloc[0]
-    assert (m["epsilon1"], m["epsilon3"], m["repeats"], m["inspected_size"]) == (1.0, 1.0, 1, 300)
+    assert (m["epsilon3"], m["repeats"], m["inspected_size"]) == (pytest.approx(1 / 3), 1, 300)
+    assert m["epsilon1"] == m["epsilon2"] == m["epsilon3"]  # 1 : 1 : 1 of the total 1
     assert "noisy_criterion_repeat1" in result.numbers["error_curve"]

@@ -50,7 +50,8 @@ def publish_panel(key: str, *, scenario: Scenario, scenario_id: str, epsilon: fl
                   settings: str, release: Callable[[BudgetAccountant], Any],
                   label: str = "Publish", relation: str = "replace",
                   noise: str = "") -> Release | None:
-    """Draw the Publish button and return the last release of this page on this scenario.
+    """Draw the Publish button and return the last release of this page on this scenario
+    (None in the run that shows a refused press, so that only the latest outcome is on screen).
 
     Parameters
     ----------
@@ -92,11 +93,20 @@ def publish_panel(key: str, *, scenario: Scenario, scenario_id: str, epsilon: fl
                f"({remaining:g} left). Noise: {noise + '; ' if noise else ''}drawn by OpenDP's "
                "exact sampler, safe on floating point, with fresh randomness from the operating "
                "system each time: two presses give two different releases.")
-    if st.button(label, key=f"publish_{key}", type="primary"):
+    try:  # said before the press, where the button is: ε and the budget are public choices
+        accountant.check(epsilon, relation=relation)
+    except DataError as exc:
+        st.warning(f"{md(exc)} The budget is set in the sidebar (**Privacy budget**), ε on "
+                   "this page.", icon=":material/account_balance_wallet:")
+        affordable = False
+    else:
+        affordable = True
+    if st.button(label, key=f"publish_{key}", type="primary", disabled=not affordable):
         try:
             value = release(accountant)
         except DataError as exc:
             st.error(md(exc), icon="⚠️")
+            return None  # the latest outcome is this refusal: not an older release under it
         else:
             st.session_state[_store(key)] = Release(
                 value, float(epsilon), settings, scenario_id, dt.datetime.now(dt.UTC))

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable, Sequence
 
 import plotly.graph_objects as go
 import streamlit as st
 
 from dpcore.figures.common import titled
+from dpcore.figures.files import file_stem
 from dpcore.text import md
 from ui.export import figure_downloads
 
@@ -56,8 +56,7 @@ def show_panels(panels: Sequence[tuple[str, go.Figure]], whole: Callable[[], go.
         As for :func:`show`; shown above the panels and in the downloaded figure's title.
     """
     st.markdown(f"**{md(title)}**  \n{md(context)}")
-    name = "".join(ch if ch.isalnum() else "_" for ch in f"{html.escape(title)} "
-                   f"{html.escape(context)}")[:80].strip("_")
+    name = file_stem(f"{title} {context}")
     for column, (panel, fig) in zip(st.columns(len(panels)), panels, strict=True):
         with column:
             st.plotly_chart(fig, key=f"{key}_{panel}",

@@ -85,6 +85,19 @@ def figure_png(fig: go.Figure, *, browser: str | None = None) -> bytes:
     )
 
 
+#: Characters of a file name made from a figure's title and settings, at most.
+STEM_LENGTH = 120
+
+
 def file_stem(text: str) -> str:
-    """A file name from a title: letters and digits, the rest as underscores, at most 80."""
-    return "".join(ch if ch.isalnum() else "_" for ch in text)[:80].strip("_") or "figure"
+    """A file name from a title as a person reads it: letters and digits kept, every run of
+    anything else one underscore, at most :data:`STEM_LENGTH` characters, cut at a word.
+
+    >>> file_stem("Ji & Elkan Fig. 1: estimates vs ε")
+    'Ji_Elkan_Fig_1_estimates_vs_ε'
+    """
+    stem = re.sub(r"[^\w]+|_+", "_", text).strip("_")
+    if len(stem) > STEM_LENGTH:
+        cut = stem[:STEM_LENGTH]
+        stem = cut[:cut.rfind("_")] if "_" in cut else cut
+    return stem or "figure"

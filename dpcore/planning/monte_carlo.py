@@ -69,12 +69,14 @@ def subset_errors(data: Any, epsilons: Sequence[float], *, sizes: Sequence[int] 
     """Prediction error ``t`` of the subset Algorithm 2 selects, per epsilon and repeat (k, R).
 
     Runs :func:`dpcore.subset.subset_study` (the optimal-subset page's study, non-private
-    evaluation) at ``split x epsilon`` for each epsilon, without Lei's baseline.
+    evaluation) for each epsilon, without Lei's baseline. Each epsilon is the total one run
+    costs, shared in the ratios ``split`` (as on the subset page).
     """
     rows = []
     epsilons = list(epsilons)
     for i, eps in enumerate(epsilons):
-        study = subset_study(data, epsilon=tuple(f * float(eps) for f in split), sizes=sizes,
+        study = subset_study(data, epsilon=tuple(f * float(eps) / sum(split) for f in split),
+                             sizes=sizes,
                              repeats=repeats, lam=lam, lei=False, rng=seed)
         rows.append(study.selected_error)
         report(progress, (i + 1) / len(epsilons))

@@ -48,18 +48,24 @@ from dpcore.subset.baselines import LEI_MAX_DIM
 from dpcore.validation import DataError
 
 __all__ = ["CONTROLS", "COARSE", "DOMAINS", "GRIDS", "LEI_BINS", "LEI_BUDGETS",
-           "NEAR_UNIFORM_RATIO", "SEED_KEY", "SET_FROM_DATA", "SPLITS", "VIEWS", "Params",
+           "NEAR_UNIFORM_RATIO", "SEED_KEY", "SET_FROM_DATA", "SLIDER_EPSILONS", "SPLITS", "VIEWS",
+           "Params",
            "PreparedStudy", "StudyRuns", "at", "candidate_sizes", "compute", "grid_sizes",
            "lei_epsilon", "near_uniform_note", "prepare", "split_epsilon", "takeaway"]
 
 VIEWS = ("Error vs size", "Distance vs size", "Points and weights", "Publish")
-#: Split of the total ε into (ε₁ ranks, ε₂ weights, ε₃ selects), as multiples of ε.
+#: Split of the total ε into (ε₁ ranks, ε₂ weights, ε₃ selects), as ratios: the page's ε is the
+#: total a run costs (:func:`split_epsilon`), so the paper's 0.8 : 0.2 : 1 at its ε is the
+#: total 2ε here.
 SPLITS = {
     "0.8 : 0.2 : 1 (Sect. 5.1)": (0.8, 0.2, 1.0),
     "1 : 1 : 1 (Sect. 5.2)": (1.0, 1.0, 1.0),
     "0.5 : 1 : 0.5": (0.5, 1.0, 0.5),
     "0.4 : 0.2 : 0.4": (0.4, 0.2, 0.4),
 }
+#: The ε slider's values: the common ones and 6, the total the paper's ε = 3 costs under its
+#: split 0.8 : 0.2 : 1 (its ε = 0.5 and 1 cost 1 and 2).
+SLIDER_EPSILONS = tuple(sorted({*EPSILONS, 6.0}))
 GRIDS = ("Paper, low dimension: 10, 60, … (60 sizes)",
          "Paper, high dimension: 100, 300, … (50 sizes)",
          "Coarse: 13 sizes over all of E", "Custom")
@@ -87,7 +93,8 @@ class Params(StudyParams):
     seed : int
         The page's simulation seed (``sub_seed``).
     epsilon : float, default=3.0
-        The total ε, split by ``split`` into (ε₁, ε₂, ε₃).
+        The total ε a run costs (calibrated accounting), shared by ``split`` into (ε₁, ε₂,
+        ε₃).
     split : str
         A key of :data:`SPLITS`.
     accounting : {"calibrated", "as-printed"}
@@ -146,7 +153,7 @@ SEED_KEY = Params.seed_key()
 #: subset size is at most the number of public rows, which an upload of at most
 #: ``MAX_UPLOAD_BYTES`` (two bytes a row at least) bounds.
 DOMAINS = {
-    "sub_epsilon": OneOf(EPSILONS), "sub_split": OneOf(tuple(SPLITS)),
+    "sub_epsilon": OneOf(SLIDER_EPSILONS), "sub_split": OneOf(tuple(SPLITS)),
     "sub_accounting": OneOf(("calibrated", "as-printed")),
     "sub_selection": OneOf(("exponential", "noisy-curve")), "sub_grid": OneOf(GRIDS),
     "sub_start": Between(1, 100_000, integer=True), "sub_step": Between(1, 100_000, integer=True),
@@ -162,10 +169,16 @@ SET_FROM_DATA = ("sub_size",)
 
 
 def split_epsilon(epsilon: float, split: str) -> tuple[float, float, float]:
-    """``(ε₁, ε₂, ε₃)`` of the split named ``split`` (a key of :data:`SPLITS`) at total ``ε``."""
+    """``(ε₁, ε₂, ε₃)`` of the split named ``split`` (a key of :data:`SPLITS`): the total
+    ``epsilon`` shared in the split's ratios, so that ε₁ + ε₂ + ε₃ = ε.
+
+    >>> split_epsilon(4.0, "0.8 : 0.2 : 1 (Sect. 5.1)")
+    (1.6, 0.4, 2.0)
+    """
     if split not in SPLITS:
         raise DataError(f"Unknown split {split!r}; expected one of {list(SPLITS)}.")
-    return tuple(f * float(epsilon) for f in SPLITS[split])
+    ratios = SPLITS[split]
+    return tuple(float(epsilon) * r / sum(ratios) for r in ratios)
 
 
 def lei_epsilon(epsilons: tuple[float, float, float], budget: str) -> float:

@@ -125,12 +125,13 @@ def test_importance_page_epsilon_views_and_publish(page: Page, app_url: str):
         has_text="Download the release (public rows + weights, CSV)")).to_be_visible()
     expect_plots(panel, 1, BARS)
     screenshot(page, "importance-view-publish")
-    # A third and fourth press at ε = 0.3 would pass the budget of 1: the fourth is refused.
+    # A third press fits; a fourth at ε = 0.3 would pass the budget of 1: the page says so
+    # beside the button before any press, and the button is disabled.
     publish.click()
     expect(sidebar.get_by_text("spent ε = 0.9 of 1 in 3 releases")).to_be_visible()
     wait_idle(page)
-    publish.click()
-    expect(main.get_by_test_id("stAlert").filter(has_text="budget")).to_be_visible()
+    expect(main.get_by_test_id("stAlert").filter(has_text="needs ε")).to_be_visible()
+    expect(publish).to_be_disabled()
     expect(sidebar.get_by_text("spent ε = 0.9 of 1 in 3 releases")).to_be_visible()
     screenshot(page, "importance-over-budget")
 
