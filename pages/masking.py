@@ -52,7 +52,11 @@ require_router()
 PUBLISH = VIEWS[-1]
 
 scenario = scenario_sidebar()
-keep_widget_state({"mk_view": VIEWS[0], "mk_task": next(iter(TASKS)), "mk_initial": INITIAL[0],
+# An upload opens the page on the user's data; otherwise on the paper's toy experiment.
+UPLOADED = scenario is not None and scenario.name == "upload"
+keep_widget_state({"mk_view": VIEWS[0],
+                   "mk_task": list(TASKS)[-1] if UPLOADED else next(iter(TASKS)),
+                   "mk_initial": INITIAL[0],
                    "mk_n": 300, "mk_alone": False, "mk_input": False, "mk_bounded": True})
 with st.sidebar:
     st.header("Data masking")

@@ -130,3 +130,13 @@ def test_sidebar_scenario_task_runs_and_refuses_publishing_from_a_derived_public
     show_view(rerun(at), "Publish")
     assert not [b for b in at.button if b.key == "publish_masking"]
     assert any("refused" in w.value for w in at.warning)
+
+
+def test_after_an_upload_the_page_opens_on_the_users_data():
+    """Issue 24: an analyst who uploaded a table meets it here, not the paper's toy data."""
+    public, private, _ = app_support.marked_files()
+    at = app_support.upload_marked(public, private, timeout=300)
+    at.switch_page("pages/masking.py")
+    app_support.rerun(at)
+    assert at.selectbox(key="mk_task").value == "Sidebar scenario (its binary target)"
+    assert not at.exception

@@ -245,7 +245,7 @@ def test_figures_of_every_other_view(toy, wine):
     curves = Params(task=SCENARIO, view=ACCURACY, draws=10)
     numbers = compute(wine, curves)
     (name,) = figures(numbers, curves)
-    assert figure_title(name).startswith("Accuracy vs ε, N = ")
+    assert figure_title(name).startswith("Accuracy vs ε, masked set size N = ")
     assert figure_context(name, numbers, curves, "Wine") == "Wine; λ = 0.5; 10 draws"
     images = Params(task=DIGITS, view=VIEWS[3], initial="Empty", n=100)
     figs = figures(compute(None, images), images)

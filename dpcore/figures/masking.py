@@ -321,7 +321,8 @@ _ACCURACY = "accuracy_vs_epsilon_N"
 def figure_title(name: str) -> str:
     """The title of figure ``name`` of :func:`figures`."""
     if name.startswith(_ACCURACY):
-        return f"Accuracy vs ε, N = {name.removeprefix(_ACCURACY)} (Pham et al. Fig. 5)"
+        return (f"Accuracy vs ε, masked set size N = {name.removeprefix(_ACCURACY)} "
+                "(Pham et al. Fig. 5)")
     return TITLES[name]
 
 
