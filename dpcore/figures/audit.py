@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore.figures.common import COLORS, SEQUENCE, layout, legend_entry, titled
+from dpcore.figures.common import COLORS, SEQUENCE, layout, legend_at_foot, legend_entry, titled
 from dpcore.studies.audit import Params
 
 __all__ = ["TITLES", "context", "distributions_figure", "figures", "float_figure",
@@ -59,7 +59,7 @@ def summary_figure(table: pd.DataFrame) -> go.Figure:
                       "distance (Laplace, L2- or discrete Laplace noise): a fault", "output",
                  kind="marker")
     fig.update_layout(barmode="group", yaxis={"autorange": "reversed"})
-    return layout(fig, "ε", "", height=140 + 34 * len(table))
+    return legend_at_foot(layout(fig, "ε", "", height=200 + 34 * len(table)))
 
 
 def float_figure(rows: list[dict]) -> go.Figure:
@@ -83,8 +83,8 @@ def float_figure(rows: list[dict]) -> go.Figure:
     legend_entry(fig, "above the claim: the attack tells D from D′ (a fault)", "output",
                  kind="marker")
     fig.update_layout(barmode="group", yaxis={"autorange": "reversed"})
-    return layout(fig, "ε (claimed, and the audited lower bounds)", "",
-                  height=160 + 44 * len(rows))
+    return legend_at_foot(layout(fig, "ε (claimed, and the audited lower bounds)", "",
+                                 height=220 + 44 * len(rows)))
 
 
 def context(numbers: Mapping[str, pd.DataFrame]) -> str:

@@ -84,6 +84,15 @@ def layout_spec(xtitle: str, ytitle: str, *, height: int = 420,
     return spec
 
 
+def legend_at_foot(fig: go.Figure) -> go.Figure:
+    """Move the legend from above the plot to the foot of the figure, under the axis title,
+    for a legend of several rows: there it cannot reach the title, however many rows it
+    takes (plotly makes room for it). Call it after :func:`layout`."""
+    fig.update_layout(legend={"orientation": "h", "yref": "container", "yanchor": "bottom",
+                              "y": 0, "xanchor": "left", "x": 0})
+    return fig
+
+
 def layout(fig: go.Figure, xtitle: str, ytitle: str, *, height: int = 420,
            title: str | None = None) -> go.Figure:
     """The shared layout (:func:`layout_spec`) applied to ``fig``, in one update with nested

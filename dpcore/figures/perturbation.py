@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore.figures.common import COLORS, band, layout, reference_line, titled
+from dpcore.figures.common import COLORS, band, layout, legend_at_foot, reference_line, titled
 from dpcore.studies.perturbation import Params
 
 __all__ = ["GUESSING", "ROLES", "PRIVATE", "TITLES", "WHISKERS", "error_curve", "distance_boxes",
@@ -62,7 +62,7 @@ def error_curve(summary: pd.DataFrame, *, by: str, chosen: float, xtitle: str,
     if log_x:
         fig.update_xaxes(type="log")
     fig.update_yaxes(rangemode="tozero")
-    return layout(fig, xtitle, "test error (mean ± 1 SD)")
+    return legend_at_foot(layout(fig, xtitle, "test error (mean ± 1 SD)", height=480))
 
 
 def distance_boxes(results: pd.DataFrame, chosen: float) -> go.Figure:
