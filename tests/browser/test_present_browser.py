@@ -98,3 +98,39 @@ def test_direct_link_and_every_slide(page: Page, app_url: str):
         expect_slide(page, index)
         screenshot(page, f"present-{PRESETS[index].key}")
     expect(page.get_by_role("button", name="Next")).to_be_disabled()
+
+
+@pytest.mark.parametrize("enter, leave", [
+    ("navigation", "Escape"), ("navigation", "button"),
+    ("link", "Escape"), ("link", "button"),
+    ("toggle", "button"),
+])
+def test_every_route_into_and_out_of_presentation_mode(page: Page, app_url: str, enter: str,
+                                                       leave: str):
+    """Issue 24: leaving presentation mode crashed when it was entered from the navigation or
+    a link (``'Page' object has no attribute 'default'``). Every way in, every way out: no
+    error element, and the page returned to is shown."""
+    main = page.get_by_test_id("stMain")
+    home = main.get_by_role("heading", name="Privacy/utility explorer")
+    if enter == "link":
+        page.goto(f"{app_url}/present")
+    else:
+        page.goto(app_url)
+        expect(home).to_be_visible(timeout=SLIDE_TIMEOUT)
+        wait_idle(page, timeout=SLIDE_TIMEOUT)
+        sidebar = page.get_by_test_id("stSidebar")
+        if enter == "navigation":
+            sidebar.get_by_test_id("stSidebarNav").get_by_text("Present", exact=True).click()
+        else:
+            sidebar.get_by_text("Presentation mode", exact=True).click()
+    expect_slide(page, 0)
+    if leave == "Escape":
+        main.click(position={"x": 5, "y": 5})  # focus the page, not a widget
+        page.keyboard.press("Escape")
+    else:
+        page.get_by_role("button", name="Leave presentation").click()
+    expect(home).to_be_visible(timeout=SLIDE_TIMEOUT)
+    expect(page.get_by_test_id("stSidebar")).to_be_visible()
+    wait_idle(page, timeout=SLIDE_TIMEOUT)
+    assert not url_path(page).endswith("/present")
+    assert_no_exception(page)
