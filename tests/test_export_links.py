@@ -126,7 +126,8 @@ def test_figure_html_export_is_standalone_and_carries_the_title_and_settings():
     assert header.count("<title>") == 1 and f"<title>{head} " in header  # the browser tab
     # The figure's own title and settings, as drawn (plotly writes its JSON with \\u escapes).
     body = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), page)
-    assert title in body and settings.startswith("<sup>") and "λ = " in settings
+    assert title in body and "λ = " in settings
+    assert settings.startswith("<span style='font-size:12px'>")  # readable, not a 7 px <sup>
     # The page shows this figure's legend as a line of text; the file carries plotly's own.
     assert not spec["layout"]["showlegend"] and '"name":"truth (non-private)"' in body
 

@@ -251,7 +251,7 @@ def test_figures_of_every_other_view(toy, wine):
     figs = figures(compute(None, images), images)
     assert list(figs) == ["private_images", "masked_images", "weight_images"]
     assert figs["private_images"].layout.title.text == (
-        f"{figure_title('private_images')}<br><sup>{DIGITS}</sup>")
+        f"{figure_title('private_images')}<br><span style='font-size:12px'>{DIGITS}</span>")
 
 
 def test_settings_and_the_released_set(toy):
