@@ -29,14 +29,17 @@ part of a split gets its types from its own rows (:func:`~dpcore.datasets.type_c
 The widgets (all keyed, see :data:`dpcore.runs.scenarios.CONTROLS`) are drawn by each page, so
 Streamlit would reset them on a page switch; :func:`ui.state.keep_widget_state` re-assigns their
 values first, Streamlit's documented way to keep widget state across pages. File uploaders cannot
-be re-assigned: after a page switch they are empty and the uploaded scenario stays current until a
-new file is chosen.
+be re-assigned: after a page switch they are empty. So the uploaded files are kept in this
+session's memory (:class:`KeptFile`, never on disk or in a shared cache) and the options that
+read them (target, split, missing values) stay drawn and editable on every page, until the
+person uploads other files or forgets these.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -51,6 +54,7 @@ from dpcore.datasets import (
     UploadReport,
     align_columns,
     infer_column_types,
+    likely_target,
     list_scenarios,
     read_csv_upload,
     scenario_from_uploads,
@@ -79,7 +83,8 @@ SCENARIO_ID_KEY = "scenario_id"
 REPORT_KEY = "upload_report"
 UPLOAD_FILES_KEY = "upload_files"
 PROBLEMS_KEY = "_scenario_problems"
-REFUSED_KEY = "_upload_refused"  # the last refusal of files that were present: it stands
+_TARGET_FOR = "_upload_target_for"  # the files whose target was pre-selected
+KEPT_KEY = "_upload_kept"  # {uploader key: KeptFile}: this session's files, in its memory only
 LIMIT_TEXT = (f"CSV files up to {MAX_UPLOAD_BYTES // 2**20} MB each (comma-separated, UTF-8, "
               "one header row); a larger file is refused by the uploader, which marks it with a "
               "red icon (its tooltip gives the reason), and never reaches the app.")
@@ -207,50 +212,57 @@ def _builtin_panel() -> None:
     _set_current(scenario, scenario_id, None)
 
 
+@dataclass(frozen=True)
+class KeptFile:
+    """An uploaded file kept in this session's memory (``st.session_state``), read like
+    Streamlit's ``UploadedFile``: the uploader starts empty on every other page."""
+
+    name: str
+    data: bytes
+    file_id: str
+
+    def getvalue(self) -> bytes:
+        """The file's bytes."""
+        return self.data
+
+
+def _kept(key: str, file: UploadedFile | None) -> UploadedFile | KeptFile | None:
+    """The file in uploader ``key``, kept for the session; or the one kept earlier."""
+    kept = st.session_state.setdefault(KEPT_KEY, {})
+    if file is not None:
+        kept[key] = KeptFile(file.name, file.getvalue(), file.file_id)
+        return file
+    return kept.get(key)
+
+
 def _upload_panel() -> bool:
-    """The upload widgets; True while files are missing and no earlier upload can be used."""
+    """The upload widgets; True while files are missing."""
     st.caption(
         f"{LIMIT_TEXT} Uploads stay in the server's memory for this session only: never saved to "
         "disk, logged or shared with other sessions."
     )
     mode = st.radio("Files", (TWO_FILES, ONE_FILE), key="upload_mode")
-    if mode == TWO_FILES:
-        files = [
-            st.file_uploader("Public CSV (E)", key="upload_public"),
-            st.file_uploader("Private CSV (D)", key="upload_private"),
-        ]
-        private = [False, True]
-    else:
-        files = [st.file_uploader("CSV to split into E and D", key="upload_single")]
-        private = [True]
+    keys = ("upload_public", "upload_private") if mode == TWO_FILES else ("upload_single",)
+    labels = {"upload_public": "Public CSV (E)", "upload_private": "Private CSV (D)",
+              "upload_single": "CSV to split into E and D"}
+    files = [_kept(key, st.file_uploader(labels[key], key=key)) for key in keys]
+    private = [False, True] if mode == TWO_FILES else [True]
+    kept = [f.name for f in files if isinstance(f, KeptFile)]
+    if kept:
+        st.caption(f"Using {', '.join(md(name) for name in kept)}, uploaded earlier in this "
+                   "session: its options below can still be changed. Upload a file to replace "
+                   "it.")
+        if st.button("Forget the uploaded files", key="upload_forget",
+                     icon=":material/delete:"):
+            st.session_state.pop(KEPT_KEY, None)
+            st.rerun()
     problems: list[str] = []
     frames = [_read(file, problems, p) for file, p in zip(files, private, strict=True)]
-    waiting = False
-    if any(file is None for file in files):
-        waiting = _waiting_for_files(problems)
-    else:
-        if not problems:
-            _build_from_frames(mode, files, frames, problems)
-        # A refusal stands on every page (where the uploaders start empty) until files that
-        # can be used are uploaded: no page falls back to the last good upload meanwhile.
-        st.session_state[REFUSED_KEY] = list(problems)
+    waiting = any(file is None for file in files)
+    if not waiting and not problems:
+        _build_from_frames(mode, files, frames, problems)
     _show_problems(problems)
     return waiting
-
-
-def _waiting_for_files(problems: list[str]) -> bool:
-    """Files are missing (not uploaded yet, or this page's uploaders start empty): use the
-    session's earlier upload if there is one; True when there is none."""
-    refused = st.session_state.get(REFUSED_KEY)
-    if refused:
-        problems.extend(f"The last change to the uploaded data was refused, so no page uses it: "
-                        f"{problem} Upload the files again to choose another option, or choose "
-                        "a built-in scenario." for problem in refused)
-        return False
-    if current_upload_report() is not None:
-        st.caption("Using the data uploaded earlier in this session; upload files to change it.")
-        return False
-    return True
 
 
 def _read(file: UploadedFile | None, problems: list[str], private: bool) -> pd.DataFrame | None:
@@ -268,7 +280,8 @@ def _read(file: UploadedFile | None, problems: list[str], private: bool) -> pd.D
 
 
 def _build_from_frames(
-    mode: str, files: list[UploadedFile], frames: list[pd.DataFrame], problems: list[str]
+    mode: str, files: list[UploadedFile | KeptFile], frames: list[pd.DataFrame],
+    problems: list[str]
 ) -> None:
     contents = [file.getvalue() for file in files]
     try:
@@ -284,6 +297,7 @@ def _build_from_frames(
         return
     with st.expander("Column types"):
         st.dataframe(infer_column_types(shared), hide_index=True)
+    _preselect_target(tuple(file.name for file in files), shared)
     target = choose(
         "Target (column to predict)",
         [None, *shared.columns],
@@ -315,6 +329,18 @@ def _build_from_frames(
         {"role": role, "name": file.name, "sha256": _public_digest(role, file, data)}
         for role, file, data in zip(roles, files, contents, strict=True)
     ]
+
+
+def _preselect_target(names: tuple[str, ...], public: pd.DataFrame) -> None:
+    """For files not seen before, pre-select the target a table most likely predicts (a yes/no
+    column, :func:`~dpcore.datasets.likely_target`, read from the public rows only), unless a
+    target among the files' columns is chosen already (by the person or a link)."""
+    marker = (names, tuple(public.columns))
+    if st.session_state.get(_TARGET_FOR) == marker:
+        return
+    st.session_state[_TARGET_FOR] = marker
+    if st.session_state.get("upload_target") not in public.columns:
+        st.session_state["upload_target"] = likely_target(public)
 
 
 def _public_digest(role: str, file: UploadedFile, data: bytes) -> str | None:
@@ -359,8 +385,11 @@ def _split_panel(
             "at least one other column to keep. Choose 'At random', or upload two files."
         )
     if rule == BY_VALUE:
+        target = likely_target(frame)
         column = choose("Column", candidates, "split_column",
-                        help="Columns with few distinct values (such as sex or region).")
+                        default=next((c for c in candidates if c != target), None),
+                        help="Columns with few distinct values (such as sex or region). The "
+                             "split removes its column, so it cannot be the target.")
         # In the values' own order, not by frequency: the default goes into links and
         # configs, and the most common value of a file that holds private rows is private.
         values = sorted(frame[column].dropna().unique(), key=str)
@@ -370,6 +399,8 @@ def _split_panel(
         st.caption(
             f"{p:.0%} of the rows with {md(column)} = {md(value)} and {1 - p:.0%} of the others "
             f"go to D; then {md(column)} is removed, as Ji & Elkan remove sex from Adult."
+            + (f" **{md(column)} looks like what the table predicts: split by it and it can no "
+               "longer be a target.**" if column == target else "")
         )
         settings: tuple[Any, ...] = (rule, column, repr(value), p)
         split = functools.partial(split_by_value, frame, column, value, p=p)

@@ -116,7 +116,9 @@ __all__ = [
     "OVERLAP_WARNING",
     "PUBLIC_MISSING",
     "UploadReport",
+    "TARGET_NAMES",
     "align_columns",
+    "likely_target",
     "scenario_from_uploads",
     "split_by_value",
     "split_columns",
@@ -229,6 +231,36 @@ def align_columns(
         if cols
     ]
     return private.loc[:, shared], public.loc[:, shared], notes
+
+
+#: Column names that usually hold what a table is about (compared in lower case).
+TARGET_NAMES = ("target", "label", "class", "y", "outcome", "response", "income", "diagnosis",
+                "churn", "default", "survived", "status", "result")
+
+
+def likely_target(frame: pd.DataFrame) -> str | None:
+    """The column a table most likely predicts: a column of exactly two values, one named like a
+    target (:data:`TARGET_NAMES`) first, else the last such column; None when no column has
+    two values.
+
+    Call it on public rows only: it pre-selects the upload's target, which shapes what the
+    pages compute and publish.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"sex": ["F", "M", "M"], "age": [20, 31, 47],
+    ...                       "diagnosis": ["B", "M", "B"]})
+    >>> likely_target(frame)
+    'diagnosis'
+    >>> likely_target(frame[["age"]]) is None
+    True
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
+    counts = frame.nunique(dropna=True)
+    binary = [str(col) for col in frame.columns if counts[col] == 2]
+    named = [col for col in binary if col.lower() in TARGET_NAMES]
+    return (named or binary or [None])[0 if named else -1]
 
 
 def split_columns(

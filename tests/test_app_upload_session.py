@@ -1,0 +1,84 @@
+"""Uploads a newcomer can fix in place (issue 24): the files stay for the session, their options
+stay editable on every page, the target is pre-selected, and a split does not eat the target."""
+
+from __future__ import annotations
+
+import app_support
+import pandas as pd
+import pytest
+from app_support import marked_files, rerun
+
+from dpcore.datasets import likely_target
+from dpcore.runs.scenarios import ONE_FILE
+
+pytestmark = pytest.mark.slow
+TIMEOUT = 300
+
+
+def sidebar_keys(at) -> set[str]:
+    return {w.key for w in at.sidebar.selectbox} | {w.key for w in at.sidebar.radio}
+
+
+def test_the_target_is_preselected_and_stays_editable_on_every_page():
+    public, private, _ = marked_files()
+    at = app_support.start(timeout=TIMEOUT, source="Upload")
+    at.file_uploader(key="upload_public").set_value(("public.csv", public, "text/csv"))
+    at.file_uploader(key="upload_private").set_value(("private.csv", private, "text/csv"))
+    rerun(at)
+    # 'income' is the table's only 0/1 column: pre-selected, no choice needed
+    assert at.selectbox(key="upload_target").value == "income"
+    assert at.session_state["scenario"].target == "income"
+    for page in ("pages/importance.py", "pages/perturbation.py", "pages/subset.py",
+                 "pages/home.py"):
+        at.switch_page(page)
+        rerun(at)
+        assert not at.exception, page
+        # the uploaders start empty on a new page; the files and their options are still here
+        assert "upload_target" in sidebar_keys(at), page
+        assert any("uploaded earlier in this session" in c.value for c in at.sidebar.caption)
+    at.selectbox(key="upload_target").set_value(None)  # changed in place, no new upload
+    rerun(at)
+    assert at.session_state["scenario"].target is None
+    at.selectbox(key="upload_target").set_value("income")
+    rerun(at)
+    assert at.session_state["scenario"].target == "income"
+
+
+def test_forgetting_the_files_asks_for_new_ones():
+    public, private, _ = marked_files()
+    at = app_support.start(timeout=TIMEOUT, source="Upload")
+    at.file_uploader(key="upload_public").set_value(("public.csv", public, "text/csv"))
+    at.file_uploader(key="upload_private").set_value(("private.csv", private, "text/csv"))
+    rerun(at)
+    at.switch_page("pages/importance.py")  # another page: its uploaders start empty
+    rerun(at)
+    at.button(key="upload_forget").click()
+    rerun(at)
+    assert any("Upload your data" in i.value for i in at.info)
+    assert "upload_target" not in sidebar_keys(at)
+
+
+def test_the_split_does_not_take_the_target_and_is_changed_in_place():
+    """One file split by a rule: the default split column is not the likely target; splitting
+    by the target is said, and undone in place without uploading again."""
+    rows = ["grp,x,label"] + [f"{'ab'[i % 2]},{i},{int(i % 4 == 0)}" for i in range(200)]
+    data = "\n".join(rows).encode()
+    at = app_support.start(timeout=TIMEOUT, source="Upload", upload_mode=ONE_FILE)
+    at.file_uploader(key="upload_single").set_value(("one.csv", data, "text/csv"))
+    rerun(at, allow_errors=True)
+    assert at.selectbox(key="upload_target").value == "label"  # the named 0/1 column
+    assert at.selectbox(key="split_column").value == "grp"  # not the target
+    at.selectbox(key="split_column").set_value("label")  # split by the target: it goes away
+    rerun(at, allow_errors=True)
+    assert any("can no longer be a target" in c.value for c in at.sidebar.caption)
+    at.selectbox(key="split_column").set_value("grp")  # undone in place
+    rerun(at)
+    assert at.session_state["scenario"].target == "label"
+
+
+def test_likely_target_reads_yes_no_columns():
+    frame = pd.DataFrame({"id": range(4), "sex": ["F", "M", "M", "F"],
+                          "species": ["a", "b", "c", "a"], "Outcome": [0, 1, 1, 0]})
+    assert likely_target(frame) == "Outcome"  # named like a target, before 'sex'
+    assert likely_target(frame.drop(columns="Outcome")) == "sex"
+    assert likely_target(frame[["id", "species"]]) is None
