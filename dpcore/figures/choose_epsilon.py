@@ -70,8 +70,8 @@ def target_curve(answer, *, ytitle: str, measured_name: str, fitted_name: str,
     if chosen is not None:
         fig.add_vline(x=chosen, line_color=COLORS["chosen"], line_dash="dot", opacity=0.5)
         legend_entry(fig, f"the slider's ε = {fmt(chosen)}", "chosen", dash="dot")
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log", dtick="D2")
+    fig.update_xaxes(type="log", tickformat="~g")  # 0.5, not a bare "5" under a decade
+    fig.update_yaxes(type="log", dtick="D2", tickformat="~g")
     return layout(fig, "ε (log scale)", f"{ytitle} (log scale)")
 
 
@@ -137,8 +137,8 @@ def growth_figure(frame: pd.DataFrame, budget: float | None = None) -> go.Figure
                                                "%{y:.3g}<extra></extra>"))
     if budget is not None and math.isfinite(budget):
         reference_line(fig, budget, f"session budget ε = {fmt(budget)}", "chosen", dash="dot")
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log", dtick="D2")
+    fig.update_xaxes(type="log", tickformat="~g")  # 0.5, not a bare "5" under a decade
+    fig.update_yaxes(type="log", dtick="D2", tickformat="~g")
     fig = layout(fig, "number of identical releases (log scale)", "total ε (log scale)",
                  height=400)
     # Below the plot: above it the legend would run into the two-line title.

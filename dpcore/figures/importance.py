@@ -216,7 +216,7 @@ def variance_figure(measured: pd.DataFrame, theory: pd.DataFrame, by: str,
     fig.add_trace(go.Scatter(x=ms[by], y=ms["variance"], mode="markers",
                              name="measured variance of DP estimates",
                              marker={"color": ESTIMATE_COLOR, "size": 10}))
-    fig.update_xaxes(type="log")
+    fig.update_xaxes(type="log", tickformat="~g")  # 0.5, not a bare "5" under a decade
     fig.update_yaxes(type="log", exponentformat="power")
     fig = _layout(fig, label, "variance of the estimate", height=520)
     # Five long names: below the plot, one per row, rather than over the title.

@@ -60,7 +60,7 @@ def error_curve(summary: pd.DataFrame, *, by: str, chosen: float, xtitle: str,
     ticks = sorted(summary[by].unique())
     fig.update_xaxes(tickvals=ticks, ticktext=[f"{v:g}" for v in ticks])
     if log_x:
-        fig.update_xaxes(type="log")
+        fig.update_xaxes(type="log", tickformat="~g")
     fig.update_yaxes(rangemode="tozero")
     return legend_at_foot(layout(fig, xtitle, "test error (mean ± 1 SD)", height=480))
 
