@@ -19,12 +19,17 @@ def sidebar_keys(at) -> set[str]:
     return {w.key for w in at.sidebar.selectbox} | {w.key for w in at.sidebar.radio}
 
 
-def test_the_target_is_preselected_and_stays_editable_on_every_page():
+def two_files():
+    """The app with a public and a private file uploaded (nothing else chosen)."""
     public, private, _ = marked_files()
     at = app_support.start(timeout=TIMEOUT, source="Upload")
     at.file_uploader(key="upload_public").set_value(("public.csv", public, "text/csv"))
     at.file_uploader(key="upload_private").set_value(("private.csv", private, "text/csv"))
-    rerun(at)
+    return rerun(at)
+
+
+def test_the_target_is_preselected_and_stays_editable_on_every_page():
+    at = two_files()
     # 'income' is the table's only 0/1 column: pre-selected, no choice needed
     assert at.selectbox(key="upload_target").value == "income"
     assert at.session_state["scenario"].target == "income"
@@ -45,11 +50,7 @@ def test_the_target_is_preselected_and_stays_editable_on_every_page():
 
 
 def test_forgetting_the_files_asks_for_new_ones():
-    public, private, _ = marked_files()
-    at = app_support.start(timeout=TIMEOUT, source="Upload")
-    at.file_uploader(key="upload_public").set_value(("public.csv", public, "text/csv"))
-    at.file_uploader(key="upload_private").set_value(("private.csv", private, "text/csv"))
-    rerun(at)
+    at = two_files()
     at.switch_page("pages/importance.py")  # another page: its uploaders start empty
     rerun(at)
     at.button(key="upload_forget").click()
