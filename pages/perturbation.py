@@ -146,8 +146,9 @@ def data_caption(m: pd.Series, held_out: bool) -> None:
 def error_metrics(m: pd.Series) -> None:
     """Under the ε curve: the methods swamped by noise at ε, and each method's error there."""
     epsilon, guess = m["epsilon"], m["guessing_error_nonprivate"]
+    notes = st.container()  # always drawn, so a warning that comes and goes moves no metric
     if m["swamped"]:
-        st.warning(
+        notes.warning(
             f"At ε = {epsilon:g}, {' and '.join(m['swamped'].split(', '))} cannot be told from "
             f"always guessing the most frequent class (test error {guess:.3f}, non-private): the "
             "noise has erased what the model learned, so these errors mean nothing. Raise ε, use "

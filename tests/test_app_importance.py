@@ -206,6 +206,8 @@ def test_page_on_an_uploaded_scenario_without_a_target():
     at = app_support.start(timeout=TIMEOUT, builtin_name="wine")
     upload(at, (DATA / "valid_public.csv").read_bytes(), (DATA / "valid_private.csv").read_bytes())
     assert at.session_state["upload_report"] is not None
+    assert at.selectbox(key="upload_target").value == "income"  # pre-selected: two values
+    at.selectbox(key="upload_target").set_value(None).run()
     at.switch_page(PAGE)
     rerun(at)
     assert len(charts(at)) == 1

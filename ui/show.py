@@ -58,9 +58,10 @@ def show_panels(panels: Sequence[tuple[str, go.Figure]], whole: Callable[[], go.
     st.markdown(f"**{md(title)}**  \n{md(context)}")
     name = file_stem(f"{title} {context}")
     for column, (panel, fig) in zip(st.columns(len(panels)), panels, strict=True):
-        with column:
-            st.plotly_chart(fig, key=f"{key}_{panel}",
-                            config={"toImageButtonOptions": {"filename": f"{name}_{panel}"}})
+        with column:  # a panel's own PNG is named without the settings, which a slider changes
+            st.plotly_chart(fig, key=f"{key}_{panel}",  # for every panel, redrawing them all
+                            config={"toImageButtonOptions": {
+                                "filename": file_stem(f"{title} {panel}")}})
 
     def build() -> go.Figure:
         fig = whole()

@@ -2,8 +2,9 @@
 
 One ``streamlit run`` server (``app_url``, its log in ``tests/artifacts/streamlit.log``) and one
 headless Chromium with 20 browser contexts (separate cookies and storage: 20 users). Every user
-uploads one CSV whose column name carries a marker of its own (random, made at run time, so this
-file does not contain it), splits it at random, and moves the split slider. Checks:
+opens a link that chooses an upload of one file split at random, uploads one CSV whose column
+name carries a marker of its own (random, made at run time, so this file does not contain it),
+and moves the split slider. Checks:
 
 * every session shows its own marker, and none shows another session's marker;
 * none fails (no ``stException``);
@@ -11,35 +12,38 @@ file does not contain it), splits it at random, and moves the split slider. Chec
   printed (a report, not an assertion: wall-clock numbers are not tested);
 * one session then visits every page of ``app.py`` with its upload;
 * finally the working tree, the temp directory and the server log are scanned for every marker
-  (bytes, so also inside binary files): expect none. A positive control checks that the scan
-  finds a marker planted in a file of each place.
+  (bytes, so also inside binary files): expect none. Only files written since the test began
+  are read: the markers are made at run time, so no older file can hold one (a virtual
+  environment or data in those places would otherwise be read whole). A positive control checks
+  that the scan finds a marker planted in the temp directory.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-import re
 import statistics
 import tempfile
 import time
 import uuid
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 from browser_support import ARTIFACTS, CHROMIUM_ARGS, ROOT
+
+from dpcore.runs.scenarios import AT_RANDOM, ONE_FILE, UPLOAD
+from ui.registry import PAGES
 
 pytestmark = pytest.mark.browser
 
 SESSIONS = 20
 CHROMIUM = "/usr/bin/chromium"
 SINGLE = ROOT / "tests" / "data" / "valid_single.csv"
-ROUTER = "".join(p.read_text() for p in (ROOT / "app.py", ROOT / "ui" / "navigation.py")
-                 if p.exists())  # app.py may delegate its page list to ui/navigation.py
-_PAGES = dict(re.findall(r'st\.Page\(\s*"([^"]+)",\s*title="([^"]+)"', ROUTER))
-# Every page, those that hide the sidebar's navigation (presentation mode) last.
-PAGE_TITLES = [title for path, title in sorted(
-    _PAGES.items(), key=lambda item: "scenario_sidebar()" not in (ROOT / item[0]).read_text())]
+# Every page of the app's registry, those that hide the sidebar's navigation (presentation
+# mode) last.
+PAGE_TITLES = [entry.title for entry in sorted(
+    PAGES, key=lambda entry: "scenario_sidebar()" not in (ROOT / entry.path).read_text())]
 # ms for one step of one session: 20 sessions and 20 browser contexts share 2 cores, and the
 # first step (the first page of every session at once) took over 120 s once under load. A
 # step that times out is a failure of the test's set-up, not of isolation, which is what this
@@ -56,50 +60,31 @@ async def _idle(page) -> None:
     await expect(page.get_by_test_id("stException")).to_have_count(0)
 
 
-async def _choose(side, label: str, shows) -> None:
-    """Click the radio option ``label`` in the sidebar until ``shows`` is visible.
-
-    The click is forced: under load the sidebar keeps re-laying out while charts render, and
-    Playwright's "stable" check can wait for minutes. A forced click can then land while the
-    option moves and miss it (seen once in a run of 20 sessions), so it is repeated; clicking
-    an option that is already chosen changes nothing."""
-    from playwright.async_api import expect
-
-    for _ in range(4):
-        await side.get_by_text(label, exact=True).click(force=True)
-        try:
-            await expect(shows).to_be_visible(timeout=TIMEOUT / 4)
-            return
-        except AssertionError:
-            continue
-    await expect(shows).to_be_visible(timeout=TIMEOUT)
-
-
 async def _session(browser, url: str, marker: str, timings: list, *, all_pages: bool,
                    delay: float = 0.0) -> str:
     """One user: upload, split at random, move the slider; returns the page's HTML."""
     from playwright.async_api import expect
 
-    context = await browser.new_context(viewport={"width": 1400, "height": 1400})
+    context = await browser.new_context(viewport={"width": 1000, "height": 800},
+                                        reduced_motion="reduce")
     page = await context.new_page()
     page.set_default_timeout(TIMEOUT)
     try:
         await asyncio.sleep(delay)  # users arrive within a few seconds, then work concurrently
-        await page.goto(url)
+        # The link chooses "Upload", one file and a random split (as a teacher's link would):
+        # twenty browsers painting each choice would only measure two cores.
+        await page.goto(url + "/?" + urlencode(
+            {"source": UPLOAD, "upload_mode": ONE_FILE, "split_rule": AT_RANDOM}))
         await _idle(page)
         side = page.get_by_test_id("stSidebar")
-        await _choose(side, "Upload", side.get_by_text("One file, split by a rule", exact=True))
         uploader = side.get_by_test_id("stFileUploader").filter(has_text="CSV to split")
-        await _choose(side, "One file, split by a rule", uploader)
-        await _idle(page)
+        await expect(uploader).to_be_visible(timeout=TIMEOUT)
         data = SINGLE.read_text().replace("region", f"region{marker}").encode()
         await uploader.locator("input[type=file]").set_input_files(
             {"name": "mine.csv", "mimeType": "text/csv", "buffer": data})
         await expect(uploader).to_contain_text("mine.csv", timeout=TIMEOUT)
-        await expect(side.get_by_text("At random", exact=True)).to_be_visible(timeout=TIMEOUT)
-        await _idle(page)
         slider = side.get_by_test_id("stSlider").filter(has_text="Share of rows made private")
-        await _choose(side, "At random", slider)
+        await expect(slider).to_be_visible(timeout=TIMEOUT)
         await _idle(page)
         main = page.get_by_test_id("stMain")
         await expect(main).to_contain_text(marker, timeout=TIMEOUT)
@@ -167,8 +152,9 @@ def _files(root: Path):
                 yield path
 
 
-def scan(markers: list[str]) -> tuple[dict[str, list[str]], int]:
-    """Files of each place that contain any marker; and how many files were read."""
+def scan(markers: list[str], since: float) -> tuple[dict[str, list[str]], int]:
+    """Files of each place, modified at or after ``since`` (a time.time()), that contain any
+    marker; and how many files were read."""
     needles = [m.encode() for m in markers]
     found: dict[str, list[str]] = {}
     n_files = 0
@@ -176,6 +162,8 @@ def scan(markers: list[str]) -> tuple[dict[str, list[str]], int]:
         for root in roots:
             for path in _files(root):
                 try:
+                    if path.stat().st_mtime < since:
+                        continue
                     with path.open("rb") as fh:
                         tail = b""
                         while chunk := fh.read(MAX_SCAN_BYTES):
@@ -192,8 +180,10 @@ def scan(markers: list[str]) -> tuple[dict[str, list[str]], int]:
 
 def test_twenty_concurrent_sessions_see_only_their_own_data_and_leave_no_trace(app_url):
     pytest.importorskip("playwright.async_api")
+    began = time.time() - 2.0  # file times may be coarse
     markers = [f"ISO{uuid.uuid4().hex[:12].upper()}" for _ in range(SESSIONS)]
     timings: list[float] = []
+    assert len(PAGE_TITLES) == len(PAGES)
     pages = asyncio.run(_run_all(app_url, markers, timings))
     for own, html in zip(markers, pages, strict=True):
         assert own in html
@@ -201,7 +191,7 @@ def test_twenty_concurrent_sessions_see_only_their_own_data_and_leave_no_trace(a
         assert not others, f"session {own} shows other sessions' data: {others}"
     median = statistics.median(timings)
     p95 = sorted(timings)[max(0, int(round(0.95 * len(timings))) - 1)]
-    found, n_files = scan(markers)
+    found, n_files = scan(markers, began)
     print(f"\nisolation: {SESSIONS} concurrent sessions, {len(pages)} completed, slider to "
           f"redraw median {median:.2f} s, p95 {p95:.2f} s; pages visited by one session: "
           f"{len(PAGE_TITLES)}; files scanned {n_files}; markers found on disk or in logs: "
@@ -212,11 +202,12 @@ def test_twenty_concurrent_sessions_see_only_their_own_data_and_leave_no_trace(a
 
 def test_the_scan_finds_a_planted_marker():
     # Positive control for scan(): a marker planted in the temp directory is found.
+    began = time.time() - 2.0
     marker = f"PLANT{uuid.uuid4().hex[:12].upper()}"
     planted = Path(tempfile.gettempdir()) / f"planted-{marker[:9]}.bin"
     planted.write_bytes(b"\x00" * 10 + marker.encode() + b"\x00")
     try:
-        found, n_files = scan([marker])
+        found, n_files = scan([marker], began)
         assert found == {"temp directory": [str(planted)]} and n_files > 0
     finally:
         planted.unlink()
