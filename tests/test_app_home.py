@@ -177,7 +177,6 @@ def test_unreadable_file_is_refused_in_the_main_area_and_nothing_is_lost(name: s
     "private, public, target, fragment",
     [
         ("no_shared_columns.csv", "valid_public.csv", None, "share no column"),
-        ("valid_private.csv", "single_class_private.csv", "income", "single class"),
         ("too_many_columns.csv", "too_many_columns.csv", None, "hold the same 400 rows"),
     ],
 )
@@ -187,11 +186,24 @@ def test_unusable_pair_shows_a_message(private: str, public: str, target: str, f
     assert fragment in message
 
 
+def test_a_target_constant_in_the_public_file_is_not_offered():
+    # dpcore refuses it ("single class"); the sidebar does not offer it (it would be dropped)
+    at = upload_pair("valid_private.csv", "single_class_private.csv", upload_target="income")
+    assert "income" not in at.selectbox(key="upload_target").options
+    assert at.selectbox(key="upload_target").value is None
+    assert_clean(at)
+
+
 def test_too_many_encoded_columns_shows_a_message():
     wide = (DATA / "too_many_columns.csv").read_bytes()
     at = start(builtin_name=SMALL, source="Upload")
     upload(at, "upload_public", "wide_public.csv", wide)
     upload(at, "upload_private", "wide_private.csv", wide.rsplit(b"\n", 2)[0] + b"\n")
+    at.run()
+    # Its ID column (one value per row) is left out by default, so the files are accepted...
+    assert at.multiselect(key="upload_exclude").value == ["customer_id"]
+    assert_clean(at)
+    at.multiselect(key="upload_exclude").set_value([])  # ...and refused with it, in place
     (message,) = refused(at.run())
     assert "over the limit" in message
 

@@ -83,3 +83,52 @@ def test_likely_target_reads_yes_no_columns():
     assert likely_target(frame) == "Outcome"  # named like a target, before 'sex'
     assert likely_target(frame.drop(columns="Outcome")) == "sex"
     assert likely_target(frame[["id", "species"]]) is None
+
+
+def weather_files() -> tuple[bytes, bytes]:
+    """A public and a private table shaped like seattle-weather: a date and a row ID (over the
+    width limit with them), measurements, a region code and a five-class target."""
+    from test_upload_columns import weather
+
+    return (weather(700).to_csv(index=False).encode(),
+            weather(300, start=700, seed=1).to_csv(index=False).encode())
+
+
+def test_dates_and_ids_are_left_out_and_columns_changed_in_place():
+    public, private = weather_files()
+    at = app_support.start(timeout=TIMEOUT, source="Upload")
+    at.file_uploader(key="upload_public").set_value(("public.csv", public, "text/csv"))
+    at.file_uploader(key="upload_private").set_value(("private.csv", private, "text/csv"))
+    rerun(at)
+    assert not at.error  # accepted: the date and the ID are left out, and it is said
+    assert at.multiselect(key="upload_exclude").value == ["date", "record_id"]
+    assert any("Left out by default" in c.value and "date" in c.value for c in at.sidebar.caption)
+    assert at.selectbox(key="upload_target").value is None  # no yes/no column
+    at.selectbox(key="upload_target").set_value("weather")
+    rerun(at)
+    positive = at.selectbox(key="upload_positive")
+    assert positive.options == ["drizzle", "fog", "rain", "snow", "sun"]
+    for page in ("pages/importance.py", "pages/perturbation.py", "pages/subset.py"):
+        at.switch_page(page)
+        rerun(at)
+        assert not at.exception, page
+    # Back on Home, without uploading again: another positive class, a code read as
+    # categories, a column left out.
+    at.switch_page("pages/home.py")
+    rerun(at)
+    at.selectbox(key="upload_positive").set_value("rain")
+    at.multiselect(key="upload_categorical").set_value(["region"])
+    at.multiselect(key="upload_exclude").set_value(["date", "record_id", "precipitation"])
+    rerun(at)
+    scenario = at.session_state["scenario"]
+    assert scenario.target == "weather=rain"
+    assert "precipitation" not in scenario.features
+    assert {f"region={i}" for i in range(1, 5)} <= set(scenario.features)
+    # Using the date after all: refused for its width, in place; undone in place.
+    at.multiselect(key="upload_exclude").set_value(["record_id"])
+    rerun(at, allow_errors=True)
+    assert any("over the limit" in e.value for e in at.error)
+    at.multiselect(key="upload_exclude").set_value(["date", "record_id"])
+    rerun(at)
+    assert not at.error
+    assert at.session_state["scenario"].target == "weather=rain"

@@ -31,8 +31,9 @@ Streamlit would reset them on a page switch; :func:`ui.state.keep_widget_state` 
 values first, Streamlit's documented way to keep widget state across pages. File uploaders cannot
 be re-assigned: after a page switch they are empty. So the uploaded files are kept in this
 session's memory (:class:`KeptFile`, never on disk or in a shared cache) and the options that
-read them (target, split, missing values) stay drawn and editable on every page, until the
-person uploads other files or forgets these.
+read them (columns left out or read as categories, target and its positive class, split,
+missing values) stay drawn and editable on every page, until the person uploads other files or
+forgets these. Every option's choices and defaults are read from the public rows only.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from dpcore.datasets import (
     Scenario,
     UploadReport,
     align_columns,
+    columns_to_leave_out,
     infer_column_types,
     likely_target,
     list_scenarios,
@@ -62,6 +64,7 @@ from dpcore.datasets import (
     split_by_value,
     split_columns,
     split_random,
+    target_classes,
     type_columns,
 )
 from dpcore.runs.scenarios import (
@@ -83,7 +86,7 @@ SCENARIO_ID_KEY = "scenario_id"
 REPORT_KEY = "upload_report"
 UPLOAD_FILES_KEY = "upload_files"
 PROBLEMS_KEY = "_scenario_problems"
-_TARGET_FOR = "_upload_target_for"  # the files whose target was pre-selected
+_CHOSEN_FOR = "_upload_chosen_for"  # the files whose target and left-out columns were pre-set
 KEPT_KEY = "_upload_kept"  # {uploader key: KeptFile}: this session's files, in its memory only
 LIMIT_TEXT = (f"CSV files up to {MAX_UPLOAD_BYTES // 2**20} MB each (comma-separated, UTF-8, "
               "one header row); a larger file is refused by the uploader, which marks it with a "
@@ -295,15 +298,21 @@ def _build_from_frames(
     except ValueError as exc:
         problems.append(str(exc))
         return
-    with st.expander("Column types"):
-        st.dataframe(infer_column_types(shared), hide_index=True)
-    _preselect_target(tuple(file.name for file in files), shared)
+    suggested = columns_to_leave_out(shared)
+    _preselect(tuple(file.name for file in files), shared, suggested)
+    exclude, categorical = _columns_panel(shared, suggested)
     target = choose(
         "Target (column to predict)",
-        [None, *shared.columns],
+        [None, *(col for col in shared.columns  # a column constant in E is dropped
+                 if col not in exclude and shared[col].nunique() > 1)],
         "upload_target",
         format_func=lambda col: "(none)" if col is None else col,
     )
+    try:
+        positive = _positive_class(shared, target)
+    except DataError as exc:
+        problems.append(str(exc))
+        return
     drop_public = st.checkbox(
         "Drop public rows with missing values", key="upload_drop_missing",
         help="Otherwise missing public values are filled in (median or most frequent value). "
@@ -313,10 +322,12 @@ def _build_from_frames(
     public_missing = "drop" if drop_public else "impute"
     names = [file.name for file in files]
     build = functools.partial(
-        scenario_from_uploads, private, public, target=target, public_missing=public_missing,
+        scenario_from_uploads, private, public, target=target, positive=positive,
+        exclude=exclude, categorical=categorical, public_missing=public_missing,
         title="Uploaded data: " + " + ".join(names),
     )  # fmt: skip
-    scenario_id = content_key("upload", mode, *names, *contents, *rule, target, public_missing)
+    scenario_id = content_key("upload", mode, *names, *contents, *rule, target, repr(positive),
+                              exclude, categorical, public_missing)
     try:
         with st.spinner("Encoding the files…"):
             scenario, report = session_memo(scenario_id, build)
@@ -331,16 +342,67 @@ def _build_from_frames(
     ]
 
 
-def _preselect_target(names: tuple[str, ...], public: pd.DataFrame) -> None:
+def _preselect(names: tuple[str, ...], public: pd.DataFrame, suggested: dict[str, str]) -> None:
     """For files not seen before, pre-select the target a table most likely predicts (a yes/no
-    column, :func:`~dpcore.datasets.likely_target`, read from the public rows only), unless a
-    target among the files' columns is chosen already (by the person or a link)."""
+    column, :func:`~dpcore.datasets.likely_target`) and leave out the ``suggested`` columns
+    (dates, IDs), both read from the public rows only; a target or left-out columns among the
+    files' columns, chosen already by the person or a link, stay."""
     marker = (names, tuple(public.columns))
-    if st.session_state.get(_TARGET_FOR) == marker:
+    if st.session_state.get(_CHOSEN_FOR) == marker:
         return
-    st.session_state[_TARGET_FOR] = marker
+    st.session_state[_CHOSEN_FOR] = marker
+    left_out = st.session_state.get("upload_exclude") or []
+    if not left_out or not set(left_out) <= set(public.columns):
+        st.session_state["upload_exclude"] = list(suggested)
     if st.session_state.get("upload_target") not in public.columns:
-        st.session_state["upload_target"] = likely_target(public)
+        target = likely_target(public)
+        st.session_state["upload_target"] = None if target in suggested else target
+
+
+def _columns_panel(public: pd.DataFrame, suggested: dict[str, str]) -> tuple[list[str], list[str]]:
+    """The "Columns" expander: the columns left out, the numeric columns read as categories,
+    and the type of every column; returns (left out, read as categories)."""
+    with st.expander("Columns", expanded=bool(suggested)):
+        columns = [str(col) for col in public.columns]
+        exclude = _multiselect(
+            "Columns left out", columns, "upload_exclude",
+            help="Columns that no page uses: an ID, a date, a column that gives the target "
+                 "away. Decided with the public file only.")
+        if suggested:
+            st.caption("Left out by default, read from the public file: " + "; ".join(
+                f"**{md(col)}** ({why})" for col, why in suggested.items())
+                + ". Take a column out of the list to use it.")
+        used = public.loc[:, [col for col in columns if col not in exclude]]
+        numeric = [col for col in used.columns if pd.api.types.is_numeric_dtype(used[col])]
+        categorical = _multiselect(
+            "Numbers read as categories", numeric, "upload_categorical",
+            help="A numeric column that is a code (a region or product number): one-hot items, "
+                 "one per value in the public file, instead of a number scaled by its public "
+                 "range.")
+        types = infer_column_types(used)
+        types.loc[types["column"].isin(categorical), "type"] = "categorical (by choice)"
+        st.dataframe(types, hide_index=True)
+    return exclude, categorical
+
+
+def _multiselect(label: str, options: list[str], key: str, **kwargs: Any) -> list[str]:
+    """A multiselect over ``options`` whose kept value (:data:`CONTROLS`) loses names that are
+    no longer options, such as the columns of earlier files."""
+    st.session_state[key] = [name for name in st.session_state.get(key) or [] if name in options]
+    return list(st.multiselect(label, options, key=key, **kwargs))
+
+
+def _positive_class(public: pd.DataFrame, target: str | None) -> Any:
+    """The target's class encoded as 1, chosen among its public classes; None (the 0/1
+    column's own 1) when there is no choice to make."""
+    classes, default = (None, None) if target is None else target_classes(public[target])
+    if classes is None:
+        st.session_state["upload_positive"] = None
+        return None
+    return choose(
+        "Class encoded as 1", classes, "upload_positive", default=default, format_func=str,
+        help=f"The class that a model of {target} predicts; every other class is 0 (one class "
+             "against the rest). The default is the rarest class in the public file.")
 
 
 def _public_digest(role: str, file: UploadedFile, data: bytes) -> str | None:

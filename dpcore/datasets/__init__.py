@@ -16,6 +16,9 @@ Modules
 ``reading``
     :func:`read_csv_upload` (bytes of one uploaded CSV to a DataFrame; ``private=True`` for a
     file with private rows), :func:`type_columns`, :func:`infer_column_types`.
+``columns``
+    :func:`columns_to_leave_out` (dates, IDs), :func:`target_classes`, :func:`as_categories`:
+    the column choices of an upload, read off the public file.
 ``uploads``
     :func:`align_columns`, :func:`split_by_value`, :func:`split_random`,
     :func:`scenario_from_uploads` (two frames to a :class:`Scenario` and an :class:`UploadReport`).
@@ -28,6 +31,7 @@ from dpcore.datasets.builtin import (
     replace_public,
     scenario_title,
 )
+from dpcore.datasets.columns import as_categories, columns_to_leave_out, target_classes
 from dpcore.datasets.encoding import TabularEncoder, biased_split, item_name
 from dpcore.datasets.reading import (
     MAX_COLUMNS,
@@ -70,7 +74,9 @@ __all__ = [
     "TabularEncoder",
     "UploadReport",
     "align_columns",
+    "as_categories",
     "biased_split",
+    "columns_to_leave_out",
     "infer_column_types",
     "item_name",
     "likely_target",
@@ -83,5 +89,6 @@ __all__ = [
     "split_by_value",
     "split_columns",
     "split_random",
+    "target_classes",
     "type_columns",
 ]

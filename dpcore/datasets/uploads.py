@@ -15,18 +15,21 @@ One argument order everywhere: ``(private, public)``.
     ``p_other`` (default ``1 - p``) of the others go private, like Ji & Elkan's split by sex.
 ``split_random(frame, private_fraction=0.5, *, rng=None) -> (private, public)``
     One file -> (private, public) at random.
-``scenario_from_uploads(private, public, *, target=None, positive=None,
-public_missing="impute", max_features=MAX_FEATURES, name="upload", title="Uploaded data")
--> (Scenario, UploadReport)``
-    Encode as every mechanism expects.
+``scenario_from_uploads(private, public, *, target=None, positive=None, exclude=(),
+categorical=(), public_missing="impute", max_features=MAX_FEATURES, name="upload",
+title="Uploaded data") -> (Scenario, UploadReport)``
+    Encode as every mechanism expects, with the columns ``exclude`` left out and the numeric
+    columns ``categorical`` read as categories (:mod:`dpcore.datasets.columns` suggests both
+    from the public file).
 
 The private file never shapes the release
 -----------------------------------------
 Everything that fixes the encoded domain, and so the sensitivity of every mechanism, is read from
-the public file and the user's choices only: which columns are used (shared names, minus columns
-that are empty or constant *in the public file*), their types (numeric or text, as in the public
-file), the one-hot levels, the scaling ranges, the target's classes and the positive class, and
-hence ``d``. Private values are then mapped by rules fixed in advance, value by value:
+the public file and the user's choices only: which columns are used (shared names, minus the
+columns the user leaves out and columns that are empty or constant *in the public file*), their
+types (numeric or text, as in the public file, or categories where the user says so), the
+one-hot levels, the scaling ranges, the target's classes and the positive class, and hence
+``d``. Private values are then mapped by rules fixed in advance, value by value:
 
 - a private cell is read into its column's public type (the private file is best read with
   ``read_csv_upload(..., private=True)``, which leaves every column as text): in a numeric
@@ -97,12 +100,14 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from dpcore.datasets.columns import MAX_CLASSES, as_categories, target_classes
 from dpcore.datasets.encoding import TabularEncoder, biased_split, item_name
 from dpcore.datasets.reading import infer_column_types, parse_numbers, type_columns
 from dpcore.datasets.scenario import Scenario
@@ -127,8 +132,6 @@ __all__ = [
 
 #: Most encoded columns an upload may give; the pages fit models in that dimension.
 MAX_FEATURES = 300
-#: Most classes a target may have (beyond that it is probably a continuous column).
-MAX_CLASSES = 20
 #: Most distinct values of a column offered as a split column by :func:`split_columns`.
 MAX_SPLIT_VALUES = 20
 #: What :func:`scenario_from_uploads` does with public rows that have missing values.
@@ -430,6 +433,8 @@ def scenario_from_uploads(
     *,
     target: str | None = None,
     positive: Any = None,
+    exclude: Sequence[str] = (),
+    categorical: Sequence[str] = (),
     public_missing: str = "impute",
     max_features: int = MAX_FEATURES,
     name: str = "upload",
@@ -454,6 +459,13 @@ def scenario_from_uploads(
         Class of ``target`` encoded as 1. None means 1 for a 0/1 column and otherwise the
         rarest class in the public file (ties: the last in sorted order). With more than two
         classes this is one class against the rest.
+    exclude : sequence of str, default=()
+        Shared columns to leave out (an ID, a date, a column that leaks the target);
+        :func:`~dpcore.datasets.columns_to_leave_out` suggests them from the public file.
+    categorical : sequence of str, default=()
+        Columns to read as categories (one-hot items of the public file's values, such as a
+        region code) instead of numbers scaled by their public range; a text column is one
+        already.
     public_missing : {"impute", "drop"}, default="impute"
         Public rows with missing values: impute them by the rule used for private values
         (public median, all-zero items, target 0), or drop them. Private rows are never dropped.
@@ -475,11 +487,12 @@ def scenario_from_uploads(
     ValueError
         If ``public_missing`` is not one of :data:`PUBLIC_MISSING`.
     DataError
-        No rows, no shared column, a public column of numbers with a few text or infinite
-        cells, the same rows in both files, no feature left, unknown target, a target with one
-        or more than :data:`MAX_CLASSES` classes in the public file, an unknown positive class,
-        too many encoded columns. Each is decided by the public file and the arguments, except
-        "the same rows in both files" (module notes).
+        No rows, no shared column, a column in ``exclude`` or ``categorical`` that the files
+        do not share, the target left out, a public column of numbers with a few text or
+        infinite cells, the same rows in both files, no feature left, unknown target, a target
+        with one or more than :data:`MAX_CLASSES` classes in the public file, an unknown
+        positive class, too many encoded columns. Each is decided by the public file and the
+        arguments, except "the same rows in both files" (module notes).
     """
     _check_frames(private, public)
     if public_missing not in PUBLIC_MISSING:
@@ -495,12 +508,28 @@ def scenario_from_uploads(
             "a larger public file."
         )
     private, public, notes = align_columns(private, public)
+    exclude = _chosen_columns("left out", exclude, public.columns)
+    categorical = _chosen_columns("read as categories", categorical, public.columns)
     if target is not None and target not in public.columns:
         raise DataError(
             f"Target {target!r} is not a column of both files; choose one of "
             f"{_listing(public.columns)}."
         )
+    if target in exclude:
+        raise DataError(f"The target {target!r} is among the columns left out; use it, or "
+                        "choose another target.")
+    if exclude:
+        kept = [col for col in public.columns if col not in exclude]
+        if not kept:
+            raise DataError("Every shared column is left out; use at least one.")
+        public, private = public.loc[:, kept], private.loc[:, kept]
+        notes.append(f"Left out by choice: {_listing(exclude)}.")
     public = type_columns(public)
+    categorical = [col for col in categorical if col not in exclude]
+    if categorical:  # cell by cell, in both files alike (as_categories)
+        public = public.assign(**{col: as_categories(public[col]) for col in categorical})
+        private = private.assign(**{col: as_categories(private[col]) for col in categorical})
+        notes.append(f"Read as categories by choice: {_listing(categorical)}.")
     _check_public_finite(public)
     private, not_numbers = _read_into_public_types(private, public)
     private_warnings = _check_not_derived(private, public)
@@ -750,7 +779,7 @@ def _useless_columns(public: pd.DataFrame, target: str | None, notes: list[str])
                 raise DataError(
                     f"Target {target!r} has {what} in the public file; the target's classes "
                     "are taken from the public file, so it needs at least two. Choose another "
-                    "target, or upload a public file with both classes."
+                    "target, or upload a public file with at least two of its classes."
                 )
         elif values.empty:
             dropped[col] = "dropped: empty in the public file"
@@ -776,17 +805,24 @@ def _useless_columns(public: pd.DataFrame, target: str | None, notes: list[str])
     return dropped
 
 
+def _chosen_columns(what: str, columns: Sequence[str], shared: pd.Index) -> list[str]:
+    """The columns a person chose (``exclude`` or ``categorical``), checked against the shared
+    columns."""
+    if isinstance(columns, str):
+        raise TypeError(f"The columns {what} must be a list of column names, not the string "
+                        f"{columns!r}; write [{columns!r}].")
+    chosen = list(dict.fromkeys(columns))
+    unknown = [col for col in chosen if col not in shared]
+    if unknown:
+        raise DataError(f"The columns {what} must be columns of both files: {_listing(unknown)} "
+                        f"is not; choose among {_listing(shared)}.")
+    return chosen
+
+
 def _target_levels(public: pd.Series, positive: Any) -> tuple[Any, list[Any] | None]:
     """Positive class and the item levels of the target (None for a 0/1 column): public only."""
-    present = public.dropna()
-    values = sorted(present.drop_duplicates().tolist())
-    if len(values) > MAX_CLASSES:
-        raise DataError(
-            f"Target {public.name!r} has {len(values)} distinct values in the public file, "
-            f"more than the {MAX_CLASSES} classes a target may have. Choose a column with few "
-            "classes (such as yes/no), or group its values into classes first."
-        )
-    if pd.api.types.is_numeric_dtype(present) and set(values) <= {0, 1}:
+    values, default = target_classes(public)
+    if values is None:
         if positive is not None and not _same(positive, 1):
             raise DataError(
                 f"Target {public.name!r} is a 0/1 column; its positive class is 1, not "
@@ -794,8 +830,7 @@ def _target_levels(public: pd.Series, positive: Any) -> tuple[Any, list[Any] | N
             )
         return 1, None
     if positive is None:
-        counts = present.value_counts()
-        positive = min(reversed(values), key=lambda value: counts.get(value, 0))
+        positive = default
     elif not any(_same(positive, value) for value in values):
         raise DataError(
             f"{_show(positive)} is not a class of target {public.name!r} in the public file; "
@@ -927,8 +962,8 @@ def _check_width(encoder: TabularEncoder, max_features: int) -> None:
     biggest = ", ".join(f"{col!r} ({len(items)} columns)" for col, items in sizes)
     raise DataError(
         f"The encoded data would have {width} columns, over the limit of {max_features} "
-        f"encoded features. The largest: {biggest}. Delete ID-like columns or columns with "
-        "many distinct text values, or merge rare categories, and upload again."
+        f"encoded features. The largest: {biggest}. Leave out ID-like or date columns or "
+        "columns with many distinct text values, or merge rare categories."
     )
 
 

@@ -16,6 +16,8 @@ A domain is one of
 :class:`FromData`
     A name or a value read off the scenario's data (a column, a category, a threshold): only
     its type is checked here; the widget checks it against the data when it is drawn.
+:class:`NamesFromData`
+    A list of such names (the columns of a multiselect).
 :class:`NotFromLink`
     A control that a link cannot set (a table editor, whose state Streamlit keeps read-only).
 
@@ -40,7 +42,8 @@ from typing import Any
 
 from dpcore.queries import INDICATOR, MAX_CONDITIONS, MEAN, OPERATORS
 
-__all__ = ["EPSILONS", "LAMBDAS", "SEED", "Between", "Domain", "FromData", "NotFromLink",
+__all__ = ["EPSILONS", "LAMBDAS", "SEED", "Between", "Domain", "FromData", "NamesFromData",
+           "NotFromLink",
            "OneOf", "check", "query_domains"]
 
 #: Epsilons offered on every page's ε slider, log-spaced.
@@ -129,6 +132,19 @@ class FromData(Domain):
         if isinstance(value, int | float):
             return None if math.isfinite(value) else "must be a finite number"
         return "must be a name or a number"
+
+
+class NamesFromData(Domain):
+    """A list of names read off the data (columns chosen in a multiselect): only the type of
+    each is checked here."""
+
+    def problem(self, value: Any) -> str | None:
+        if not isinstance(value, list | tuple):
+            return "must be a list of names"
+        for item in value:
+            if FromData().problem(item) is not None or item is None:
+                return "must be a list of names"
+        return None
 
 
 @dataclass(frozen=True)

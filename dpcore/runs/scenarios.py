@@ -26,7 +26,7 @@ from dpcore.datasets import (
     split_random,
     type_columns,
 )
-from dpcore.runs.domains import Between, FromData, OneOf
+from dpcore.runs.domains import Between, FromData, NamesFromData, OneOf
 from dpcore.validation import DataError
 
 __all__ = ["AT_RANDOM", "BUILTIN", "BY_VALUE", "CONTROLS", "ONE_FILE", "TWO_FILES", "UPLOAD",
@@ -46,6 +46,7 @@ DEFAULT_SCENARIO: dict[str, Any] = {
 #: Every sidebar control with its initial value (the scenario keys of a link or a run config).
 CONTROLS: dict[str, Any] = {
     **DEFAULT_SCENARIO, "upload_mode": TWO_FILES, "upload_target": None,
+    "upload_positive": None, "upload_exclude": [], "upload_categorical": [],
     "upload_drop_missing": False, "split_rule": BY_VALUE, "split_column": None,
     "split_value": None, "split_p": 0.9, "split_fraction": 0.5,
 }
@@ -64,6 +65,8 @@ DOMAINS = {
     "builtin_p": Between(1, 100, integer=True), "builtin_shift": OneOf(("paper", "first", "all")),
     "seed": Between(0, 2**53 - 1, integer=True, optional=True),
     "upload_mode": OneOf((TWO_FILES, ONE_FILE)), "upload_target": FromData(),
+    "upload_positive": FromData(), "upload_exclude": NamesFromData(),
+    "upload_categorical": NamesFromData(),
     "split_rule": OneOf((BY_VALUE, AT_RANDOM)), "split_column": FromData(),
     "split_value": FromData(), "split_p": Between(0.5, 1.0), "split_fraction": Between(0.1, 0.9),
 }
@@ -123,7 +126,8 @@ def build_scenario(spec: Mapping[str, Any], files: Mapping[str, bytes] | None = 
     ----------
     spec : mapping
         The sidebar's widget values (keys of :data:`DEFAULT_SCENARIO`, or for uploads
-        ``upload_mode``, ``upload_target``, ``upload_drop_missing``, ``split_*`` and ``files``:
+        ``upload_mode``, ``upload_target``, ``upload_positive``, ``upload_exclude``,
+        ``upload_categorical``, ``upload_drop_missing``, ``split_*`` and ``files``:
         a list of ``{"role", "name"}``, with the ``"sha256"`` of a public file). Missing keys
         take the sidebar's defaults.
     files : mapping of str to bytes, optional
@@ -220,7 +224,10 @@ def _upload(spec: Mapping[str, Any], files: Mapping[str, bytes]) -> Scenario:
     missing = "drop" if spec.get("upload_drop_missing", False) else "impute"
     try:
         scenario, _ = scenario_from_uploads(
-            private, public, target=spec.get("upload_target"), public_missing=missing,
+            private, public, target=spec.get("upload_target"),
+            positive=spec.get("upload_positive") if spec.get("upload_target") else None,
+            exclude=list(spec.get("upload_exclude") or ()),
+            categorical=list(spec.get("upload_categorical") or ()), public_missing=missing,
             title="Uploaded data: " + " + ".join(names))
     except ValueError as exc:
         raise DataError(str(exc)) from exc
