@@ -2,7 +2,12 @@
 tests in under a minute. A test that drives the dashboard (``streamlit.testing`` AppTest,
 through ``app_support``), starts a process (a server, the CLI, a wheel, loky or Dask workers) or
 fuzzes inputs by the hundred is marked ``slow`` here, whatever its module says, so the lane
-cannot grow by accident; the README's test command still runs everything."""
+cannot grow by accident; the README's test command still runs everything.
+
+The suite runs on every core (pytest-xdist, ``-n auto --dist loadgroup`` in ``pyproject.toml``),
+except the real-browser tests: they share one group, so one worker runs them one after another
+(each starts a server and Chromium, and the isolation test twenty browser contexts) while the
+other workers take the rest. ``-p no:xdist`` runs everything in one process."""
 
 from __future__ import annotations
 
@@ -27,6 +32,8 @@ def _drives_the_app(path: Path, cache: dict[Path, bool]) -> bool:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     cache: dict[Path, bool] = {}
     for item in items:
+        if item.get_closest_marker("browser") is not None:
+            item.add_marker(pytest.mark.xdist_group("browser"))
         function = getattr(item, "function", None)
         if function is None:  # a doctest: fast by design
             continue
