@@ -29,6 +29,7 @@ def _drives_the_app(path: Path, cache: dict[Path, bool]) -> bool:
     return cache[path]
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's hook reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     cache: dict[Path, bool] = {}
     for item in items:

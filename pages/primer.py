@@ -28,6 +28,7 @@ from dpcore.primer import (
     group_sensitivity,
     query_from_controls,
     release_answers,
+    runner_up_epsilon,
     sensitivity,
     suggest_bounds,
 )
@@ -313,7 +314,12 @@ def show_choice(numbers: dict[str, pd.DataFrame], figs: dict, params: Params) ->
         f"seeded draws it picked the truly most common one, {md(top['candidate'])} "
         f"(non-private: {top['count_nonprivate']:,.0f} records{gap}), "
         f"{100 * top['frequency']:.1f} % of the time. The bigger the lead and the "
-        "larger ε, the surer the pick.")
+        "larger ε, the surer the pick."
+        + (f" With a lead this large, the runner-up would be picked once in ten or more only "
+           f"at ε ≤ {runner_up_epsilon(lead):.2g} (non-private): the pick is sure because the "
+           "counts are large, not because ε is. A column whose top categories are close, or "
+           "a smaller data set, shows the mechanism hesitating."
+           if top["frequency"] > 0.99 and lead > 0 else ""))
 
 
 def show_budget(numbers: dict[str, pd.DataFrame], params: Params) -> None:

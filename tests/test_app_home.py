@@ -338,11 +338,13 @@ def test_a_refused_change_shows_no_stale_data_and_is_undone_by_a_good_one():
     assert at.header[0].value == title
 
 
-def test_a_one_column_file_offers_no_split_column_and_says_why():
+def test_a_file_with_no_column_to_split_by_is_split_at_random_and_says_why():
+    # Like statsmodels' star98: every column continuous, so no value to split by.
     at = start(builtin_name=SMALL, source="Upload", upload_mode="One file, split by a rule")
-    rows = b"".join(b"%d\n" % (i % 3) for i in range(60))
-    upload(at, "upload_single", "one_column.csv", b"x\n" + rows)
+    rows = b"".join(b"%.2f,%.1f\n" % (i * 0.37, (i * 7919) % 101 * 1.3) for i in range(60))
+    upload(at, "upload_single", "continuous.csv", b"x,y\n" + rows)
     at.run()
-    (message,) = refused(at)
-    assert "No column is suitable to split by" in message and "At random" in message
-    assert "share no column names" not in message
+    assert_clean(at)
+    assert any("Split at random: no column" in c.value for c in at.sidebar.caption)
+    assert at.session_state["split_rule"] == "At random"
+    assert "split_rule" not in {w.key for w in at.sidebar.radio}

@@ -326,7 +326,7 @@ def test_answers_in_budget_with_delta():
 def test_defaults_on_adult_count_the_positive_class(adult):
     c = primer.resolve_controls(adult, {})
     assert (c["pr_kind"], c["pr_column"], c["pr_value"]) == ("count", "income", ">50K")
-    assert c["pr_choice_column"] == "workclass"
+    assert c["pr_choice_column"] == "occupation"  # the closest race in E
     mean = primer.resolve_controls(adult, {"pr_kind": "mean", "pr_column": "income"})
     assert mean["pr_column"] == "age" and (mean["pr_low"], mean["pr_high"]) == (17.0, 90.0)
     with pytest.raises(ValueError, match="Unknown primer controls"):

@@ -173,7 +173,9 @@ def budget_sidebar() -> BudgetAccountant:
         if len(accountant):
             with st.expander("Ledger of releases"):
                 ledger = accountant.ledger
-                st.dataframe(ledger, hide_index=True)
+                st.markdown(ledger_lines(ledger))
+                st.caption("Each release's time, neighbouring relation and note are in the "
+                           "downloads.")
                 st.download_button("Download the ledger (CSV)",
                                    csv_bytes(ledger), "privacy_ledger.csv",
                                    "text/csv", key="ledger_download")
@@ -181,3 +183,14 @@ def budget_sidebar() -> BudgetAccountant:
                                    ledger_json(accountant), "privacy_ledger.json",
                                    "application/json", key="ledger_download_json")
     return accountant
+
+
+def ledger_lines(ledger: pd.DataFrame) -> str:
+    """The ledger as a numbered list that fits the sidebar: what was released, on which data,
+    and its ε (and δ when there is one)."""
+    lines = []
+    for i, row in enumerate(ledger.itertuples(index=False), start=1):
+        cost = f"ε = {row.epsilon:g}" + (f", δ = {row.delta:g}" if row.delta > 0 else "")
+        data = f" on {md(row.dataset)}" if row.dataset else ""
+        lines.append(f"{i}. {md(row.mechanism)}{data}: **{cost}**")
+    return "\n".join(lines)

@@ -49,6 +49,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from dpcore import DataError
 from dpcore.datasets import (
+    MAX_SPLIT_VALUES,
     MAX_UPLOAD_BYTES,
     PUBLIC_OPTIONS,
     Scenario,
@@ -439,13 +440,13 @@ def _split_panel(
     frame: pd.DataFrame, content: bytes
 ) -> tuple[pd.DataFrame, pd.DataFrame, tuple[Any, ...]]:
     """Widgets for the split rule; returns (private, public, the rule's settings)."""
-    rule = st.radio("Split rule", (BY_VALUE, AT_RANDOM), key="split_rule")
-    candidates = split_columns(frame) if rule == BY_VALUE else []
-    if rule == BY_VALUE and not candidates:
-        raise DataError(
-            "No column is suitable to split by: a split column needs a few distinct values and "
-            "at least one other column to keep. Choose 'At random', or upload two files."
-        )
+    candidates = split_columns(frame)
+    if candidates:
+        rule = st.radio("Split rule", (BY_VALUE, AT_RANDOM), key="split_rule")
+    else:  # nothing to split by: the split that works, said, instead of a refusal
+        rule = st.session_state["split_rule"] = AT_RANDOM
+        st.caption("Split at random: no column has few enough distinct values (at most "
+                   f"{MAX_SPLIT_VALUES}) to split by, keeping another column.")
     if rule == BY_VALUE:
         target = likely_target(frame)
         column = choose("Column", candidates, "split_column",

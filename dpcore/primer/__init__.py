@@ -42,6 +42,7 @@ from __future__ import annotations
 from dpcore.primer.choice import (
     CandidateCounts,
     candidate_counts,
+    runner_up_epsilon,
     selection_from_counts,
     selection_study,
 )
@@ -117,6 +118,7 @@ __all__ = [
     "answer_study",
     "CandidateCounts",
     "candidate_counts",
+    "runner_up_epsilon",
     "selection_from_counts",
     "selection_study",
     "answers_in_budget",

@@ -28,7 +28,8 @@ from dpcore.primer.queries import show_value
 from dpcore.random import stream
 from dpcore.validation import DataError
 
-__all__ = ["CandidateCounts", "candidate_counts", "selection_from_counts", "selection_study"]
+__all__ = ["CandidateCounts", "candidate_counts", "runner_up_epsilon", "selection_from_counts",
+           "selection_study"]
 
 
 class CandidateCounts(NamedTuple):
@@ -89,3 +90,21 @@ def selection_study(scenario: Any, column: str, epsilon: float, *, n_draws: int,
     times: :func:`selection_from_counts` on :func:`candidate_counts`."""
     return selection_from_counts(candidate_counts(scenario, column), epsilon, n_draws=n_draws,
                                  seed=seed)
+
+
+def runner_up_epsilon(lead: float, odds: float = 9.0) -> float:
+    """The ε below which the runner-up is picked at least once per ``odds + 1`` picks against
+    the leader, when the leader's count is ``lead`` higher (**non-private** when ``lead`` comes
+    from D's counts).
+
+    The exponential mechanism picks the two in the ratio ``exp(ε · lead / 2)`` (sensitivity 1),
+    so the ratio is at most ``odds`` for ``ε <= 2 ln(odds) / lead``; infinite for a tie.
+
+    Examples
+    --------
+    >>> round(runner_up_epsilon(100.0), 4)
+    0.0439
+    """
+    if not lead > 0:
+        return float("inf")
+    return 2.0 * float(np.log(odds)) / float(lead)

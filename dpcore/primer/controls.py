@@ -80,10 +80,26 @@ def column_options(scenario: Any, kind: str) -> list[str]:
 
 
 def default_choice_column(scenario: Any) -> str | None:
-    """The exponential mechanism's default column: the first with 3+ public categories."""
+    """The exponential mechanism's default column: among those with 3+ public categories, the
+    closest race in the public set E (the smallest gap between the shares of its two most common
+    categories), so that the demo opens on a choice it can get wrong; read from E only.
+
+    Without raw public records, the first column with 3+ categories.
+    """
     cats = category_columns(scenario)
     many = [c for c in cats if len(candidates(scenario, c)) >= 3]
-    return (many or cats or [None])[0]
+    public = getattr(scenario, "raw_public", None)
+    if not many or public is None:
+        return (many or cats or [None])[0]
+
+    def lead(column: str) -> float:
+        if column not in public.columns:
+            return float("inf")
+        shares = public[column].value_counts(normalize=True)
+        top = sorted(shares.reindex(candidates(scenario, column), fill_value=0.0), reverse=True)
+        return float(top[0] - top[1])
+
+    return min(many, key=lead)
 
 
 def resolve_controls(scenario: Any, controls: Mapping[str, Any]) -> dict[str, Any]:
