@@ -4,15 +4,16 @@ through ``app_support``), starts a process (a server, the CLI, a wheel, loky or 
 fuzzes inputs by the hundred is marked ``slow`` here, whatever its module says, so the lane
 cannot grow by accident; the README's test command still runs everything.
 
-The suite runs on every core (pytest-xdist, ``-n auto --dist loadgroup`` in ``pyproject.toml``),
-except the real-browser tests: they share one group, so one worker runs them one after another
-(each starts a server and Chromium, and the isolation test twenty browser contexts) while the
-other workers take the rest. ``-p no:xdist`` runs everything in one process."""
+The suite runs on every core (pytest-xdist, ``-n auto`` in ``pyproject.toml``), except the
+real-browser tests: one worker runs them one after another (each starts a server and Chromium,
+and the isolation test twenty browser contexts) while the other workers take the rest.
+``-p no:xdist`` runs everything in one process."""
 
 from __future__ import annotations
 
 import inspect
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +21,7 @@ _APP = ("streamlit.testing", "import app_support")
 #: Modules whose every test starts processes: the command line's runs, loky and Dask workers.
 _PROCESSES = {"test_cli.py", "test_parallel.py", "test_packaging.py"}
 _PROCESS = ("subprocess.", "sys.executable", "loky", "dask")
+_BROWSER = "tests/browser/"
 
 
 def _drives_the_app(path: Path, cache: dict[Path, bool]) -> bool:
@@ -29,12 +31,25 @@ def _drives_the_app(path: Path, cache: dict[Path, bool]) -> bool:
     return cache[path]
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's hook reads the groups
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """pytest-xdist's scheduler, with every real-browser test in one unit of work: one worker
+    runs them one after another, the other workers share the rest test by test.
+
+    (Its ``xdist_group`` marks do not group tests under pytest 9, whose node ids it cannot
+    change; a scope named here does.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class BrowserTestsOnOneWorker(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "browser" if nodeid.startswith(_BROWSER) else nodeid
+
+    return BrowserTestsOnOneWorker(config, log)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     cache: dict[Path, bool] = {}
     for item in items:
-        if item.get_closest_marker("browser") is not None:
-            item.add_marker(pytest.mark.xdist_group("browser"))
         function = getattr(item, "function", None)
         if function is None:  # a doctest: fast by design
             continue
