@@ -4,10 +4,10 @@ through ``app_support``), starts a process (a server, the CLI, a wheel, loky or 
 fuzzes inputs by the hundred is marked ``slow`` here, whatever its module says, so the lane
 cannot grow by accident; the README's test command still runs everything.
 
-The suite runs on every core (pytest-xdist, ``-n auto`` in ``pyproject.toml``), except the
-real-browser tests: one worker runs them one after another (each starts a server and Chromium,
-and the isolation test twenty browser contexts) while the other workers take the rest.
-``-p no:xdist`` runs everything in one process."""
+The suite runs on every core (pytest-xdist, ``-n auto`` in ``pyproject.toml``): the tests of a
+real-browser module stay together on one worker (they share the module's server and Chromium),
+every other test goes wherever a worker is free. ``-p no:xdist`` runs everything in one
+process."""
 
 from __future__ import annotations
 
@@ -33,18 +33,15 @@ def _drives_the_app(path: Path, cache: dict[Path, bool]) -> bool:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """pytest-xdist's scheduler, with every real-browser test in one unit of work: one worker
-    runs them one after another, the other workers share the rest test by test.
-
-    (Its ``xdist_group`` marks do not group tests under pytest 9, whose node ids it cannot
-    change; a scope named here does.)"""
+    """pytest-xdist's scheduler: a real-browser module is one unit of work (its tests share one
+    server and one Chromium, started once per module), every other test a unit of its own."""
     from xdist.scheduler import LoadScopeScheduling
 
-    class BrowserTestsOnOneWorker(LoadScopeScheduling):
+    class BrowserModulesWhole(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return "browser" if nodeid.startswith(_BROWSER) else nodeid
+            return nodeid.split("::", 1)[0] if nodeid.startswith(_BROWSER) else nodeid
 
-    return BrowserTestsOnOneWorker(config, log)
+    return BrowserModulesWhole(config, log)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

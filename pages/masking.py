@@ -185,7 +185,11 @@ def draw_scatter(numbers, params, figs) -> None:
               if params.input else 0)
     private = int(numbers["metrics"]["private_records"].iloc[0])
     st.caption(
-        "Shaded: the decision regions of the model trained on each set. The masked records need "
+        "Shaded: the decision regions of the model trained on each set."
+        + (" In the final set, pale markers are the initial records (public or fake) and solid "
+           "ones the records the algorithm invented."
+           if numbers["masked_points"]["from_initial_set"].any() else "")
+        + " The masked records need "
         "not resemble the sensitive ones, yet their model is the noisy model w′: where its "
         "regions differ from the original's, that is the privacy noise, which shrinks as ε or "
         "the private N grows. The axes span the data domain (every record's norm is at most "

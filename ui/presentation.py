@@ -81,8 +81,20 @@ def figure_title(preset: Preset, name: str) -> str:
 
 
 def enlarge(fig: go.Figure, *, height: int = 640, font: int = 17) -> go.Figure:
-    """``fig`` taller and in larger type, for a projector (changes ``fig`` and returns it)."""
-    fig.update_layout(height=height, font={"size": font}, legend={"font": {"size": font - 1}})
+    """``fig`` taller and in larger type, for a projector (changes ``fig`` and returns it).
+
+    The title (and its settings line) is pinned to the top, and the top margin made room for a
+    legend of up to three rows above the plot under it (less for a legend at the foot): larger
+    type must not push a legend over the title. Small notes in the figure are set at
+    ``font - 4`` at least."""
+    legend = fig.layout.legend
+    at_foot = legend.yref == "container" or (legend.y is not None and legend.y < 0.5)
+    fig.update_layout(height=height, font={"size": font}, legend={"font": {"size": font - 1}},
+                      title={"y": 1, "yref": "container", "yanchor": "top", "pad": {"t": 12},
+                             "font": {"size": font}}, margin={"t": 100 if at_foot else 150})
+    for note in fig.layout.annotations:  # notes under a plot (whiskers): projector-sized too
+        if note.font.size is not None and note.font.size < font - 4:
+            note.font.size = font - 4
     fig.update_xaxes(title_font={"size": font + 1}, tickfont={"size": font - 2})
     fig.update_yaxes(title_font={"size": font + 1}, tickfont={"size": font - 2})
     return fig

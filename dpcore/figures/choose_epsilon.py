@@ -18,10 +18,10 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.colors import sample_colorscale
 
 from dpcore.figures.common import (
     COLORS,
-    SEQUENCE,
     fmt,
     layout,
     legend_entry,
@@ -77,16 +77,20 @@ def target_curve(answer, *, ytitle: str, measured_name: str, fitted_name: str,
 
 def posterior_figure(curves: pd.DataFrame, prior: float, chosen: float,
                      delta_curve: pd.DataFrame | None = None) -> go.Figure:
-    """Worst-case posterior against the prior, one line per ε (log-log), the prior marked."""
+    """Worst-case posterior against the prior, one line per ε (log-log), the prior marked.
+
+    The lines' colours follow ε's order (dark for small ε, light for large: one ramp), and the
+    chosen ε is the thick line."""
     fig = go.Figure()
     epsilons = sorted(curves["epsilon"].unique())
-    for i, eps in enumerate(epsilons):
+    ramp = sample_colorscale("Viridis", list(np.linspace(0.0, 0.85, len(epsilons))))
+    for eps, color in zip(epsilons, ramp, strict=True):
         part = curves[curves["epsilon"] == eps]
         is_chosen = math.isclose(eps, chosen)
         fig.add_trace(go.Scatter(
-            x=part["prior"], y=part["posterior"], mode="lines", name=f"ε = {fmt(eps)}",
-            line={"color": COLORS["chosen"] if is_chosen else SEQUENCE[i % len(SEQUENCE)],
-                  "width": 4 if is_chosen else 2},
+            x=part["prior"], y=part["posterior"], mode="lines",
+            name=f"ε = {fmt(eps)}" + (" (chosen)" if is_chosen else ""),
+            line={"color": color, "width": 5 if is_chosen else 2},
             hovertemplate=f"ε = {fmt(eps)}<br>prior %{{x:.3%}}<br>posterior at most "
                           "%{y:.2%}<extra></extra>"))
     if delta_curve is not None and len(delta_curve):

@@ -152,10 +152,17 @@ def titled(fig: go.Figure, title: str, context: str = "") -> str:
     so that its PNG and HTML exports say what they show; return the file name they give."""
     name = file_stem(f"{title} {context}")  # from the words as read, not their HTML escapes
     title, context = html.escape(title), html.escape(context)  # they may quote column names
-    # The settings at 12 px, not <sup> (about 7 px in a figure: unreadable, on slides too).
-    text = f"{title}<br><span style='font-size:12px'>{context}</span>" if context else title
+    # A figure enlarged for a slide keeps its larger title, its place and its top margin.
+    previous = fig.layout.title
+    size = max(15, previous.font.size or 0)
+    # The settings a little smaller than the title (12 px at 15), not <sup> (about 7 px in a
+    # figure: unreadable, on slides too).
+    small = round(size * 0.8)
+    text = f"{title}<br><span style='font-size:{small}px'>{context}</span>" if context else title
+    place = ({"y": previous.y, "yref": "container", "yanchor": previous.yanchor,
+              "pad": {"t": previous.pad.t}} if previous.yref == "container" else {})
     # Assigned rather than passed to update_layout: on a figure built without validation
     # (spec_figure) an update costs 10 ms, an assignment well under 1 ms.
-    fig.layout.title = {"text": text, "x": 0, "xanchor": "left", "font": {"size": 15}}
-    fig.layout.margin.t = 80
+    fig.layout.title = {"text": text, "x": 0, "xanchor": "left", "font": {"size": size}} | place
+    fig.layout.margin.t = max(80, fig.layout.margin.t or 0)
     return name

@@ -98,10 +98,13 @@ def _class_traces(X, y, class_names, *, showlegend: bool, hollow: bool = False,
 
 def scatter_panels(panels: Sequence[Panel], class_names: Sequence[str], *, xtitle: str,
                    ytitle: str, x_range, y_range, height: int = 440,
-                   legend: bool = True) -> go.Figure:
+                   legend: bool = True, pale: bool | None = None) -> go.Figure:
     """Panels side by side on shared axes (Pham et al. Fig. 2 (a)-(c)), each with the decision
     regions of the classifier fitted on its own set. Points outside the ranges are not drawn
     (input-perturbed records at small ε lie far outside).
+
+    ``pale``: whether the legend says what pale markers are (the initial set within a masked
+    set); by default, whether a panel has any.
 
     Built as one figure specification (axes domains and panel titles laid out here rather than
     by ``make_subplots``, traces as dictionaries) without validation
@@ -146,6 +149,10 @@ def scatter_panels(panels: Sequence[Panel], class_names: Sequence[str], *, xtitl
                                "color": "rgba(0,0,0,0)", "size": 7, "symbol": "circle",
                                "line": {"color": "#555555", "width": 1.2}}})
         data += [trace | {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"} for trace in traces]
+    if any(panel.faint for panel in panels) if pale is None else pale:
+        data.append({"type": "scatter", "x": [None], "y": [None], "mode": "markers",
+                     "name": "pale: initial set", "hoverinfo": "skip", "opacity": 0.3,
+                     "marker": {"color": "#555555", "size": 7, "symbol": "circle"}})
     axes["yaxis"]["title"] = {"text": ytitle}
     spec = layout_spec(xtitle, ytitle, height=height)
     spec["legend"] = {"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0}
@@ -162,13 +169,17 @@ def panel_figures(panels: Sequence[Panel], class_names: Sequence[str], *, xtitle
     """The panels of :func:`scatter_panels` as one figure each, with the same traces and axes,
     for a page that draws them side by side (:func:`dpcore.figures.common.show_panels`): the
     browser then redraws only a panel whose figure changed. The legend sits under the first
-    panel; every panel keeps the same margins (no automatic growth), so the plot areas line
-    up."""
+    panel, one more row for each of its notes (hollow markers, pale markers); every panel keeps
+    the same margins (no automatic growth), so the plot areas line up."""
     figures = []
+    pale = any(panel.faint for panel in panels)
+    notes = pale + any(panel.extra is not None for panel in panels)
     for i, panel in enumerate(panels):
         fig = scatter_panels([panel], class_names, xtitle=xtitle, ytitle=ytitle if i == 0 else "",
-                             x_range=x_range, y_range=y_range, height=height, legend=i == 0)
-        fig.layout.margin = {"l": 50, "r": 10, "t": 40, "b": 105, "autoexpand": False}
+                             x_range=x_range, y_range=y_range, height=height + 24 * notes,
+                             legend=i == 0, pale=pale)
+        fig.layout.margin = {"l": 50, "r": 10, "t": 40, "b": 105 + 24 * notes,
+                             "autoexpand": False}
         figures.append(fig)
     return figures
 

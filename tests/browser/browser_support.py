@@ -96,3 +96,9 @@ def step_slider(page: Page, thumb: Locator, key: str, expected: str, *,
             continue
     expect(thumb).to_have_attribute("aria-valuetext", expected)
     wait_idle(page, timeout=timeout)
+
+
+def server_log(module: str) -> Path:
+    """The log of the server that ``app_url`` starts for the test module named ``module`` (one
+    per module: modules may run at once, on different pytest-xdist workers)."""
+    return ARTIFACTS / f"streamlit-{module.rsplit('.', 1)[-1]}.log"

@@ -50,12 +50,14 @@ def _wait_healthy(url: str, proc: subprocess.Popen, log: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def app_url() -> Iterator[str]:
+def app_url(request: pytest.FixtureRequest) -> Iterator[str]:
     """URL of ``streamlit run app.py``, started from the repository root on a free port."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    log = ARTIFACTS / "streamlit.log"
+    from browser_support import server_log
+
+    log = server_log(request.module.__name__)
     command = [
         sys.executable, "-m", "streamlit", "run", "app.py",
         "--server.port", str(port),

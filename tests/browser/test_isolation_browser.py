@@ -1,6 +1,6 @@
 """Private data stays private under load: 20 concurrent sessions, and no marker on disk or in logs.
 
-One ``streamlit run`` server (``app_url``, its log in ``tests/artifacts/streamlit.log``) and one
+One ``streamlit run`` server (``app_url``, its log in ``tests/artifacts/streamlit-*.log``) and one
 headless Chromium with 20 browser contexts (separate cookies and storage: 20 users). Every user
 opens a link that chooses an upload of one file split at random, uploads one CSV whose column
 name carries a marker of its own (random, made at run time, so this file does not contain it),
@@ -30,7 +30,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
-from browser_support import ARTIFACTS, CHROMIUM_ARGS, ROOT
+from browser_support import CHROMIUM_ARGS, ROOT, server_log
 
 from dpcore.runs.scenarios import AT_RANDOM, ONE_FILE, UPLOAD
 from ui.registry import PAGES
@@ -137,7 +137,7 @@ async def _run_all(url: str, markers: list[str], timings: list) -> list[str]:
 
 def _places() -> dict[str, list[Path]]:
     return {"working tree": [ROOT], "temp directory": [Path(tempfile.gettempdir())],
-            "server log": [ARTIFACTS / "streamlit.log"]}
+            "server log": [server_log(__name__)]}
 
 
 def _files(root: Path):
