@@ -23,6 +23,7 @@ from dpcore.studies.choose_epsilon import (
     IW_REPLICATES,
     LEVEL_TARGETS,
     LEVELS,
+    PREPARED,
     PRIORS,
     QUERIES,
     QUERY_KEY,
@@ -72,7 +73,12 @@ keep_widget_state({key: CONTROLS[key] for key in KEPT})
 with st.sidebar:
     st.header("Choose epsilon")
     epsilon_slider("ce_epsilon", 1.0)
-    seed = seed_input("ce_seed")
+    if (st.session_state["ce_view"] == VIEWS[0]
+            and st.session_state["ce_target"] in PREPARED):  # a Monte-Carlo target
+        seed = seed_input("ce_seed")
+    else:  # closed forms, the risk and the composition read no seed: no control that does nothing
+        keep_widget_state({"ce_seed": 0})  # seed_input's default
+        seed = int(st.session_state["ce_seed"] or 0)
 accountant = budget_sidebar()
 export_panel("choose_epsilon")
 

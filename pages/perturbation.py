@@ -19,12 +19,12 @@ from dpcore.studies.perturbation import (
     LAMBDA_MODES,
     LAMBDAS,
     PAPER_N,
-    SIZES,
     SOURCES,
     SYNTHETIC,
     SYNTHETIC_TEST,
     VIEWS,
     Params,
+    n_options,
 )
 from ui.budget import budget_sidebar
 from ui.cache import memo
@@ -63,8 +63,10 @@ with st.sidebar:
     else:  # the rule or CV chooses λ: no slider that would do nothing; its value is kept
         keep_widget_state({"lr_lambda": 0.01})
         lam_set = float(st.session_state["lr_lambda"])
-    n_choice = int(log_slider("Training size n", SIZES, "lr_n", PAPER_N,
-                              help="Rows used for training (capped at the data's size)."))
+    sizes = n_options(scenario, source)  # every step trains on a different n
+    n_choice = int(log_slider("Training size n", sizes, "lr_n", min(PAPER_N, sizes[-1]),
+                              help="Rows used for training; the largest uses all the rows "
+                                   "there are."))
     restarts = replicates_slider("lr_restarts", 10, options=(5, 10, 20, 50),
                                  label="Restarts (noise draws)",
                                  help="Each restart draws fresh noise for every method and ε; "

@@ -20,6 +20,7 @@ from dpcore.studies.subset import (
     SPLITS,
     VIEWS,
     Params,
+    lei_applies,
     near_uniform_note,
     split_epsilon,
 )
@@ -96,18 +97,22 @@ with st.sidebar:
     n_reps = replicates_slider("sub_reps", 3, options=(1, 2, 3, 5, 10), label="Repeats",
                                help="Independent runs of Algorithm 2 on the same D and E; the "
                                     "curves average them (the paper uses 10).")
-    with st.expander("Lei's histogram baseline (at most 3 covariates)"):
-        lei_budget = st.radio(
-            "Lei's privacy loss", list(LEI_BUDGETS), key="sub_lei_budget",
-            format_func=LEI_BUDGETS.get,
-            help="The paper gives Lei's perturbed histogram ε₁ + ε₂ ('to make it fair to the "
-                 "perturbed histogram method', Sect. 5.1); ε₁ + ε₂ + ε₃ gives it Algorithm 2's "
-                 "whole budget.")
-        lei_bins = st.select_slider(
-            "Cells per axis", list(LEI_BINS), key="sub_lei_bins",
-            format_func=lambda b: "rule ⌈(n_D ε)^(1/(p+2))⌉" if b is None else str(b),
-            help="The paper does not state Lei's bins. More cells: less bias, but each count "
-                 "drowns in its Laplace noise, and the error grows.")
+    if lei_applies(scenario):  # Lei's controls act only where its histogram is drawn
+        with st.expander("Lei's histogram baseline (at most 3 covariates)"):
+            lei_budget = st.radio(
+                "Lei's privacy loss", list(LEI_BUDGETS), key="sub_lei_budget",
+                format_func=LEI_BUDGETS.get,
+                help="The paper gives Lei's perturbed histogram ε₁ + ε₂ ('to make it fair to the "
+                     "perturbed histogram method', Sect. 5.1); ε₁ + ε₂ + ε₃ gives it Algorithm 2's "
+                     "whole budget.")
+            lei_bins = st.select_slider(
+                "Cells per axis", list(LEI_BINS), key="sub_lei_bins",
+                format_func=lambda b: "rule ⌈(n_D ε)^(1/(p+2))⌉" if b is None else str(b),
+                help="The paper does not state Lei's bins. More cells: less bias, but each count "
+                     "drowns in its Laplace noise, and the error grows.")
+    else:
+        lei_budget, lei_bins = (st.session_state["sub_lei_budget"],
+                                st.session_state["sub_lei_bins"])
     sim_seed = seed_input("sub_seed")
 budget_sidebar()
 export_panel("subset")

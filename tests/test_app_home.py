@@ -239,8 +239,8 @@ def test_two_problems_are_shown_at_once():
 
 def test_user_strings_are_escaped_not_rendered_as_markdown():
     header = b"**bold** _x_,income\n"
-    rows = b"".join(b"%d,%d\n" % (i, i % 2) for i in range(30))
-    other = b"".join(b"%d,%d\n" % (i, i % 3 == 0) for i in range(30, 60))
+    rows = b"".join(b"%d,%d\n" % (i % 17, i % 2) for i in range(30))  # not a row number
+    other = b"".join(b"%d,%d\n" % (i % 17, i % 3 == 0) for i in range(30, 60))
     at = start(builtin_name=SMALL, source="Upload")
     upload(at, "upload_public", "**public**.csv", header + rows)
     upload(at, "upload_private", "private.csv", header + other)

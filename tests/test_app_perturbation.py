@@ -77,6 +77,8 @@ def test_the_lambda_slider_is_shown_only_when_lambda_is_set_by_hand():
 def test_synthetic_data_of_the_paper(source):
     at = open_page(**SMALL)
     at.radio(key="lr_source").set_value(source)
+    rerun(at)  # the size slider offers what the source has: up to the paper's 17,500
+    assert at.select_slider(key="lr_n").options[-1] == "17500"
     at.select_slider(key="lr_n").set_value(2000)
     rerun(at)
     assert any("synthetic" in spec for spec in charts(at).values())

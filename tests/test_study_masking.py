@@ -229,9 +229,13 @@ def test_figures_of_the_scatter_view_and_its_panels(toy):
     assert whole.layout.title.text.startswith(figure_title("masked_vs_original"))
     assert "Toy; ε = 5, λ = 0.5, N = 300" in whole.layout.title.text
     assert all(figs[name].layout.title.text is None for name in figs if name.startswith(PANEL))
-    # The panels hold the whole figure's traces, panel by panel.
+    # The panels hold the whole figure's traces (the legend's note on pale markers, last in the
+    # whole figure, is under the first panel).
     names = [t.name for t in whole.data]
-    assert names == [t.name for name in figs if name.startswith(PANEL) for t in figs[name].data]
+    assert names[-1] == "pale: initial set"
+    panels = [t.name for name in figs if name.startswith(PANEL) for t in figs[name].data]
+    assert sorted(names, key=str) == sorted(panels, key=str)
+    assert figs[f"{PANEL}original"].data[-1].name == "pale: initial set"
     alone = figures(at(ready, params.replace(alone=True)), params.replace(alone=True))
     assert list(alone) == ["recipient_view"]
     assert "non-private" not in alone["recipient_view"].to_json()

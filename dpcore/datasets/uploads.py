@@ -798,9 +798,9 @@ def _useless_columns(public: pd.DataFrame, target: str | None, notes: list[str])
         )
     if not [col for col in public.columns if col not in dropped and col != target]:
         raise DataError(
-            "No usable feature column is left (every shared column is empty or constant in "
-            "the public file, or is the target). Upload files that share at least one "
-            "informative column."
+            "No usable feature column is left (every shared column is left out, empty or "
+            "constant in the public file, or is the target). Use a column left out, or upload "
+            "files that share at least one informative column."
         )
     return dropped
 

@@ -177,7 +177,7 @@ def panel_figures(panels: Sequence[Panel], class_names: Sequence[str], *, xtitle
     for i, panel in enumerate(panels):
         fig = scatter_panels([panel], class_names, xtitle=xtitle, ytitle=ytitle if i == 0 else "",
                              x_range=x_range, y_range=y_range, height=height + 24 * notes,
-                             legend=i == 0, pale=pale)
+                             legend=i == 0, pale=pale and i == 0)
         fig.layout.margin = {"l": 50, "r": 10, "t": 40, "b": 105 + 24 * notes,
                              "autoexpand": False}
         figures.append(fig)

@@ -53,9 +53,9 @@ from dpcore.validation import DataError
 
 __all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "SOURCES", "SYNTHETIC", "EPSILON_GRID",
            "LAMBDAS", "CV_LAMBDAS", "SIZES", "SYNTHETIC_TEST", "LAMBDA_MODES", "PAPER_N",
-           "STAGES", "Params", "Prepared", "TrainingData", "training_data", "public_data",
-           "cv_lambda", "study_lambda", "epsilon_axis", "learning_sizes", "bound_curves",
-           "prepare", "at", "compute", "takeaway"]
+           "STAGES", "Params", "Prepared", "TrainingData", "n_options", "training_data",
+           "public_data", "cv_lambda", "study_lambda", "epsilon_axis", "learning_sizes",
+           "bound_curves", "prepare", "at", "compute", "takeaway"]
 
 VIEWS = ("Error vs ε", "Learning curve", "Distance to non-private", "Bounds (Lemmas 3-4)",
          "Publish")
@@ -168,6 +168,21 @@ class TrainingData(NamedTuple):
     norm: float
     intercept: bool
     where: str
+
+
+def n_options(scenario, source: str) -> tuple[int, ...]:
+    """The training sizes that change something: :data:`SIZES` up to the first that takes all
+    the rows there are (the scenario's ``N_D``, public, or the paper's synthetic
+    :data:`PAPER_N`), so that every step of the slider trains on a different n.
+
+    Examples
+    --------
+    >>> n_options(None, SOURCES[1])[-1]
+    17500
+    """
+    rows = PAPER_N if source in SYNTHETIC or scenario is None else len(scenario.private)
+    fewer = tuple(size for size in SIZES if size < rows)
+    return fewer + (next((size for size in SIZES if size >= rows), SIZES[-1]),)
 
 
 def training_data(scenario, source: str, n_choice: int, seed: int) -> TrainingData:

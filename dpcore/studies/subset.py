@@ -51,7 +51,8 @@ __all__ = ["CONTROLS", "COARSE", "DOMAINS", "GRIDS", "LEI_BINS", "LEI_BUDGETS",
            "NEAR_UNIFORM_RATIO", "SEED_KEY", "SET_FROM_DATA", "SLIDER_EPSILONS", "SPLITS", "VIEWS",
            "Params",
            "PreparedStudy", "StudyRuns", "at", "candidate_sizes", "compute", "grid_sizes",
-           "lei_epsilon", "near_uniform_note", "prepare", "split_epsilon", "takeaway"]
+           "lei_applies", "lei_epsilon", "near_uniform_note", "prepare", "split_epsilon",
+           "takeaway"]
 
 VIEWS = ("Error vs size", "Distance vs size", "Points and weights", "Publish")
 #: Split of the total ε into (ε₁ ranks, ε₂ weights, ε₃ selects), as ratios: the page's ε is the
@@ -179,6 +180,20 @@ def split_epsilon(epsilon: float, split: str) -> tuple[float, float, float]:
         raise DataError(f"Unknown split {split!r}; expected one of {list(SPLITS)}.")
     ratios = SPLITS[split]
     return tuple(float(epsilon) * r / sum(ratios) for r in ratios)
+
+
+def lei_applies(scenario: Scenario | None) -> bool:
+    """Whether the page draws Lei's histogram for ``scenario``: at most
+    :data:`~dpcore.subset.baselines.LEI_MAX_DIM` covariates (every encoded column but the
+    target, as :func:`prepare` rescales them). Its controls are shown only then.
+
+    Examples
+    --------
+    >>> from dpcore.datasets import load_scenario
+    >>> lei_applies(load_scenario("mvn-shift", p=2)), lei_applies(load_scenario("wine"))
+    (True, False)
+    """
+    return scenario is not None and scenario.d - (scenario.target is not None) <= LEI_MAX_DIM
 
 
 def lei_epsilon(epsilons: tuple[float, float, float], budget: str) -> float:

@@ -102,9 +102,9 @@ def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browse
             args=CHROMIUM_ARGS,
             # Streamlit scrolls inside its own container, so a screenshot shows the viewport
             # only: make it tall enough for the home page's summary and chart.
-            viewport={"width": 1400, "height": 1900},
+            viewport={"width": 1440, "height": 1900},
         )
-        context.set_default_timeout(30_000)
+        context.set_default_timeout(60_000)  # modules may run two at once (xdist)
         yield context
         context.close()
     shutil.rmtree(profile, ignore_errors=True)
