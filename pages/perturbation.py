@@ -64,9 +64,13 @@ with st.sidebar:
         keep_widget_state({"lr_lambda": 0.01})
         lam_set = float(st.session_state["lr_lambda"])
     sizes = n_options(scenario, source)  # every step trains on a different n
-    n_choice = int(log_slider("Training size n", sizes, "lr_n", min(PAPER_N, sizes[-1]),
-                              help="Rows used for training; the largest uses all the rows "
-                                   "there are."))
+    if len(sizes) > 1:
+        n_choice = int(log_slider("Training size n", sizes, "lr_n", min(PAPER_N, sizes[-1]),
+                                  help="Rows used for training; the largest uses all the rows "
+                                       "there are."))
+    else:  # fewer rows than the smallest size: all of them, and no slider that does nothing
+        n_choice = sizes[0]
+        st.caption(f"Training size: every row of D (fewer than {sizes[0]:,}).")
     restarts = replicates_slider("lr_restarts", 10, options=(5, 10, 20, 50),
                                  label="Restarts (noise draws)",
                                  help="Each restart draws fresh noise for every method and ε; "
