@@ -6,7 +6,7 @@ cannot grow by accident; the README's test command still runs everything.
 
 The suite runs on every core (pytest-xdist, ``-n auto`` in ``pyproject.toml``): the tests of a
 real-browser module stay together on one worker (they share the module's server and Chromium),
-every other test goes wherever a worker is free. ``-p no:xdist`` runs everything in one
+every other test goes wherever a worker is free. ``-n 0`` runs everything in one
 process."""
 
 from __future__ import annotations
