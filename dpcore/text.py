@@ -1,4 +1,5 @@
-"""Escaping of user-supplied strings inside Markdown (scenario descriptions, page text).
+"""Text shown to people: escaping of user-supplied strings inside Markdown (scenario
+descriptions, page text), spreadsheet-safe CSV, and cell values written as a person writes them.
 
 Column names, file names and category values come from uploads; rendered raw, ``**bold**`` would
 restyle the page and ``$x$`` would turn into LaTeX. :func:`md` backslash-escapes every Markdown
@@ -8,7 +9,10 @@ and LaTeX control character and HTML-escapes angle brackets and ampersands.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$:>])")
@@ -46,3 +50,25 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
             risky = text.str.startswith(_FORMULA, na=False)
             safe[column] = text.where(~risky, "'" + text)
     return safe.to_csv(index=False).encode()
+
+
+def plain_value(value: Any, fraction: Callable[[float], str] = repr) -> str:
+    """A cell value as a person writes it: a bool as ``True``, an integer or a whole float as
+    ``5``, any other float by ``fraction``, anything else by ``str``.
+
+    ``repr`` (the default) keeps every digit of a fraction, as a label must; ``"{:g}".format`` is
+    short, for a message.
+
+    >>> [plain_value(v) for v in (np.float64(5.0), np.int64(2), 0.1, np.bool_(True), "x")]
+    ['5', '2', '0.1', 'True', 'x']
+    >>> plain_value(2 / 3, "{:g}".format)
+    '0.666667'
+    """
+    if isinstance(value, bool | np.bool_):
+        return str(bool(value))
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    if isinstance(value, float | np.floating):
+        number = float(value)
+        return str(int(number)) if number.is_integer() else fraction(number)
+    return str(value)

@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 from dpcore import DataError
 from dpcore.datasets import list_scenarios, read_csv_upload, scenario_title
 from dpcore.datasets.reading import MAX_UPLOAD_BYTES
+from dpcore.runs.scenarios import AT_RANDOM, BY_VALUE
 from dpcore.text import md
 
 # Pages that draw the scenario sidebar (presentation mode hides it).
@@ -140,15 +141,21 @@ def test_valid_upload_of_one_file_split_by_a_rule():
     at = start(builtin_name=SMALL, source="Upload", upload_mode="One file, split by a rule")
     upload(at, "upload_single", "valid_single.csv")
     at.run()
+    # Split at random until the user chooses a column and a value: none is read off the file.
+    assert_clean(at)
+    assert at.radio(key="split_rule").value == AT_RANDOM
+    assert summary(at)["records"] == [40, 40]
+    at.radio(key="split_rule").set_value(BY_VALUE).run()
+    assert at.selectbox(key="split_column").value is None
+    assert any("Choose the column and the value to split" in i.value for i in at.main.info)
+    assert not at.main.header  # no data while the split is half chosen
     at.selectbox(key="split_column").set_value("sex").run()
+    assert at.selectbox(key="split_value").value is None
     at.selectbox(key="split_value").set_value("Male").run()
     assert_clean(at)
     assert at.header[0].value == md("Uploaded data: valid_single.csv")
     assert "sex" not in at.session_state["scenario"].raw_public.columns
     assert sum(summary(at)["records"]) == 80
-    at.radio(key="split_rule").set_value("At random").run()
-    assert_clean(at)
-    assert summary(at)["records"] == [40, 40]
 
 
 def refused(at: AppTest) -> list[str]:
@@ -315,10 +322,12 @@ def test_a_refused_change_shows_no_stale_data_and_is_undone_by_a_good_one():
     at = start(builtin_name=SMALL, source="Upload", upload_mode="One file, split by a rule")
     upload(at, "upload_single", "valid_single.csv")
     at.run()
+    at.radio(key="split_rule").set_value(BY_VALUE).run()
     # Only columns with few distinct values are offered to split by (not age or hours).
-    assert at.selectbox(key="split_column").options == ["sex", "education", "married",
-                                                        "region", "income"]
+    assert at.selectbox(key="split_column").options == ["(choose a column)", "sex", "education",
+                                                        "married", "region", "income"]
     at.selectbox(key="split_column").set_value("sex").run()
+    at.selectbox(key="split_value").set_value("Male").run()
     at.selectbox(key="upload_target").set_value("income").run()
     assert_clean(at)
     title = at.header[0].value
@@ -338,13 +347,18 @@ def test_a_refused_change_shows_no_stale_data_and_is_undone_by_a_good_one():
     assert at.header[0].value == title
 
 
-def test_a_file_with_no_column_to_split_by_is_split_at_random_and_says_why():
+def test_a_file_with_no_column_to_split_by_is_split_at_random_and_by_value_says_why():
     # Like statsmodels' star98: every column continuous, so no value to split by.
     at = start(builtin_name=SMALL, source="Upload", upload_mode="One file, split by a rule")
     rows = b"".join(b"%.2f,%.1f\n" % (i * 0.37, (i * 7919) % 101 * 1.3) for i in range(60))
     upload(at, "upload_single", "continuous.csv", b"x,y\n" + rows)
     at.run()
+    assert_clean(at)  # the default split, at random, works on any file
+    assert summary(at)["records"] == [30, 30]
+    at.radio(key="split_rule").set_value(BY_VALUE).run()
+    (message,) = refused(at)
+    assert "No column of the file has few enough distinct values" in message
+    assert AT_RANDOM in message
+    at.radio(key="split_rule").set_value(AT_RANDOM).run()  # changed back in place
     assert_clean(at)
-    assert any("Split at random: no column" in c.value for c in at.sidebar.caption)
-    assert at.session_state["split_rule"] == "At random"
-    assert "split_rule" not in {w.key for w in at.sidebar.radio}
+    assert summary(at)["records"] == [30, 30]

@@ -9,7 +9,7 @@ import pytest
 from app_support import marked_files, rerun
 
 from dpcore.datasets import likely_target
-from dpcore.runs.scenarios import ONE_FILE
+from dpcore.runs.scenarios import BY_VALUE, ONE_FILE
 
 pytestmark = pytest.mark.slow
 TIMEOUT = 300
@@ -60,19 +60,25 @@ def test_forgetting_the_files_asks_for_new_ones():
 
 
 def test_the_split_does_not_take_the_target_and_is_changed_in_place():
-    """One file split by a rule: the default split column is not the likely target; splitting
-    by the target is said, and undone in place without uploading again."""
+    """One file split by a rule: no split column is picked for the user; splitting by the
+    target is said, and undone in place without uploading again."""
     rows = ["grp,x,label"] + [f"{'ab'[i % 2]},{i},{int(i % 4 == 0)}" for i in range(200)]
     data = "\n".join(rows).encode()
     at = app_support.start(timeout=TIMEOUT, source="Upload", upload_mode=ONE_FILE)
     at.file_uploader(key="upload_single").set_value(("one.csv", data, "text/csv"))
     rerun(at, allow_errors=True)
     assert at.selectbox(key="upload_target").value == "label"  # the named 0/1 column
-    assert at.selectbox(key="split_column").value == "grp"  # not the target
+    at.radio(key="split_rule").set_value(BY_VALUE)
+    rerun(at, allow_errors=True)
+    assert at.selectbox(key="split_column").value is None  # no column is picked for the user
     at.selectbox(key="split_column").set_value("label")  # split by the target: it goes away
+    rerun(at, allow_errors=True)
+    at.selectbox(key="split_value").set_value("1")
     rerun(at, allow_errors=True)
     assert any("can no longer be a target" in c.value for c in at.sidebar.caption)
     at.selectbox(key="split_column").set_value("grp")  # undone in place
+    rerun(at, allow_errors=True)
+    at.selectbox(key="split_value").set_value("a")
     rerun(at)
     assert at.session_state["scenario"].target == "label"
 

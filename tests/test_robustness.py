@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import app_support  # noqa: F401  (one component scan per process)
 import pytest
 from streamlit.runtime.state.common import TESTING_KEY
 from streamlit.testing.v1 import AppTest

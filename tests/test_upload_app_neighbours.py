@@ -20,6 +20,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.datasets import split_by_value
 from dpcore.datasets.reading import read_csv_upload
+from dpcore.runs.scenarios import BY_VALUE
 from dpcore.text import md
 from ui.sidebar import UPLOAD_SEED
 
@@ -128,7 +129,8 @@ def test_neighbours_in_a_file_split_by_a_rule_behave_alike():
     built = []
     for version in (lines, replace(lines, "age", "forty", row)):
         at = start(builtin_name=SMALL, source="Upload", upload_mode="One file, split by a rule",
-                   split_column="sex", split_value="Male", upload_target="income")
+                   split_rule=BY_VALUE, split_column="sex", split_value="Male",
+                   upload_target="income")
         at.file_uploader(key="upload_single").set_value(("single.csv", as_bytes(version),
                                                          "text/csv"))
         at.run()
@@ -144,7 +146,7 @@ def test_a_word_in_the_public_part_of_a_split_is_refused_as_a_public_fact():
                                rng=UPLOAD_SEED)
     row = int(public["rid"].iloc[0])
     at = start(builtin_name=SMALL, source="Upload", upload_mode="One file, split by a rule",
-               split_column="sex", split_value="Male")
+               split_rule=BY_VALUE, split_column="sex", split_value="Male")
     at.file_uploader(key="upload_single").set_value(
         ("single.csv", as_bytes(replace(lines, "age", "forty", row)), "text/csv"))
     at.run()
@@ -158,7 +160,7 @@ def test_a_numeric_split_value_from_a_link_finds_its_rows():
     rows = [f"{20 + i % 50},{i % 2},{['a', 'b', 'c'][i % 3]}" for i in range(80)]
     data = as_bytes(["age,member,city", *rows])
     at = start(builtin_name=SMALL, source="Upload", upload_mode="One file, split by a rule",
-               split_column="member", split_value=1)
+               split_rule=BY_VALUE, split_column="member", split_value=1)
     at.file_uploader(key="upload_single").set_value(("single.csv", data, "text/csv"))
     at.run()
     assert_clean(at)

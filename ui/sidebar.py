@@ -126,14 +126,14 @@ def scenario_sidebar() -> Scenario | None:
     hold_widget_state()
     keep_widget_state(CONTROLS)
     st.session_state[PROBLEMS_KEY] = []
-    waiting = False
+    prompt = None
     with st.sidebar:
         st.header("Scenario")
         source = st.radio("Data", (BUILTIN, UPLOAD), key="source", horizontal=True)
         if source == BUILTIN:
             _builtin_panel()
         else:
-            waiting = _upload_panel()
+            prompt = _upload_panel()
     problems = st.session_state[PROBLEMS_KEY]
     if problems:
         for problem in problems:
@@ -142,9 +142,8 @@ def scenario_sidebar() -> Scenario | None:
                 "the file, change the option that was refused, or choose a built-in scenario.",
                 icon=":material/info:")
         return None
-    if waiting:  # the sidebar says "Upload": no page shows another scenario's data meanwhile
-        st.info(f"Upload your data in the sidebar: {LIMIT_TEXT} The pages show no data until "
-                "the files are in.", icon=":material/upload:")
+    if prompt:  # the sidebar asks for a file or a choice: no page shows other data meanwhile
+        st.info(prompt, icon=":material/upload:")
         return None
     report = current_upload_report()
     if source == UPLOAD and report is not None:  # on every page: each may publish
@@ -239,8 +238,16 @@ def _kept(key: str, file: UploadedFile | None) -> UploadedFile | KeptFile | None
     return kept.get(key)
 
 
-def _upload_panel() -> bool:
-    """The upload widgets; True while files are missing."""
+#: What the main area says while the sidebar waits for the user.
+UPLOAD_PROMPT = (f"Upload your data in the sidebar: {LIMIT_TEXT} The pages show no data until "
+                 "the files are in.")
+SPLIT_PROMPT = ("Choose the column and the value to split the file by in the sidebar (under "
+                "\"Split rule\"), or split it at random. The pages show no data until then.")
+
+
+def _upload_panel() -> str | None:
+    """The upload widgets; what the main area should say while a file or a choice is missing,
+    else None."""
     st.caption(
         f"{LIMIT_TEXT} Uploads stay in the server's memory for this session only: never saved to "
         "disk, logged or shared with other sessions."
@@ -262,11 +269,14 @@ def _upload_panel() -> bool:
             st.rerun()
     problems: list[str] = []
     frames = [_read(file, problems, p) for file, p in zip(files, private, strict=True)]
-    waiting = any(file is None for file in files)
-    if not waiting and not problems:
-        _build_from_frames(mode, files, frames, problems)
+    if any(file is None for file in files):
+        prompt: str | None = UPLOAD_PROMPT
+    elif problems:
+        prompt = None
+    else:
+        prompt = _build_from_frames(mode, files, frames, problems)
     _show_problems(problems)
-    return waiting
+    return prompt
 
 
 def _read(file: UploadedFile | None, problems: list[str], private: bool) -> pd.DataFrame | None:
@@ -286,19 +296,23 @@ def _read(file: UploadedFile | None, problems: list[str], private: bool) -> pd.D
 def _build_from_frames(
     mode: str, files: list[UploadedFile | KeptFile], frames: list[pd.DataFrame],
     problems: list[str]
-) -> None:
+) -> str | None:
+    """The scenario of the read files; :data:`SPLIT_PROMPT` while the split is not chosen."""
     contents = [file.getvalue() for file in files]
     try:
         if mode == TWO_FILES:
             public, private = frames
             rule: tuple[Any, ...] = ()
         else:
-            private, public, rule = _split_panel(frames[0], contents[0])
+            split = _split_panel(frames[0], contents[0])
+            if split is None:
+                return SPLIT_PROMPT
+            private, public, rule = split
             public = type_columns(public, f"the public part of {files[0].name!r}")
         _, shared, _ = align_columns(private, public)
     except ValueError as exc:
         problems.append(str(exc))
-        return
+        return None
     suggested = columns_to_leave_out(shared)
     _preselect(tuple(file.name for file in files), shared, suggested)
     exclude, categorical = _columns_panel(shared, suggested)
@@ -313,7 +327,7 @@ def _build_from_frames(
         positive = _positive_class(shared, target)
     except DataError as exc:
         problems.append(str(exc))
-        return
+        return None
     drop_public = st.checkbox(
         "Drop public rows with missing values", key="upload_drop_missing",
         help="Otherwise missing public values are filled in (median or most frequent value). "
@@ -334,13 +348,14 @@ def _build_from_frames(
             scenario, report = session_memo(scenario_id, build)
     except ValueError as exc:
         problems.append(str(exc))
-        return
+        return None
     _set_current(scenario, scenario_id, report)
     roles = ("public", "private") if mode == TWO_FILES else ("single",)
     st.session_state[UPLOAD_FILES_KEY] = [
         {"role": role, "name": file.name, "sha256": _public_digest(role, file, data)}
         for role, file, data in zip(roles, files, contents, strict=True)
     ]
+    return None
 
 
 def _preselect(names: tuple[str, ...], public: pd.DataFrame, suggested: dict[str, str]) -> None:
@@ -438,32 +453,41 @@ def _same_option(options: list[Any], value: Any) -> Any:
 
 def _split_panel(
     frame: pd.DataFrame, content: bytes
-) -> tuple[pd.DataFrame, pd.DataFrame, tuple[Any, ...]]:
-    """Widgets for the split rule; returns (private, public, the rule's settings)."""
-    candidates = split_columns(frame)
-    if candidates:
-        rule = st.radio("Split rule", (BY_VALUE, AT_RANDOM), key="split_rule")
-    else:  # nothing to split by: the split that works, said, instead of a refusal
-        rule = st.session_state["split_rule"] = AT_RANDOM
-        st.caption("Split at random: no column has few enough distinct values (at most "
-                   f"{MAX_SPLIT_VALUES}) to split by, keeping another column.")
+) -> tuple[pd.DataFrame, pd.DataFrame, tuple[Any, ...]] | None:
+    """Widgets for the split rule; returns (private, public, the rule's settings), or None while
+    a split by value has no column or value chosen.
+
+    The file holds private rows, so nothing read from it is chosen for the user: the split is
+    at random until the user picks a column and a value (both go into links and configs)."""
+    rule = st.radio("Split rule", (AT_RANDOM, BY_VALUE), key="split_rule",
+                    help="At random: E and D are alike. By a column value: E differs from D, "
+                         "as Ji & Elkan split Adult by sex (importance weighting then matters).")
     if rule == BY_VALUE:
-        target = likely_target(frame)
-        column = choose("Column", candidates, "split_column",
-                        default=next((c for c in candidates if c != target), None),
+        candidates = split_columns(frame)
+        if not candidates:
+            raise DataError(f"No column of the file has few enough distinct values (at most "
+                            f"{MAX_SPLIT_VALUES}) to split by, keeping another column: choose "
+                            f"\"{AT_RANDOM}\" under \"Split rule\" instead.")
+        column = choose("Column", [None, *candidates], "split_column",
+                        format_func=lambda col: "(choose a column)" if col is None else col,
                         help="Columns with few distinct values (such as sex or region). The "
                              "split removes its column, so it cannot be the target.")
-        # In the values' own order, not by frequency: the default goes into links and
-        # configs, and the most common value of a file that holds private rows is private.
+        if column is None:
+            st.caption("Choose the column to split by.")
+            return None
         values = sorted(frame[column].dropna().unique(), key=str)
-        value = choose("Value", values, "split_value", format_func=str,
+        value = choose("Value", [None, *values], "split_value",
+                       format_func=lambda v: "(choose a value)" if v is None else str(v),
                        default=_same_option(values, st.session_state.get("split_value")))
+        if value is None:
+            st.caption(f"Choose the value of {md(column)} whose rows go mostly to D.")
+            return None
         p = st.slider("Share of those rows made private", 0.5, 1.0, step=0.05, key="split_p")
         st.caption(
             f"{p:.0%} of the rows with {md(column)} = {md(value)} and {1 - p:.0%} of the others "
             f"go to D; then {md(column)} is removed, as Ji & Elkan remove sex from Adult."
             + (f" **{md(column)} looks like what the table predicts: split by it and it can no "
-               "longer be a target.**" if column == target else "")
+               "longer be a target.**" if column == likely_target(frame) else "")
         )
         settings: tuple[Any, ...] = (rule, column, repr(value), p)
         split = functools.partial(split_by_value, frame, column, value, p=p)

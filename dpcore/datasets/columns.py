@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.datasets.reading import parse_numbers
+from dpcore.text import plain_value
 from dpcore.validation import DataError
 
 __all__ = ["MAX_CLASSES", "MIN_ID_ROWS", "as_categories", "columns_to_leave_out",
@@ -164,9 +165,6 @@ def as_categories(values: pd.Series) -> pd.Series:
     """
     numbers = parse_numbers(values)
     finite = np.isfinite(numbers.to_numpy())
-    labels = values.astype(object).where(~finite, numbers.map(_number_label))
+    labels = values.astype(object).where(~finite, numbers.map(plain_value))
     return labels.astype("str")
 
-
-def _number_label(number: float) -> str:
-    return str(int(number)) if float(number).is_integer() else repr(float(number))

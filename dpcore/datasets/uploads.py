@@ -111,7 +111,7 @@ from dpcore.datasets.columns import MAX_CLASSES, as_categories, target_classes
 from dpcore.datasets.encoding import TabularEncoder, biased_split, item_name
 from dpcore.datasets.reading import infer_column_types, parse_numbers, type_columns
 from dpcore.datasets.scenario import Scenario
-from dpcore.text import md
+from dpcore.text import md, plain_value
 from dpcore.validation import DataError, check_random_state, check_scalar
 
 __all__ = [
@@ -659,20 +659,7 @@ def _as_text(value: Any) -> Any:
     (``5``, ``2.5``), a missing cell missing."""
     if isinstance(value, str) or not pd.api.types.is_scalar(value) or pd.isna(value):
         return value
-    return _plain(value, repr)
-
-
-def _plain(value: Any, fraction: Any) -> str:
-    """A bool, an integer or a whole float as ``True``/``5``, any other float by ``fraction``
-    (``repr`` keeps every digit, ``"{:g}".format`` is short); anything else by ``str``."""
-    if isinstance(value, bool | np.bool_):
-        return str(bool(value))
-    if isinstance(value, int | np.integer):
-        return str(int(value))
-    if isinstance(value, float | np.floating):
-        number = float(value)
-        return str(int(number)) if number.is_integer() else fraction(number)
-    return str(value)
+    return plain_value(value)
 
 
 def _check_not_derived(private: pd.DataFrame, public: pd.DataFrame) -> tuple[str, ...]:
@@ -951,7 +938,7 @@ def _show(value: Any) -> str:
     """A cell value as a user wrote it: quoted text, plain numbers (never ``np.float64(0.0)``)."""
     if isinstance(value, str):
         return repr(str(value))
-    return _plain(value, "{:g}".format)
+    return plain_value(value, "{:g}".format)
 
 
 def _check_width(encoder: TabularEncoder, max_features: int) -> None:

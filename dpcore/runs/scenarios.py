@@ -47,7 +47,7 @@ DEFAULT_SCENARIO: dict[str, Any] = {
 CONTROLS: dict[str, Any] = {
     **DEFAULT_SCENARIO, "upload_mode": TWO_FILES, "upload_target": None,
     "upload_positive": None, "upload_exclude": [], "upload_categorical": [],
-    "upload_drop_missing": False, "split_rule": BY_VALUE, "split_column": None,
+    "upload_drop_missing": False, "split_rule": AT_RANDOM, "split_column": None,
     "split_value": None, "split_p": 0.9, "split_fraction": 0.5,
 }
 # Options of load_scenario that only some built-in scenarios take (as in the sidebar).
@@ -67,7 +67,7 @@ DOMAINS = {
     "upload_mode": OneOf((TWO_FILES, ONE_FILE)), "upload_target": FromData(),
     "upload_positive": FromData(), "upload_exclude": NamesFromData(),
     "upload_categorical": NamesFromData(),
-    "split_rule": OneOf((BY_VALUE, AT_RANDOM)), "split_column": FromData(),
+    "split_rule": OneOf((AT_RANDOM, BY_VALUE)), "split_column": FromData(),
     "split_value": FromData(), "split_p": Between(0.5, 1.0), "split_fraction": Between(0.1, 0.9),
 }
 
@@ -210,7 +210,7 @@ def _upload(spec: Mapping[str, Any], files: Mapping[str, bytes]) -> Scenario:
         seed = spec.get("seed")
         rng = UPLOAD_SEED if seed is None else int(seed)
         try:
-            if spec.get("split_rule", BY_VALUE) == BY_VALUE:
+            if spec.get("split_rule", AT_RANDOM) == BY_VALUE:
                 private, public = split_by_value(frame, spec["split_column"], spec["split_value"],
                                                  p=float(spec.get("split_p", 0.9)), rng=rng)
             else:
