@@ -5,6 +5,7 @@ quotes them."""
 
 from __future__ import annotations
 
+import functools
 import html
 
 import numpy as np
@@ -56,10 +57,23 @@ METHODS = {"non-private", "output perturbation", "objective perturbation",
            "objective (2008 proof)"}
 
 
-@pytest.fixture(scope="module")
-def cancer():
+@functools.cache
+def _cancer():
     """Breast cancer: 30 features, no test part (3-fold cross-validation), a public set E."""
     return load_scenario("breast-cancer")
+
+
+@functools.cache
+def computed(params: Params) -> dict[str, pd.DataFrame]:
+    """``study.compute`` on breast cancer, once per test process for each parameters (the
+    tables are read, never changed; a test that needs a computation of its own calls it)."""
+    return study.compute(_cancer(), params)
+
+
+@functools.cache
+def prepared_part(params: Params) -> study.Prepared:
+    """``study.prepare`` on breast cancer, once per test process for each parameters."""
+    return study.prepare(_cancer(), params)
 
 
 def params_of(view: str = VIEWS[0], **fields) -> Params:
@@ -135,26 +149,26 @@ def test_prepare_key_holds_what_prepare_reads():
 @pytest.mark.parametrize("mode", [*LAMBDA_MODES[:2], pytest.param(LAMBDA_MODES[2],
                                                                    marks=pytest.mark.slow)])
 @pytest.mark.parametrize("view", VIEWS)
-def test_compute_is_at_of_prepare(cancer, view, mode):
+def test_compute_is_at_of_prepare(view, mode):
     params = params_of(view, lambda_mode=mode)
-    assert_same_numbers(study.compute(cancer, params),
-                        study.at(study.prepare(cancer, params), params))
+    assert_same_numbers(computed(params),
+                        study.at(prepared_part(params), params))
 
 
 @pytest.mark.parametrize("mode", [*LAMBDA_MODES[:2], pytest.param(LAMBDA_MODES[2],
                                                                    marks=pytest.mark.slow)])
 @pytest.mark.parametrize("view", VIEWS[:4])
 @pytest.mark.parametrize("epsilon", [0.5, 3.0, pytest.param(0.02, marks=pytest.mark.slow)])
-def test_at_another_epsilon_equals_a_fresh_compute(cancer, view, mode, epsilon):
+def test_at_another_epsilon_equals_a_fresh_compute(view, mode, epsilon):
     """ε on the grid (0.5) and off it (3, 0.02), from a part prepared at ε = 2."""
-    prepared = study.prepare(cancer, params_of(view, lambda_mode=mode))
+    prepared = prepared_part(params_of(view, lambda_mode=mode))
     moved = params_of(view, lambda_mode=mode, epsilon=epsilon)
-    assert_same_numbers(study.at(prepared, moved), study.compute(cancer, moved))
+    assert_same_numbers(study.at(prepared, moved), computed(moved))
 
 
 @pytest.mark.parametrize("mode", [HAND, RULE])
-def test_an_epsilon_on_the_grid_reuses_the_prepared_curve(cancer, monkeypatch, mode):
-    prepared = study.prepare(cancer, params_of(lambda_mode=mode))
+def test_an_epsilon_on_the_grid_reuses_the_prepared_curve(monkeypatch, mode):
+    prepared = prepared_part(params_of(lambda_mode=mode))
     assert prepared.grid is not None and (prepared.fits is None) == (mode == RULE)
 
     def refit(*args, **kwargs):
@@ -167,8 +181,8 @@ def test_an_epsilon_on_the_grid_reuses_the_prepared_curve(cancer, monkeypatch, m
     assert sorted(numbers["results"]["epsilon"].unique()) == list(EPSILON_GRID)
 
 
-def test_an_epsilon_off_the_grid_reuses_the_splits_and_the_nonprivate_fits(cancer, monkeypatch):
-    prepared = study.prepare(cancer, params_of())
+def test_an_epsilon_off_the_grid_reuses_the_splits_and_the_nonprivate_fits(monkeypatch):
+    prepared = prepared_part(params_of())
     drawn: list[tuple] = []
 
     def rows(fitted, *, epsilons, **kwargs):
@@ -184,9 +198,9 @@ def test_an_epsilon_off_the_grid_reuses_the_splits_and_the_nonprivate_fits(cance
     assert list(numbers["results"]["epsilon"]) == sorted(numbers["results"]["epsilon"])
 
 
-def test_under_the_rule_each_epsilon_of_the_curve_has_its_own_lambda(cancer):
+def test_under_the_rule_each_epsilon_of_the_curve_has_its_own_lambda():
     params = params_of(lambda_mode=RULE)
-    prepared = study.prepare(cancer, params)
+    prepared = prepared_part(params)
     assert prepared.fits is None and len(prepared.splits) == 3
     for epsilon in (0.5, 3.0):
         numbers = study.at(prepared, params.replace(epsilon=epsilon))
@@ -200,11 +214,11 @@ def test_under_the_rule_each_epsilon_of_the_curve_has_its_own_lambda(cancer):
                 f.error for f in fitted]
 
 
-def test_the_rows_at_an_epsilon_do_not_depend_on_the_other_epsilons(cancer):
+def test_the_rows_at_an_epsilon_do_not_depend_on_the_other_epsilons():
     """Why an ε move computes one ε: the rows at ε are drawn as if ε were alone (one stream per
     method and split, the same for every ε), so the grid's rows are the same with or without an
     added ε, and the added ε's rows are those of ε alone."""
-    prepared = study.prepare(cancer, params_of())
+    prepared = prepared_part(params_of())
     with_three = study.at(prepared, params_of(epsilon=3.0))["results"]
     on_grid = with_three[with_three["epsilon"].isin(EPSILON_GRID)].reset_index(drop=True)
     pd.testing.assert_frame_equal(on_grid, prepared.grid.sort_values(
@@ -215,8 +229,8 @@ def test_the_rows_at_an_epsilon_do_not_depend_on_the_other_epsilons(cancer):
         with_three[with_three["epsilon"] == 3.0].reset_index(drop=True), alone)
 
 
-def test_at_refuses_a_part_prepared_for_other_parameters(cancer):
-    prepared = study.prepare(cancer, params_of())
+def test_at_refuses_a_part_prepared_for_other_parameters():
+    prepared = prepared_part(params_of())
     with pytest.raises(ValueError, match="computed for other parameters"):
         study.at(prepared, params_of(n=100))
 
@@ -230,9 +244,9 @@ def test_synthetic_data_needs_no_scenario_and_a_scenario_source_does():
         study.prepare(None, Params(n=200))
 
 
-def test_cv_lambda_is_chosen_once_on_public_data(cancer):
+def test_cv_lambda_is_chosen_once_on_public_data():
     params = params_of(lambda_mode=CV)
-    prepared = study.prepare(cancer, params)
+    prepared = prepared_part(params)
     assert prepared.lam_cv in study.CV_LAMBDAS
     for epsilon in (0.5, 3.0):
         m = study.at(prepared, params.replace(epsilon=epsilon))["metrics"].iloc[0]
@@ -242,9 +256,9 @@ def test_cv_lambda_is_chosen_once_on_public_data(cancer):
 # --- each view's tables -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("view", VIEWS)
-def test_each_view_returns_its_tables(cancer, view):
+def test_each_view_returns_its_tables(view):
     params = params_of(view, epsilon=3.0)
-    numbers = study.compute(cancer, params)
+    numbers = computed(params)
     assert list(numbers) == ["metrics", *TABLES[view]]
     m = numbers["metrics"].iloc[0]
     assert (m["epsilon"], m["lam"], m["lambda_mode"], m["n"], m["d"], m["restarts"]) == (
@@ -276,9 +290,9 @@ def test_each_view_returns_its_tables(cancer, view):
 # --- figures and takeaways ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("view", VIEWS)
-def test_each_view_draws_its_titled_figure(cancer, view):
+def test_each_view_draws_its_titled_figure(view):
     params = params_of(view)
-    figs = perturbation_figures(study.compute(cancer, params), params)
+    figs = perturbation_figures(computed(params), params)
     assert list(figs) == FIGURES[view]
     for name, fig in figs.items():
         assert fig.layout.title.text == html.escape(TITLES[name])  # as plotly shows it
@@ -290,9 +304,9 @@ def numbers_in(text: str) -> set[str]:
 
 
 @pytest.mark.parametrize("view", VIEWS)
-def test_takeaway_quotes_the_numbers(cancer, view):
+def test_takeaway_quotes_the_numbers(view):
     params = params_of(view, epsilon=3.0)
-    numbers = study.compute(cancer, params)
+    numbers = computed(params)
     text = study.takeaway(numbers, params)
     words = numbers_in(text)
     assert "ε = 3" in text and text.endswith(".")
@@ -316,10 +330,10 @@ def test_takeaway_quotes_the_numbers(cancer, view):
         assert "fresh OS entropy" in text and "n = 200" in text
 
 
-def test_the_takeaway_words_the_trend_the_numbers_show(cancer):
+def test_the_takeaway_words_the_trend_the_numbers_show():
     """"falls", "rises" or "stays" follow the summary, not a fixed sentence."""
     params = params_of(epsilon=3.0)
-    numbers = study.compute(cancer, params)
+    numbers = computed(params)
     s = numbers["summary"]
     ends = s["epsilon"].isin([s["epsilon"].min(), s["epsilon"].max()])
     words = []
@@ -333,9 +347,9 @@ def test_the_takeaway_words_the_trend_the_numbers_show(cancer):
 
 
 @pytest.mark.parametrize("view", ["Error vs ε", "Learning curve"])
-def test_error_figures_show_the_error_of_always_guessing(cancer, view):
+def test_error_figures_show_the_error_of_always_guessing(view):
     params = params_of(view)
-    numbers = study.compute(cancer, params)
+    numbers = computed(params)
     guess = numbers["metrics"].iloc[0]["guessing_error_nonprivate"]
     fig = next(iter(perturbation_figures(numbers, params).values()))
     names = [trace.name for trace in fig.data if trace.name]
@@ -343,9 +357,9 @@ def test_error_figures_show_the_error_of_always_guessing(cancer, view):
     assert any(shape.y0 == shape.y1 == guess for shape in fig.layout.shapes)
 
 
-def test_the_distance_boxes_say_where_their_whiskers_end(cancer):
+def test_the_distance_boxes_say_where_their_whiskers_end():
     params = params_of("Distance to non-private")
-    fig = perturbation_figures(study.compute(cancer, params), params)["distance"]
+    fig = perturbation_figures(computed(params), params)["distance"]
     assert WHISKERS in [annotation.text for annotation in fig.layout.annotations]
     assert "1.5 box-lengths" in WHISKERS
 
