@@ -10,6 +10,7 @@ from app_support import marked_files, rerun
 
 from dpcore.datasets import likely_target
 from dpcore.runs.scenarios import BY_VALUE, ONE_FILE
+from ui.runconfig import run_config
 
 pytestmark = pytest.mark.slow
 TIMEOUT = 300
@@ -138,3 +139,34 @@ def test_dates_and_ids_are_left_out_and_columns_changed_in_place():
     rerun(at)
     assert not at.error
     assert at.session_state["scenario"].target == "weather=rain"
+
+
+def test_a_stray_word_in_a_public_number_column_is_fixed_in_place_and_kept_in_the_config():
+    """A public column of numbers with one word is refused with a button that reads such cells
+    as missing; the choice is undone in the "Columns" expander, and a run config (and so a
+    link) carries it with the other column choices."""
+    public, private, _ = marked_files()
+    lines = public.decode().splitlines()
+    lines[5] = "forty," + lines[5].split(",", 1)[1]
+    at = app_support.start(timeout=TIMEOUT, source="Upload")
+    at.file_uploader(key="upload_public").set_value(("public.csv", "\n".join(lines).encode(),
+                                                     "text/csv"))
+    at.file_uploader(key="upload_private").set_value(("private.csv", private, "text/csv"))
+    rerun(at, allow_errors=True)
+    (message,) = [e.value for e in at.main.error]
+    assert "holds numbers except for 1 cell" in message and "button in the sidebar" in message
+    at.button(key="upload_read_as_missing").click()
+    rerun(at)
+    assert at.session_state["upload_as_missing"] == ["age"]
+    assert at.multiselect(key="upload_as_missing").value == ["age"]
+    scenario = at.session_state["scenario"]
+    assert "age" in scenario.features and scenario.target == "income"
+    at.multiselect(key="upload_exclude").set_value(["note"])
+    rerun(at)
+    config = run_config("importance", at.session_state)
+    assert {key: config["scenario"][key] for key in (
+        "upload_as_missing", "upload_exclude", "upload_target")} == {
+        "upload_as_missing": ["age"], "upload_exclude": ["note"], "upload_target": "income"}
+    at.multiselect(key="upload_as_missing").set_value([])  # undone: refused again, in place
+    rerun(at, allow_errors=True)
+    assert any("holds numbers except" in e.value for e in at.main.error)

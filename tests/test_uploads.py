@@ -5,6 +5,7 @@ that are odd but readable (a BOM, mixed line endings, a quoted newline, a formul
 read correctly; random bytes, text and frames raise nothing but DataError.
 """
 
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ from dpcore import DataError
 from dpcore.datasets import (
     MAX_FEATURES,
     MAX_UPLOAD_BYTES,
+    MostlyNumbersError,
     UploadReport,
     align_columns,
     infer_column_types,
@@ -23,6 +25,7 @@ from dpcore.datasets import (
     scenario_from_uploads,
     split_by_value,
     split_random,
+    type_columns,
 )
 from dpcore.datasets.uploads import split_columns
 
@@ -675,3 +678,29 @@ def test_split_columns_offers_columns_with_few_values():
 def test_split_errors(call, error, match):
     with pytest.raises(error, match=match):
         call(read("valid_single.csv"))
+
+
+def test_a_column_of_numbers_with_a_few_words_is_refused_or_read_with_them_missing():
+    """Issue 24: a public column of numbers with a stray word is refused with the column's name
+    (the app offers to read those cells as missing); ``as_missing`` reads them so, in a file
+    and in the public part of a split file."""
+    data = b"age,city\n41,a\n30,b\nforty,c\n22,d\n33,e\n1e999,f\n"
+    with pytest.raises(MostlyNumbersError, match="holds numbers except for 1 cell") as caught:
+        read_csv_upload(data, "p.csv")
+    assert caught.value.column == "age" and isinstance(caught.value, DataError)
+    again = pickle.loads(pickle.dumps(caught.value))  # crosses processes intact
+    assert (again.column, str(again)) == ("age", str(caught.value))
+    frame = read_csv_upload(data, "p.csv", as_missing=["age"])
+    assert frame["age"].dtype == float  # the word and the overflowing 1e999 are missing
+    assert frame["age"].dropna().tolist() == [41.0, 30.0, 22.0, 33.0]
+    assert frame["age"].isna().tolist() == [False, False, True, False, False, True]
+    with pytest.raises(MostlyNumbersError):  # the choice is per column
+        read_csv_upload(data, "p.csv", as_missing=["city"])
+    part = pd.DataFrame({"age": ["1", "2", "x", "4", "5"], "city": list("abcde")})
+    with pytest.raises(MostlyNumbersError):
+        type_columns(part)
+    typed = type_columns(part, as_missing={"age"})
+    assert typed["age"].isna().sum() == 1 and typed["age"].sum() == 12
+    # a mostly-text column stays text, whatever the choice
+    words = pd.DataFrame({"city": ["a", "b", "1", "c", "d"]})
+    assert type_columns(words, as_missing={"city"})["city"].tolist() == ["a", "b", "1", "c", "d"]

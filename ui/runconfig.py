@@ -31,7 +31,8 @@ CONFIG_VERSION = 1
 SOURCE_KEYS = {
     "Built-in": ("source", "builtin_name", "builtin_public", "builtin_encoding", "builtin_p",
                  "builtin_shift", "seed"),
-    "Upload": ("source", "upload_mode", "upload_target", "upload_drop_missing", "split_rule",
+    "Upload": ("source", "upload_mode", "upload_target", "upload_positive", "upload_exclude",
+               "upload_categorical", "upload_as_missing", "upload_drop_missing", "split_rule",
                "split_column", "split_value", "split_p", "split_fraction", "seed"),
 }
 UPLOAD_FILES_KEY = "upload_files"

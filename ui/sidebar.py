@@ -52,6 +52,7 @@ from dpcore.datasets import (
     MAX_SPLIT_VALUES,
     MAX_UPLOAD_BYTES,
     PUBLIC_OPTIONS,
+    MostlyNumbersError,
     Scenario,
     UploadReport,
     align_columns,
@@ -284,13 +285,30 @@ def _read(file: UploadedFile | None, problems: list[str], private: bool) -> pd.D
     if file is None:
         return None
     data = file.getvalue()
+    as_missing = () if private else tuple(st.session_state.get("upload_as_missing") or ())
     try:
-        read = functools.partial(read_csv_upload, data, file.name, private=private)
+        read = functools.partial(read_csv_upload, data, file.name, private=private,
+                                 as_missing=as_missing)
         with st.spinner(f"Reading {md(file.name)} ({len(data) / 2**20:.1f} MB)…"):
-            return session_memo(content_key("csv", data, file.name, private), read)
+            return session_memo(content_key("csv", data, file.name, private, as_missing), read)
+    except MostlyNumbersError as exc:
+        _offer_as_missing(exc, problems)
+        return None
     except DataError as exc:
         problems.append(str(exc))
         return None
+
+
+def _offer_as_missing(exc: MostlyNumbersError, problems: list[str]) -> None:
+    """The refusal of a public column of numbers with a few other cells, and a button that
+    reads those cells as missing values in place (kept as ``upload_as_missing``; undone in
+    the "Columns" expander)."""
+    problems.append(f"{exc} Or read those cells as missing values: the button in the sidebar.")
+    if st.button(f"Read the cells of {md(exc.column)} that are not numbers as missing",
+                 key="upload_read_as_missing", icon=":material/build:"):
+        kept = list(st.session_state.get("upload_as_missing") or ())
+        st.session_state["upload_as_missing"] = [*kept, exc.column]
+        st.rerun()
 
 
 def _build_from_frames(
@@ -308,14 +326,19 @@ def _build_from_frames(
             if split is None:
                 return SPLIT_PROMPT
             private, public, rule = split
-            public = type_columns(public, f"the public part of {files[0].name!r}")
+            public = type_columns(public, f"the public part of {files[0].name!r}",
+                                  as_missing=st.session_state.get("upload_as_missing") or ())
         _, shared, _ = align_columns(private, public)
+    except MostlyNumbersError as exc:
+        _offer_as_missing(exc, problems)
+        return None
     except ValueError as exc:
         problems.append(str(exc))
         return None
     suggested = columns_to_leave_out(shared)
     _preselect(tuple(file.name for file in files), shared, suggested)
     exclude, categorical = _columns_panel(shared, suggested)
+    as_missing = list(st.session_state.get("upload_as_missing") or ())
     target = choose(
         "Target (column to predict)",
         [None, *(col for col in shared.columns  # a column constant in E is dropped
@@ -342,7 +365,7 @@ def _build_from_frames(
         title="Uploaded data: " + " + ".join(names),
     )  # fmt: skip
     scenario_id = content_key("upload", mode, *names, *contents, *rule, target, repr(positive),
-                              exclude, categorical, public_missing)
+                              exclude, categorical, as_missing, public_missing)
     try:
         with st.spinner("Encoding the files…"):
             scenario, report = session_memo(scenario_id, build)
@@ -395,6 +418,14 @@ def _columns_panel(public: pd.DataFrame, suggested: dict[str, str]) -> tuple[lis
             help="A numeric column that is a code (a region or product number): one-hot items, "
                  "one per value in the public file, instead of a number scaled by its public "
                  "range.")
+        if st.session_state.get("upload_as_missing"):
+            _multiselect(  # over every numeric column: leaving one out keeps it readable
+                "Numbers with other cells read as missing",
+                [col for col in columns if pd.api.types.is_numeric_dtype(public[col])],
+                "upload_as_missing",
+                help="Numeric columns of the public file whose few cells that are not numbers "
+                     "(a word, an infinite value) are read as missing values, by your choice; "
+                     "take a column out to see the refusal again.")
         types = infer_column_types(used)
         types.loc[types["column"].isin(categorical), "type"] = "categorical (by choice)"
         st.dataframe(types, hide_index=True)

@@ -54,7 +54,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 import numpy as np
 import pandas as pd
@@ -68,6 +68,7 @@ __all__ = [
     "MAX_COLUMNS",
     "MAX_UPLOAD_BYTES",
     "NA_VALUES",
+    "MostlyNumbersError",
     "infer_column_types",
     "parse_numbers",
     "read_csv_upload",
@@ -113,8 +114,32 @@ _JSON_START = re.compile(r'\{\s*["}]|\[\s*[\[{"\]\d-]')
 _MARKUP = ("<!doctype", "<html", "<?xml", "<head", "<body", "<table", "<!--", "<div", "<svg")
 
 
+class MostlyNumbersError(DataError):
+    """A column of numbers with a few text or infinite cells, refused by :func:`read_csv_upload`.
+
+    The person may correct the file, or read those cells as missing values (``as_missing``).
+
+    Attributes
+    ----------
+    column : str
+        The column's name.
+    """
+
+    def __init__(self, column: str, message: str) -> None:
+        super().__init__(message)
+        self.column = column
+
+    def __reduce__(self) -> tuple:
+        return type(self), (self.column, str(self))
+
+
 def read_csv_upload(
-    data: bytes, name: str, *, max_bytes: int = MAX_UPLOAD_BYTES, private: bool = False
+    data: bytes,
+    name: str,
+    *,
+    max_bytes: int = MAX_UPLOAD_BYTES,
+    private: bool = False,
+    as_missing: Collection[str] = (),
 ) -> pd.DataFrame:
     """Read the bytes of an uploaded CSV file into a DataFrame.
 
@@ -131,6 +156,10 @@ def read_csv_upload(
         public and private parts). Then no outcome depends on a cell's value (module notes):
         every column is text, and a row of the header's width whose cells are all blank is a
         record with every value missing rather than a blank line.
+    as_missing : collection of str, default=()
+        Columns whose cells that are not finite numbers are read as missing values when the
+        column is otherwise numeric (the person's choice, instead of correcting the file: see
+        :class:`MostlyNumbersError`).
 
     Returns
     -------
@@ -146,8 +175,8 @@ def read_csv_upload(
         Whatever the bytes, with a message that says what is wrong and what to do: too large,
         empty, binary (an image, an archive, a PDF), JSON or HTML rather than CSV, not UTF-8,
         not comma-separated, malformed quotes or rows, blank or duplicate headers, no header row,
-        too many columns, no data rows, and (unless ``private``) text or infinite values in a
-        numeric column.
+        too many columns, no data rows, and (unless ``private`` or ``as_missing`` names the
+        column) text or infinite values in a numeric column (:class:`MostlyNumbersError`).
     TypeError
         If ``data`` is not bytes.
 
@@ -160,7 +189,7 @@ def read_csv_upload(
     if not isinstance(data, bytes | bytearray | memoryview):
         raise TypeError(f"data must be bytes, got {type(data).__name__}.")
     try:
-        return _read_csv(bytes(data), name, max_bytes, private)
+        return _read_csv(bytes(data), name, max_bytes, private, frozenset(as_missing))
     except DataError:
         raise
     except Exception as exc:  # the contract: only DataError escapes, whatever the bytes
@@ -170,7 +199,9 @@ def read_csv_upload(
         ) from exc
 
 
-def _read_csv(data: bytes, name: str, max_bytes: int, private: bool) -> pd.DataFrame:
+def _read_csv(
+    data: bytes, name: str, max_bytes: int, private: bool, as_missing: frozenset[str]
+) -> pd.DataFrame:
     if len(data) > max_bytes:
         raise DataError(
             f"{name!r} is {_size(len(data))}, over the upload limit of {_size(max_bytes)}. "
@@ -202,7 +233,8 @@ def _read_csv(data: bytes, name: str, max_bytes: int, private: bool) -> pd.DataF
     def line_numbers() -> list[int]:  # file line of every data row, only for messages
         return lines if lines is not None else _parse_rows(text, name)[2]
 
-    return _to_frame(header, columns, lines is None, name, None if private else line_numbers)
+    return _to_frame(header, columns, lines is None, name, None if private else line_numbers,
+                     as_missing)
 
 
 def _decode(data: bytes, name: str) -> str:
@@ -405,6 +437,7 @@ def _to_frame(
     skip_first: bool,
     name: str,
     line_numbers: Callable[[], list[int]] | None,
+    as_missing: frozenset[str] = frozenset(),
 ) -> pd.DataFrame:
     """The frame of the cells; text columns only when ``line_numbers`` is None (private)."""
     na_values = pa.array(sorted(NA_VALUES), pa.string())
@@ -416,7 +449,8 @@ def _to_frame(
         if line_numbers is None:
             data[col] = pd.Series(pd.array(cells, dtype="str"))
         else:
-            data[col] = _to_numeric(cells, col, repr(name), _on_line(line_numbers))
+            data[col] = _to_numeric(cells, col, repr(name), _on_line(line_numbers),
+                                    lenient=col in as_missing)
     return pd.DataFrame(data, columns=header)
 
 
@@ -424,7 +458,9 @@ def _on_line(line_numbers: Callable[[], list[int]]) -> Callable[[int], str]:
     return lambda row: f" on line {line_numbers()[row]}"
 
 
-def type_columns(frame: pd.DataFrame, where: str = "the public file") -> pd.DataFrame:
+def type_columns(
+    frame: pd.DataFrame, where: str = "the public file", *, as_missing: Collection[str] = ()
+) -> pd.DataFrame:
     """Give text columns their numeric type by the rules of :func:`read_csv_upload`.
 
     For the public part of a file read with ``private=True`` (a file split into public and
@@ -437,6 +473,8 @@ def type_columns(frame: pd.DataFrame, where: str = "the public file") -> pd.Data
         Public rows; text columns hold cells as written (missing cells NaN).
     where : str, default="the public file"
         What the frame is, in messages ("Column 'age' of the public file holds ...").
+    as_missing : collection of str, default=()
+        As in :func:`read_csv_upload`.
 
     Returns
     -------
@@ -464,7 +502,8 @@ def type_columns(frame: pd.DataFrame, where: str = "the public file") -> pd.Data
         if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
             out[col] = values
             continue
-        typed = _to_numeric(_text_cells(values), str(col), where, lambda row: "")
+        typed = _to_numeric(_text_cells(values), str(col), where, lambda row: "",
+                            lenient=str(col) in as_missing)
         numeric = pd.api.types.is_numeric_dtype(typed)
         out[col] = pd.Series(typed.to_numpy(), index=frame.index) if numeric else values
     return pd.DataFrame(out, index=frame.index, columns=frame.columns)
@@ -520,11 +559,15 @@ def _text_cells(values: pd.Series) -> pa.Array:
         return pa.array([None if c is None else str(c) for c in cells], pa.string())
 
 
-def _to_numeric(cells: pa.Array, col: str, where: str, line: Callable[[int], str]) -> pd.Series:
+def _to_numeric(
+    cells: pa.Array, col: str, where: str, line: Callable[[int], str], *, lenient: bool = False
+) -> pd.Series:
     """The column as numbers if every present cell is a finite number, else as text.
 
     ``where`` names the data in messages (a quoted file name); ``line(row)`` is " on line N"
-    for the row's file line, or "" where lines are not known.
+    for the row's file line, or "" where lines are not known. A column of at least
+    ``_NUMERIC_SHARE`` numbers with other cells is refused (:class:`MostlyNumbersError`), or
+    with ``lenient`` read as numbers, the other cells missing.
     """
     present = pc.is_valid(cells)
     n_present = pc.sum(present).as_py() or 0
@@ -541,10 +584,15 @@ def _to_numeric(cells: pa.Array, col: str, where: str, line: Callable[[int], str
             return values
         infinite = pa.array(overflow)
     n_infinite = pc.sum(infinite).as_py() or 0
+    if lenient and n_number >= _NUMERIC_SHARE * n_present:
+        numbers = pc.if_else(number, cells, pa.scalar(None, pa.string()))
+        values = _cast(numbers, False).to_numpy(dtype=float)
+        return pd.Series(np.where(np.isfinite(values), values, np.nan))
     bad = pc.and_(present, pc.invert(number)) if not n_infinite else infinite
     if n_infinite and n_number + n_infinite >= _NUMERIC_SHARE * n_present:
         row = int(np.flatnonzero(np.asarray(bad))[0])
-        raise DataError(
+        raise MostlyNumbersError(
+            col,
             f"Column {col!r} of {where} holds {n_infinite} infinite value(s), e.g. "
             f"{cells[row].as_py()!r}{line(row)}: only finite numbers can be "
             "used. Replace them by a finite value (such as the column's largest meaningful "
@@ -553,7 +601,8 @@ def _to_numeric(cells: pa.Array, col: str, where: str, line: Callable[[int], str
     if n_number >= _NUMERIC_SHARE * n_present:
         bad = pc.and_(present, pc.invert(number))
         row = int(np.flatnonzero(np.asarray(bad))[0])
-        raise DataError(
+        raise MostlyNumbersError(
+            col,
             f"Column {col!r} of {where} holds numbers except for {n_present - n_number} "
             f"cell(s), e.g. {cells[row].as_py()!r}{line(row)}. Correct those "
             "cells, or empty them to mark missing values, and upload again."

@@ -47,6 +47,7 @@ DEFAULT_SCENARIO: dict[str, Any] = {
 CONTROLS: dict[str, Any] = {
     **DEFAULT_SCENARIO, "upload_mode": TWO_FILES, "upload_target": None,
     "upload_positive": None, "upload_exclude": [], "upload_categorical": [],
+    "upload_as_missing": [],
     "upload_drop_missing": False, "split_rule": AT_RANDOM, "split_column": None,
     "split_value": None, "split_p": 0.9, "split_fraction": 0.5,
 }
@@ -66,7 +67,7 @@ DOMAINS = {
     "seed": Between(0, 2**53 - 1, integer=True, optional=True),
     "upload_mode": OneOf((TWO_FILES, ONE_FILE)), "upload_target": FromData(),
     "upload_positive": FromData(), "upload_exclude": NamesFromData(),
-    "upload_categorical": NamesFromData(),
+    "upload_categorical": NamesFromData(), "upload_as_missing": NamesFromData(),
     "split_rule": OneOf((AT_RANDOM, BY_VALUE)), "split_column": FromData(),
     "split_value": FromData(), "split_p": Between(0.5, 1.0), "split_fraction": Between(0.1, 0.9),
 }
@@ -127,7 +128,8 @@ def build_scenario(spec: Mapping[str, Any], files: Mapping[str, bytes] | None = 
     spec : mapping
         The sidebar's widget values (keys of :data:`DEFAULT_SCENARIO`, or for uploads
         ``upload_mode``, ``upload_target``, ``upload_positive``, ``upload_exclude``,
-        ``upload_categorical``, ``upload_drop_missing``, ``split_*`` and ``files``:
+        ``upload_categorical``, ``upload_as_missing``, ``upload_drop_missing``, ``split_*``
+        and ``files``:
         a list of ``{"role", "name"}``, with the ``"sha256"`` of a public file). Missing keys
         take the sidebar's defaults.
     files : mapping of str to bytes, optional
@@ -193,11 +195,13 @@ def _upload(spec: Mapping[str, Any], files: Mapping[str, bytes]) -> Scenario:
     entries = {entry["role"]: entry for entry in shareable_files(spec.get("files", []))}
     mode = spec.get("upload_mode", TWO_FILES)
     names = [entry.get("name", role) for role, entry in entries.items()]
+    as_missing = [str(name) for name in spec.get("upload_as_missing") or ()]
     if mode == TWO_FILES:
         if set(entries) != {"public", "private"}:
             raise DataError("An upload config with two files lists a 'public' and a 'private' "
                             f"file; this one lists {sorted(entries)}.")
-        public = read_csv_upload(_file(entries["public"], files), entries["public"]["name"])
+        public = read_csv_upload(_file(entries["public"], files), entries["public"]["name"],
+                                 as_missing=as_missing)
         private = read_csv_upload(_file(entries["private"], files), entries["private"]["name"],
                                   private=True)  # as the app reads it: no cell refuses it
         names = [entries["public"]["name"], entries["private"]["name"]]
@@ -216,7 +220,8 @@ def _upload(spec: Mapping[str, Any], files: Mapping[str, bytes]) -> Scenario:
             else:
                 private, public = split_random(frame, float(spec.get("split_fraction", 0.5)),
                                                rng=rng)
-            public = type_columns(public, f"the public part of {entries['single']['name']!r}")
+            public = type_columns(public, f"the public part of {entries['single']['name']!r}",
+                                  as_missing=as_missing)
         except (KeyError, ValueError) as exc:
             raise DataError(f"The config's split cannot be applied: {exc}") from exc
     else:
