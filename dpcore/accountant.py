@@ -341,9 +341,9 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
 
         Parameters
         ----------
-        method : {"sequential", "advanced", "zcdp"}, default="sequential"
+        method : {"sequential", "advanced", "zcdp", "rdp", "pld"}, default="sequential"
             Sequential composition sums the epsilons and the deltas ([DR14]_ Theorem 3.16);
-            ``"advanced"`` and ``"zcdp"`` are the tighter totals of
+            ``"advanced"``, ``"zcdp"``, ``"rdp"`` and ``"pld"`` are the tighter totals of
             :func:`dpcore.composition.compose` (their assumptions:
             :data:`dpcore.composition.COMPOSITION_ASSUMPTIONS`). Releases on disjoint parts
             compose in parallel under every method (see the module's notes).
@@ -386,12 +386,12 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
         delta_slack : float, default=1e-6
             δ' in (0, 1) of zcdp.
         """
-        if method == "advanced":
+        if method in ("advanced", "rdp", "pld"):
             raise ValueError(
-                "Advanced composition (Kairouz, Oh & Viswanath) assumes every ε_i is fixed "
-                "before the first release; a session chooses them one after another, so it "
-                "cannot refuse releases. Choose 'zcdp' (a filter valid for adaptive choices) or "
-                "'sequential', and read the advanced total as a 'what if' from total()."
+                f"{method!r} composition is computed for releases fixed before the first one "
+                "(a declared plan); a session chooses them one after another, so it cannot "
+                "refuse releases. Choose 'zcdp' (a filter valid for adaptive choices) or "
+                f"'sequential', and read the {method} total as a 'what if' from total()."
             )
         if method not in FILTERS:
             raise ValueError(f"method == {method!r}, must be one of {FILTERS}.")

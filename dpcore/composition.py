@@ -2,7 +2,8 @@
 
 The rules the :class:`~dpcore.accountant.BudgetAccountant` keeps its ledger by, and the "what if"
 totals of :mod:`dpcore.planning`: :func:`compose` under sequential, advanced
-(Kairouz-Oh-Viswanath) or zero-concentrated DP composition, :func:`compose_parts` in parallel
+(Kairouz-Oh-Viswanath), zero-concentrated DP, Rényi DP or privacy-loss-distribution (PLD)
+composition (the last two by Google's ``dp-accounting``), :func:`compose_parts` in parallel
 over the disjoint parts of a dataset, :func:`gaussian_rho` for a Gaussian release's zCDP
 parameter and :func:`composition_growth` for k identical releases. Imports nothing above the
 mechanisms and the checks, so that the accountant and planning can both build on it.
@@ -18,12 +19,21 @@ References
 .. [BS16] Bun & Steinke (2016), *Concentrated differential privacy: simplifications, extensions,
    and lower bounds*, TCC, Proposition 1.3 (zCDP to (epsilon, delta)), Proposition 1.4 (pure
    epsilon-DP is epsilon^2/2-zCDP), Proposition 1.6 (Gaussian), Lemma 2.3 (composition).
+.. [Mir17] Mironov (2017), *Rényi differential privacy*, CSF, Proposition 1 (composition) and
+   Proposition 3 (conversion to (epsilon, delta)), as implemented by ``dp_accounting.rdp``.
+.. [KJH20] Koskela, Jälkö & Honkela (2020), *Computing tight differential privacy guarantees
+   using FFT*, AISTATS; Meiser & Mohammadi (2018); Sommer, Meiser & Mohammadi (2019): privacy
+   loss distributions, as implemented by ``dp_accounting.pld`` (pessimistic discretisation).
+.. [KOV17] Kairouz, Oh & Viswanath (2017), *The composition theorem for differential privacy*,
+   IEEE Trans. Inf. Theory 63, Theorem 3.2: randomised response is the worst case of every
+   pure epsilon-DP mechanism.
 .. [JLE14] Ji, Lipton & Elkan (2014), *Differential privacy and machine learning: a survey and
    review*, arXiv:1412.7584, Sect. 1.6 (sequential and parallel theorems).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Iterable, Sequence
@@ -37,10 +47,13 @@ from dpcore.mechanisms import Gaussian
 from dpcore.validation import check_choice, check_scalar
 
 __all__ = [
+    "ACCOUNTING_LIBRARY",
+    "CLOSED_FORMS",
     "COMPOSITIONS",
     "COMPOSITION_ASSUMPTIONS",
     "MAX_PART_CHOICES",
     "PLAN_DATASET",
+    "PLD_DISCRETISATION",
     "PlannedRelease",
     "compose",
     "compose_parts",
@@ -48,7 +61,12 @@ __all__ = [
     "gaussian_rho",
 ]
 
-COMPOSITIONS = ("sequential", "advanced", "zcdp")
+COMPOSITIONS = ("sequential", "advanced", "zcdp", "rdp", "pld")
+#: Methods computed by ``dp-accounting`` (:func:`compose`), and the others.
+ACCOUNTING_LIBRARY = ("rdp", "pld")
+CLOSED_FORMS = ("sequential", "advanced", "zcdp")
+#: Discretisation of the privacy loss in PLD accounting (``dp-accounting``'s default).
+PLD_DISCRETISATION = 1e-4
 
 #: What each composition method assumes, in one line each (shown beside every total).
 COMPOSITION_ASSUMPTIONS = {
@@ -63,6 +81,17 @@ COMPOSITION_ASSUMPTIONS = {
             "up and convert to (ρ + 2√(ρ ln(1/δ′)), δ′) (Bun & Steinke 2016, Props 1.3-1.6, "
             "Lemma 2.3). Needs each Gaussian release's σ, not only its (ε, δ). Also valid when "
             "each ε is chosen after the last release (a Rényi filter, Feldman & Zrnic 2021).",
+    "rdp": "Rényi DP (Mironov 2017), computed by Google's dp-accounting: a Laplace release by "
+           "the Laplace's Rényi curve, any other pure ε-DP release as its worst case "
+           "(randomised response at ε), a Gaussian release by its σ; the curves add up and "
+           "convert to (ε, δ′). Needs each Gaussian release's σ. A 'what if' for a declared "
+           "plan: it never refuses a session's releases.",
+    "pld": "Privacy loss distributions (dp-accounting, pessimistic discretisation): the "
+           "tightest total for a declared plan. A Laplace release by its own loss distribution, "
+           "any other pure ε-DP release as randomised response at ε (the worst case, Kairouz, "
+           "Oh & Viswanath), an (ε, δ) release without σ as the worst (ε, δ) pair, a Gaussian "
+           "by its σ. A 'what if' only: this project relies on no PLD filter for releases "
+           "chosen one after another.",
 }
 
 #: The dataset name of planned releases restricted to a part (a row's ``partition``).
@@ -108,7 +137,8 @@ def _as_array(values: Any, name: str, n: int | None = None) -> np.ndarray:
 
 
 def compose(epsilons: Any, deltas: Any = None, method: str = "sequential",
-            delta_slack: float = 0.0, *, rhos: Any = None) -> tuple[float, float]:
+            delta_slack: float = 0.0, *, rhos: Any = None,
+            mechanisms: Any = None) -> tuple[float, float]:
     """Total (epsilon, delta) of k releases under a composition theorem.
 
     ``"sequential"``: ``(Σ ε_i, Σ δ_i)`` ([DR14]_ Theorem 3.16; [JLE14]_ Sect. 1.6), valid for
@@ -132,7 +162,17 @@ def compose(epsilons: Any, deltas: Any = None, method: str = "sequential",
     are not added (zCDP accounts for them). The sequential pair is returned when its ε is not
     larger (both pairs are valid guarantees).
 
-    With ``delta_slack = 0`` advanced and zcdp give the sequential total.
+    ``"rdp"`` and ``"pld"``: Rényi DP ([Mir17]_) and privacy loss distribution ([KJH20]_)
+    accounting by Google's ``dp-accounting``, at δ' (pld: at ``Σ δ_i + δ'``). Each release is
+    the tightest event its record determines: a release with a ρ is a Gaussian of noise
+    multiplier ``σ/Δ = 1/sqrt(2ρ)``; a pure release (δ_i = 0) whose mechanism is Laplace
+    (``mechanisms[i]`` starting with "Laplace") is the Laplace mechanism of scale ``Δ/ε_i``;
+    any other pure release is counted as its worst case, binary randomised response at ε_i
+    ([KOV17]_); an (ε_i, δ_i) release with δ_i > 0 and no ρ is the worst (ε_i, δ_i) pair under
+    pld and refused under rdp (as under zcdp). The sequential pair is returned when its ε is
+    not larger. Both assume the releases fixed in advance (a declared plan).
+
+    With ``delta_slack = 0`` advanced, zcdp, rdp and pld give the sequential total.
 
     Parameters
     ----------
@@ -140,11 +180,14 @@ def compose(epsilons: Any, deltas: Any = None, method: str = "sequential",
         ε_i >= 0 of each release.
     deltas : sequence of float, default=None (all 0)
         δ_i in [0, 1).
-    method : {"sequential", "advanced", "zcdp"}, default="sequential"
+    method : {"sequential", "advanced", "zcdp", "rdp", "pld"}, default="sequential"
     delta_slack : float, default=0.0
-        δ' in [0, 1) of advanced and zcdp.
+        δ' in [0, 1) of advanced, zcdp, rdp and pld.
     rhos : sequence of (float or None), default=None
         zCDP parameter of each release (None: from a pure ε_i).
+    mechanisms : sequence of (str or None), default=None
+        Each release's mechanism, read by rdp and pld only (a Laplace release is counted by the
+        Laplace's own curve, any other as the worst case for its ε).
 
     Returns
     -------
@@ -160,6 +203,10 @@ def compose(epsilons: Any, deltas: Any = None, method: str = "sequential",
     >>> eps, delta = compose([0.1] * 100, method="zcdp", delta_slack=1e-6)
     >>> round(eps, 3), delta
     (5.757, 1e-06)
+    >>> eps, delta = compose([0.05] * 100, method="pld", delta_slack=1e-6,
+    ...                      mechanisms=["Laplace"] * 100)
+    >>> round(eps, 2), delta  # rdp: 2.34, sequential: 5
+    (2.19, 1e-06)
     """
     method = _check_method(method)
     delta_slack = _check_slack(delta_slack)
@@ -174,6 +221,20 @@ def compose(epsilons: Any, deltas: Any = None, method: str = "sequential",
     if method == "sequential" or n == 0 or delta_slack == 0.0:
         return seq
     log_term = math.log(1.0 / delta_slack)
+    if method in ACCOUNTING_LIBRARY:
+        names = [None] * n if mechanisms is None else list(mechanisms)
+        if len(names) != n:
+            raise ValueError(f"mechanisms must have one entry per release ({n}), got "
+                             f"{len(names)}.")
+        events = _events(eps, dels, [None] * n if rhos is None else list(rhos), names, method)
+        key = tuple(sorted(events.items()))
+        if method == "rdp":
+            total, delta = _rdp_epsilon(key, delta_slack), delta_slack
+        else:  # the δ_i of (ε, δ) pairs are the loss distributions' mass at infinity
+            pairs = math.fsum(d * count for (kind, _, d), count in key if kind == "pair")
+            delta = min(1.0, pairs + delta_slack)
+            total = _pld_epsilon(key, delta)
+        return seq if seq[0] <= total else (total, delta)
     if method == "advanced":
         ex = np.expm1(eps)
         first = math.fsum(ex * eps / (ex + 2.0))  # (e^x - 1) x / (e^x + 1)
@@ -204,20 +265,117 @@ def compose(epsilons: Any, deltas: Any = None, method: str = "sequential",
     return eps_z, delta_slack
 
 
+def _events(eps: np.ndarray, dels: np.ndarray, rhos: list, names: list,
+            method: str) -> dict[tuple[str, float, float], int]:
+    """Each release as the tightest event its record determines, counted (see :func:`compose`):
+    ``("gaussian", σ/Δ, 0)``, ``("laplace", ε, 0)``, ``("pure", ε, 0)`` or ``("pair", ε, δ)``."""
+    events: dict[tuple[str, float, float], int] = {}
+    for i, (e, d, r, name) in enumerate(zip(eps, dels, rhos, names, strict=True)):
+        given = r is not None and not (isinstance(r, float) and math.isnan(r))
+        if given:
+            rho = check_scalar(r, f"rhos[{i}]", min_val=0.0, include_min=True)
+            if rho == 0.0:
+                continue
+            key = ("gaussian", 1.0 / math.sqrt(2.0 * rho), 0.0)
+        elif d > 0.0:
+            if method == "rdp":
+                raise ValueError(
+                    f"Release {i + 1} is (ε = {e:g}, δ = {d:g})-DP: Rényi DP cannot account for "
+                    "an (ε, δ) pair with δ > 0 without the mechanism's noise (a Gaussian "
+                    "release: pass its ρ = Δ²/(2σ²) in rhos), or use method='pld'."
+                )
+            key = ("pair", float(e), float(d))
+        elif e == 0.0:
+            continue
+        elif str(name or "").lower().startswith("laplace"):
+            key = ("laplace", float(e), 0.0)
+        else:
+            key = ("pure", float(e), 0.0)
+        events[key] = events.get(key, 0) + 1
+    return events
+
+
+def _flip(epsilon: float) -> float:
+    """``noise_parameter`` of binary randomised response at ``epsilon`` in ``dp-accounting``
+    (with that probability the answer is a uniform draw): ``2 / (e^ε + 1)``."""
+    return 2.0 / (math.exp(epsilon) + 1.0)
+
+
+#: An event of :func:`_events` and how many times it is composed.
+Counted = tuple[tuple[str, float, float], int]
+
+
+@functools.lru_cache(maxsize=256)
+def _rdp_epsilon(events: tuple[Counted, ...], delta: float) -> float:
+    """ε at ``delta`` of the composed events by ``dp-accounting``'s RDP accountant (cached:
+    a page's reruns ask for the same plan). ``dp-accounting`` is imported here, not at the top:
+    it takes 1.7 s, which the accountant and every page's cold start would pay."""
+    from dp_accounting import dp_event, privacy_accountant
+    from dp_accounting.rdp import rdp_privacy_accountant
+
+    # Every event's parameter already holds the ledger's relation (its ε, or σ/Δ with Δ under
+    # that relation), so the library's relation is only the one under which it accepts all
+    # three events: randomised response is defined for replace-one neighbours.
+    accountant = rdp_privacy_accountant.RdpAccountant(
+        neighboring_relation=privacy_accountant.NeighboringRelation.REPLACE_ONE)
+    for (kind, value, _), count in events:
+        if kind == "gaussian":
+            event: Any = dp_event.GaussianDpEvent(noise_multiplier=value)
+        elif kind == "laplace":
+            event = dp_event.LaplaceDpEvent(noise_multiplier=1.0 / value)
+        else:
+            event = dp_event.RandomizedResponseDpEvent(noise_parameter=_flip(value),
+                                                       num_buckets=2)
+        accountant.compose(event, count)
+    return float(accountant.get_epsilon(delta)) if events else 0.0
+
+
+@functools.lru_cache(maxsize=256)
+def _pld_epsilon(events: tuple[Counted, ...], delta: float) -> float:
+    """ε at ``delta`` of the composed events' privacy loss distributions (``dp-accounting``,
+    pessimistic, :data:`PLD_DISCRETISATION`; cached)."""
+    from dp_accounting.pld import common
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    total = None
+    step = PLD_DISCRETISATION
+    for (kind, value, pair_delta), count in events:
+        if kind == "gaussian":
+            one = pld.from_gaussian_mechanism(value, value_discretization_interval=step)
+        elif kind == "laplace":
+            one = pld.from_laplace_mechanism(1.0 / value, value_discretization_interval=step)
+        elif kind == "pure":
+            one = pld.from_randomized_response(_flip(value), 2,
+                                               value_discretization_interval=step)
+        else:
+            one = pld.from_privacy_parameters(
+                common.DifferentialPrivacyParameters(value, pair_delta),
+                value_discretization_interval=step)
+        many = one.self_compose(count) if count > 1 else one
+        total = many if total is None else total.compose(many)
+    return float(total.get_epsilon_for_delta(delta)) if total is not None else 0.0
+
+
 def composition_growth(epsilon: float, delta: float = 0.0, *, counts: Sequence[int] = (),
-                       delta_slack: float = 1e-6, rho: float | None = None) -> pd.DataFrame:
+                       delta_slack: float = 1e-6, rho: float | None = None,
+                       methods: Sequence[str] = CLOSED_FORMS) -> pd.DataFrame:
     """Total epsilon of ``k`` identical releases for each ``k`` in ``counts``, per method.
 
-    Returns a DataFrame with columns method, count, epsilon, delta (zcdp rows are omitted when
-    a release with delta > 0 has no ``rho``).
+    Returns a DataFrame with columns method, count, epsilon, delta (zcdp and rdp rows are
+    omitted when a release with delta > 0 has no ``rho``). ``methods`` defaults to the closed
+    forms: a curve of 40 counts by ``dp-accounting`` takes seconds (pure releases count as
+    their worst case there, randomised response).
 
     >>> composition_growth(0.1, counts=[1, 100]).pivot(index="count", columns="method",
     ...     values="epsilon").round(2).to_dict("list")
     {'advanced': [0.1, 5.76], 'sequential': [0.1, 10.0], 'zcdp': [0.1, 5.76]}
+    >>> composition_growth(0.1, counts=[100], methods=["rdp", "pld"])["epsilon"].round(2).tolist()
+    [5.07, 4.78]
     """
     counts = list(counts) or [int(v) for v in np.unique(np.geomspace(1, 1000, 40).round())]
     rows = []
-    for method in COMPOSITIONS:
+    for method in methods:
+        _check_method(method)
         for k in counts:
             try:
                 e, d = compose([epsilon] * k, [delta] * k, method, delta_slack, rhos=[rho] * k)
@@ -253,10 +411,10 @@ def compose_parts(records: list[dict[str, Any]], method: str,
     ----------
     records : list of dict
         Each with ``dataset``, ``partition`` (None: every row), ``epsilon``, ``delta`` and
-        optionally ``rho``.
-    method : {"sequential", "advanced", "zcdp"}
+        optionally ``rho`` and ``mechanism``.
+    method : {"sequential", "advanced", "zcdp", "rdp", "pld"}
     delta_slack : float
-        δ' of advanced and zcdp (ignored by sequential).
+        δ' of the methods other than sequential (ignored by sequential).
 
     Examples
     --------
@@ -290,6 +448,7 @@ def compose_parts(records: list[dict[str, Any]], method: str,
                   if r.get("partition") is None or mine.get(r["dataset"]) == r["partition"]]
         total = compose([r["epsilon"] for r in chosen], [r["delta"] for r in chosen], method,
                         delta_slack if method != "sequential" else 0.0,
-                        rhos=[r.get("rho") for r in chosen])
+                        rhos=[r.get("rho") for r in chosen],
+                        mechanisms=[r.get("mechanism") for r in chosen])
         best = (max(best[0], total[0]), max(best[1], total[1]))
     return best

@@ -128,7 +128,7 @@ def test_set_budget():
 def test_total_refuses_unknown_compositions():
     # (Issue 14 replaced the refusal of "advanced" by the method itself.)
     with pytest.raises(ValueError, match=r"method == 'basic', must be one of \('sequential', "
-                                         r"'advanced', 'zcdp'\)"):
+                                         r"'advanced', 'zcdp', 'rdp', 'pld'\)"):
         BudgetAccountant().total("basic")
 
 
@@ -174,8 +174,9 @@ def test_chosen_filter_refuses_by_its_own_total():
             _spend(zc, 0.05)
     assert zc.total("zcdp")[0] <= 4.0 * (1 + 1e-9)
     # Advanced composition assumes the epsilons fixed in advance: it never refuses releases.
-    with pytest.raises(ValueError, match="fixed before the first release"):
-        zc.set_composition("advanced", 1e-6)
+    for method in ("advanced", "rdp", "pld"):  # so do the RDP and PLD totals of dp-accounting
+        with pytest.raises(ValueError, match="fixed before the first one"):
+            zc.set_composition(method, 1e-6)
     assert zc.total("advanced")[0] < zc.total("sequential")[0]  # still a "what if" total
     # With no delta budget for delta', zCDP cannot help: the sequential total decides.
     nodelta = BudgetAccountant(1.0)

@@ -51,7 +51,8 @@ def test_ruff_finds_nothing():
 LAYERS = {"dpcore": 0, "ui": 1, "pages": 2, "app": 2}
 # Imports that are deliberately deferred into a function: an optional dependency, or a heavy
 # one that a cold start must not pay for (each module says why where it defers).
-DEFERRED = {"dask", "kaleido", "opendp", "sklearn", "threadpoolctl", "tqdm", "fractions"}
+DEFERRED = {"dask", "dp_accounting", "kaleido", "opendp", "sklearn", "threadpoolctl", "tqdm",
+            "fractions"}
 
 
 def _modules() -> dict[str, Path]:

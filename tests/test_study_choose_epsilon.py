@@ -203,7 +203,10 @@ def test_composition_view_totals_the_plan_and_adds_the_ledger_when_asked():
     assert row["advanced_epsilon"] == compose(eps, deltas, "advanced", 1e-6)[0]
     assert (row["growth_from"], row["growth_epsilon_each"]) == ("plan", 0.05)
     assert not row["sequential_fits_budget"] and not row["ledger_included"]
-    assert list(table["method"]) == ["sequential", "advanced", "zcdp"]
+    assert list(table["method"]) == ["sequential", "advanced", "zcdp", "rdp", "pld"]
+    # dp-accounting's totals are the tightest of the five on this plan (issue 25)
+    totals = table.set_index("method")["epsilon"]
+    assert totals["pld"] < totals["rdp"] < min(totals["advanced"], totals["zcdp"])
     accountant = BudgetAccountant(epsilon=10.0)
     accountant.spend(0.5, mechanism="Laplace", dataset="wine")
     ledger = tuple(accountant.records.to_dict("records"))

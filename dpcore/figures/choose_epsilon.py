@@ -31,7 +31,7 @@ from dpcore.figures.common import (
 from dpcore.studies.choose_epsilon import ROUTE_LABELS, Params
 
 METHOD_COLORS = {"sequential": COLORS["baseline"], "advanced": COLORS["theory"],
-                 "zcdp": COLORS["dp"]}
+                 "zcdp": COLORS["dp"], "rdp": COLORS["objective"], "pld": COLORS["chosen"]}
 
 
 def target_curve(answer, *, ytitle: str, measured_name: str, fitted_name: str,

@@ -79,7 +79,8 @@ def _records(releases: Iterable[PlannedRelease]) -> list[dict[str, Any]]:
     """Planned releases as ledger-like records (a release on a part belongs to the plan's
     data, :data:`PLAN_DATASET`)."""
     return [{"dataset": PLAN_DATASET if r.partition is not None else "",
-             "partition": r.partition, "epsilon": r.epsilon, "delta": r.delta, "rho": r.rho}
+             "partition": r.partition, "epsilon": r.epsilon, "delta": r.delta, "rho": r.rho,
+             "mechanism": r.mechanism}
             for r in releases for _ in range(r.count)]
 
 
@@ -91,7 +92,7 @@ def compare_compositions(releases: Iterable[PlannedRelease], delta_slack: float 
     ----------
     releases : iterable of PlannedRelease
     delta_slack : float, default=1e-6
-        δ' of advanced and zcdp.
+        δ' of every method but sequential.
     ledger : DataFrame, default=None
         Releases already made (columns epsilon, delta and optionally rho), composed with the plan.
 
@@ -106,7 +107,8 @@ def compare_compositions(releases: Iterable[PlannedRelease], delta_slack: float 
         past = [{"dataset": row.get("dataset", ""),
                  "partition": None if pd.isna(row.get("partition")) else row.get("partition"),
                  "epsilon": float(row["epsilon"]), "delta": float(row["delta"]),
-                 "rho": None if pd.isna(row.get("rho")) else float(row.get("rho"))}
+                 "rho": None if pd.isna(row.get("rho")) else float(row.get("rho")),
+                 "mechanism": row.get("mechanism")}
                 for row in ledger.to_dict("records")]
         records = past + records
     rows = []
