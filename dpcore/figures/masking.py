@@ -263,9 +263,10 @@ def accuracy_figure(frame: pd.DataFrame, *, epsilon: float, majority: float,
     ``ytitle`` names the yardstick: :func:`dpcore.studies.masking.accuracy_label` says when it is
     held-out private data (a non-private number)."""
     fig = go.Figure()
-    # Masked generation last and thickest: where the masked set reaches w' it coincides with
-    # output perturbation (drawn dashed underneath).
-    order = ("non-private", "input perturbation", "output perturbation", "masked generation")
+    # Where the masked set reaches w' (Pham et al.'s construction) masked generation coincides
+    # with output perturbation: masked thick, then output perturbation dashed on top, so both
+    # stay visible where they are equal.
+    order = ("non-private", "input perturbation", "masked generation", "output perturbation")
     for method in order:
         rows = frame[frame["method"] == method].sort_values("epsilon")
         if rows.empty:
