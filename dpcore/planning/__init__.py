@@ -13,10 +13,13 @@ Three questions a data owner asks before any release, answered without spending 
 * **What does epsilon mean as risk?** :func:`posterior_bound`: how far a release can move an
   attacker's belief that a given person is in the data (:mod:`dpcore.planning.risk`).
 * **What do several releases cost together?** :func:`compose` under sequential, advanced
-  (Kairouz-Oh-Viswanath) or zero-concentrated DP composition (:mod:`dpcore.composition`, the
-  rules the accountant also uses), and :func:`compare_compositions` for a planned set of
-  releases (the "what if" table, :mod:`dpcore.planning.what_if`; see also
-  :meth:`dpcore.accountant.BudgetAccountant.preview`).
+  (Kairouz-Oh-Viswanath), zero-concentrated, Rényi DP or PLD composition
+  (:mod:`dpcore.composition`, the rules the accountant also uses), and
+  :func:`compare_compositions` for a planned set of releases (the "what if" table,
+  :mod:`dpcore.planning.what_if`; see also :meth:`dpcore.accountant.BudgetAccountant.preview`).
+* **Which epsilons meet several accuracy targets at once?** :func:`plan_targets`: each target's
+  smallest epsilon and their total, or the split of a fixed total that minimises the worst
+  shortfall (:mod:`dpcore.planning.targets`).
 
 Answers computed from private data (every Monte-Carlo curve evaluates errors against the
 non-private truth) are *non-private studies*: the epsilon they return depends on D. Run them on a
@@ -56,6 +59,7 @@ from dpcore.planning.monte_carlo import (
     subset_errors,
 )
 from dpcore.planning.risk import posterior_bound, posterior_curves
+from dpcore.planning.targets import TARGET_MECHANISMS, plan_targets
 from dpcore.planning.what_if import PLANNABLE, compare_compositions, planned_releases
 
 __all__ = [
@@ -66,6 +70,7 @@ __all__ = [
     "MAX_PART_CHOICES",
     "PLANNABLE",
     "PLAN_DATASET",
+    "TARGET_MECHANISMS",
     "EpsilonAnswer",
     "PlannedRelease",
     "compare_compositions",
@@ -82,6 +87,7 @@ __all__ = [
     "logistic_errors",
     "mean_sensitivity",
     "noise_answer",
+    "plan_targets",
     "planned_releases",
     "posterior_bound",
     "posterior_curves",

@@ -1,0 +1,172 @@
+"""Several statistics at once: the smallest total budget that meets every accuracy target.
+
+A person lists what they will release (a count, a sum, a mean, ...), each with its sensitivity
+(from the domain), the error bar it must meet and the share of releases that must meet it.
+:func:`plan_targets` answers, under a composition method of :mod:`dpcore.composition`:
+
+* with no ``total``: each target's smallest epsilon (the closed forms of
+  :mod:`dpcore.planning.closed_form`: the Laplace tail, the analytic Gaussian), and what they
+  compose to; answering each target alone costs the same epsilons, so the total is never larger
+  than answering them separately (and smaller under a tighter method);
+* with a ``total``: the split of that total that minimises the worst shortfall, i.e. the
+  smallest common factor ``r`` such that every target is met at ``r`` times its error bar while
+  the split composes to at most ``total`` (a bisection on ``r``: each target's epsilon falls as
+  its error bar widens, so the composed total does too).
+
+Targets without a closed form (an importance-weighted estimate, a private model's test error, a
+subset's prediction error) are planned from the pages' studies on the choose-epsilon page; this
+module refuses them with that advice.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from dpcore.composition import compose
+from dpcore.mechanisms import Gaussian, Laplace
+from dpcore.planning.closed_form import epsilon_for_gaussian, epsilon_for_laplace
+from dpcore.validation import check_choice, check_probability, check_scalar
+
+__all__ = ["TARGET_MECHANISMS", "plan_targets"]
+
+#: The mechanisms a target may name (its noise law has a closed-form tail).
+TARGET_MECHANISMS = ("laplace", "gaussian")
+#: Columns of :func:`plan_targets`'s table.
+COLUMNS = ("statistic", "mechanism", "sensitivity", "error", "level", "epsilon", "delta", "rho",
+           "scale", "error_reached", "meets")
+
+
+def _check_target(target: Any, i: int) -> dict[str, Any]:
+    if not isinstance(target, Mapping):
+        raise TypeError(f"targets[{i}] must be a dict such as {{'statistic': 'count', "
+                        f"'sensitivity': 1.0, 'error': 10.0}}, got {type(target).__name__}.")
+    missing = [key for key in ("sensitivity", "error") if key not in target]
+    if missing:
+        raise ValueError(f"targets[{i}] lacks {missing}: give each target its sensitivity (from "
+                         "the domain, e.g. 1 for a count) and the error bar it must meet.")
+    mechanism = str(target.get("mechanism", "laplace")).lower()
+    if mechanism not in TARGET_MECHANISMS:
+        raise ValueError(
+            f"targets[{i}] has mechanism {target.get('mechanism')!r}: plan_targets uses the "
+            f"closed forms of {TARGET_MECHANISMS}. Plan a page's release (importance weights, "
+            "a private model, a subset) from its study on the choose-epsilon page.")
+    return {
+        "statistic": str(target.get("statistic", f"target {i + 1}")),
+        "mechanism": mechanism,
+        "sensitivity": check_scalar(target["sensitivity"], f"targets[{i}]['sensitivity']",
+                                    min_val=0.0),
+        "error": check_scalar(target["error"], f"targets[{i}]['error']", min_val=0.0),
+        "level": check_probability(target.get("level", 0.95), f"targets[{i}]['level']",
+                                   "the share of releases that must meet the error bar."),
+    }
+
+
+def _row(target: dict[str, Any], factor: float, delta: float) -> dict[str, Any]:
+    """The target met at ``factor`` times its error bar: its epsilon, noise and error."""
+    sensitivity, level = target["sensitivity"], target["level"]
+    error = target["error"] * factor
+    if target["mechanism"] == "laplace":
+        epsilon = epsilon_for_laplace(sensitivity, error, level)
+        noise: Any = Laplace(epsilon, sensitivity)
+        scale, rho, used_delta = noise.scale, None, 0.0
+    else:
+        epsilon = epsilon_for_gaussian(sensitivity, error, level, delta=delta)
+        noise = Gaussian(epsilon, delta, sensitivity)
+        scale, used_delta = noise.sigma, delta
+        rho = sensitivity**2 / (2.0 * scale**2)
+    reached = float(noise.tail_bound(level))
+    return {**target, "epsilon": epsilon, "delta": used_delta, "rho": rho, "scale": scale,
+            "error_reached": reached, "meets": reached <= target["error"] * (1 + 1e-12)}
+
+
+def _compose(rows: list[dict[str, Any]], method: str, delta_slack: float) -> tuple[float, float]:
+    return compose([r["epsilon"] for r in rows], [r["delta"] for r in rows], method,
+                   delta_slack if method != "sequential" else 0.0,
+                   rhos=[r["rho"] for r in rows],
+                   mechanisms=["Laplace" if r["mechanism"] == "laplace" else "Gaussian"
+                               for r in rows])
+
+
+def plan_targets(targets: Sequence[Mapping[str, Any]], *, method: str = "sequential",
+                 total: float | None = None, delta: float = 0.0,
+                 delta_slack: float = 1e-6) -> pd.DataFrame:
+    """The epsilon of each release that meets its accuracy target, and their composed total.
+
+    Parameters
+    ----------
+    targets : sequence of dict
+        One per release: ``sensitivity`` (L1 for Laplace, L2 for Gaussian, from the domain),
+        ``error`` (the error bar, in the statistic's units), and optionally ``statistic`` (a
+        name), ``level`` (share of releases within the error bar, default 0.95) and
+        ``mechanism`` (``"laplace"``, the default, or ``"gaussian"``).
+    method : {"sequential", "advanced", "zcdp", "rdp", "pld"}, default="sequential"
+        How the releases compose (:func:`dpcore.composition.compose`; a Gaussian release counts
+        by its σ under zcdp, rdp and pld).
+    total : float or None, default=None
+        None: each target at its smallest epsilon. A number: the total epsilon to split; the
+        split minimises the worst ratio of the error reached to the error bar (``meets`` says
+        which targets the total allows).
+    delta : float, default=0.0
+        The total δ of the Gaussian releases, split equally between them (each is calibrated
+        at its share); needed, and in (0, 1), when a target is Gaussian.
+    delta_slack : float, default=1e-6
+        δ' of the methods other than sequential.
+
+    Returns
+    -------
+    DataFrame
+        One row per target: statistic, mechanism, sensitivity, error, level, epsilon, delta,
+        rho (Gaussian), scale (Laplace b or Gaussian σ), error_reached (the noise's
+        ``level``-radius at that epsilon) and meets. ``.attrs["total"]`` is the composed
+        ``(epsilon, delta)``; ``.attrs["separately"]`` the sequential sum of the targets'
+        epsilons (answering each alone); ``.attrs["factor"]`` the common error factor (1 with
+        no ``total``).
+
+    Examples
+    --------
+    >>> plan = plan_targets([{"statistic": "count", "sensitivity": 1.0, "error": 10.0},
+    ...                      {"statistic": "mean age", "sensitivity": 0.01, "error": 0.5}])
+    >>> plan[["statistic", "epsilon"]].round(4).values.tolist()
+    [['count', 0.2996], ['mean age', 0.0599]]
+    >>> round(plan.attrs["total"][0], 4)
+    0.3595
+    """
+    if isinstance(targets, Mapping) or not isinstance(targets, Sequence) or not targets:
+        raise ValueError("targets must be a non-empty list of dicts, one per release.")
+    checked = [_check_target(t, i) for i, t in enumerate(targets)]
+    method = check_choice(method, "method", ("sequential", "advanced", "zcdp", "rdp", "pld"))
+    gaussians = sum(t["mechanism"] == "gaussian" for t in checked)
+    each_delta = 0.0
+    if gaussians:
+        delta = check_scalar(delta, "delta", min_val=0.0, max_val=1.0, include_max=False)
+        each_delta = delta / gaussians
+    rows = [_row(t, 1.0, each_delta) for t in checked]
+    factor = 1.0
+    if total is not None:
+        total = check_scalar(total, "total", min_val=0.0)
+
+        def fits(f: float) -> bool:
+            return _compose([_row(t, f, each_delta) for t in checked], method,
+                            delta_slack)[0] <= total
+
+        hi = 1.0
+        while not fits(hi):  # bracket the smallest factor whose split fits the total
+            hi *= 2.0
+        lo = hi / 2.0
+        while fits(lo) and lo > 1e-9:
+            lo, hi = lo / 2.0, lo
+        for _ in range(60):
+            mid = math.sqrt(lo * hi)
+            lo, hi = (lo, mid) if fits(mid) else (mid, hi)
+        factor = hi
+        rows = [_row(t, factor, each_delta) for t in checked]
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    frame.attrs["total"] = _compose(rows, method, delta_slack)
+    frame.attrs["separately"] = math.fsum(r["epsilon"] for r in rows)
+    frame.attrs["factor"] = factor
+    frame.attrs["method"] = method
+    return frame
