@@ -37,6 +37,7 @@ from dpcore.studies.choose_epsilon import (
     Params,
     plan_releases,
 )
+from dpcore.text import md
 from ui.budget import budget_sidebar
 from ui.errors import show_errors
 from ui.export import export_panel
@@ -60,7 +61,7 @@ TARGET_LABELS = {
 }
 #: The widget key of each figure of the study (:func:`dpcore.figures.choose_epsilon.figures`).
 FIGURE_KEYS = {"target": "fig_ce_target", "risk": "fig_ce_risk", "composition": "fig_ce_bars",
-               "growth": "fig_ce_growth"}
+               "growth": "fig_ce_growth", "deployments": "fig_ce_deployments"}
 #: The controls kept across pages here (the sliders, the seed, the query and the plan table
 #: keep their own).
 KEPT = ("ce_view", "ce_target", "ce_level", "ce_query", "ce_low", "ce_high", "ce_n",
@@ -357,6 +358,25 @@ def risk_view() -> None:
         "ε": odds["epsilon"], "posterior odds / prior odds (e^ε)": odds["odds_ratio"],
         f"belief after one release (prior {100 * prior:g} %)":
             [f"{100 * b:.2f} %" for b in odds["belief_after_one_release"]]}), hide_index=True)
+    deployments_panel(numbers, params)
+
+
+def deployments_panel(numbers: dict[str, pd.DataFrame], params: Params) -> None:
+    """The chosen ε among published deployments, with their units and sources."""
+    st.subheader("Where this ε sits among published deployments")
+    figure_drawer(numbers, params)("deployments")
+    table = numbers["deployments"]
+    rho_only = table[table["epsilon"].isna()]
+    st.caption(
+        "Units differ, so these are landmarks, not a ranking: a budget per user per day is "
+        "spent again every day, one per person covers a whole release, and a local-DP "
+        "budget protects each report before it is collected. Numbers as published, from "
+        "the sources below (shipped with the app, never fetched)."
+        + "".join(f" {md(row.organisation)} ({md(row.name)}) publishes only a zCDP "
+                  f"ρ = {row.rho:g}, {md(row.unit)}." for row in rho_only.itertuples()))
+    with st.expander("Sources"):
+        st.dataframe(table, hide_index=True, column_config={
+            "url": st.column_config.LinkColumn("source address")})
 
 
 def plan_editor() -> None:
@@ -382,7 +402,7 @@ def plan_editor() -> None:
                      "parts compose in parallel, since each person is in one part only."),
         })
     c1, c2 = st.columns(2)
-    c1.select_slider("δ′ of advanced and zCDP", DELTAS, key="ce_slack",
+    c1.select_slider("δ′ of the tighter totals", DELTAS, key="ce_slack",
                      format_func=lambda v: f"{v:g}",
                      help="The probability that the tighter totals fail; it is added to their "
                           "δ.")
@@ -391,7 +411,7 @@ def plan_editor() -> None:
 
 def composition_metrics(table: pd.DataFrame, budget: float) -> None:
     """One metric per method: its total, and whether it fits the budget."""
-    for col, row in zip(st.columns(3), table.itertuples(index=False), strict=True):
+    for col, row in zip(st.columns(len(table)), table.itertuples(index=False), strict=True):
         if math.isnan(row.epsilon):
             col.metric(row.method, "cannot account", help=row.problem)
         else:
@@ -438,8 +458,11 @@ def composition_view() -> None:
     st.caption("Sequential composition is always valid. Advanced composition (Kairouz, Oh & "
                "Viswanath 2015, Thm 3.5) grows like √k for k small releases; zCDP (Bun & "
                "Steinke 2016) is tighter still for Gaussian releases, but needs their σ, not "
-               "only (ε, δ). Each total holds for adaptively chosen releases on the same people; "
-               "releases on disjoint rows add only within a part (parallel composition).")
+               "only (ε, δ). Rényi DP and privacy loss distributions (PLD), computed by "
+               "Google's dp-accounting, are the tightest: a Laplace release counts by its own "
+               "curve, any other pure release as its worst case (randomised response); they "
+               "hold for a plan fixed in advance, so the session's filter never uses them. "
+               "Releases on disjoint rows add only within a part (parallel composition).")
 
 
 with show_errors():

@@ -136,7 +136,8 @@ def test_subset_target_runs_when_asked():
 
 def test_risk_view_prior_delta_and_the_slider():
     at = show_view(open_page(), "ε as risk")
-    assert charts(at) == [c for c in charts(at) if c.endswith("fig_ce_risk")] and charts(at)
+    assert sorted(c.rsplit("-", 1)[1] for c in charts(at)) == ["fig_ce_deployments",
+                                                               "fig_ce_risk"]
     expected = f"{100 * posterior_bound(0.01, 1):.2f} %"
     assert metrics(at)["At most, after one ε = 1 release"] == expected
     at.select_slider(key="ce_prior").set_value(0.1)

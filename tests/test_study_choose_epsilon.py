@@ -184,7 +184,10 @@ def test_data_targets_name_their_curve_by_the_data_they_read(wine):
 def test_risk_view_bounds_the_posterior_at_the_slider(wine):
     numbers = compute(wine, params(ce_view="ε as risk", ce_epsilon=2.0, ce_prior=0.1,
                                    ce_risk_delta=1e-3))
-    assert list(numbers) == ["metrics", "posterior_curves", "posterior_curve_delta", "odds"]
+    assert list(numbers) == ["metrics", "posterior_curves", "posterior_curve_delta",
+                             "deployments", "odds"]
+    # the published deployments, each with its source, and the chosen ε marked among them
+    assert numbers["deployments"]["source"].notna().all() and len(numbers["deployments"]) >= 10
     row = numbers["metrics"].iloc[0]
     assert row["posterior_at_most"] == posterior_bound(0.1, 2.0)
     assert row["posterior_expected_with_delta"] == posterior_bound(0.1, 2.0, 1e-3)
@@ -256,7 +259,7 @@ def test_example_config_runs_and_its_takeaway_quotes_its_numbers():
 
 
 @pytest.mark.parametrize("controls, names", [
-    ({}, ["target"]), ({"ce_view": "ε as risk", "ce_risk_delta": 1e-4}, ["risk"]),
+    ({}, ["target"]), ({"ce_view": "ε as risk", "ce_risk_delta": 1e-4}, ["risk", "deployments"]),
     ({"ce_view": "Composition"}, ["composition", "growth"]),
 ])
 def test_figures_are_titled_and_mark_the_slider(controls, names):

@@ -209,6 +209,30 @@ def _target_context(m: pd.Series, params: Params, data: str) -> str:
     return f"{data}; {settings}" if data else settings
 
 
+def deployments_figure(table: pd.DataFrame, epsilon: float) -> go.Figure:
+    """Published deployments' ε on a log axis, one row each (labelled with its organisation and
+    unit), and the chosen ε as a vertical line. Rows that publish only a zCDP ρ have no ε to
+    place and are left out (the page lists them)."""
+    shown = table[table["epsilon"].notna()].sort_values("epsilon")
+    labels = [f"{row.organisation}: {row.name} ({row.unit.split(' (')[0]})"
+              for row in shown.itertuples()]
+    labels = [label if len(label) <= 70 else label[:69] + "…" for label in labels]
+    fig = go.Figure(go.Scatter(
+        x=shown["epsilon"], y=labels, mode="markers+text", name="published ε",
+        text=[f"{e:g}" for e in shown["epsilon"]], textposition="middle right",
+        marker={"size": 10, "color": COLORS["public"]},
+        customdata=np.c_[shown["delta"].fillna(0.0), shown["source"]],
+        hovertemplate="%{y}<br>ε = %{x:g}, δ = %{customdata[0]:g}<br>"
+                      "source: %{customdata[1]}<extra></extra>"))
+    fig.add_vline(x=epsilon, line_color=COLORS["chosen"], line_width=3,
+                  annotation_text=f"chosen ε = {epsilon:g}", annotation_position="top")
+    layout(fig, "published ε (log scale)", "", height=120 + 32 * len(shown))
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(automargin=True)
+    fig.update_layout(showlegend=False)
+    return fig
+
+
 def figure_titles(numbers: Mapping[str, pd.DataFrame], params: Params, *,
                   data: str = "") -> dict[str, tuple[str, str]]:
     """Each figure's title and context (its settings), by the names of :func:`figures`.
@@ -219,7 +243,10 @@ def figure_titles(numbers: Mapping[str, pd.DataFrame], params: Params, *,
     if "posterior_curves" in numbers:
         return {"risk": ("Worst-case belief after one release vs the prior belief",
                          f"ε-DP: posterior odds ≤ e^ε × prior odds; chosen ε = "
-                         f"{m['epsilon']:g}")}
+                         f"{m['epsilon']:g}"),
+                "deployments": ("The chosen ε among published deployments",
+                                f"chosen ε = {m['epsilon']:g}; each point's unit (per person, "
+                                "per user per day, ...) is in its label: units differ")}
     if "composition" in numbers:
         slack = f"δ′ = {m['delta_slack']:g}"
         source = "the plan's first row" if m["growth_from"] == "plan" else "the sidebar's slider"
@@ -241,7 +268,8 @@ def figures(numbers: Mapping[str, pd.DataFrame], params: Params) -> dict[str, go
     if "posterior_curves" in numbers:
         built = {"risk": posterior_figure(numbers["posterior_curves"], float(m["prior"]),
                                           float(m["epsilon"]),
-                                          numbers.get("posterior_curve_delta"))}
+                                          numbers.get("posterior_curve_delta")),
+                 "deployments": deployments_figure(numbers["deployments"], float(m["epsilon"]))}
     elif "composition" in numbers:
         built = {"composition": composition_bars(numbers["composition"]),
                  "growth": growth_figure(numbers["growth"], float(m["budget"]))}

@@ -17,6 +17,8 @@ Three questions a data owner asks before any release, answered without spending 
   (:mod:`dpcore.composition`, the rules the accountant also uses), and
   :func:`compare_compositions` for a planned set of releases (the "what if" table,
   :mod:`dpcore.planning.what_if`; see also :meth:`dpcore.accountant.BudgetAccountant.preview`).
+* **Where does this epsilon sit among real deployments?** :func:`deployments`: published
+  budgets with their units and sources (:mod:`dpcore.planning.deployments`).
 * **Which epsilons meet several accuracy targets at once?** :func:`plan_targets`: each target's
   smallest epsilon and their total, or the split of a fixed total that minimises the worst
   shortfall (:mod:`dpcore.planning.targets`).
@@ -45,6 +47,7 @@ from dpcore.planning.closed_form import (
     mean_sensitivity,
     noise_answer,
 )
+from dpcore.planning.deployments import DEPLOYMENT_COLUMNS, deployments
 from dpcore.planning.fitting import (
     COARSE_GRID,
     EpsilonAnswer,
@@ -66,6 +69,7 @@ __all__ = [
     "COARSE_GRID",
     "COMPOSITIONS",
     "COMPOSITION_ASSUMPTIONS",
+    "DEPLOYMENT_COLUMNS",
     "EPSILON_RANGE",
     "MAX_PART_CHOICES",
     "PLANNABLE",
@@ -76,6 +80,7 @@ __all__ = [
     "compare_compositions",
     "compose",
     "compose_parts",
+    "deployments",
     "composition_growth",
     "epsilon_for_gaussian",
     "epsilon_for_importance_theory",

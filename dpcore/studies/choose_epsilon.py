@@ -7,7 +7,8 @@ presentation mode all call this study. Its numbers, for the view in ``ce_view``:
   and the curve behind the figure. Closed forms read no data; the Monte-Carlo targets are seeded
   studies that measure errors against the private data (their curve is named non-private) or,
   on the public stand-in, against half of E.
-* "ε as risk": the worst-case belief after one release, and the curves of the figure.
+* "ε as risk": the worst-case belief after one release, the curves of the figure, and the
+  published deployments (:func:`dpcore.planning.deployments`) to place the chosen ε among.
 * "Composition": the plan's totals under each method and the growth of k identical releases,
   with the session's ledger when ``ce_with_ledger`` is on and the page passes its ledger
   (:attr:`Params.ledger`; a run has none, so it composes the plan alone).
@@ -45,6 +46,7 @@ from dpcore.planning import (
     PlannedRelease,
     compare_compositions,
     composition_growth,
+    deployments,
     epsilon_for_importance_theory,
     epsilon_from_curve,
     importance_errors,
@@ -504,6 +506,8 @@ def _risk(params: Params) -> dict[str, pd.DataFrame]:
                                                                                      eps_set)}
     if delta > 0:
         numbers["posterior_curve_delta"] = posterior_curves(priors, [epsilon], delta)
+    numbers["deployments"] = deployments().loc[
+        :, ["name", "organisation", "year", "epsilon", "delta", "rho", "unit", "source", "url"]]
     numbers["odds"] = pd.DataFrame({
         "epsilon": eps_set, "odds_ratio": np.exp(eps_set),
         "belief_after_one_release": [float(posterior_bound(prior, e)) for e in eps_set]})

@@ -145,7 +145,11 @@ def test_every_route_into_and_out_of_presentation_mode(page: Page, app_url: str,
         wait_idle(page, timeout=SLIDE_TIMEOUT)
         sidebar = page.get_by_test_id("stSidebar")
         if enter == "navigation":
-            sidebar.get_by_test_id("stSidebarNav").get_by_text("Present", exact=True).click()
+            # Under load (two xdist workers, their servers and browsers) the link once stayed
+            # not yet clickable for the default 60 s: wait for it as for a slide.
+            link = sidebar.get_by_test_id("stSidebarNav").get_by_text("Present", exact=True)
+            expect(link).to_be_visible(timeout=SLIDE_TIMEOUT)
+            link.click(timeout=SLIDE_TIMEOUT)
         else:
             sidebar.get_by_text("Presentation mode", exact=True).click()
     expect_slide(page, 0)
