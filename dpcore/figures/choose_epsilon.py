@@ -12,6 +12,7 @@ value is "chosen".
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from types import SimpleNamespace
 
@@ -209,14 +210,21 @@ def _target_context(m: pd.Series, params: Params, data: str) -> str:
     return f"{data}; {settings}" if data else settings
 
 
+_ASIDE = re.compile(r"\s*\([^)]*\)")  # a parenthesis in a unit: left out of a short label
+
+
 def deployments_figure(table: pd.DataFrame, epsilon: float) -> go.Figure:
-    """Published deployments' ε on a log axis, one row each (labelled with its organisation and
-    unit), and the chosen ε as a vertical line. Rows that publish only a zCDP ρ have no ε to
-    place and are left out (the page lists them)."""
+    """Published deployments' ε on a log axis, one row each (labelled with its organisation,
+    a short name and its unit), and the chosen ε as a vertical line. Rows that publish only a
+    zCDP ρ have no ε to place and are left out (the page lists them)."""
     shown = table[table["epsilon"].notna()].sort_values("epsilon")
-    labels = [f"{row.organisation}: {row.name} ({row.unit.split(' (')[0]})"
+
+    def short(text: str, size: int) -> str:
+        return text if len(text) <= size else text[:size - 1] + "…"
+
+    labels = [f"{row.organisation}: {short(row.name.split(' - ')[-1], 34)} "
+              f"({short(_ASIDE.sub('', row.unit), 32)})"
               for row in shown.itertuples()]
-    labels = [label if len(label) <= 70 else label[:69] + "…" for label in labels]
     fig = go.Figure(go.Scatter(
         x=shown["epsilon"], y=labels, mode="markers+text", name="published ε",
         text=[f"{e:g}" for e in shown["epsilon"]], textposition="middle right",
@@ -224,12 +232,20 @@ def deployments_figure(table: pd.DataFrame, epsilon: float) -> go.Figure:
         customdata=np.c_[shown["delta"].fillna(0.0), shown["source"]],
         hovertemplate="%{y}<br>ε = %{x:g}, δ = %{customdata[0]:g}<br>"
                       "source: %{customdata[1]}<extra></extra>"))
-    fig.add_vline(x=epsilon, line_color=COLORS["chosen"], line_width=3,
-                  annotation_text=f"chosen ε = {epsilon:g}", annotation_position="top")
-    layout(fig, "published ε (log scale)", "", height=120 + 32 * len(shown))
-    fig.update_xaxes(type="log")
+    fig.add_vline(x=epsilon, line_color=COLORS["chosen"], line_width=3)
+    # on a log axis an annotation's x is log10 of the value (a plotly convention)
+    fig.add_annotation(x=math.log10(epsilon), y=1.0, yref="paper", yanchor="bottom",
+                       text=f"chosen ε = {epsilon:g}", showarrow=False,
+                       font={"color": COLORS["chosen"]})
+    layout(fig, "published ε (log scale)", "", height=140 + 30 * len(shown))
+    lows = min(float(shown["epsilon"].min()), epsilon) if len(shown) else epsilon
+    highs = max(float(shown["epsilon"].max()), epsilon) if len(shown) else epsilon
+    ticks = [t for t in (0.01, 0.03, 0.1, 0.3, 1, 3, 10, 30, 100, 300)
+             if lows / 3 <= t <= highs * 3]
+    fig.update_xaxes(type="log", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks],
+                     range=[math.log10(lows) - 0.3, math.log10(highs) + 0.4])
     fig.update_yaxes(automargin=True)
-    fig.update_layout(showlegend=False)
+    fig.update_layout(showlegend=False, margin={"t": 60})
     return fig
 
 

@@ -71,11 +71,16 @@ def test_choose_epsilon_page(page: Page, app_url: str):
 
     panel = open_view(page, "ε as risk")
     expect(metric_value(page, "Prior")).to_have_text("1 %")
-    expect(panel.get_by_test_id("stPlotlyChart")).to_have_count(1)
+    # the risk curves, and the chosen ε among published deployments (issue 25)
+    expect(panel.get_by_test_id("stPlotlyChart")).to_have_count(2)
+    expect(panel.get_by_text("Where this ε sits among published deployments")).to_be_visible()
+    deployments = panel.get_by_test_id("stPlotlyChart").nth(1)
+    expect(deployments.locator(".annotation-text")).to_contain_text("chosen ε = 2")  # the slider
     screenshot(page, "choose-epsilon-risk")
 
     panel = open_view(page, "Composition")
     expect(metric_value(page, "sequential")).to_have_text("ε = 7.1")
+    expect(metric_value(page, "pld")).to_have_text("ε = 2.54")  # dp-accounting's tightest
     expect(panel.get_by_test_id("stPlotlyChart")).to_have_count(2)
     expect(panel.get_by_test_id("stDataFrame").first).to_be_visible()
     screenshot(page, "choose-epsilon-composition")
