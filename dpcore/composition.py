@@ -221,20 +221,6 @@ def compose(epsilons: Any, deltas: Any = None, method: str = "sequential",
     if method == "sequential" or n == 0 or delta_slack == 0.0:
         return seq
     log_term = math.log(1.0 / delta_slack)
-    if method in ACCOUNTING_LIBRARY:
-        names = [None] * n if mechanisms is None else list(mechanisms)
-        if len(names) != n:
-            raise ValueError(f"mechanisms must have one entry per release ({n}), got "
-                             f"{len(names)}.")
-        events = _events(eps, dels, [None] * n if rhos is None else list(rhos), names, method)
-        key = tuple(sorted(events.items()))
-        if method == "rdp":
-            total, delta = _rdp_epsilon(key, delta_slack), delta_slack
-        else:  # the δ_i of (ε, δ) pairs are the loss distributions' mass at infinity
-            pairs = math.fsum(d * count for (kind, _, d), count in key if kind == "pair")
-            delta = min(1.0, pairs + delta_slack)
-            total = _pld_epsilon(key, delta)
-        return seq if seq[0] <= total else (total, delta)
     if method == "advanced":
         ex = np.expm1(eps)
         first = math.fsum(ex * eps / (ex + 2.0))  # (e^x - 1) x / (e^x + 1)
@@ -242,22 +228,28 @@ def compose(epsilons: Any, deltas: Any = None, method: str = "sequential",
         if seq[0] <= total:
             return seq
         return total, min(1.0, seq[1] + delta_slack)
-    given = [None] * n if rhos is None else list(rhos)
-    if len(given) != n:
-        raise ValueError(f"rhos must have one entry per release ({n}), got {len(given)}.")
+    given = _rhos(rhos, n)
+    if method in ACCOUNTING_LIBRARY:
+        names = [None] * n if mechanisms is None else list(mechanisms)
+        if len(names) != n:
+            raise ValueError(f"mechanisms must have one entry per release ({n}), got "
+                             f"{len(names)}.")
+        key = tuple(sorted(_events(eps, dels, given, names, method).items()))
+        if method == "rdp":
+            total, delta = _rdp_epsilon(key, delta_slack), delta_slack
+        else:  # the δ_i of (ε, δ) pairs are the loss distributions' mass at infinity
+            pairs = math.fsum(d * count for (kind, _, d), count in key if kind == "pair")
+            delta = min(1.0, pairs + delta_slack)
+            total = _pld_epsilon(key, delta)
+        return seq if seq[0] <= total else (total, delta)
     rho = []
     for i, (e, d, r) in enumerate(zip(eps, dels, given, strict=True)):
-        if r is None or (isinstance(r, float) and math.isnan(r)):
+        if r is None:
             if d > 0.0:
-                raise ValueError(
-                    f"Release {i + 1} is (ε = {e:g}, δ = {d:g})-DP: zCDP cannot account for "
-                    "an (ε, δ) pair with δ > 0 without the mechanism's ρ (a Gaussian release "
-                    "with noise σ and L2 sensitivity Δ has ρ = Δ²/(2σ²): pass it in rhos, "
-                    "e.g. dpcore.planning.gaussian_rho(ε, δ)), or use method='advanced'."
-                )
+                raise _needs_noise(i, e, d, "zCDP", "advanced")
             rho.append(e * e / 2.0)
         else:
-            rho.append(check_scalar(r, f"rhos[{i}]", min_val=0.0, include_min=True))
+            rho.append(r)
     total_rho = math.fsum(rho)
     eps_z = total_rho + 2.0 * math.sqrt(total_rho * log_term)
     if seq[0] <= eps_z:
@@ -265,25 +257,39 @@ def compose(epsilons: Any, deltas: Any = None, method: str = "sequential",
     return eps_z, delta_slack
 
 
-def _events(eps: np.ndarray, dels: np.ndarray, rhos: list, names: list,
+def _rhos(rhos: Any, n: int) -> list[float | None]:
+    """Each release's ρ, checked (None where none is given: NaN counts as none)."""
+    given = [None] * n if rhos is None else list(rhos)
+    if len(given) != n:
+        raise ValueError(f"rhos must have one entry per release ({n}), got {len(given)}.")
+    return [None if r is None or (isinstance(r, float) and math.isnan(r))
+            else check_scalar(r, f"rhos[{i}]", min_val=0.0, include_min=True)
+            for i, r in enumerate(given)]
+
+
+def _needs_noise(i: int, e: float, d: float, method: str, instead: str) -> ValueError:
+    """The refusal of an (ε, δ) release with δ > 0 and no ρ by a method that needs its noise."""
+    return ValueError(
+        f"Release {i + 1} is (ε = {e:g}, δ = {d:g})-DP: {method} cannot account for an (ε, δ) "
+        "pair with δ > 0 without the mechanism's ρ (a Gaussian release with noise σ and L2 "
+        "sensitivity Δ has ρ = Δ²/(2σ²): pass it in rhos, e.g. "
+        f"dpcore.planning.gaussian_rho(ε, δ)), or use method='{instead}'."
+    )
+
+
+def _events(eps: np.ndarray, dels: np.ndarray, rhos: list[float | None], names: list,
             method: str) -> dict[tuple[str, float, float], int]:
     """Each release as the tightest event its record determines, counted (see :func:`compose`):
     ``("gaussian", σ/Δ, 0)``, ``("laplace", ε, 0)``, ``("pure", ε, 0)`` or ``("pair", ε, δ)``."""
     events: dict[tuple[str, float, float], int] = {}
-    for i, (e, d, r, name) in enumerate(zip(eps, dels, rhos, names, strict=True)):
-        given = r is not None and not (isinstance(r, float) and math.isnan(r))
-        if given:
-            rho = check_scalar(r, f"rhos[{i}]", min_val=0.0, include_min=True)
+    for i, (e, d, rho, name) in enumerate(zip(eps, dels, rhos, names, strict=True)):
+        if rho is not None:
             if rho == 0.0:
                 continue
             key = ("gaussian", 1.0 / math.sqrt(2.0 * rho), 0.0)
         elif d > 0.0:
             if method == "rdp":
-                raise ValueError(
-                    f"Release {i + 1} is (ε = {e:g}, δ = {d:g})-DP: Rényi DP cannot account for "
-                    "an (ε, δ) pair with δ > 0 without the mechanism's noise (a Gaussian "
-                    "release: pass its ρ = Δ²/(2σ²) in rhos), or use method='pld'."
-                )
+                raise _needs_noise(i, e, d, "Rényi DP", "pld")
             key = ("pair", float(e), float(d))
         elif e == 0.0:
             continue
