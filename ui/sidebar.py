@@ -269,23 +269,26 @@ def _upload_panel() -> str | None:
             st.session_state.pop(KEPT_KEY, None)
             st.rerun()
     problems: list[str] = []
-    frames = [_read(file, problems, p) for file, p in zip(files, private, strict=True)]
+    as_missing = tuple(st.session_state.get("upload_as_missing") or ())
+    frames = [_read(file, problems, p, () if p else as_missing)
+              for file, p in zip(files, private, strict=True)]
     if any(file is None for file in files):
         prompt: str | None = UPLOAD_PROMPT
     elif problems:
         prompt = None
     else:
-        prompt = _build_from_frames(mode, files, frames, problems)
+        prompt = _build_from_frames(mode, files, frames, problems, as_missing)
     _show_problems(problems)
     return prompt
 
 
-def _read(file: UploadedFile | None, problems: list[str], private: bool) -> pd.DataFrame | None:
-    """The file's table; one that holds private rows is read as text (module notes)."""
+def _read(file: UploadedFile | None, problems: list[str], private: bool,
+          as_missing: tuple[str, ...]) -> pd.DataFrame | None:
+    """The file's table; one that holds private rows is read as text (module notes), a public
+    one with the cells of ``as_missing``'s columns that are not numbers read as missing."""
     if file is None:
         return None
     data = file.getvalue()
-    as_missing = () if private else tuple(st.session_state.get("upload_as_missing") or ())
     try:
         read = functools.partial(read_csv_upload, data, file.name, private=private,
                                  as_missing=as_missing)
@@ -313,7 +316,7 @@ def _offer_as_missing(exc: MostlyNumbersError, problems: list[str]) -> None:
 
 def _build_from_frames(
     mode: str, files: list[UploadedFile | KeptFile], frames: list[pd.DataFrame],
-    problems: list[str]
+    problems: list[str], as_missing: tuple[str, ...]
 ) -> str | None:
     """The scenario of the read files; :data:`SPLIT_PROMPT` while the split is not chosen."""
     contents = [file.getvalue() for file in files]
@@ -327,7 +330,7 @@ def _build_from_frames(
                 return SPLIT_PROMPT
             private, public, rule = split
             public = type_columns(public, f"the public part of {files[0].name!r}",
-                                  as_missing=st.session_state.get("upload_as_missing") or ())
+                                  as_missing=as_missing)
         _, shared, _ = align_columns(private, public)
     except MostlyNumbersError as exc:
         _offer_as_missing(exc, problems)
@@ -338,7 +341,6 @@ def _build_from_frames(
     suggested = columns_to_leave_out(shared)
     _preselect(tuple(file.name for file in files), shared, suggested)
     exclude, categorical = _columns_panel(shared, suggested)
-    as_missing = list(st.session_state.get("upload_as_missing") or ())
     target = choose(
         "Target (column to predict)",
         [None, *(col for col in shared.columns  # a column constant in E is dropped
@@ -365,7 +367,7 @@ def _build_from_frames(
         title="Uploaded data: " + " + ".join(names),
     )  # fmt: skip
     scenario_id = content_key("upload", mode, *names, *contents, *rule, target, repr(positive),
-                              exclude, categorical, as_missing, public_missing)
+                              exclude, categorical, list(as_missing), public_missing)
     try:
         with st.spinner("Encoding the files…"):
             scenario, report = session_memo(scenario_id, build)
