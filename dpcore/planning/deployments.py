@@ -13,6 +13,7 @@ list's translation of Apple's per-submission values.
 
 from __future__ import annotations
 
+import functools
 from importlib import resources
 
 import pandas as pd
@@ -40,6 +41,12 @@ def deployments() -> pd.DataFrame:
     >>> table.loc[table["organisation"] == "U.S. Census Bureau", ["epsilon", "rho"]].values.tolist()
     [[17.14, 2.56], [2.47, 0.07]]
     """
+    return _read().copy()
+
+
+@functools.cache
+def _read() -> pd.DataFrame:
+    """The shipped table, read once per process (the risk view asks for it on every rerun)."""
     path = resources.files("dpcore") / "data" / "deployments.csv"
     with resources.as_file(path) as file:
         frame = pd.read_csv(file, dtype={"year": "int64"})
