@@ -18,6 +18,11 @@ local processes) or ``dask`` (a Dask cluster at ``--scheduler tcp://host:8786``,
 each cell with ``--blas-threads`` BLAS threads (default: this process's count, so the numbers
 are the page's bit for bit; see :class:`dpcore.parallel.Parallel`).
 
+``python -m dpcore report CONFIG.json --out FILE.html`` writes the decision report of a page's
+release at the config's settings (:mod:`dpcore.decision`): one self-contained HTML file (figures
+inline, opens offline, prints cleanly), and with ``--pdf`` a PDF beside it through Chromium
+where one is installed.
+
 Errors in what the user gave (config, files, options) print one line and exit with status 2.
 
 A run is a study: its noise comes from the config's seed, so anyone who holds the config can draw
@@ -249,6 +254,39 @@ def _cmd_run(args: argparse.Namespace, say: Callable[[str], None]) -> int:
     return 0
 
 
+def _cmd_report(args: argparse.Namespace, say: Callable[[str], None]) -> int:
+    from dpcore.decision import decide, report_html, report_pdf  # only this command needs them
+
+    config = RunConfig.load(args.config)
+    files = _parse_files(args.file)
+    if not 0.0 < args.prior < 1.0:
+        raise UsageError(f"--prior must be between 0 and 1 (e.g. 0.01), got {args.prior}.")
+    out = Path(args.out)
+    if out.suffix.lower() not in (".html", ".htm"):
+        raise UsageError(f"--out must name an .html file, got {args.out!r}.")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UsageError(f"cannot create the folder of {str(out)!r}: {err.strerror}.") from err
+    accountant = None
+    if args.budget is not None:
+        from dpcore.accountant import BudgetAccountant
+
+        try:
+            accountant = BudgetAccountant(epsilon=args.budget)
+        except ValueError as err:
+            raise UsageError(f"--budget: {err}") from err
+    decision = decide(config, files=files, prior=args.prior, accountant=accountant)
+    out.write_text(report_html(decision), encoding="utf-8")
+    say(f"report on {decision.release.name} at ε = {decision.epsilon:g} written to {out} (a "
+        "study, not a release; no private record in it)")
+    if args.pdf:
+        pdf = report_pdf(out.read_text(encoding="utf-8"), out.with_suffix(".pdf"))
+        say(f"PDF written to {pdf}" if pdf else "PDF skipped: no Chromium found (install "
+            "Debian's `chromium` or set BROWSER_PATH).")
+    return 0
+
+
 def _cmd_pages(args: argparse.Namespace, say: Callable[[str], None]) -> int:
     examples = sorted(_examples_dir().glob("*.json"))
     by_page: dict[str, list[Path]] = {}
@@ -309,6 +347,27 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--no-png", action="store_true", help="write HTML figures only")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     run.set_defaults(handler=_cmd_run)
+
+    report = sub.add_parser(
+        "report", help="write the decision report of a page's release as one HTML file",
+        description="Recompute a page's study from CONFIG and write the decision report of "
+                    "its release: utility with its spread, risk at a prior, the audit's lower "
+                    "bound, the deployments, the settings and the config (HTML, opens "
+                    "offline).")
+    report.add_argument("config", metavar="CONFIG.json", help="the run config of a page that "
+                                                              "releases")
+    report.add_argument("--out", required=True, metavar="FILE.html", help="the report to write")
+    report.add_argument("--file", action="append", default=[], metavar="ROLE=PATH",
+                        help="an uploaded file of an upload config, as for `run`")
+    report.add_argument("--prior", type=float, default=0.01,
+                        help="the attacker's prior belief that a person is in the data "
+                             "(default 0.01)")
+    report.add_argument("--budget", type=float, default=None, metavar="EPSILON",
+                        help="the session budget ε the report weighs the release against "
+                             "(default: none)")
+    report.add_argument("--pdf", action="store_true",
+                        help="also print the report to PDF through Chromium")
+    report.set_defaults(handler=_cmd_report)
 
     pages = sub.add_parser("pages", help="list the pages a run can recompute and their example "
                                          "configs",

@@ -14,11 +14,19 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.figures.choose_epsilon import answer_curve, figure_titles, figures, released_value
-from dpcore.planning import COARSE_GRID, COMPOSITION_ASSUMPTIONS, EPSILON_RANGE, PLANNABLE
+from dpcore.planning import (
+    COARSE_GRID,
+    COMPOSITION_ASSUMPTIONS,
+    COMPOSITIONS,
+    EPSILON_RANGE,
+    PLANNABLE,
+    TARGET_MECHANISMS,
+)
 from dpcore.studies import choose_epsilon as study
 from dpcore.studies.choose_epsilon import (
     CONTROLS,
     DEFAULT_PLAN,
+    DEFAULT_STATS,
     DELTAS,
     IW_REPLICATES,
     LEVEL_TARGETS,
@@ -61,13 +69,14 @@ TARGET_LABELS = {
 }
 #: The widget key of each figure of the study (:func:`dpcore.figures.choose_epsilon.figures`).
 FIGURE_KEYS = {"target": "fig_ce_target", "risk": "fig_ce_risk", "composition": "fig_ce_bars",
-               "growth": "fig_ce_growth", "deployments": "fig_ce_deployments"}
+               "growth": "fig_ce_growth", "deployments": "fig_ce_deployments",
+               "stats_totals": "fig_ce_stats_totals", "stats_split": "fig_ce_stats_split"}
 #: The controls kept across pages here (the sliders, the seed, the query and the plan table
 #: keep their own).
 KEPT = ("ce_view", "ce_target", "ce_level", "ce_query", "ce_low", "ce_high", "ce_n",
         "ce_err_count", "ce_err_mean", "ce_delta", "ce_route", "ce_err_iw", "ce_kind", "ce_tail",
         "ce_err_lr", "ce_err_sub", "ce_run_lr", "ce_run_sub", "ce_risk_delta", "ce_slack",
-        "ce_with_ledger")
+        "ce_with_ledger", "ce_stats_method", "ce_stats_delta", "ce_stats_split", "ce_stats_total")
 
 scenario = scenario_sidebar()
 keep_widget_state({key: CONTROLS[key] for key in KEPT})
@@ -465,7 +474,78 @@ def composition_view() -> None:
                "Releases on disjoint rows add only within a part (parallel composition).")
 
 
+def stats_editor() -> None:
+    """The statistics' table (its edits are the ``ce_stats`` control) and the plan's options."""
+    st.markdown(
+        "**List what you will release**, each with its sensitivity (from the domain: 1 for a "
+        "count, (high − low) / n for a mean of n values in [low, high], the cap for a sum), "
+        "the error bar it must meet and the share of releases that must meet it. A model or a "
+        "subset has no closed form: answer it on the *Target → ε* view and add it here as "
+        "*fixed* with the ε its study returned.")
+    st.data_editor(
+        DEFAULT_STATS, key="ce_stats", num_rows="dynamic", hide_index=True,
+        column_config={
+            "statistic": st.column_config.TextColumn("statistic", required=True),
+            "mechanism": st.column_config.SelectboxColumn(
+                "mechanism", options=list(TARGET_MECHANISMS), required=True,
+                help="laplace or gaussian: planned in closed form; fixed: the ε column is "
+                     "spent as it is."),
+            "sensitivity": st.column_config.NumberColumn("sensitivity Δ", min_value=0.0,
+                                                         format="%g"),
+            "error": st.column_config.NumberColumn("error bar ±", min_value=0.0, format="%g"),
+            "level": st.column_config.NumberColumn("share of releases", min_value=0.01,
+                                                   max_value=0.999, format="%g"),
+            "epsilon": st.column_config.NumberColumn("ε (fixed rows)", min_value=1e-6,
+                                                     format="%g"),
+        })
+    c1, c2, c3 = st.columns(3)
+    c1.selectbox("Composition of the split", COMPOSITIONS, key="ce_stats_method",
+                 help="The method whose split the bars and the table detail; the metrics show "
+                      "all five.")
+    c2.select_slider("Total δ of the Gaussian statistics", DELTAS, key="ce_stats_delta",
+                     format_func=lambda v: f"{v:g}")
+    with c3:
+        if st.toggle("Split a fixed total instead", key="ce_stats_split"):
+            st.number_input("Total ε to split", min_value=0.001, max_value=100.0,
+                            key="ce_stats_total", format="%g")
+
+
+def stats_view() -> None:
+    stats_editor()
+    params = page_params()
+    numbers = study_numbers(study, None, None, params)
+    m, plan = numbers["metrics"].iloc[0], numbers["stats_plan"]
+    totals = numbers["stats_totals"]
+    st.markdown("**The smallest total ε that meets every target**, by composition method "
+                f"(answering each alone: ε = {m['separately']:.3g} in all):")
+    composition_metrics(totals, float(m["budget"]))
+    if m["split_total"]:
+        (st.success if m["all_met"] else st.warning)(
+            f"Split under {m['method']}, the total ε = {m['total_epsilon']:.3g} brings every "
+            f"statistic within {m['factor']:.3g} × its error bar (the smallest worst shortfall)."
+            + ("" if m["all_met"] else " Not every target is met: raise the total or relax a "
+               "target."), icon=":material/call_split:")
+    draw = figure_drawer(numbers, params)
+    left, right = st.columns(2)
+    with left:
+        draw("stats_totals")
+    with right:
+        draw("stats_split")
+    shown = plan.rename(columns={"error_reached": "error reached", "error": "error bar"})
+    st.dataframe(shown, hide_index=True)
+    st.download_button("Download the plan (CSV)", shown.to_csv(index=False),
+                       file_name="statistics-plan.csv", mime="text/csv", key="ce_stats_csv",
+                       on_click="ignore", icon=":material/download:")
+    st.caption("Closed forms, no data read: a Laplace statistic meets its bar at ε = "
+               "Δ·ln(1/(1 − level))/error, a Gaussian one by the analytic calibration (Balle & "
+               "Wang 2018) at its share of δ. The totals compose those ε with each method of the "
+               "Composition view; Rényi DP and PLD count a Laplace statistic by its own curve and "
+               "a fixed one as its worst case. Nothing is spent. The sidebar's *Export this run* "
+               "carries the table.")
+
+
 with show_errors():
     view = st.segmented_control("View", VIEWS, key="ce_view",
                                 label_visibility="collapsed") or VIEWS[0]
-    {VIEWS[0]: target_view, VIEWS[1]: risk_view, VIEWS[2]: composition_view}[view]()
+    {VIEWS[0]: target_view, VIEWS[1]: risk_view, VIEWS[2]: composition_view,
+     VIEWS[3]: stats_view}[view]()

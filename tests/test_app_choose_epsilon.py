@@ -191,3 +191,28 @@ def test_budget_sidebar_composition_select_box():
     rerun(at)
     assert acc.composition[0] == "sequential"
     assert not math.isnan(acc.total("advanced")[0])
+
+
+def test_several_statistics_view_plans_every_target_and_splits_a_total():
+    at = show_view(open_page(), "Several statistics")
+    shown = metrics(at)
+    # the default table: a count (±10) and a mean (Δ = 0.1, ±1) by Laplace at 95 %, a sum by
+    # the Gaussian at δ = 1e-6, and a model fixed at ε = 0.5 by its study
+    laplace = epsilon_for_laplace(1.0, 10.0)
+    gaussian = epsilon_for_gaussian(100.0, 2000.0, 0.95, delta=1e-6)
+    sequential = 2 * laplace + gaussian + 0.5
+    assert shown["sequential"] == f"ε = {sequential:.3g}"
+    assert set(shown) >= {"sequential", "advanced", "zcdp", "rdp", "pld"}
+    assert float(shown["pld"].split("= ")[1]) < sequential  # PLD counts Laplace by its curve
+    assert [c.rsplit("-", 1)[-1] for c in charts(at)] == ["fig_ce_stats_totals",
+                                                           "fig_ce_stats_split"]
+    table = at.dataframe[-1].value  # the plan (the first is the editor)
+    assert table["epsilon"].round(6).tolist()[:2] == [round(laplace, 6)] * 2
+    assert table["meets"].all()
+    at.toggle(key="ce_stats_split").set_value(True)
+    rerun(at)
+    at.number_input(key="ce_stats_total").set_value(1.0)
+    rerun(at)
+    split = at.dataframe[-1].value
+    assert not split["meets"].all()
+    assert any("within" in w.value and "Not every target" in w.value for w in at.warning)

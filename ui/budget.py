@@ -141,7 +141,10 @@ def budget_sidebar() -> BudgetAccountant:
     accountant = session_accountant()
     total, _ = accountant.budget
     spent, _ = accountant.spent
-    st.session_state.setdefault(BUDGET_KEY, total)
+    # The accountant holds the budget; the widget shows it. Assigning the key on every run
+    # keeps the widget's value through a page switch (Streamlit resets a widget that another
+    # page draws: the field showed its minimum, 0.01, after a switch, while the ledger kept 1).
+    st.session_state[BUDGET_KEY] = total
     with st.sidebar:
         st.header("Privacy budget")
         st.number_input(

@@ -201,6 +201,7 @@ PAGES: tuple[Page, ...] = (
                               "ε (the paper: 50, on UCI benchmarks)."))),
     Page("audit", "Privacy audit", ":material/fact_check:", "Trust"),
     Page("choose_epsilon", "Choose epsilon", ":material/key:", "Deciding"),
+    Page("decide", "Decide and report", ":material/gavel:", "Deciding"),
 )
 #: The presentation page's name.
 PRESENT = "present"

@@ -130,6 +130,25 @@ def composition_bars(table: pd.DataFrame) -> go.Figure:
     return fig
 
 
+def stats_split_figure(plan: pd.DataFrame) -> go.Figure:
+    """Each target's ε in the plan (one bar per statistic, labelled with the error it reaches
+    against its bar), the split of the total between them."""
+    fig = go.Figure()
+    for row in plan.itertuples(index=False):
+        reached = ("ε from its study" if row.mechanism == "fixed" else
+                   f"± {row.error_reached:.3g} of ± {row.error:g}")
+        fig.add_trace(go.Bar(
+            x=[row.epsilon], y=[row.statistic], orientation="h", name=row.statistic,
+            marker_color=COLORS["public" if row.mechanism == "fixed" else
+                                "dp" if row.mechanism == "laplace" else "theory"],
+            text=[f"ε = {row.epsilon:.3g} ({reached})"], textposition="auto",
+            hovertemplate="%{y}: ε %{x:.4g}<extra></extra>"))
+    fig = layout(fig, "ε of each statistic", "", height=160 + 45 * len(plan))
+    fig.update_yaxes(automargin=True, autorange="reversed")
+    fig.update_layout(showlegend=False)
+    return fig
+
+
 def growth_figure(frame: pd.DataFrame, budget: float | None = None) -> go.Figure:
     """Total ε against the number of identical releases, one line per method."""
     fig = go.Figure()
@@ -263,6 +282,12 @@ def figure_titles(numbers: Mapping[str, pd.DataFrame], params: Params, *,
                 "deployments": ("The chosen ε among published deployments",
                                 f"chosen ε = {m['epsilon']:g}; each point's unit (per person, "
                                 "per user per day, ...) is in its label: units differ")}
+    if "stats_plan" in numbers:
+        how = (f"a total of ε = {m['total_epsilon']:.3g} split to minimise the worst shortfall"
+               if m["split_total"] else "every target met at its smallest ε")
+        return {"stats_totals": ("Total ε that meets every target, by method",
+                                 f"{int(m['targets'])} statistics; δ = {m['total_delta']:.2g}"),
+                "stats_split": (f"The split of ε between the statistics ({m['method']})", how)}
     if "composition" in numbers:
         slack = f"δ′ = {m['delta_slack']:g}"
         source = "the plan's first row" if m["growth_from"] == "plan" else "the sidebar's slider"
@@ -278,14 +303,18 @@ def figure_titles(numbers: Mapping[str, pd.DataFrame], params: Params, *,
 
 def figures(numbers: Mapping[str, pd.DataFrame], params: Params) -> dict[str, go.Figure]:
     """Every figure of the study's view (:mod:`dpcore.studies.choose_epsilon`), titled
-    (:func:`figure_titles`): ``risk``; ``composition`` and ``growth``; or ``target`` (none
-    while a study is switched off)."""
+    (:func:`figure_titles`): ``risk`` and ``deployments``; ``composition`` and ``growth``;
+    ``stats_totals`` and ``stats_split``; or ``target`` (none while a study is switched
+    off)."""
     m = numbers["metrics"].iloc[0]
     if "posterior_curves" in numbers:
         built = {"risk": posterior_figure(numbers["posterior_curves"], float(m["prior"]),
                                           float(m["epsilon"]),
                                           numbers.get("posterior_curve_delta")),
                  "deployments": deployments_figure(numbers["deployments"], float(m["epsilon"]))}
+    elif "stats_plan" in numbers:
+        built = {"stats_totals": composition_bars(numbers["stats_totals"]),
+                 "stats_split": stats_split_figure(numbers["stats_plan"])}
     elif "composition" in numbers:
         built = {"composition": composition_bars(numbers["composition"]),
                  "growth": growth_figure(numbers["growth"], float(m["budget"]))}

@@ -14,8 +14,10 @@ A person lists what they will release (a count, a sum, a mean, ...), each with i
   its error bar widens, so the composed total does too).
 
 Targets without a closed form (an importance-weighted estimate, a private model's test error, a
-subset's prediction error) are planned from the pages' studies on the choose-epsilon page; this
-module refuses them with that advice.
+subset's prediction error) are answered by the pages' studies (the choose-epsilon page's
+"Target → ε" view): such a target enters the plan as ``mechanism="fixed"`` with the ``epsilon``
+its study returned, which the plan spends as it is (a split of a ``total`` keeps it and shares
+out the rest).
 """
 
 from __future__ import annotations
@@ -33,8 +35,9 @@ from dpcore.validation import check_choice, check_probability, check_scalar
 
 __all__ = ["TARGET_MECHANISMS", "plan_targets"]
 
-#: The mechanisms a target may name (its noise law has a closed-form tail).
-TARGET_MECHANISMS = ("laplace", "gaussian")
+#: The mechanisms a target may name: a closed-form tail (Laplace, Gaussian), or an epsilon fixed
+#: by a study ("fixed", counted as a pure release: the worst case for its epsilon).
+TARGET_MECHANISMS = ("laplace", "gaussian", "fixed")
 #: Columns of :func:`plan_targets`'s table.
 COLUMNS = ("statistic", "mechanism", "sensitivity", "error", "level", "epsilon", "delta", "rho",
            "scale", "error_reached", "meets")
@@ -44,16 +47,25 @@ def _check_target(target: Any, i: int) -> dict[str, Any]:
     if not isinstance(target, Mapping):
         raise TypeError(f"targets[{i}] must be a dict such as {{'statistic': 'count', "
                         f"'sensitivity': 1.0, 'error': 10.0}}, got {type(target).__name__}.")
-    missing = [key for key in ("sensitivity", "error") if key not in target]
-    if missing:
-        raise ValueError(f"targets[{i}] lacks {missing}: give each target its sensitivity (from "
-                         "the domain, e.g. 1 for a count) and the error bar it must meet.")
     mechanism = str(target.get("mechanism", "laplace")).lower()
     if mechanism not in TARGET_MECHANISMS:
         raise ValueError(
             f"targets[{i}] has mechanism {target.get('mechanism')!r}: plan_targets uses the "
-            f"closed forms of {TARGET_MECHANISMS}. Plan a page's release (importance weights, "
-            "a private model, a subset) from its study on the choose-epsilon page.")
+            f"closed forms of 'laplace' and 'gaussian'. Plan a page's release (importance "
+            "weights, a private model, a subset) from its study on the choose-epsilon page, "
+            "then add it here with mechanism 'fixed' and the epsilon the study returned.")
+    if mechanism == "fixed":
+        if "epsilon" not in target:
+            raise ValueError(f"targets[{i}] is 'fixed': give the epsilon its study returned.")
+        return {"statistic": str(target.get("statistic", f"target {i + 1}")),
+                "mechanism": mechanism, "sensitivity": math.nan, "error": math.nan,
+                "level": math.nan,
+                "epsilon": check_scalar(target["epsilon"], f"targets[{i}]['epsilon']",
+                                        min_val=0.0)}
+    missing = [key for key in ("sensitivity", "error") if key not in target]
+    if missing:
+        raise ValueError(f"targets[{i}] lacks {missing}: give each target its sensitivity (from "
+                         "the domain, e.g. 1 for a count) and the error bar it must meet.")
     return {
         "statistic": str(target.get("statistic", f"target {i + 1}")),
         "mechanism": mechanism,
@@ -66,7 +78,11 @@ def _check_target(target: Any, i: int) -> dict[str, Any]:
 
 
 def _row(target: dict[str, Any], factor: float, delta: float) -> dict[str, Any]:
-    """The target met at ``factor`` times its error bar: its epsilon, noise and error."""
+    """The target met at ``factor`` times its error bar: its epsilon, noise and error (a fixed
+    target keeps its epsilon)."""
+    if target["mechanism"] == "fixed":
+        return {**target, "delta": 0.0, "rho": None, "scale": math.nan,
+                "error_reached": math.nan, "meets": True}
     sensitivity, level = target["sensitivity"], target["level"]
     error = target["error"] * factor
     if target["mechanism"] == "laplace":
@@ -83,12 +99,14 @@ def _row(target: dict[str, Any], factor: float, delta: float) -> dict[str, Any]:
             "error_reached": reached, "meets": reached <= target["error"] * (1 + 1e-12)}
 
 
+_MECHANISM_NAMES = {"laplace": "Laplace", "gaussian": "Gaussian", "fixed": "study"}
+
+
 def _compose(rows: list[dict[str, Any]], method: str, delta_slack: float) -> tuple[float, float]:
     return compose([r["epsilon"] for r in rows], [r["delta"] for r in rows], method,
                    delta_slack if method != "sequential" else 0.0,
                    rhos=[r["rho"] for r in rows],
-                   mechanisms=["Laplace" if r["mechanism"] == "laplace" else "Gaussian"
-                               for r in rows])
+                   mechanisms=[_MECHANISM_NAMES[r["mechanism"]] for r in rows])
 
 
 def plan_targets(targets: Sequence[Mapping[str, Any]], *, method: str = "sequential",
@@ -102,7 +120,9 @@ def plan_targets(targets: Sequence[Mapping[str, Any]], *, method: str = "sequent
         One per release: ``sensitivity`` (L1 for Laplace, L2 for Gaussian, from the domain),
         ``error`` (the error bar, in the statistic's units), and optionally ``statistic`` (a
         name), ``level`` (share of releases within the error bar, default 0.95) and
-        ``mechanism`` (``"laplace"``, the default, or ``"gaussian"``).
+        ``mechanism`` (``"laplace"``, the default, ``"gaussian"``, or ``"fixed"``: a target
+        answered by a page's study, given as its ``epsilon``, spent as it is and counted as a
+        pure release without a known curve, i.e. its worst case).
     method : {"sequential", "advanced", "zcdp", "rdp", "pld"}, default="sequential"
         How the releases compose (:func:`dpcore.composition.compose`; a Gaussian release counts
         by its σ under zcdp, rdp and pld).
@@ -153,6 +173,11 @@ def plan_targets(targets: Sequence[Mapping[str, Any]], *, method: str = "sequent
             return _compose([_row(t, f, each_delta) for t in checked], method,
                             delta_slack)[0] <= total
 
+        fixed = [t for t in checked if t["mechanism"] == "fixed"]
+        if fixed and _compose([_row(t, 1.0, 0.0) for t in fixed], method,
+                              delta_slack)[0] >= total:
+            raise ValueError(f"The fixed targets alone spend the total {total:g} under "
+                             f"{method} composition: raise the total or drop one of them.")
         hi = 1.0
         while not fits(hi):  # bracket the smallest factor whose split fits the total
             hi *= 2.0

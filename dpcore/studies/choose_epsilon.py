@@ -12,6 +12,10 @@ presentation mode all call this study. Its numbers, for the view in ``ce_view``:
 * "Composition": the plan's totals under each method and the growth of k identical releases,
   with the session's ledger when ``ce_with_ledger`` is on and the page passes its ledger
   (:attr:`Params.ledger`; a run has none, so it composes the plan alone).
+* "Several statistics": a list of accuracy targets (:data:`DEFAULT_STATS`, edited in a table)
+  planned together by :func:`dpcore.planning.plan_targets`: the smallest total under each
+  composition method, each target's ε under the chosen one, or the split of a fixed total that
+  minimises the worst shortfall. Closed forms: no data is read.
 
 Staged as :mod:`dpcore.studies.base` describes: :func:`prepare` does what a data target reads
 from the data, once (the importance weights' bootstrap fits and Theorem 2's terms, the
@@ -42,6 +46,7 @@ from dpcore.importance import BootstrapStudy, VarianceTerms, variance_terms
 from dpcore.perturbation.experiments import ScenarioArrays, scenario_arrays
 from dpcore.planning import (
     COARSE_GRID,
+    COMPOSITIONS,
     EpsilonAnswer,
     PlannedRelease,
     compare_compositions,
@@ -53,6 +58,7 @@ from dpcore.planning import (
     logistic_errors,
     mean_sensitivity,
     noise_answer,
+    plan_targets,
     planned_releases,
     posterior_bound,
     posterior_curves,
@@ -75,14 +81,14 @@ from dpcore.studies.base import QueryParams, StudyParams
 from dpcore.subset import rescale, scenario_arguments
 from dpcore.validation import DataError
 
-__all__ = ["CONTROLS", "DATA_TARGETS", "DEFAULT_PLAN", "DELTAS", "DOMAINS", "IW_REPLICATES",
-           "LEVELS", "LEVEL_TARGETS", "PREPARED", "PRIORS", "QUERIES", "QUERY_KEY", "RESTARTS",
-           "RISK_DELTAS", "ROUTES", "ROUTE_LABELS", "SEED_KEY", "STUDY_REPEATS", "TARGETS",
-           "VIEWS", "Params", "Prepared", "at", "compute", "logistic_arrays", "plan_releases",
-           "plan_table", "prepare", "risk_grid", "route_data", "subset_data", "subset_sizes",
-           "takeaway"]
+__all__ = ["CONTROLS", "DATA_TARGETS", "DEFAULT_PLAN", "DEFAULT_STATS", "DELTAS", "DOMAINS",
+           "IW_REPLICATES", "LEVELS", "LEVEL_TARGETS", "PREPARED", "PRIORS", "QUERIES",
+           "QUERY_KEY", "RESTARTS", "RISK_DELTAS", "ROUTES", "ROUTE_LABELS", "SEED_KEY",
+           "STUDY_REPEATS", "TARGETS", "VIEWS", "Params", "Prepared", "at", "compute",
+           "logistic_arrays", "plan_releases", "plan_table", "prepare", "risk_grid", "route_data",
+           "stats_table", "stats_targets", "subset_data", "subset_sizes", "takeaway"]
 
-VIEWS = ("Target → ε", "ε as risk", "Composition")
+VIEWS = ("Target → ε", "ε as risk", "Composition", "Several statistics")
 TARGETS = ("laplace", "gaussian", "iw_theory", "iw_mc", "lr", "subset")
 LEVEL_TARGETS = ("laplace", "gaussian", "iw_theory", "iw_mc")
 DATA_TARGETS = ("iw_theory", "iw_mc", "lr", "subset")
@@ -106,6 +112,18 @@ DEFAULT_PLAN = pd.DataFrame({
     "delta": [0.0, 1e-6, 0.0],
     "count": [100, 4, 1],
     "part": [None, None, None],
+})
+#: The statistics the "Several statistics" view starts from (its table's edits apply to this):
+#: a count, a mean of n = 1,000 ages in [0, 100] (Δ = 100 / 1,000), a sum of hours capped at
+#: 100 with Gaussian noise, and a model whose ε came from its study ("fixed").
+DEFAULT_STATS = pd.DataFrame({
+    "statistic": ["count of people", "mean age (n = 1,000, ages 0-100)",
+                  "sum of weekly hours (each ≤ 100)", "private model (ε from its study)"],
+    "mechanism": ["laplace", "laplace", "gaussian", "fixed"],
+    "sensitivity": [1.0, 0.1, 100.0, None],
+    "error": [10.0, 1.0, 2000.0, None],
+    "level": [0.95, 0.95, 0.95, None],
+    "epsilon": [None, None, None, 0.5],
 })
 QUERY_KEY = "ce_q"
 RISK_PRIOR = 0.01  # the "risk at that ε" metric: how far a 1 % belief can rise
@@ -156,6 +174,16 @@ class Params(QueryParams, StudyParams):
         δ′ of advanced composition and zCDP.
     with_ledger : bool, default=False
         Whether the composition view adds the session's ledger.
+    stats : mapping, list of dicts or DataFrame
+        The "Several statistics" view's targets (:func:`stats_table`): the table editor's edits
+        of :data:`DEFAULT_STATS`, or rows.
+    stats_method : str, default="pld"
+        The composition method whose split the view details (one of
+        :data:`dpcore.planning.COMPOSITIONS`).
+    stats_delta : float, default=1e-6
+        The total δ of the Gaussian targets.
+    stats_split, stats_total : bool, float
+        Whether to split a fixed total ε (``stats_total``) instead of meeting every target.
     budget : float, default=1.0
         The session's budget ε (the sidebar's).
     ledger : tuple of mappings, default=()
@@ -197,6 +225,12 @@ class Params(QueryParams, StudyParams):
                                                 "deleted_rows": []})
     slack: float = 1e-6
     with_ledger: bool = False
+    stats: Any = field(default_factory=lambda: {"edited_rows": {}, "added_rows": [],
+                                                 "deleted_rows": []})
+    stats_method: str = "pld"
+    stats_delta: float = 1e-6
+    stats_split: bool = False
+    stats_total: float = 2.0
     budget: float = 1.0
     ledger: tuple[Mapping[str, Any], ...] = field(default=(), metadata={"control": False})
 
@@ -238,6 +272,9 @@ DOMAINS = {
     "ce_err_sub": Between(0.0), "ce_sub_reps": OneOf(STUDY_REPEATS), "ce_prior": OneOf(PRIORS),
     "ce_risk_delta": OneOf(RISK_DELTAS),
     "ce_plan": NotFromLink("the plan table keeps its own edits"), "ce_slack": OneOf(DELTAS),
+    "ce_stats": NotFromLink("the statistics table keeps its own edits"),
+    "ce_stats_method": OneOf(COMPOSITIONS), "ce_stats_delta": OneOf(DELTAS),
+    "ce_stats_total": Between(0.001, 100.0),
     "budget_epsilon": Between(0.01, 100.0), SEED_KEY: SEED, **query_domains(QUERY_KEY),
 }
 
@@ -316,22 +353,48 @@ def plan_table(plan: Any) -> pd.DataFrame:
     >>> plan[["mechanism", "epsilon", "count"]].values.tolist()
     [['Laplace', 0.2, 100], ['Importance weights', 0.1, 1], ['Laplace', 1.0, 2]]
     """
-    if plan is None:
-        return DEFAULT_PLAN.copy()
-    if isinstance(plan, pd.DataFrame):
-        return plan.copy()
-    if isinstance(plan, list | tuple):
-        return pd.DataFrame(list(plan), columns=list(DEFAULT_PLAN.columns))
-    if not isinstance(plan, Mapping):
-        raise DataError(f"ce_plan must be the table's edits or a list of rows; got "
-                        f"{type(plan).__name__}.")
-    rows = DEFAULT_PLAN.to_dict("records")
-    for row, changes in (plan.get("edited_rows") or {}).items():
+    return _edited(DEFAULT_PLAN, plan, "ce_plan")
+
+
+def _edited(default: pd.DataFrame, edits: Any, key: str) -> pd.DataFrame:
+    """``default`` with a table editor's edits, or the rows given (a DataFrame or dicts)."""
+    if edits is None:
+        return default.copy()
+    if isinstance(edits, pd.DataFrame):
+        return edits.copy()
+    if isinstance(edits, list | tuple):
+        return pd.DataFrame(list(edits), columns=list(default.columns))
+    if not isinstance(edits, Mapping):
+        raise DataError(f"{key} must be the table's edits or a list of rows; got "
+                        f"{type(edits).__name__}.")
+    rows = default.to_dict("records")
+    for row, changes in (edits.get("edited_rows") or {}).items():
         rows[int(row)] = {**rows[int(row)], **changes}
-    deleted = {int(r) for r in plan.get("deleted_rows") or []}
+    deleted = {int(r) for r in edits.get("deleted_rows") or []}
     rows = [row for i, row in enumerate(rows) if i not in deleted]
-    rows += [dict(row) for row in plan.get("added_rows") or []]
-    return pd.DataFrame(rows, columns=list(DEFAULT_PLAN.columns))
+    rows += [dict(row) for row in edits.get("added_rows") or []]
+    return pd.DataFrame(rows, columns=list(default.columns))
+
+
+def stats_table(stats: Any) -> pd.DataFrame:
+    """The "Several statistics" view's targets: :data:`DEFAULT_STATS` with the table editor's
+    edits (as :func:`plan_table` reads them), or rows given as a list of dicts.
+
+    >>> stats_table({"deleted_rows": [0, 1, 2]})[["statistic", "epsilon"]].values.tolist()
+    [['private model (ε from its study)', 0.5]]
+    """
+    return _edited(DEFAULT_STATS, stats, "ce_stats")
+
+
+def stats_targets(stats: Any) -> list[dict[str, Any]]:
+    """The targets of :func:`stats_table` as :func:`dpcore.planning.plan_targets` reads them:
+    empty cells dropped, rows without a statistic named by their place."""
+    targets = []
+    for i, row in enumerate(stats_table(stats).to_dict("records")):
+        target = {k: v for k, v in row.items() if v is not None and not pd.isna(v)}
+        target.setdefault("statistic", f"statistic {i + 1}")
+        targets.append(target)
+    return targets
 
 
 def plan_releases(plan: Any) -> list[PlannedRelease]:
@@ -533,6 +596,36 @@ def _composition(params: Params) -> dict[str, pd.DataFrame]:
             "growth": composition_growth(each, delta_slack=slack)}
 
 
+def _stats(params: Params) -> dict[str, pd.DataFrame]:
+    """Every composition method's smallest total for the targets, and the chosen method's
+    split (of a fixed total when ``stats_split``)."""
+    targets = stats_targets(params.stats)
+    if not targets:
+        raise DataError("The table lists no statistic: add a row (what you will release, its "
+                        "sensitivity and the error bar it must meet).")
+    try:
+        totals = []
+        for method in COMPOSITIONS:
+            plan = plan_targets(targets, method=method, delta=params.stats_delta,
+                                delta_slack=params.slack)
+            epsilon, delta = plan.attrs["total"]
+            totals.append({"method": method, "epsilon": epsilon, "delta": delta,
+                           "separately": plan.attrs["separately"]})
+        total = params.stats_total if params.stats_split else None
+        chosen = plan_targets(targets, method=params.stats_method, total=total,
+                              delta=params.stats_delta, delta_slack=params.slack)
+    except (TypeError, ValueError) as exc:
+        raise DataError(str(exc)) from exc
+    epsilon, delta = chosen.attrs["total"]
+    metrics = {"method": params.stats_method, "split_total": bool(params.stats_split),
+               "total_epsilon": epsilon, "total_delta": delta,
+               "separately": chosen.attrs["separately"], "factor": chosen.attrs["factor"],
+               "all_met": bool(chosen["meets"].all()), "budget": params.budget,
+               "targets": len(targets)}
+    return {"metrics": pd.DataFrame([metrics]), "stats_totals": pd.DataFrame(totals),
+            "stats_plan": chosen.reset_index(drop=True)}
+
+
 def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
     """The view's numbers (see the module docstring) from :func:`prepare`'s part.
 
@@ -544,9 +637,12 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
         logistic-regression and subset targets, every run's errors (``runs``,
         ``runs_nonprivate``); the risk view adds ``posterior_curves``, ``odds`` and, for
         δ > 0, ``posterior_curve_delta``; the composition view ``composition`` and
-        ``growth``.
+        ``growth``; "Several statistics" ``stats_totals`` (one row per composition method)
+        and ``stats_plan`` (one row per target, :func:`dpcore.planning.plan_targets`).
     """
     mode = params.mode
+    if mode == VIEWS[3]:
+        return _stats(params)
     if mode == VIEWS[1]:
         return _risk(params)
     if mode == VIEWS[2]:
@@ -566,6 +662,18 @@ def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
     """Two sentences on the view's answer, from the numbers."""
     del params
     m = numbers["metrics"].iloc[0]
+    if "stats_plan" in numbers:
+        totals = numbers["stats_totals"].set_index("method")["epsilon"]
+        best = totals.idxmin()
+        if m["split_total"]:
+            met = ("Every target is met." if m["all_met"] else
+                   "Not every target is met: raise the total or relax a target.")
+            return (f"Split under {m['method']} composition, the total ε = "
+                    f"{m['total_epsilon']:.3g} brings every statistic within {m['factor']:.3g} "
+                    f"times its error bar, the smallest worst shortfall. {met}")
+        return (f"Meeting all {int(m['targets'])} targets costs ε = {totals['sequential']:.3g} "
+                f"under sequential composition and ε = {totals[best]:.3g} under {best}. "
+                f"Answering each alone would spend {m['separately']:.3g} in all.")
     if "posterior_curves" in numbers:
         odds = numbers["odds"]
         top = odds.iloc[-1]

@@ -504,6 +504,7 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
         "private_records": len(task.y_private), "epsilon": epsilon,
         "lambda": float(params.lambda_), "validation_private": bool(task.valid_private),
         "majority_accuracy": majority_accuracy(task.y_valid),
+        "validation_records": int(len(task.y_valid)),
         "intercept": False, "data_norm": float(task.data_norm),  # Pham et al.'s model: none
         "d": int(task.d),
     }])}

@@ -1,0 +1,34 @@
+"""Decide on one release with the whole picture, and hand the decision over as a report.
+
+* :func:`decide` (from a page's run config) and :func:`decision` (from a study's numbers): the
+  utility the study measured with its spread, the risk at a prior, the audit's lower bound, the
+  budget spent and left, the published deployments and, for a masked release, the
+  synthetic-data utility report (:mod:`dpcore.decision.decide`);
+* :data:`RELEASES`: the pages whose release a decision can be about
+  (:mod:`dpcore.decision.releases`);
+* :func:`synthetic_report`: marginals, correlations, pMSE and train-on-masked accuracy
+  (:mod:`dpcore.decision.synthetic`);
+* :func:`report_html` and :func:`report_pdf`: the decision as one self-contained file
+  (:mod:`dpcore.decision.report`; ``python -m dpcore report CONFIG --out FILE.html``).
+
+Nothing here releases anything or spends budget: a decision reads seeded studies.
+"""
+
+from dpcore.decision.decide import (
+    AUDIT_CONFIDENCE,
+    AUDIT_RUNS,
+    Decision,
+    audit_numbers,
+    budget_table,
+    decide,
+    decision,
+    decision_params,
+    masked_report,
+)
+from dpcore.decision.releases import RELEASES, Release, release
+from dpcore.decision.report import report_html, report_pdf
+from dpcore.decision.synthetic import synthetic_report
+
+__all__ = ["AUDIT_CONFIDENCE", "AUDIT_RUNS", "RELEASES", "Decision", "Release", "audit_numbers",
+           "budget_table", "decide", "decision", "decision_params", "masked_report", "release",
+           "report_html", "report_pdf", "synthetic_report"]

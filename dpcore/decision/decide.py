@@ -1,0 +1,237 @@
+"""One decision on one screen: a page's release at its settings, with what it buys and costs.
+
+:func:`decision` assembles, for a page's release (:data:`~dpcore.decision.releases.RELEASES`)
+at the page's settings:
+
+* the utility its study measured, with its spread (:attr:`Release.utility`);
+* the risk: the worst-case belief that a person is in the data after the release, from a prior
+  the user sets (:func:`dpcore.planning.posterior_bound`);
+* the audit's empirical lower bound on the same mechanism's ε, with its runs and confidence
+  (:mod:`dpcore.studies.audit`, built-in pairs: reads no scenario);
+* the budget spent and left in the session's ledger, and what this release would be charged;
+* the published deployments to place its ε among (:func:`dpcore.planning.deployments`);
+* for a masked release, the synthetic-data utility report
+  (:func:`~dpcore.decision.synthetic.synthetic_report`).
+
+:func:`decide` does it all from a run config (what ``python -m dpcore report`` calls); the
+dashboard's decision page calls :func:`decision` with the numbers it has cached. Everything is
+a seeded study: nothing is released and nothing is spent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from dpcore import studies
+from dpcore.decision.releases import RELEASES, Release, release
+from dpcore.decision.synthetic import synthetic_report
+from dpcore.planning import deployments, posterior_bound
+from dpcore.runs import RunConfig, build_scenario
+from dpcore.validation import DataError, check_probability
+
+__all__ = ["AUDIT_CONFIDENCE", "AUDIT_RUNS", "Decision", "audit_numbers", "budget_table",
+           "decide", "decision", "decision_params", "masked_report"]
+
+#: Runs per dataset and confidence of a decision's audit (a mechanism that refits a model per
+#: run is capped by :data:`dpcore.studies.audit.REFIT_RUNS`).
+AUDIT_RUNS = 30_000
+AUDIT_CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Everything a decision shows, as tables (see the module docstring).
+
+    Attributes
+    ----------
+    config : RunConfig
+        The page's run config (the decision's view forced): it reproduces every number.
+    release : Release
+    data_title, data_description : str
+        The scenario's public title and description.
+    epsilon : float
+        The ε the release spends.
+    utility, risk, audit, budget, deployments : DataFrame
+        The utility rows, the risk (one row), the audit's metrics (one row), the budget (one
+        row) and the published deployments.
+    synthetic : dict of DataFrame or None
+        A masked release's utility report.
+    takeaway : str
+        The page study's two sentences on its numbers.
+    """
+
+    config: RunConfig
+    release: Release
+    data_title: str
+    data_description: str
+    epsilon: float
+    utility: pd.DataFrame
+    risk: pd.DataFrame
+    audit: pd.DataFrame
+    budget: pd.DataFrame
+    deployments: pd.DataFrame
+    synthetic: dict[str, pd.DataFrame] | None
+    takeaway: str
+
+    def numbers(self) -> dict[str, pd.DataFrame]:
+        """Every table by name (what the page shows and the report writes)."""
+        tables = {"utility": self.utility, "risk": self.risk, "audit": self.audit,
+                  "budget": self.budget, "deployments": self.deployments}
+        return {**tables, **(self.synthetic or {})}
+
+    def sentences(self) -> dict[str, str]:
+        """Each headline number with its meaning, in a sentence, by section."""
+        r, a, b = self.risk.iloc[0], self.audit.iloc[0], self.budget.iloc[0]
+        risk = (f"Whatever else an attacker knows, one release at ε = {self.epsilon:g} can "
+                f"raise a {100 * r['prior']:g} % belief that a given person is in the data to "
+                f"at most {100 * r['posterior_at_most']:.2f} % (posterior odds at most e^ε "
+                "times the prior odds).")
+        audit = (f"An attacker with the best test on a hard pair of neighbouring datasets, "
+                 f"{int(a['runs_per_dataset']):,} runs each, showed ε ≥ "
+                 f"{a['audited_lower_bound']:.2f} at confidence {a['confidence']:g} for "
+                 f"{a['mechanism']} claimed at ε = {a['claimed_epsilon']:g}: "
+                 + ("above what correct noise allows: a fault." if a["flagged"] else
+                    f"no fault found (correct noise allows at most "
+                    f"{a['limit_on_this_pair']:.2f} on this pair; an audit can show a leak, "
+                    "never prove privacy)."))
+        if b["budget_set"]:
+            fits = "fits in" if b["fits"] else "does not fit in"
+            budget = (f"The ledger ({b['relation']}) has spent ε = {b['spent']:g} of "
+                      f"{b['total']:g} in {int(b['releases'])} release(s), leaving "
+                      f"{b['left']:g}; this release would be charged ε = {b['charge']:g} and "
+                      f"{fits} what is left.")
+        else:
+            budget = (f"No session budget was given; this release would be charged ε = "
+                      f"{b['charge']:g} under {b['relation']}.")
+        shown = self.deployments.dropna(subset=["epsilon"])
+        below = int((shown["epsilon"] < self.epsilon).sum())
+        places = (f"Among {len(shown)} published deployments with an ε, {below} used a smaller "
+                  f"ε and {len(shown) - below} a larger or equal one; their units differ (per "
+                  "person, per user per day, ...), so they are landmarks, not a ranking.")
+        return {"utility": self.takeaway, "risk": risk, "audit": audit, "budget": budget,
+                "deployments": places}
+
+
+def decision_params(page: str, controls: Mapping[str, Any], seed: int) -> Any:
+    """The page's study parameters from its controls, at the view that holds the utility."""
+    module = studies.study(release(page).page)
+    params = module.Params.from_controls({**module.CONTROLS, **controls}, seed)
+    return params.replace(view=release(page).view)
+
+
+def audit_numbers(case: str, epsilon: float, *, runs: int = AUDIT_RUNS,
+                  confidence: float = AUDIT_CONFIDENCE, seed: int = 0) -> pd.DataFrame:
+    """The audit study's metrics row for ``case`` claimed at ``epsilon`` (reads no data)."""
+    audit = studies.study("audit")
+    params = audit.Params(case=case, epsilon=float(epsilon), runs=int(runs),
+                          confidence=float(confidence), seed=int(seed))
+    return audit.compute(None, params)["metrics"]
+
+
+def budget_table(accountant: Any, epsilon: float) -> pd.DataFrame:
+    """The ledger's budget, spent and left, and this release's charge (one row).
+
+    ``accountant`` is a :class:`dpcore.accountant.BudgetAccountant` or None (no session: the
+    charge is ε under the replace-one relation).
+    """
+    if accountant is None:
+        return pd.DataFrame([{"budget_set": False, "relation": "replace one record",
+                              "total": float("nan"), "spent": 0.0, "left": float("nan"),
+                              "releases": 0, "charge": float(epsilon), "fits": True}])
+    total, _ = accountant.budget
+    spent, _ = accountant.spent
+    left, _ = accountant.remaining
+    charge, _ = accountant.charge(float(epsilon))
+    return pd.DataFrame([{"budget_set": True, "relation": accountant.relation_text,
+                          "total": float(total), "spent": float(spent), "left": float(left),
+                          "releases": len(accountant), "charge": float(charge),
+                          "fits": bool(charge <= left + 1e-12)}])
+
+
+def masked_report(prepared: Any, epsilon: float) -> dict[str, pd.DataFrame]:
+    """The synthetic-data utility report of the masking study's masked set at ``epsilon``:
+    masked against the private records, both tested on the task's validation set."""
+    task = prepared.task
+    gen = prepared.at_epsilon(float(epsilon)).gen
+    names = list(task.feature_names) or None
+    return synthetic_report(gen.masked_X_, gen.masked_y_, task.X_private, task.y_private,
+                            task.X_valid, task.y_valid, feature_names=names)
+
+
+def decision(page: str, config: RunConfig, *, params: Any, numbers: Mapping[str, pd.DataFrame],
+             prepared: Any = None, data_title: str = "", data_description: str = "",
+             prior: float = 0.01, audit: pd.DataFrame | None = None,
+             accountant: Any = None) -> Decision:
+    """Assemble a :class:`Decision` from a page study's numbers at ``params``.
+
+    Parameters
+    ----------
+    page : str
+        A page of :data:`~dpcore.decision.releases.RELEASES`.
+    config : RunConfig
+        The run config that reproduces ``numbers``.
+    params, numbers, prepared
+        The study's parameters (:func:`decision_params`), its numbers at them and, for
+        masking, its prepared part (for the synthetic-data report).
+    data_title, data_description : str
+        The scenario's public title and description.
+    prior : float
+        The attacker's prior belief that a given person is in the data.
+    audit : DataFrame, optional
+        :func:`audit_numbers` for the release's case (computed when None).
+    accountant : BudgetAccountant, optional
+        The session's ledger (None: no budget given).
+    """
+    rel = release(page)
+    prior = check_probability(prior, "prior", "the belief before the release, e.g. 0.01.")
+    metrics = numbers["metrics"].iloc[0]
+    epsilon = rel.epsilon(metrics)
+    if audit is None:
+        case, claimed = rel.audit(params, metrics)
+        audit = audit_numbers(case, claimed, seed=params.seed)
+    risk = pd.DataFrame([{"prior": prior, "epsilon": epsilon,
+                          "posterior_at_most": float(posterior_bound(prior, epsilon))}])
+    synthetic = masked_report(prepared, epsilon) if page == "masking" and prepared else None
+    module = studies.study(page)
+    return Decision(
+        config=config, release=rel, data_title=data_title, data_description=data_description,
+        epsilon=epsilon, utility=rel.utility(numbers, params), risk=risk, audit=audit,
+        budget=budget_table(accountant, epsilon),
+        deployments=deployments().loc[:, ["name", "organisation", "year", "epsilon", "delta",
+                                          "rho", "unit", "source", "url"]],
+        synthetic=synthetic, takeaway=module.takeaway(numbers, params))
+
+
+def decide(config: RunConfig | Mapping[str, Any] | str, *,
+           files: Mapping[str, bytes] | None = None, prior: float = 0.01,
+           accountant: Any = None) -> Decision:
+    """The decision for a page's run config (a page's "Export this run", or a file).
+
+    Raises
+    ------
+    DataError
+        When the config's page has no release, or the config cannot be used.
+    """
+    if not isinstance(config, RunConfig):
+        config = (RunConfig.from_dict(config) if isinstance(config, Mapping)
+                  else RunConfig.load(config))
+    if config.page not in RELEASES:
+        raise DataError(f"A report is about a release: the config's page {config.page!r} "
+                        f"makes none. Export the run of one of {sorted(RELEASES)}.")
+    module = studies.study(config.page)
+    params = decision_params(config.page, config.controls, config.seed)
+    config = RunConfig(config.page, config.scenario, {**config.controls, **params.controls()},
+                       config.seed)
+    rel = release(config.page)
+    scenario = build_scenario(config.scenario, files) if rel.reads_scenario(params) else None
+    prepared = module.prepare(scenario, params)
+    numbers = module.at(prepared, params)
+    title, description = rel.data(params, prepared) or (scenario.title, scenario.description)
+    return decision(config.page, config, params=params, numbers=numbers, prepared=prepared,
+                    data_title=title, data_description=description, prior=prior,
+                    accountant=accountant)
+

@@ -1,0 +1,116 @@
+"""Plotly figures of a decision (:mod:`dpcore.decision`): the utility with its spread, the audit
+against the claim, the synthetic-data report's marginals and correlations, and the published
+deployments (drawn by :func:`dpcore.figures.choose_epsilon.deployments_figure`)."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from dpcore.figures.choose_epsilon import deployments_figure
+from dpcore.figures.common import COLORS, layout, titled
+
+__all__ = ["decision_figures"]
+
+_SD = re.compile(r"(?:SD|±)\s*([0-9.eE+-]+)")
+
+
+def _spread(text: str) -> float:
+    """The number of a spread such as "SD 0.012" or "± 0.01 (validation SE)" (0 if none)."""
+    match = _SD.search(text)
+    return float(match.group(1)) if match else 0.0
+
+
+def utility_figure(utility: pd.DataFrame) -> go.Figure:
+    """Each utility quantity as a point with its spread (one SD or SE either side); a
+    non-private one is drawn in the non-private colour and says so."""
+    fig = go.Figure()
+    for row in utility.itertuples(index=False):
+        label = row.quantity + (" (non-private)" if row.non_private else "")
+        fig.add_trace(go.Scatter(
+            x=[row.value], y=[label], mode="markers", name=label,
+            marker={"size": 12, "color": COLORS["nonprivate" if row.non_private else "dp"]},
+            error_x={"type": "data", "array": [_spread(row.spread)], "visible": True},
+            hovertemplate=f"{label}: %{{x:.4g}} ({row.spread})<extra></extra>"))
+    fig = layout(fig, "value (± one SD or SE)", "",
+                 height=140 + 45 * len(utility))
+    fig.update_yaxes(automargin=True, autorange="reversed")
+    fig.update_layout(showlegend=False)
+    return fig
+
+
+def audit_figure(audit: pd.DataFrame) -> go.Figure:
+    """The claimed ε, what correct noise allows on the audit's pair, and the audited bound."""
+    m = audit.iloc[0]
+    names = ["claimed ε", "correct noise allows on this pair", "audited lower bound"]
+    values = [m["claimed_epsilon"], m["limit_on_this_pair"], m["audited_lower_bound"]]
+    colors = [COLORS["public"], COLORS["theory"],
+              COLORS["output"] if m["flagged"] else COLORS["dp"]]
+    fig = go.Figure(go.Bar(x=values, y=names, orientation="h", marker_color=colors,
+                           text=[f"{v:.3g}" for v in values], textposition="auto",
+                           hovertemplate="%{y}: %{x:.4g}<extra></extra>"))
+    fig = layout(fig, "ε", "", height=260)
+    fig.update_yaxes(automargin=True, autorange="reversed")
+    fig.update_layout(showlegend=False)
+    return fig
+
+
+def marginals_figure(marginals: pd.DataFrame) -> go.Figure:
+    """Per-feature Kolmogorov-Smirnov distance between masked and real values (non-private)."""
+    fig = go.Figure(go.Bar(
+        x=marginals["ks_distance_nonprivate"], y=marginals["feature"], orientation="h",
+        marker_color=COLORS["nonprivate"], name="KS distance (non-private)",
+        hovertemplate="%{y}: KS %{x:.3f}<extra></extra>"))
+    fig = layout(fig, "Kolmogorov-Smirnov distance, masked vs real (non-private)", "",
+                 height=160 + 26 * len(marginals))
+    fig.update_xaxes(range=[0, 1])
+    fig.update_yaxes(automargin=True, autorange="reversed")
+    fig.update_layout(showlegend=False)
+    return fig
+
+
+def correlation_figure(difference: pd.DataFrame) -> go.Figure:
+    """The difference of correlation matrices, masked minus real (non-private)."""
+    values = difference.to_numpy(dtype=float)
+    fig = go.Figure(go.Heatmap(
+        z=values, x=list(difference.columns), y=list(difference.index), zmin=-1, zmax=1,
+        colorscale="RdBu", reversescale=True, colorbar={"title": "masked − real"},
+        hovertemplate="%{y} × %{x}: %{z:.3f}<extra></extra>"))
+    size = max(320, min(700, 120 + 22 * values.shape[0]))
+    fig = layout(fig, "", "", height=size)
+    fig.update_yaxes(automargin=True, autorange="reversed")
+    fig.update_xaxes(automargin=True)
+    return fig
+
+
+def decision_figures(numbers: dict[str, pd.DataFrame], *, release: str,
+                     epsilon: float) -> dict[str, go.Figure]:
+    """Every figure of a decision's tables (:meth:`dpcore.decision.Decision.numbers`), titled:
+    ``utility``, ``audit``, ``deployments`` and, for a masked release, ``marginals`` and
+    ``correlation``."""
+    audit = numbers["audit"].iloc[0]
+    built = {
+        "utility": (utility_figure(numbers["utility"]),
+                    "What the release buys", f"{release}; ε = {epsilon:g}; seeded study"),
+        "audit": (audit_figure(numbers["audit"]), "What an attacker could show",
+                  f"{int(audit['runs_per_dataset']):,} runs per dataset, confidence "
+                  f"{audit['confidence']:g}"),
+        "deployments": (deployments_figure(numbers["deployments"], epsilon),
+                        "This ε among published deployments", "units differ: landmarks, not a "
+                                                               "ranking"),
+    }
+    if "synthetic_marginals" in numbers:
+        built["marginals"] = (marginals_figure(numbers["synthetic_marginals"]),
+                              "Masked vs real records, feature by feature",
+                              "non-private: reads the private records")
+        built["correlation"] = (correlation_figure(numbers["synthetic_correlation_difference"]),
+                                "Correlations, masked minus real",
+                                "non-private: reads the private records")
+    out = {}
+    for name, (fig, title, context) in built.items():
+        titled(fig, title, context)
+        out[name] = fig
+    return out
+

@@ -1,0 +1,179 @@
+"""Decide: one release at its page's settings, with what it buys and what it risks, on one screen.
+
+The user picks which page's release to weigh; the page's own settings (as last set in this
+session, else its defaults) give the study, whose numbers come from the same cache as on that
+page. Beside the utility: the risk at a prior the user sets, the audit's lower bound for the
+same mechanism (built-in pairs: shared by every session), the session's budget, the published
+deployments and, for a masked release, the synthetic-data utility report. "Export report"
+writes it all as one self-contained HTML file (:mod:`dpcore.decision.report`). Nothing here is
+a release and nothing spends budget.
+"""
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from dpcore import studies
+from dpcore.decision import (
+    AUDIT_CONFIDENCE,
+    AUDIT_RUNS,
+    RELEASES,
+    Decision,
+    audit_numbers,
+    decision,
+    decision_params,
+    report_html,
+)
+from dpcore.figures.decision import decision_figures
+from dpcore.runs import RunConfig
+from dpcore.studies.choose_epsilon import PRIORS
+from ui.budget import budget_sidebar
+from ui.cache import SHARED, content_key
+from ui.errors import show_errors
+from ui.navigation import require_router
+from ui.registry import page as registry_page
+from ui.runconfig import run_config
+from ui.sidebar import scenario_sidebar
+from ui.state import keep_widget_state
+from ui.study import numbers as study_numbers
+from ui.study import prepared as study_prepared
+from ui.widgets import log_slider
+
+require_router()
+
+CHOICE, PRIOR = "dc_release", "dc_prior"
+FIGURE_KEYS = {name: f"fig_dc_{name}" for name in ("utility", "audit", "deployments",
+                                                   "marginals", "correlation")}
+
+scenario = scenario_sidebar()
+keep_widget_state({CHOICE: next(iter(RELEASES))})
+accountant = budget_sidebar()
+
+st.title("Decide and report")
+st.markdown(
+    "Weigh **one release at its page's settings**: what it buys (the utility its study "
+    "measured), what it risks (how far it can raise a belief about one person), what an "
+    "attacker could show (the audit), what is left of the budget, and where its ε sits among "
+    "published deployments. **Export report** hands it all over as one file. Nothing here is "
+    "a release, and nothing spends budget.")
+
+
+def _audit(case: str, epsilon: float, seed: int):
+    """The audit of ``case`` at ``epsilon`` (built-in pairs: one result for every session)."""
+    return SHARED.get(content_key("dc_audit", case, epsilon, AUDIT_RUNS, AUDIT_CONFIDENCE, seed),
+                      lambda: audit_numbers(case, epsilon, seed=seed))
+
+
+def current_decision(page: str, prior: float) -> Decision:
+    """The decision on ``page``'s release at its settings in this session."""
+    config = run_config(page, st.session_state)
+    params = decision_params(page, config["controls"], config["seed"])
+    rel, module = RELEASES[page], studies.study(page)
+    reads = rel.reads_scenario(params)
+    if reads and scenario is None:
+        st.info("Choose a scenario in the sidebar: this release reads it.")
+        st.stop()
+    data, data_id = (scenario, st.session_state.get("scenario_id")) if reads else (None, None)
+    text = f"Computing the {registry_page(page).title.lower()} study…"
+    ready = study_prepared(module, data, data_id, params, text=text)
+    numbers = study_numbers(module, data, data_id, params, text=text)
+    case, claimed = rel.audit(params, numbers["metrics"].iloc[0])
+    title, description = rel.data(params, ready) or (scenario.title, scenario.description)
+    run = RunConfig.from_dict({**config, "controls": {**config["controls"],
+                                                      **params.controls()}})
+    return decision(page, run, params=params, numbers=numbers, prepared=ready,
+                    data_title=title, data_description=description, prior=prior,
+                    audit=_audit(case, claimed, params.seed), accountant=accountant)
+
+
+def headline(dec: Decision) -> None:
+    """The five numbers of the decision, one metric each."""
+    top = dec.utility.iloc[0]
+    r, a, b = dec.risk.iloc[0], dec.audit.iloc[0], dec.budget.iloc[0]
+    cols = st.columns(4)
+    label = top["quantity"][0].upper() + top["quantity"][1:]
+    cols[0].metric(label + (" (non-private)" if top["non_private"] else ""),
+                   f"{top['value']:.3g}", help=f"{top['spread']}. {top['meaning']}")
+    cols[1].metric(f"Belief after it, from {100 * r['prior']:g} %",
+                   f"{100 * r['posterior_at_most']:.1f} %", help=dec.sentences()["risk"])
+    cols[2].metric("Audited ε ≥", f"{a['audited_lower_bound']:.2f}",
+                   delta=f"claimed {a['claimed_epsilon']:g}", delta_color="off",
+                   help=dec.sentences()["audit"])
+    cols[3].metric("Budget left after it", f"{max(b['left'] - b['charge'], 0.0):.3g}",
+                   delta=f"this release: ε = {b['charge']:g}",
+                   delta_color="normal" if b["fits"] else "inverse",
+                   help=dec.sentences()["budget"])
+
+
+def synthetic_panel(dec: Decision, draw: Callable[[str], None]) -> None:
+    """The masked release's utility report (non-private: it reads the private records)."""
+    st.subheader("Masked data: utility report")
+    s = dec.synthetic["synthetic_summary"].iloc[0]
+    cols = st.columns(4)
+    cols[0].metric("pMSE (non-private)", f"{s['pmse_nonprivate']:.3g}",
+                   delta=f"{s['pmse_ratio_nonprivate']:.3g} × the null", delta_color="off",
+                   help="A classifier trying to tell masked from real records: 0 when it "
+                        "cannot; 'the null' is what two samples of one law give.")
+    cols[1].metric("Largest correlation difference",
+                   f"{s['max_correlation_difference_nonprivate']:.3g}")
+    cols[2].metric("Train masked → test real", f"{s['tstr_accuracy_nonprivate']:.3f}",
+                   delta=f"train real: {s['trtr_accuracy_nonprivate']:.3f}", delta_color="off")
+    cols[3].metric("Majority class", f"{s['majority_accuracy_nonprivate']:.3f}")
+    left, right = st.columns(2)
+    with left:
+        draw("marginals")
+    with right:
+        draw("correlation")
+    st.caption("Every number here reads the private records without noise (non-private): a "
+               "check for the data owner before publishing, not something to publish.")
+
+
+def decision_view(dec: Decision) -> None:
+    sentences = dec.sentences()
+    headline(dec)
+    figs = decision_figures(dec.numbers(), release=dec.release.name, epsilon=dec.epsilon)
+
+    def draw(name: str) -> None:
+        st.plotly_chart(figs[name], key=FIGURE_KEYS[name])
+
+    left, right = st.columns(2)
+    with left:
+        st.subheader("What it buys")
+        st.markdown(sentences["utility"])
+        draw("utility")
+    with right:
+        st.subheader("What an attacker could show")
+        st.markdown(sentences["audit"])
+        draw("audit")
+    st.dataframe(dec.utility.rename(columns={"non_private": "non-private"}), hide_index=True)
+    if dec.synthetic:
+        synthetic_panel(dec, draw)
+    st.subheader("What it risks, and the budget")
+    st.markdown(f"{sentences['risk']} {sentences['budget']}")
+    st.subheader("Among published deployments")
+    st.markdown(sentences["deployments"])
+    draw("deployments")
+
+
+with show_errors():
+    left, right = st.columns(2)
+    page = left.selectbox(
+        "Which release?", list(RELEASES), key=CHOICE,
+        format_func=lambda name: f"{registry_page(name).title}: {RELEASES[name].name}",
+        help="The release of that page, at that page's settings as last set in this session "
+             "(its defaults if you have not opened it).")
+    with right:
+        prior = log_slider("Prior belief that a given person is in the data", PRIORS, PRIOR,
+                           0.01, help="What an attacker believes before the release.")
+    dec = current_decision(page, prior)
+    st.caption(f"**{registry_page(page).title}** at ε = {dec.epsilon:g} on "
+               f"*{dec.data_title}*: a seeded study, not a release. Change the settings on "
+               "that page; they carry over here.")
+    decision_view(dec)
+    st.download_button(
+        "Export report (HTML)", lambda: report_html(dec).encode("utf-8"),
+        file_name=f"decision-{page}.html", mime="text/html", key="dc_report",
+        on_click="ignore", icon=":material/description:", type="primary",
+        help="One self-contained file: figures inline, opens offline, prints cleanly. It holds "
+             "the settings, every number with its meaning and the run config, never a "
+             "private record.")
