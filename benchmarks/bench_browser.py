@@ -143,6 +143,10 @@ class Target:
     start : str
         The link parameter that puts the slider at its first value (``--fresh`` opens the page
         with it).
+    query : str
+        Link parameters the page always opens with (a view, for example).
+    sidebar : bool
+        Whether the slider is in the sidebar (else in the main area).
     """
 
     name: str
@@ -153,6 +157,8 @@ class Target:
     first_load_timeout: float = 240.0
     move_timeout: float = 90.0
     start: str = ""
+    query: str = ""
+    sidebar: bool = True
 
 
 FLOOR = Target("floor", "/", "Floor value", script=FLOOR_SCRIPT, first_load_timeout=60.0,
@@ -169,6 +175,12 @@ TARGETS: list[Target] = [
            start="mk_epsilon=0.1"),
     Target("subset ε", "/subset", "Privacy budget ε", first_load_timeout=300.0,
            start="sub_epsilon=0.01"),
+    # issue 25: the decision view (its prior slider redraws the risk) and the planner of
+    # several statistics (the Gaussian statistics' δ redraws both figures)
+    Target("decision prior", "/decide", "Prior belief that a given person is in the data",
+           detector=text_detector("stMetricValue"), sidebar=False),
+    Target("planner δ", "/choose_epsilon", "Total δ of the Gaussian statistics",
+           query="ce_view=Several+statistics", sidebar=False),
 ]
 
 # -- in-page instrumentation ----------------------------------------------------------------------
@@ -327,9 +339,9 @@ def new_tab(browser: Browser) -> Page:
 # -- slider moves ---------------------------------------------------------------------------------
 
 
-def _thumb(page: Page, label: str):
-    return (page.get_by_test_id("stSidebar").get_by_test_id("stSlider")
-            .filter(has_text=label).get_by_role("slider"))
+def _thumb(page: Page, target: Target):
+    area = page.get_by_test_id("stSidebar" if target.sidebar else "stMain")
+    return area.get_by_test_id("stSlider").filter(has_text=target.slider).get_by_role("slider")
 
 
 def wait_idle(page: Page, timeout: float) -> None:
@@ -340,6 +352,7 @@ def open_target(page: Page, url: str, target: Target, query: str = "") -> float:
     """Load the target's page (with the link parameters ``query``) and wait for its first
     render; returns seconds taken."""
     t0 = time.perf_counter()
+    query = "&".join(q for q in (target.query, query) if q)
     page.goto(url + target.path + (f"?{query}" if query else ""))
     page.evaluate(f"() => {{ window.__benchSig = {target.detector}; }}")
     page.wait_for_function(
@@ -351,7 +364,7 @@ def open_target(page: Page, url: str, target: Target, query: str = "") -> float:
         raise RuntimeError(f"{target.path} is not a page of the app (sent to {page.url})")
     if page.get_by_test_id("stException").count():
         raise RuntimeError("the page shows an exception after its first render")
-    _thumb(page, target.slider).wait_for(state="visible", timeout=10_000)
+    _thumb(page, target).wait_for(state="visible", timeout=10_000)
     return elapsed
 
 
@@ -364,7 +377,7 @@ def move(page: Page, target: Target, key: str) -> Move:
     wait_idle(page, target.move_timeout)
     time.sleep(SETTLE)
     page.bring_to_front()
-    thumb = _thumb(page, target.slider)
+    thumb = _thumb(page, target)
     now, low, high = (thumb.get_attribute(a) for a in
                       ("aria-valuenow", "aria-valuemin", "aria-valuemax"))
     end = high if key == "ArrowRight" else low

@@ -48,7 +48,7 @@ from dpcore.studies.choose_epsilon import (
 from dpcore.text import md
 from ui.budget import budget_sidebar
 from ui.errors import show_errors
-from ui.export import export_panel
+from ui.export import export_panel, refresh_export
 from ui.navigation import require_router
 from ui.query import query_sidebar
 from ui.show import show
@@ -475,7 +475,7 @@ def composition_view() -> None:
 
 
 def stats_editor() -> None:
-    """The statistics' table (its edits are the ``ce_stats`` control) and the plan's options."""
+    """The statistics' table (its edits are the ``ce_stats`` control)."""
     st.markdown(
         "**List what you will release**, each with its sensitivity (from the domain: 1 for a "
         "count, (high − low) / n for a mean of n values in [low, high], the cap for a sum), "
@@ -498,6 +498,11 @@ def stats_editor() -> None:
             "epsilon": st.column_config.NumberColumn("ε (fixed rows)", min_value=1e-6,
                                                      format="%g"),
         })
+
+
+def stats_options() -> None:
+    """The plan's options: the method of the split, the Gaussian statistics' δ, a fixed
+    total."""
     c1, c2, c3 = st.columns(3)
     c1.selectbox("Composition of the split", COMPOSITIONS, key="ce_stats_method",
                  help="The method whose split the bars and the table detail; the metrics show "
@@ -512,6 +517,20 @@ def stats_editor() -> None:
 
 def stats_view() -> None:
     stats_editor()
+    # A fragment: a move of the plan's options reruns the answer alone, not the sidebar and
+    # the table editor (issue 25: within 2x of the one-figure floor page).
+    st.fragment(stats_answer)()
+
+
+def stats_answer() -> None:
+    refresh_export("choose_epsilon")  # a fragment rerun: the config and the URL follow
+    with show_errors():
+        stats_options()
+        stats_numbers()
+
+
+def stats_numbers() -> None:
+    """The totals by method, the split, its figures, the table and its CSV."""
     params = page_params()
     numbers = study_numbers(study, None, None, params)
     m, plan = numbers["metrics"].iloc[0], numbers["stats_plan"]

@@ -20,7 +20,7 @@ import streamlit as st
 
 from dpcore import DataError
 from dpcore.accountant import FILTERS, RELATIONS, BudgetAccountant
-from dpcore.planning import COMPOSITION_ASSUMPTIONS
+from dpcore.planning import COMPOSITION_ASSUMPTIONS, deployments
 from dpcore.text import csv_bytes, md
 
 ACCOUNTANT_KEY = "_budget_accountant"
@@ -173,6 +173,9 @@ def budget_sidebar() -> BudgetAccountant:
                 st.progress(min(1.0, spent / total) if total > 0 else 1.0,
                             text=f"spent ε = {spent:g} of {total:g} {releases} (sequential)")
                 st.caption(f"{method} cannot account for this ledger: {exc}")
+        st.caption(deployments_line(total), help="Published deployments' ε, as shipped with "
+                   "the app (each with its source on Choose epsilon → ε as risk). Units "
+                   "differ: per person for a whole release, per user per day, per report.")
         if len(accountant):
             with st.expander("Ledger of releases"):
                 ledger = accountant.ledger
@@ -186,6 +189,14 @@ def budget_sidebar() -> BudgetAccountant:
                                    ledger_json(accountant), "privacy_ledger.json",
                                    "application/json", key="ledger_download_json")
     return accountant
+
+
+def deployments_line(epsilon: float) -> str:
+    """Where a budget ε sits among the published deployments' ε, in one line."""
+    published = deployments()["epsilon"].dropna()
+    below = int((published < epsilon).sum())
+    return (f"Among {len(published)} published deployments, {below} used a smaller ε than "
+            f"{epsilon:g} and {len(published) - below} a larger or equal one (units differ).")
 
 
 def ledger_lines(ledger: pd.DataFrame) -> str:
