@@ -43,6 +43,8 @@ from typing import Any
 from tqdm import tqdm
 
 from dpcore import __version__, studies
+from dpcore.accountant import BudgetAccountant
+from dpcore.decision import decide, report_html, report_pdf
 from dpcore.figures import figures
 from dpcore.figures import files as figure_files
 from dpcore.parallel import Parallel
@@ -255,8 +257,6 @@ def _cmd_run(args: argparse.Namespace, say: Callable[[str], None]) -> int:
 
 
 def _cmd_report(args: argparse.Namespace, say: Callable[[str], None]) -> int:
-    from dpcore.decision import decide, report_html, report_pdf  # only this command needs them
-
     config = RunConfig.load(args.config)
     files = _parse_files(args.file)
     if not 0.0 < args.prior < 1.0:
@@ -270,8 +270,6 @@ def _cmd_report(args: argparse.Namespace, say: Callable[[str], None]) -> int:
         raise UsageError(f"cannot create the folder of {str(out)!r}: {err.strerror}.") from err
     accountant = None
     if args.budget is not None:
-        from dpcore.accountant import BudgetAccountant
-
         try:
             accountant = BudgetAccountant(epsilon=args.budget)
         except ValueError as err:

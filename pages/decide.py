@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+import ui.preload  # noqa: F401  (first: every module, one order; see ui/preload.py)
 from dpcore import studies
 from dpcore.decision import (
     AUDIT_CONFIDENCE,

@@ -11,6 +11,7 @@ import json
 import pandas as pd
 import streamlit as st
 
+import ui.preload  # noqa: F401  (first: every module, one order; see ui/preload.py)
 from dpcore.figures.perturbation import TITLES, coefficient_bars, figures
 from dpcore.perturbation import PrivateLogisticRegression
 from dpcore.perturbation.experiments import release_lambda, scenario_arrays

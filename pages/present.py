@@ -8,6 +8,7 @@ computed from those numbers. Seeded studies, not releases. Keys: → / Page Down
 
 import streamlit as st
 
+import ui.preload  # noqa: F401  (first: every module, one order; see ui/preload.py)
 from dpcore.figures import figures
 from dpcore.text import md
 from ui.errors import show_errors

@@ -66,17 +66,34 @@ class _SharedStore:
         self.size = size
         self.values: OrderedDict[str, object] = OrderedDict()
         self.lock = threading.Lock()
+        self.pending: dict[str, threading.Event] = {}
 
     def get(self, key: str, compute: Callable[[], T]) -> T:
-        with self.lock:
-            if key in self.values:
-                self.values.move_to_end(key)
-                return cast("T", self.values[key])
-        value = compute()  # outside the lock: other sessions keep going meanwhile
-        with self.lock:
-            self.values[key] = value
-            while len(self.values) > self.size:
-                self.values.popitem(last=False)
+        """The value under ``key``, computed once: a session that asks while another computes
+        it waits for that result instead of computing it again (a class opening the same
+        page at once computes each study once)."""
+        while True:
+            with self.lock:
+                if key in self.values:
+                    self.values.move_to_end(key)
+                    return cast("T", self.values[key])
+                pending = self.pending.get(key)
+                owner = pending is None
+                if owner:
+                    pending = self.pending[key] = threading.Event()
+            if owner:
+                break
+            pending.wait()  # then look again: the owner stored it, or failed and it is ours
+        try:
+            value = compute()  # outside the lock: other keys and sessions keep going
+            with self.lock:
+                self.values[key] = value
+                while len(self.values) > self.size:
+                    self.values.popitem(last=False)
+        finally:
+            with self.lock:
+                del self.pending[key]
+            pending.set()
         return value
 
 
