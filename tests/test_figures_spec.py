@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
 
+from dpcore.figures.choose_epsilon import composition_bars, stats_split_figure
 from dpcore.figures.common import COLORS, spec_figure, titled
 from dpcore.figures.importance import (
     BOX_LEGEND,
@@ -26,6 +27,7 @@ from dpcore.figures.importance import (
     estimate_boxes,
 )
 from dpcore.figures.masking import Panel, panel_figures, scatter_panels
+from dpcore.studies import choose_epsilon
 
 NAMES = ("class 1", "class 2", "class 3")
 AXES = {"xtitle": "x1", "ytitle": "x2", "x_range": [-2.0, 2.0], "y_range": [-2.0, 2.0]}
@@ -52,7 +54,15 @@ def _figures() -> dict[str, go.Figure]:
     for i, fig in enumerate(panel_figures(_panels(), NAMES, **AXES)):
         figures[f"panel_figures[{i}]"] = fig
     titled(figures["estimate_boxes"], "DP estimates vs ε", "Adult; ε = 0.2, λ = 0.1")
+    plan = stats_numbers()
+    figures["composition_bars"] = composition_bars(plan["stats_totals"])
+    figures["stats_split_figure"] = stats_split_figure(plan["stats_plan"])
     return figures
+
+
+def stats_numbers() -> dict[str, pd.DataFrame]:
+    """The planner's numbers at its defaults (every mechanism: Laplace, Gaussian, fixed)."""
+    return choose_epsilon.compute(None, choose_epsilon.Params(view="Several statistics"))
 
 
 @pytest.mark.parametrize("name", list(_figures()))

@@ -25,8 +25,10 @@ from dpcore.figures.common import (
     COLORS,
     fmt,
     layout,
+    layout_spec,
     legend_entry,
     reference_line,
+    spec_figure,
     titled,
 )
 from dpcore.studies.choose_epsilon import ROUTE_LABELS, Params
@@ -113,40 +115,43 @@ def posterior_figure(curves: pd.DataFrame, prior: float, chosen: float,
 
 
 def composition_bars(table: pd.DataFrame) -> go.Figure:
-    """Total ε of the planned releases under each composition method."""
-    fig = go.Figure()
-    for _, row in table.iterrows():
-        value = row["epsilon"]
-        fig.add_trace(go.Bar(
-            x=[row["method"]], y=[0.0 if np.isnan(value) else value], name=row["method"],
-            marker_color=METHOD_COLORS[row["method"]],
-            text=["cannot account" if np.isnan(value) else
-                  f"ε = {value:.3g}, δ = {row['delta']:.2g}"],
-            textposition="outside", cliponaxis=False,
-            hovertemplate="%{x}: total ε %{y:.4g}<extra></extra>"))
-    fig.update_layout(showlegend=False)
-    fig = layout(fig, "composition method", "total ε of the plan", height=400)
-    fig.update_layout(showlegend=False)
-    return fig
+    """Total ε of the planned releases under each composition method (built from a
+    specification without validation: the planner's option moves redraw it,
+    ``tests/test_figures_spec.py`` validates it)."""
+    data = []
+    for row in table.itertuples(index=False):
+        value = float(row.epsilon)
+        missing = math.isnan(value)
+        data.append({
+            "type": "bar", "x": [row.method], "y": [0.0 if missing else value],
+            "name": row.method, "marker": {"color": METHOD_COLORS[row.method]},
+            "text": ["cannot account" if missing else
+                     f"ε = {value:.3g}, δ = {float(row.delta):.2g}"],
+            "textposition": "outside", "cliponaxis": False,
+            "hovertemplate": "%{x}: total ε %{y:.4g}<extra></extra>"})
+    spec = layout_spec("composition method", "total ε of the plan", height=400)
+    spec["showlegend"] = False
+    return spec_figure({"data": data, "layout": spec})
 
 
 def stats_split_figure(plan: pd.DataFrame) -> go.Figure:
     """Each target's ε in the plan (one bar per statistic, labelled with the error it reaches
-    against its bar), the split of the total between them."""
-    fig = go.Figure()
+    against its bar), the split of the total between them (a specification, validated by
+    ``tests/test_figures_spec.py``)."""
+    data = []
     for row in plan.itertuples(index=False):
         reached = ("ε from its study" if row.mechanism == "fixed" else
                    f"± {row.error_reached:.3g} of ± {row.error:g}")
-        fig.add_trace(go.Bar(
-            x=[row.epsilon], y=[row.statistic], orientation="h", name=row.statistic,
-            marker_color=COLORS["public" if row.mechanism == "fixed" else
-                                "dp" if row.mechanism == "laplace" else "theory"],
-            text=[f"ε = {row.epsilon:.3g} ({reached})"], textposition="auto",
-            hovertemplate="%{y}: ε %{x:.4g}<extra></extra>"))
-    fig = layout(fig, "ε of each statistic", "", height=160 + 45 * len(plan))
-    fig.update_yaxes(automargin=True, autorange="reversed")
-    fig.update_layout(showlegend=False)
-    return fig
+        role = {"fixed": "public", "laplace": "dp"}.get(row.mechanism, "theory")
+        data.append({
+            "type": "bar", "x": [float(row.epsilon)], "y": [row.statistic], "orientation": "h",
+            "name": row.statistic, "marker": {"color": COLORS[role]},
+            "text": [f"ε = {row.epsilon:.3g} ({reached})"], "textposition": "auto",
+            "hovertemplate": "%{y}: ε %{x:.4g}<extra></extra>"})
+    spec = layout_spec("ε of each statistic", "", height=160 + 45 * len(plan))
+    spec["showlegend"] = False
+    spec["yaxis"].update({"automargin": True, "autorange": "reversed"})
+    return spec_figure({"data": data, "layout": spec})
 
 
 def growth_figure(frame: pd.DataFrame, budget: float | None = None) -> go.Figure:
