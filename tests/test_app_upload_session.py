@@ -170,3 +170,23 @@ def test_a_stray_word_in_a_public_number_column_is_fixed_in_place_and_kept_in_th
     at.multiselect(key="upload_as_missing").set_value([])  # undone: refused again, in place
     rerun(at, allow_errors=True)
     assert any("holds numbers except" in e.value for e in at.main.error)
+
+
+def test_an_upload_is_refused_with_a_message_when_the_server_is_short_of_memory(monkeypatch):
+    # issue 26: a class shares one server; a new upload that would pass the memory limit is
+    # refused in place (the sidebar and the main area say why), and the session goes on
+    from ui.memory import LIMIT_ENV
+
+    monkeypatch.setenv(LIMIT_ENV, "1")  # 1 MB: below any Python process
+    public, private, _ = marked_files()
+    at = app_support.start(timeout=TIMEOUT, source="Upload")
+    at.file_uploader(key="upload_public").set_value(("public.csv", public, "text/csv"))
+    at.file_uploader(key="upload_private").set_value(("private.csv", private, "text/csv"))
+    rerun(at, allow_errors=True)
+    assert not at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert "short of memory" in errors and LIMIT_ENV.replace("_", "\\_") in errors
+    assert "scenario" not in at.session_state or at.session_state["scenario"] is None
+    monkeypatch.delenv(LIMIT_ENV)  # memory freed: the same files are read on the next run
+    rerun(at)
+    assert at.session_state["scenario"].name == "upload"

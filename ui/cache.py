@@ -41,6 +41,11 @@ def content_key(*parts: object) -> str:
     return digest.hexdigest()
 
 
+def session_memo_has(key: str) -> bool:
+    """Whether this session's memory holds a result under ``key``."""
+    return key in st.session_state.get(_MEMO_KEY, {})
+
+
 def session_memo(key: str, compute: Callable[[], T]) -> T:
     """``compute()``, remembered under ``key`` in this session only (for private uploads).
 

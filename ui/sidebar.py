@@ -80,7 +80,8 @@ from dpcore.runs.scenarios import (
     UPLOAD_SEED,
 )
 from dpcore.text import md
-from ui.cache import content_key, load_builtin, session_memo
+from ui import memory
+from ui.cache import content_key, load_builtin, session_memo, session_memo_has
 from ui.state import choose, hold_widget_state, keep_widget_state
 
 SCENARIO_KEY = "scenario"
@@ -289,11 +290,15 @@ def _read(file: UploadedFile | None, problems: list[str], private: bool,
     if file is None:
         return None
     data = file.getvalue()
+    key = content_key("csv", data, file.name, private, as_missing)
+    if not session_memo_has(key) and (refused := memory.refusal(len(data))):
+        problems.append(refused)
+        return None
     try:
         read = functools.partial(read_csv_upload, data, file.name, private=private,
                                  as_missing=as_missing)
         with st.spinner(f"Reading {md(file.name)} ({len(data) / 2**20:.1f} MB)…"):
-            return session_memo(content_key("csv", data, file.name, private, as_missing), read)
+            return session_memo(key, read)
     except MostlyNumbersError as exc:
         _offer_as_missing(exc, problems)
         return None
