@@ -25,7 +25,10 @@ kept in memory and checked for the markers too.
 
 With ``--warm``, one visit to the home page comes first (untimed): the app's modules are then
 imported, as on a server that has served one visitor (the teacher, checking it works); without
-it the users arrive at a server that has served nobody.
+it the users arrive at a server that has served nobody. With ``--walk``, the teacher prepares
+the class instead (untimed, before the users arrive): opens each page of :data:`PAGES`, shows
+each of its views (not Publish) and moves its ε slider across every value in the first view,
+so that the cache every session shares holds those results (``docs/class.md``).
 
 After ``--seconds`` the users finish the action in progress and leave; every user stops after
 ``--max-actions`` actions, and an action that waits longer than ``--timeout`` is an error, so a
@@ -360,6 +363,27 @@ def warm_up(server: Server, timeout: float) -> None:
         client.close()
 
 
+def walk_through(server: Server, timeout: float) -> float:
+    """The teacher's preparation (``--walk``): every page of :data:`PAGES`, each of its views,
+    then its ε slider across every value in the first view; returns the seconds it took."""
+    start = time.perf_counter()
+    client = StreamlitClient(server.base_url, MarkerBoard(), timeout=timeout)
+    client.connect()
+    try:
+        for page in PAGES:
+            client.open_page(page)
+            views = client.find("button_group", VIEW_LABEL)
+            shown = [v for v in views.options if v != PUBLISH_VIEW]
+            for view in [*shown[1:], shown[0]]:
+                client.choose(views, [view])
+            slider = client.find("slider", EPSILON_LABEL)
+            for option in slider.options:
+                client.choose(slider, [option])
+    finally:
+        client.close()
+    return time.perf_counter() - start
+
+
 def run_load(server: Server, args: argparse.Namespace) -> dict:
     """Play ``args.users`` users against ``server`` for ``args.seconds``; the report."""
     board = MarkerBoard()
@@ -446,7 +470,7 @@ def summary(env: Environment, settings: Settings, args: argparse.Namespace) -> d
     report = {
         "users": args.users, "seconds": args.seconds, "uploads_share": args.uploads,
         "uploaders": len(uploaders), "pages": list(PAGES), "seed": args.seed,
-        "think_s": [args.think_min, args.think_max], "warm": args.warm,
+        "think_s": [args.think_min, args.think_max], "warm": args.warm, "walk": args.walk,
         "actions": env.stats.total.num_requests, "errors": env.stats.total.num_failures,
         "error_messages": dict(errors),
         "crossed_sessions": sum(bool(c.crossed) for c in settings.clients),
@@ -491,6 +515,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, help="write the report here")
     parser.add_argument("--warm", action="store_true",
                         help="visit the home page once before the users arrive (untimed)")
+    parser.add_argument("--walk", action="store_true",
+                        help="the teacher's preparation first (untimed): every page's views, "
+                             "and its ε slider across every value")
     parser.add_argument("--ramp", type=float, default=3.0,
                         help="seconds over which the users arrive")
     parser.add_argument("--think-min", type=float, default=2.0)
@@ -512,7 +539,9 @@ def main(argv: list[str] | None = None) -> int:
     with streamlit_server() as server:
         if args.warm:
             warm_up(server, args.timeout)
+        walked = walk_through(server, args.timeout) if args.walk else None
         report = run_load(server, args)
+        report["walk_s"] = walked
     print(table(report))
     if report["errors"]:
         print("The server's last lines:\n" + "".join(list(server.log)[-LOG_TAIL:]), file=sys.stderr)
