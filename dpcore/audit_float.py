@@ -211,8 +211,9 @@ def reachable_release(y: Any, truth: Any = None) -> np.ndarray:
 
     Derivation. With ``k = GRID_EXPONENT = -60`` the sampler rounds the answer to the grid,
     ``t = round(truth 2^60) 2^-60``, adds ``z 2^-60`` for an integer ``z`` drawn exactly from
-    the discrete Laplace (or Gaussian) law, whose support is all of the integers, and rounds the
-    exact sum ``(round(truth 2^60) + z) 2^-60`` to a double ([CKS20]_; OpenDP's
+    the discrete Laplace (or Gaussian, of any variance: the L2-Laplace's mixture draws one per
+    vector) law, whose support is all of the integers, and rounds the exact sum
+    ``(round(truth 2^60) + z) 2^-60`` to a double ([CKS20]_; OpenDP's
     ``make_laplace``/``make_gaussian`` with ``k``). So an output is the rounding of *some*
     multiple of ``2^-60``, and every multiple is the exact sum for one ``z``:
 
@@ -303,6 +304,8 @@ class FloatCase:
 
 
 _OPENDP = "OpenDP exact (discrete noise on the 2^-60 grid)"
+_MIXTURE = ("OpenDP exact discrete Gaussian on the 2^-60 grid, its variance a Gamma draw "
+            "(numpy)")
 _NUMPY = "numpy Laplace, fl(truth + noise)"
 
 
@@ -358,9 +361,9 @@ def _importance(epsilon: float, *, n_private: int = 50, d: int = 3, lam: float =
                 seed: int = 13) -> FloatCase:
     b_d, b_dp, _, x, xp = importance_pair(n_private, d, lam, seed)
     mech = L2Laplace(epsilon, release_sensitivity(b_d.size, n_private, lam), b_d.size)
-    return FloatCase("importance", "Importance weights: beta (coordinate-wise Laplace at the "
-                     "L1 bound)", epsilon, 0.0, b_d, b_dp,
-                     lambda values, gen: mech.release(values), reachable_release, _OPENDP,
+    return FloatCase("importance", "Importance weights: beta (L2-Laplace, a Gaussian scale "
+                     "mixture)", epsilon, 0.0, b_d, b_dp,
+                     lambda values, gen: mech.release(values), reachable_release, _MIXTURE,
                      f"N_D = {n_private}, d = {d}, lam = {lam:g}; changed record "
                      f"{np.round(x, 2).tolist()} -> {np.round(xp, 2).tolist()} (hill-climbed)")
 
@@ -374,7 +377,7 @@ def _output(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.1) -> Flo
         return perturb_output(values, n=n, lam=lam, epsilon=epsilon, gap=TOL)
 
     return FloatCase("output", "Output perturbation: w (Chaudhuri & Monteleoni Alg. 1)", epsilon,
-                     0.0, w0, w1, release, reachable_release, _OPENDP,
+                     0.0, w0, w1, release, reachable_release, _MIXTURE,
                      f"n = {n}, d = {d}, lam = {lam:g}; changed record u -> -u, ||u|| = 1")
 
 
@@ -388,7 +391,7 @@ def _masking(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.1) -> Fl
         return perturb_output(values, n=n, lam=lam, epsilon=epsilon, lipschitz=lip, gap=GAP_TOL)
 
     return FloatCase("masking", "Masked data: the noisy classifier W' (Pham et al. Alg. 1)",
-                     epsilon, 0.0, w0, w1, release, reachable_release, _OPENDP,
+                     epsilon, 0.0, w0, w1, release, reachable_release, _MIXTURE,
                      f"n = {n}, d = {d}, lam = {lam:g}; changed record u -> -u, ||u|| = 1")
 
 
@@ -399,7 +402,7 @@ def _input(epsilon: float, *, d: int = 2) -> FloatCase:
         return input_perturbation(values[:, None, :], epsilon)[:, 0, :]
 
     return FloatCase("input", "Masked data: input perturbation (Pham et al. Alg. 2)", epsilon,
-                     0.0, u, -u, release, reachable_release, _OPENDP,
+                     0.0, u, -u, release, reachable_release, _MIXTURE,
                      "one record's features x = u -> -u, ||u|| = 1 (the diameter)")
 
 
@@ -432,13 +435,15 @@ def _numpy_count(epsilon: float) -> FloatCase:
 def _numpy_beta(epsilon: float, *, n_private: int = 50, d: int = 3, lam: float = 0.01,
                 seed: int = 13) -> FloatCase:
     b_d, b_dp, *_ = importance_pair(n_private, d, lam, seed)
-    mech = L2Laplace(epsilon, release_sensitivity(b_d.size, n_private, lam), b_d.size)
-    return FloatCase("numpy_beta", "numpy Laplace on beta, the release's law drawn by numpy "
+    dim = b_d.size
+    mech = Laplace(epsilon, math.sqrt(dim) * release_sensitivity(dim, n_private, lam))
+    return FloatCase("numpy_beta", "numpy Laplace on beta, coordinate-wise at the L1 bound "
                      "(broken on purpose)", epsilon, 0.0, b_d, b_dp,
-                     lambda values, gen: mech.randomise(values, rng=gen, law="release"),
-                     partial(reachable_numpy_laplace, scale=mech.release_scale), _NUMPY,
+                     lambda values, gen: mech.randomise(values, rng=gen),
+                     partial(reachable_numpy_laplace, scale=mech.scale), _NUMPY,
                      "the importance-weights pair", broken=True,
-                     note="L2Laplace.randomise(law='release'): right law, numpy sampler")
+                     note="Laplace.randomise at sqrt(d) times beta's L2 sensitivity: an "
+                          "epsilon-DP law, numpy sampler")
 
 
 _BUILDERS: dict[str, Callable[[float], FloatCase]] = {

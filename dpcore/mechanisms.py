@@ -12,11 +12,11 @@ the converted value) and has two paths, which follow the same law:
   be published: the low-order bits of ``truth + numpy noise`` depend on the truth ([Mir12]_), and
   the seed rebuilds the noise. ``rng`` is required for that reason.
 
-``variance`` and ``tail_bound`` are closed forms. :class:`L2Laplace` is the one class whose two
-paths differ on purpose: its release adds coordinate-wise Laplace noise calibrated to the L1
-bound ``sqrt(d) Δ₂`` (float-safe, pure ε-DP, about ``sqrt 2`` times the paper's expected noise
-norm), while its studies keep the papers' L2-Laplace; ``randomise(..., law="release")`` draws the
-release's law for a study.
+``variance`` and ``tail_bound`` are closed forms. :class:`L2Laplace` releases the papers'
+L2-Laplace as a Gaussian scale mixture around OpenDP's exact discrete Gaussian
+(:func:`dpcore.release_noise.release_l2_laplace`); ``randomise(..., law="release")`` draws that
+construction for a study (numpy variances and normals), the default ``law="paper"`` the papers'
+norm-and-direction form of the same law.
 
 Neighbouring relation and sensitivity
 -------------------------------------
@@ -653,13 +653,12 @@ class L2Laplace(Mechanism):
     Sect. 1.3 with the L2 norm). Studies draw it (:meth:`randomise`, by
     :func:`dpcore.noise.sample_l2_laplace`).
 
-    A release cannot: a continuous vector law has no float-safe exact sampler. :meth:`release`
-    adds independent Laplace noise to every coordinate instead, calibrated to the L1 sensitivity
-    ``sqrt(dim) * sensitivity`` (``||v||_1 <= sqrt(dim) ||v||_2``), through OpenDP's exact
-    sampler: pure epsilon-DP and safe on floating point. Its per-coordinate scale is
-    ``release_scale = sqrt(dim) * scale``, so its noise norm is about ``sqrt(2 dim) *
-    release_scale = sqrt(2) dim scale``, ``sqrt 2`` times the paper's ``E||x|| = dim scale``
-    (and its variance per coordinate ``2 dim / (dim + 1)`` times the paper's).
+    :meth:`release` draws the same law, float-safe: the vector is ``N(0, V I)`` with a random
+    variance ``V ~ Gamma((dim + 1) / 2, scale 2 release_scale**2)``, and given ``V`` OpenDP adds
+    its exact discrete Gaussian on the 2^-60 grid
+    (:func:`dpcore.release_noise.release_l2_laplace`, whose docstring has the privacy
+    argument). Its scale :attr:`release_scale` covers OpenDP's rounding of the input to the
+    grid, a relative ``sqrt(dim) 2^-60 / sensitivity`` above :attr:`scale`.
 
     Parameters
     ----------
@@ -681,11 +680,7 @@ class L2Laplace(Mechanism):
     expected_norm : float
         ``dim * scale``.
     release_scale : float
-        ``sqrt(dim) * scale``: the Laplace scale of each coordinate of a release.
-    release_variance : float
-        ``2 release_scale**2`` per coordinate.
-    release_rms_norm : float
-        ``sqrt(2 dim) * release_scale``, the root-mean-square norm of a release's noise.
+        The scale of a release's law (:func:`dpcore.release_noise.l2_laplace_scale`).
 
     Examples
     --------
@@ -694,8 +689,8 @@ class L2Laplace(Mechanism):
     (0.3, 0.04)
     >>> mech.randomise(np.zeros((5, 3)), rng=0).shape
     (5, 3)
-    >>> round(mech.release_rms_norm / mech.expected_norm, 4)  # sqrt(2)
-    1.4142
+    >>> round(mech.release_scale / mech.scale, 9)
+    1.0
     >>> mech.release(np.zeros(3)).shape
     (3,)
     """
@@ -725,15 +720,7 @@ class L2Laplace(Mechanism):
 
     @property
     def release_scale(self) -> float:
-        return math.sqrt(self.dim) * self.scale
-
-    @property
-    def release_variance(self) -> float:
-        return 2.0 * self.release_scale**2
-
-    @property
-    def release_rms_norm(self) -> float:
-        return math.sqrt(2.0 * self.dim) * self.release_scale
+        return release_noise.l2_laplace_scale(self.sensitivity, self.epsilon, self.dim)
 
     def tail_bound(self, level: float) -> float:
         """The radius ``t`` with ``P(||noise||_2 <= t) = level``: a Gamma(dim, scale) quantile."""
@@ -750,9 +737,8 @@ class L2Laplace(Mechanism):
         return arr
 
     def release(self, value: Any) -> np.ndarray:
-        """Publish each row of ``value``: coordinate-wise Laplace noise of scale
-        :attr:`release_scale` from OpenDP's float-safe sampler (class docstring), epsilon-DP per
-        row for an L2 sensitivity ``sensitivity``.
+        """Publish each row of ``value``: L2-Laplace noise of scale :attr:`release_scale`,
+        float-safe (class docstring), epsilon-DP per row for an L2 sensitivity ``sensitivity``.
 
         Parameters
         ----------
@@ -764,8 +750,7 @@ class L2Laplace(Mechanism):
         ndarray of shape (..., dim)
         """
         arr = self._rows(value)
-        return release_noise.release_laplace(arr, math.sqrt(self.dim) * self.sensitivity,
-                                             self.epsilon)
+        return release_noise.release_l2_laplace(arr, self.sensitivity, self.epsilon)
 
     def randomise(self, value: Any, *, rng: Any, law: str = "paper") -> np.ndarray:
         """Simulate: add an independent noise vector to each row of ``value`` (a study).
@@ -777,9 +762,12 @@ class L2Laplace(Mechanism):
         rng : int or numpy.random.Generator
             The study's seed or stream (required).
         law : {"paper", "release"}, default="paper"
-            ``"paper"``: the L2-Laplace (norm Gamma(dim, scale), uniform direction);
-            ``"release"``: the law of :meth:`release`, i.i.d. Laplace(release_scale) per
-            coordinate.
+            ``"paper"``: the L2-Laplace of :attr:`scale` as the papers draw it (norm
+            Gamma(dim, scale), uniform direction); ``"release"``: the construction of
+            :meth:`release` at :attr:`release_scale`, a Gamma variance
+            (:func:`dpcore.release_noise.l2_laplace_variances`) times a standard normal vector
+            (numpy's, where the release uses OpenDP's lattice Gaussian). The two laws are one
+            up to the grid term of :attr:`release_scale`.
 
         Returns
         -------
@@ -790,7 +778,11 @@ class L2Laplace(Mechanism):
             raise ValueError(f"law == {law!r}, must be 'paper' or 'release'.")
         gen = _study_rng(rng)
         if law == "release":
-            return arr + sample_laplace(self.release_scale, size=arr.shape, rng=gen)
+            rows = math.prod(arr.shape[:-1])
+            variances = release_noise.l2_laplace_variances(rows, self.dim, self.release_scale,
+                                                           gen)
+            sd = np.sqrt(variances).reshape(*arr.shape[:-1], 1)
+            return arr + sd * gen.standard_normal(arr.shape)
         return arr + sample_l2_laplace(self.dim, self.scale, size=arr.shape[:-1], rng=gen)
 
     def _repr_args(self) -> list[str]:

@@ -253,9 +253,9 @@ def publish(epsilon: float) -> None:
     published = publish_panel("importance", scenario=scenario, scenario_id=scenario_id,
                               epsilon=epsilon, settings=f"ε = {epsilon:g}, λ = {lam:g}",
                               release=release, label="Publish the weights",
-                              noise="coordinate-wise Laplace on β at √d × Lemma 2's "
-                                    "L2 sensitivity (the studies draw the paper's "
-                                    "L2-Laplace)")
+                              noise="the paper's L2-Laplace on β at Lemma 2's L2 "
+                                    "sensitivity, drawn as a Gaussian scale mixture (the "
+                                    "studies draw the same law)")
     if published is not None:
         iw = published.value
         st.success(f"Published at {published.settings} "

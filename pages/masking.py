@@ -269,8 +269,8 @@ def publish(numbers, params) -> None:
     published = publish_panel("masking", scenario=route, scenario_id=route_id,
                               epsilon=params.epsilon, settings=released_at, release=release,
                               label="Publish the masked dataset",
-                              noise="coordinate-wise Laplace on W′ at √(Kd) × the L2 "
-                                    "sensitivity (the studies draw the paper's L2-Laplace)")
+                              noise="the paper's L2-Laplace on W′, drawn as a Gaussian "
+                                    "scale mixture (the studies draw the same law)")
     if published is None:
         return
     released = published.value

@@ -235,9 +235,9 @@ def publish(epsilon: float, lam: float, intercept: bool, scenario_id: str) -> No
             "study's rule of (ε, n, d) suits the paper's data but can regularise a table like "
             "Adult down to the majority class.")
     st.caption(
-        "The release adds coordinate-wise Laplace noise, calibrated to √d times the L2 "
-        "sensitivity, through OpenDP's exact sampler: safe on floating point, the same ε, and "
-        "about √2 times the noise norm of the paper's L2-Laplace, which the studies draw. "
+        "The release adds the paper's L2-Laplace noise, which the studies draw too, made safe "
+        "on floating point: a Gaussian of random variance (the Gamma mixture that is the "
+        "L2-Laplace) through OpenDP's exact discrete sampler. "
         "Objective perturbation is studied but not released: its proof needs noise from a "
         "continuous law and the exact minimiser, and floating point gives neither "
         "(docs/privacy.md).")
@@ -257,7 +257,7 @@ def publish(epsilon: float, lam: float, intercept: bool, scenario_id: str) -> No
     published = publish_panel("perturbation", scenario=scenario, scenario_id=scenario_id,
                               epsilon=epsilon, settings=settings, release=release,
                               label="Publish the model",
-                              noise="coordinate-wise Laplace at √d × the L2 sensitivity")
+                              noise="L2-Laplace at the L2 sensitivity (a Gaussian scale mixture)")
     if published is not None:
         model = published.value
         error = 1.0 - model.score(X_eval, y_eval)

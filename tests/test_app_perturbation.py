@@ -128,7 +128,7 @@ def test_publish_releases_output_perturbation_with_float_safe_noise():
     assert set(payload) >= {"coef", "classes", "epsilon", "lambda", "norm_bound", "intercept"}
     assert payload["epsilon"] == 0.5
     ledger = at.session_state["_budget_accountant"].ledger
-    assert "coordinate-wise Laplace (OpenDP)" in ledger["note"].iloc[0]
+    assert "L2-Laplace (OpenDP)" in ledger["note"].iloc[0]
     (download,) = [b for b in at.get("download_button") if b.key == "lr_download"]
     assert download.label == "Download the model (JSON)"
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from dpcore import release_noise
 from dpcore.mechanisms import Exponential, Gaussian, L2Laplace, Laplace, Mechanism
 from dpcore.validation import DataError
 
@@ -136,12 +137,16 @@ def test_gaussian_law_variance_and_tail_bound(calibration):
 # ---- L2 Laplace ------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("law", ["paper", "release"])
 @pytest.mark.parametrize("dim, eps, sens", [(1, 1.0, 1.0), (5, 2.0, 0.6), (113, 10.0, 0.2)])
-def test_l2_laplace_norm_is_gamma(dim, eps, sens):
+def test_l2_laplace_norm_is_gamma(dim, eps, sens, law):
+    """Both constructions, the papers' (Gamma norm, uniform direction) and the release's (a Gamma
+    variance times a Gaussian vector), have the L2-Laplace law."""
     mech = L2Laplace(eps, sens, dim)
     scale = sens / eps
     assert mech.scale == scale and mech.expected_norm == dim * scale
-    noise = mech.randomise(np.ones((N, dim)), rng=3) - 1.0
+    assert scale <= mech.release_scale <= scale * (1 + 1e-11)
+    noise = mech.randomise(np.ones((N, dim)), rng=3, law=law) - 1.0
     norms = np.linalg.norm(noise, axis=1)
     law = stats.gamma(a=dim, scale=scale)
     assert ks_statistic(norms, law.cdf) < KS_CRIT
@@ -153,12 +158,13 @@ def test_l2_laplace_norm_is_gamma(dim, eps, sens):
     assert abs(est - mech.variance) < 5 * math.sqrt(var_sq / N) / dim
 
 
+@pytest.mark.parametrize("law", ["paper", "release"])
 @pytest.mark.parametrize("dim", [2, 5, 113])
-def test_l2_laplace_direction_is_uniform(dim):
+def test_l2_laplace_direction_is_uniform(dim, law):
     # For u uniform on the sphere S^(dim-1) and a fixed unit e, (1 + u.e) / 2 is
     # Beta((dim - 1) / 2, (dim - 1) / 2).
     mech = L2Laplace(1.0, 1.0, dim)
-    noise = mech.randomise(np.zeros((N, dim)), rng=4)
+    noise = mech.randomise(np.zeros((N, dim)), rng=4, law=law)
     u = noise / np.linalg.norm(noise, axis=1, keepdims=True)
     e = np.arange(1.0, dim + 1.0)
     e /= np.linalg.norm(e)
@@ -166,10 +172,46 @@ def test_l2_laplace_direction_is_uniform(dim):
     assert ks_statistic((1 + u @ e) / 2, stats.beta(half, half).cdf) < KS_CRIT
 
 
-def test_l2_laplace_dim_one_is_symmetric_laplace():
+@pytest.mark.parametrize("law", ["paper", "release"])
+def test_l2_laplace_dim_one_is_symmetric_laplace(law):
     # dim 1: the density exp(-|x| / scale) is the scalar Laplace law.
-    noise = L2Laplace(2.0, 1.0, 1).randomise(np.zeros((N, 1)), rng=5)[:, 0]
+    noise = L2Laplace(2.0, 1.0, 1).randomise(np.zeros((N, 1)), rng=5, law=law)[:, 0]
     assert ks_statistic(noise, stats.laplace(scale=0.5).cdf) < KS_CRIT
+
+
+@pytest.mark.parametrize("dim", [1, 2, 7, 112])
+def test_release_variances_are_gamma_and_floored(dim):
+    """The release's mixing variance: Gamma((dim + 1) / 2) times 2 scale^2, never below the
+    floor (draws under it are redrawn)."""
+    v = release_noise.l2_laplace_variances(N, dim, 0.3, np.random.default_rng(6))
+    gamma = v / (2 * 0.3**2)
+    assert ks_statistic(gamma, stats.gamma((dim + 1) / 2).cdf) < KS_CRIT
+    assert gamma.min() >= release_noise.GAMMA_FLOOR
+
+
+class _Bits:
+    """A stand-in Generator whose random bits are given: the first exponent words are all zero."""
+
+    def __init__(self, zero_words: int) -> None:
+        self.zero_words = zero_words
+
+    def integers(self, low, high, size):
+        if high == 1 << 52:  # the significand's bits
+            return np.zeros(size, dtype=np.int64)
+        self.zero_words -= 1
+        return np.full(size, 0 if self.zero_words >= 0 else 1, dtype=np.int64)
+
+
+def test_release_exponentials_are_not_capped_by_53_bit_uniforms():
+    """A 53-bit uniform stops at -log(2^-53) = 36.7; the release's exponentials read more words
+    while the bits are all zero (so the mixture keeps its exponential tail)."""
+    e = release_noise._exponentials(_Bits(zero_words=2), 3)
+    # two zero words (106 leading zeros), then 52 more before the lowest bit: u = 2^-159
+    np.testing.assert_allclose(e, 159 * math.log(2.0), rtol=1e-15)
+    assert release_noise._exponentials(_Bits(zero_words=0), 1)[0] == pytest.approx(
+        53 * math.log(2.0), rel=1e-15)
+    draws = release_noise._exponentials(np.random.default_rng(7), N)
+    assert ks_statistic(draws, stats.expon.cdf) < KS_CRIT
 
 
 def test_l2_laplace_batch_shapes_and_independent_rows():

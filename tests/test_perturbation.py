@@ -328,20 +328,24 @@ def test_bad_features_and_too_few_rows():
 
 @pytest.mark.parametrize(("fit_intercept", "method"), [(True, "output"), (False, "objective")])
 def test_auto_lambda_is_the_rule_of_epsilon_n_and_fitted_columns(sphere, fit_intercept, method):
-    """lam="auto" is lambda_rule(epsilon, n, d) with d the coefficients fitted (the intercept's
-    column included); a number is used as given."""
+    """lam="auto" is lambda_rule(epsilon, n, d, method) with d the coefficients fitted (the
+    intercept's column included): 0.07 (d / (n epsilon))^(2/3) for output perturbation,
+    0.2 d / (n epsilon) for objective perturbation; a number is used as given."""
     X, y, _, _ = sphere
     n, d = X.shape
     clf = PrivateLogisticRegression(epsilon=0.5, method=method, data_norm=1.0,
                                     fit_intercept=fit_intercept, rng=0).fit(X, y)
     assert clf.lam == "auto"
-    expected = 0.2 * (d + fit_intercept) / (n * 0.5)
+    ratio = (d + fit_intercept) / (n * 0.5)
+    expected = 0.07 * ratio ** (2 / 3) if method == "output" else 0.2 * ratio
     assert clf.lam_resolved_ == pytest.approx(expected, rel=1e-12)
-    assert clf.lam_resolved_ == lambda_rule(0.5, n, d + fit_intercept)
+    assert clf.lam_resolved_ == lambda_rule(0.5, n, d + fit_intercept, method)
     delta = clf.calibration_.delta_reg if method == "objective" else 0.0
     assert clf.lam_ == pytest.approx(clf.lam_resolved_ + delta, rel=1e-12)
     record = clf.to_dict()
-    assert record["lambda"] == clf.lam_resolved_ and record["lambda_choice"].startswith("rule")
+    assert record["lambda"] == clf.lam_resolved_
+    assert record["lambda_choice"] == ("rule 0.07 (d / (n epsilon))^(2/3)" if method == "output"
+                                       else "rule 0.2 d / (n epsilon)")
     fixed = PrivateLogisticRegression(epsilon=0.5, lam=0.03, data_norm=1.0, rng=0).fit(X, y)
     assert fixed.lam_resolved_ == 0.03 and fixed.to_dict()["lambda_choice"] == "set"
 
@@ -353,7 +357,7 @@ def test_auto_lambda_reads_no_labels_or_values():
     y1, y2 = (X1[:, 0] > 0.5).astype(int), rng.integers(2, size=300)
     a = PrivateLogisticRegression(epsilon=2.0, rng=0).fit(X1, y1)
     b = PrivateLogisticRegression(epsilon=2.0, rng=0).fit(X2, y2)
-    assert a.lam_resolved_ == b.lam_resolved_ == lambda_rule(2.0, 300, 5)
+    assert a.lam_resolved_ == b.lam_resolved_ == lambda_rule(2.0, 300, 5, "output")
 
 
 @pytest.mark.parametrize(("lam", "error", "match"), [

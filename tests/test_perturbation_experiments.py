@@ -58,7 +58,7 @@ def test_sphere_data_invalid():
 
 def test_lambda_rule():
     assert lambda_rule(1.0, 10_000, 10) == pytest.approx(0.2 * 10 / 10_000)
-    assert lambda_rule(1.0, 10_000, 10, "output") == pytest.approx(10 * (1e-3) ** (2 / 3))
+    assert lambda_rule(1.0, 10_000, 10, "output") == pytest.approx(0.07 * (1e-3) ** (2 / 3))
     assert lambda_rule(1e-4, 10, 100) == 1.0  # clipped
     assert lambda_rule(0.1, 1000, 10) > lambda_rule(1.0, 1000, 10)
     with pytest.raises(ValueError):
@@ -148,10 +148,11 @@ def test_bad_input_messages():
 
 
 def test_release_lambda_is_chosen_on_public_data_and_beats_guessing():
-    """The release's λ comes from E alone (a simulated release at N_D's noise); on Adult the
-    study rule's λ (about 0.3 at ε = 1) regularises the model down to the majority class,
-    while the λ chosen here leaves a model better than always guessing it (seeded: E's split
-    and the simulated noise come from the study's streams)."""
+    """The release's λ comes from E alone (a simulated release at N_D's noise): it leaves a model
+    better than always guessing, where the largest λ tried regularises the model down to the
+    majority class, and on Adult it is the grid's nearest to the output rule's λ (0.0022 at
+    ε = 1), whose constant was chosen on Adult (seeded: E's split and the simulated noise come
+    from the study's streams)."""
     from dpcore.datasets import load_scenario
     from dpcore.perturbation.experiments import (
         RELEASE_LAMBDAS,
@@ -166,7 +167,7 @@ def test_release_lambda_is_chosen_on_public_data_and_beats_guessing():
     lam, table = release_lambda(public.X, public.y, n_private=n, epsilon=1.0,
                                 data_norm=private.data_norm, fit_intercept=True,
                                 classes=private.classes)
-    assert lam in RELEASE_LAMBDAS and lam < lambda_rule(1.0, n, d, "output") / 10
+    assert lam in RELEASE_LAMBDAS and 0.5 < lam / lambda_rule(1.0, n, d + 1, "output") < 2
     majority = 1.0 - max(np.mean(public.y == c) for c in private.classes)
     assert table["error"].min() < majority
     assert table.loc[table["lam"] == max(RELEASE_LAMBDAS), "error"].item() >= majority - 1e-9

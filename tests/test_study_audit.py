@@ -238,7 +238,8 @@ def test_a_gaussian_the_runs_cannot_see_is_said_plainly():
 
 @pytest.mark.parametrize("key, noise", [
     ("laplace", "Laplace noise"), ("counts_release", "discrete Laplace noise"),
-    ("output_release", "coordinate-wise Laplace noise"), ("input", "L2-Laplace noise"),
+    ("output_release", "L2-Laplace noise drawn as a Gaussian scale mixture"),
+    ("input", "L2-Laplace noise"),
     ("exponential", "exponential-mechanism noise"),
     ("selection_exponential", "exponential-mechanism noise")])
 def test_the_verdict_names_each_mechanisms_noise(key, noise):

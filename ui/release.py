@@ -71,7 +71,7 @@ def publish_panel(key: str, *, scenario: Scenario, scenario_id: str, epsilon: fl
     relation : {"replace", "add_remove"}, default="replace"
         The neighbouring relation the release is calibrated under.
     noise : str, default=""
-        How the release draws its noise, in words (e.g. "coordinate-wise Laplace, σ ..."); shown
+        How the release draws its noise, in words (e.g. "L2-Laplace on β ..."); shown
         with the sampler.
     """
     try:

@@ -487,11 +487,11 @@ class ImportanceWeights:
     clip : bool, default=False
         Clip private records into [0, 1]^d instead of refusing values outside it.
     rng : None, int or numpy.random.Generator, default=None
-        ``None``: a **release**, whose noise is coordinate-wise Laplace of scale
-        ``sqrt(d) sensitivity_ / epsilon`` from OpenDP's float-safe sampler and fresh OS entropy
+        ``None``: a **release**, whose noise is the paper's L2-Laplace drawn float-safe (a
+        Gaussian scale mixture around OpenDP's exact sampler) from fresh OS entropy
         (:meth:`dpcore.mechanisms.L2Laplace.release`). A seed or Generator: a **study**, whose
-        noise is the paper's L2-Laplace drawn by numpy; anyone who knows the seed can rebuild
-        it, so a seeded fit cannot spend through an accountant.
+        noise is the same law drawn by numpy; anyone who knows the seed can rebuild it, so a
+        seeded fit cannot spend through an accountant.
     accountant : BudgetAccountant, default=None
         Charged ``epsilon`` before the noise is drawn; a fit that would pass its budget raises
         :class:`~dpcore.accountant.BudgetExceeded` and releases nothing. Only with ``rng=None``.
@@ -511,8 +511,8 @@ class ImportanceWeights:
         ``sensitivity_ / epsilon``: the paper's scale (the noise norm of a study is
         Gamma(d, noise_scale_)).
     noise_law_ : str
-        ``"release"`` (coordinate-wise Laplace of scale ``sqrt(d) noise_scale_``, float-safe)
-        or ``"paper"`` (the L2-Laplace of a seeded study).
+        ``"release"`` (the L2-Laplace drawn float-safe, its scale covering OpenDP's 2^-60
+        grid) or ``"paper"`` (the L2-Laplace of a seeded study, drawn by numpy).
     epsilon_spent_ : float
     n_features_in_ : int
     feature_names_in_ : ndarray of str, present when ``private`` is a DataFrame
@@ -593,7 +593,7 @@ class ImportanceWeights:
         if self.accountant is not None:
             self.accountant.spend(epsilon, mechanism=MECHANISM, dataset=dataset or "private D",
                                   note=f"lam = {lam:g}, d = {d}, N_D = {n_D}; noise: "
-                                       "coordinate-wise Laplace (OpenDP)",
+                                       "L2-Laplace (OpenDP)",
                                   relation=RELATION)
         self.lam_ = lam
         self.sensitivity_ = mechanism.sensitivity

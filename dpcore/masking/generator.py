@@ -19,9 +19,9 @@ that does not depend on the data, so it costs no privacy), so the paper's ``||x_
   the C-class softmax in the flattened ``W`` (the per-record gradient ``(p - e_y) x^T`` has
   Frobenius norm ``||p - e_y|| ||x||`` and ``||p - e_y||^2 = (1 - p_y)^2 + sum_{c != y} p_c^2
   <= 2 (1 - p_y)^2 <= 2``). For the binary model this is the paper's density
-  ``exp(-lam N epsilon ||eta|| / 2)``; a release (``rng=None``) draws ``eta`` as coordinate-wise
-  Laplace at the L1 bound ``sqrt(K d)`` times that sensitivity through OpenDP's float-safe
-  sampler (:meth:`dpcore.mechanisms.L2Laplace.release`). Step 3 (the greedy masked set) uses only
+  ``exp(-lam N epsilon ||eta|| / 2)``; a release (``rng=None``) draws that law float-safe, as
+  a Gaussian scale mixture around OpenDP's exact sampler
+  (:meth:`dpcore.mechanisms.L2Laplace.release`). Step 3 (the greedy masked set) uses only
   ``W'``, the public
   initial set and fresh randomness, so it is post-processing: the released set is epsilon-DP
   whether or not its gradient reaches zero (the paper's Proposition 1 assumes it does; it need
@@ -199,8 +199,9 @@ def input_perturbation(X, epsilon: float, rng=None, accountant=None, *, data_nor
     epsilon : float
         Privacy budget, > 0.
     rng : None, int or numpy.random.Generator, default=None
-        None: a release (float-safe coordinate-wise Laplace at the L1 bound ``sqrt(d)`` times
-        the sensitivity, fresh OS entropy); a seed or Generator: a study (the paper's law).
+        None: a release (the paper's law drawn float-safe from fresh OS entropy,
+        :meth:`dpcore.mechanisms.L2Laplace.release`); a seed or Generator: a study (the same
+        law drawn by numpy).
     accountant : dpcore.accountant.BudgetAccountant, default=None
         If given, ``epsilon`` is spent through it before any noise is drawn (``rng=None``
         only).

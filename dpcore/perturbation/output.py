@@ -4,9 +4,8 @@ The released vector is ``w* + eta`` where ``w*`` minimises the averaged, ``lam``
 objective ``(lam/2)||w||^2 + (1/n) sum_i loss(y_i w.x_i)``. In the paper (and in every study
 here) ``eta`` has density proportional to ``exp(-epsilon ||eta|| / Delta)`` (the L2-Laplace, or
 "gamma", mechanism: norm ~ Gamma(d, Delta / epsilon), direction uniform). A release
-(``rng=None``) adds coordinate-wise Laplace noise calibrated to the L1 bound ``sqrt(d) Delta``
-through OpenDP's float-safe sampler instead (:meth:`dpcore.mechanisms.L2Laplace.release`): the
-same epsilon, about ``sqrt 2`` times the paper's noise norm, and no floating-point leak.
+(``rng=None``) draws the same law float-safe, as a Gaussian scale mixture around OpenDP's exact
+discrete Gaussian (:meth:`dpcore.mechanisms.L2Laplace.release`).
 
 Neighbouring relation: replace one record (``n`` fixed). Data bounds assumed and enforced by the
 caller: every record has ``||x_i|| <= data_norm`` (scale by a bound from the domain, clip what is
@@ -121,8 +120,8 @@ def perturb_output(coef, *, n: int, lam: float, epsilon: float, data_norm: float
     epsilon : float
         Privacy budget of each row's release, > 0 (pure epsilon-DP, delta = 0).
     rng : None, int or numpy.random.Generator, default=None
-        None: a release (float-safe coordinate-wise Laplace from fresh OS entropy, module
-        docstring); a seed or Generator: a study (the paper's L2-Laplace, numpy).
+        None: a release (the L2-Laplace drawn float-safe from fresh OS entropy, module
+        docstring); a seed or Generator: a study (the same law drawn by numpy).
     accountant : dpcore.accountant.BudgetAccountant, default=None
         If given, ``epsilon`` is spent through it *before* any noise is drawn (it raises
         ``BudgetExceeded`` and nothing is released when over budget). Only with ``rng=None``.
@@ -132,9 +131,9 @@ def perturb_output(coef, *, n: int, lam: float, epsilon: float, data_norm: float
     Returns
     -------
     ndarray of shape (..., n_features)
-        ``coef + eta``, independently per row: for a study ``||eta|| ~ Gamma(n_features,
-        sensitivity / epsilon)`` with a uniform direction ([CM08]_ Algorithm 1); for a release
-        i.i.d. Laplace(sqrt(n_features) sensitivity / epsilon) per coordinate.
+        ``coef + eta``, independently per row: ``||eta|| ~ Gamma(n_features, sensitivity /
+        epsilon)`` with a uniform direction ([CM08]_ Algorithm 1; a release's scale also covers
+        OpenDP's 2^-60 grid, :attr:`dpcore.mechanisms.L2Laplace.release_scale`).
 
     Examples
     --------
@@ -155,5 +154,5 @@ def perturb_output(coef, *, n: int, lam: float, epsilon: float, data_norm: float
     if accountant is not None:
         accountant.spend(epsilon, 0.0, mechanism=mechanism, dataset=dataset,
                          note=f"n={n}, lam={lam:g}, sensitivity={sensitivity:.4g}; noise: "
-                              "coordinate-wise Laplace (OpenDP)", relation="replace")
+                              "L2-Laplace (OpenDP)", relation="replace")
     return mech.draw(coef, rng=rng)
