@@ -42,13 +42,16 @@ def figure(reports: list[dict]) -> go.Figure:
             values = [r[f"{stat}_{kind}_s"] for r in reports]
             fig.add_trace(go.Scatter(x=users, y=values, mode="lines+markers", name=stat,
                                      line={"color": COLORS["dp"], "dash": dash},
-                                     showlegend=col == 1), row=1, col=col)
+                                     showlegend=False), row=1, col=col)
         if kind in TARGETS:
             fig.add_hline(y=TARGETS[kind], line_dash="dot", line_color=COLORS["chosen"],
                           row=1, col=col)
     fig.update_xaxes(title_text="users", type="log", tickvals=users)
-    fig.update_yaxes(type="log", title_text="seconds (log)", row=1, col=1)
-    fig.update_layout(height=380, margin={"t": 90}, title={
+    fig.update_yaxes(type="log", tickvals=[0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100],
+                     ticktext=["0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10", "20", "50",
+                               "100"])
+    fig.update_yaxes(title_text="seconds (log)", row=1, col=1)
+    fig.update_layout(height=400, margin={"t": 100}, title={
         "text": "Load test on one 2-core server: latency against users<br><span style="
                 "'font-size:12px'>p50 (solid) and p95 (dashed); dotted: the targets at 30 users"
                 "</span>", "x": 0, "xanchor": "left"})

@@ -15,6 +15,13 @@ from ui.cache import SHARED
 OPTIONS = (0.5, 1.0, 2.0, 3.0, 5.0)
 
 
+@pytest.fixture(autouse=True)
+def idle_machine(monkeypatch):
+    """The tests run on a busy machine (the suite on every core): say it has a core free, as
+    an idle server would; :func:`test_nothing_is_computed_ahead_on_a_busy_machine` says not."""
+    monkeypatch.setattr(prefetch, "busy", lambda: False)
+
+
 @pytest.fixture
 def key_of():
     """Keys unique to the test (the shared store outlives it)."""
@@ -177,3 +184,19 @@ def test_the_neighbours_are_the_pages_own_slider_values():
     settle()
     assert computed_ahead(0.1) and computed_ahead(0.5)
     assert not computed_ahead(0.3) and not computed_ahead(0.03)
+
+
+def test_nothing_is_computed_ahead_on_a_busy_machine(key_of, monkeypatch):
+    # issue 26: under a class's load every cycle goes to what people asked for
+    monkeypatch.setattr(prefetch, "busy", lambda: True)
+    assert prefetch.ahead(1.0, OPTIONS, key_of, lambda option: option) == []
+    assert not prefetch.pending()
+
+
+def test_busy_reads_the_load_average_against_the_cores(monkeypatch):
+    monkeypatch.undo()  # the real busy()
+    monkeypatch.setattr(prefetch.os, "getloadavg", lambda: (8.0, 0.0, 0.0))
+    monkeypatch.setattr(prefetch.os, "cpu_count", lambda: 2)
+    assert prefetch.busy()
+    monkeypatch.setattr(prefetch.os, "getloadavg", lambda: (0.5, 0.0, 0.0))
+    assert not prefetch.busy()

@@ -11,18 +11,21 @@ prepared part, the same seed).
 Bounded on purpose, for a class on one server: one worker thread for the whole server process,
 at most :data:`MAX_PENDING` values waiting, values the person has moved away from dropped before
 they start, uploads never computed ahead (their results live in the session only, see
-:mod:`ui.cache`).
+:mod:`ui.cache`), and nothing computed ahead while the machine has no idle core (its load
+average at least its number of cores): then every cycle goes to what people asked for.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from ui.cache import SHARED
 
-__all__ = ["MAX_PENDING", "SLOW_SECONDS", "ahead", "is_slow", "note_slow", "pending", "wait_for"]
+__all__ = ["MAX_PENDING", "SLOW_SECONDS", "ahead", "busy", "is_slow", "note_slow", "pending",
+           "wait_for"]
 
 #: A move slower than this (s) makes its neighbours worth computing ahead.
 SLOW_SECONDS = 0.25
@@ -76,6 +79,15 @@ def wait_for(key: str) -> None:
         job.result()
 
 
+def busy() -> bool:
+    """Whether the machine has no idle core: its 1-minute load average is at least its number
+    of cores (False where the load cannot be read)."""
+    try:
+        return os.getloadavg()[0] >= (os.cpu_count() or 1)
+    except OSError:
+        return False
+
+
 def ahead(value: float, options: Sequence[float], key_of: Callable[[float], str],
           compute_at: Callable[[float], object]) -> list[float]:
     """Compute the options next to ``value`` (the next larger first) in the background.
@@ -100,7 +112,7 @@ def ahead(value: float, options: Sequence[float], key_of: Callable[[float], str]
         The options queued by this call.
     """
     options = list(options)
-    if value not in options:
+    if value not in options or busy():
         return []
     i = options.index(value)
     near = [options[j] for j in (i + 1, i - 1) if 0 <= j < len(options)]
