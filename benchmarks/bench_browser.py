@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 import numpy as np
+from timing import stop
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -307,12 +308,7 @@ def streamlit_server(script: str, log: Path) -> Iterator[str]:
             time.sleep(0.25)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 @contextlib.contextmanager

@@ -69,6 +69,7 @@ from load_client import MarkerBoard, ProtocolError, Run, StreamlitClient, Widget
 from locust.env import Environment
 from locust.exception import StopUser
 from locust.stats import StatsEntry
+from timing import stop
 
 from dpcore.runs.scenarios import AT_RANDOM, ONE_FILE, UPLOAD
 
@@ -341,12 +342,7 @@ def streamlit_server() -> Iterator[Server]:
         _wait_healthy(server)
         yield server
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
         gevent.joinall(readers, timeout=5)
 
 

@@ -1,4 +1,5 @@
-"""The timing every benchmark shares: the best of several runs of a callable.
+"""The timing every benchmark shares: the best of several runs of a callable, and stopping a
+server it started.
 
 Every benchmark imports this module first, so that ``python benchmarks/<name>.py`` runs from a
 checkout as the README writes it: the repository root (``dpcore``, ``ui``) goes on the import
@@ -7,6 +8,7 @@ path, as an installed ``dpcore`` would be.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -28,3 +30,14 @@ def best_of(fn: Callable[[], T], repeat: int = 3) -> tuple[float, T]:
         out = fn()
         best = min(best, time.perf_counter() - start)
     return best, out
+
+
+def stop(process: subprocess.Popen, timeout: float = 10.0) -> None:
+    """Terminate a server the benchmark started, and kill it if it has not stopped after
+    ``timeout`` seconds."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
