@@ -1,5 +1,5 @@
 """dpcore.decision: the synthetic-data report's measures against their theory, the decision's
-numbers against the page study's, and the report: self-contained, no private row, fast.
+numbers against the page study's, and the report: self-contained, no private row.
 
 Tolerances come from each statistic's null law: with one law for both samples, the pMSE of a
 main-effects propensity model divided by its expectation ``(k - 1)(1 - c)^2 c / N`` behaves
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 
 import numpy as np
 import pytest
@@ -95,12 +94,11 @@ def test_decision_numbers_are_the_page_study_numbers(page):
     assert set(decision.sentences()) == {"utility", "risk", "audit", "budget", "deployments"}
 
 
-def test_report_is_self_contained_holds_the_numbers_and_is_written_fast(tmp_path):
-    start = time.perf_counter()
+def test_report_is_self_contained_and_holds_the_numbers(tmp_path):
+    # its speed (issue 25: under 5 s) is measured by benchmarks/bench_report.py, not here
     path = tmp_path / "r.html"
     assert cli.main(["report", EXAMPLES["perturbation"], "--out", str(path),
                      "--budget", "2"]) == 0
-    elapsed = time.perf_counter() - start
     page = path.read_text(encoding="utf-8")
     head = page.split("</head>")[0]
     assert len(head) > 1_000_000 and "Plotly" in head  # plotly.js inlined (the browser test
@@ -113,8 +111,6 @@ def test_report_is_self_contained_holds_the_numbers_and_is_written_fast(tmp_path
     assert json.loads(page.split("<pre>")[1].split("</pre>")[0].replace("&quot;", '"'))[
         "page"] == "perturbation"
     assert "this release would be charged ε = 1 and fits" in page
-    # issue 25: under 5 s on these 2 cores, compute included (measured about 1-2 s)
-    assert elapsed < 5.0, f"{elapsed:.1f} s"
 
 
 def test_report_of_an_upload_holds_no_private_row(tmp_path):
@@ -136,3 +132,12 @@ def test_a_page_without_a_release_is_refused_with_the_pages_that_have_one():
         decide("examples/audit-laplace.json")
     with pytest.raises(ValueError, match="prior"):
         decide(EXAMPLES["masking"], prior=1.5)
+
+
+def test_the_public_description_is_escaped_and_keeps_its_literal_characters():
+    from dpcore.decision.report import _markdown
+    from dpcore.text import md
+
+    text = f"**Uploaded data**: target *{md('a_b*c<script>')}*."
+    assert _markdown(text) == ("<p><b>Uploaded data</b>: target "
+                               "<i>a_b*c&lt;script&gt;</i>.</p>")

@@ -48,6 +48,8 @@ pre { background: #f7f7f7; padding: .8em; overflow-x: auto; font-size: .85em; }
 """
 _NON_PRIVATE = '<span class="np">non-private</span>'
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
+_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|~<>$])")  # dpcore.text.md's escapes
+_HELD = re.compile("\x00([0-9]+)\x00")
 _ITALIC = re.compile(r"\*(.+?)\*")
 
 
@@ -56,12 +58,15 @@ def _e(value: object) -> str:
 
 
 def _markdown(text: str) -> str:
-    """A public description's paragraphs as HTML: escaped, then its **bold** and *italic*."""
+    """A public description's paragraphs as HTML: escaped, then its **bold** and *italic*; a
+    character that :func:`dpcore.text.md` escaped (``\\*``) stays literal."""
     out = []
     for paragraph in (p.strip() for p in text.split("\n\n")):
         if paragraph:
-            bold = _BOLD.sub(r"<b>\1</b>", _e(paragraph))
-            out.append("<p>" + _ITALIC.sub(r"<i>\1</i>", bold) + "</p>")
+            held = _ESCAPED.sub(lambda m: f"\x00{ord(m.group(1))}\x00", paragraph)
+            bold = _BOLD.sub(r"<b>\1</b>", _e(html.unescape(held)))  # md() writes &lt; for <
+            styled = _ITALIC.sub(r"<i>\1</i>", bold)
+            out.append("<p>" + _HELD.sub(lambda m: _e(chr(int(m.group(1)))), styled) + "</p>")
     return "".join(out)
 
 
