@@ -11,22 +11,21 @@ a release and nothing spends budget.
 
 from collections.abc import Callable
 
+import pandas as pd
 import streamlit as st
 
 import ui.preload  # noqa: F401  (first: every module, one order; see ui/preload.py)
-from dpcore import studies
 from dpcore.decision import (
     AUDIT_CONFIDENCE,
     AUDIT_RUNS,
     RELEASES,
     Decision,
     audit_numbers,
-    decision,
+    decide,
     decision_params,
     report_html,
 )
 from dpcore.figures.decision import decision_figures
-from dpcore.runs import RunConfig
 from dpcore.studies.choose_epsilon import PRIORS
 from ui.budget import budget_sidebar
 from ui.cache import SHARED, content_key
@@ -59,32 +58,30 @@ st.markdown(
     "a release, and nothing spends budget.")
 
 
-def _audit(case: str, epsilon: float, seed: int):
+def _audit(case: str, epsilon: float, seed: int) -> pd.DataFrame:
     """The audit of ``case`` at ``epsilon`` (built-in pairs: one result for every session)."""
     return SHARED.get(content_key("dc_audit", case, epsilon, AUDIT_RUNS, AUDIT_CONFIDENCE, seed),
                       lambda: audit_numbers(case, epsilon, seed=seed))
 
 
 def current_decision(page: str, prior: float) -> Decision:
-    """The decision on ``page``'s release at its settings in this session."""
+    """The decision on ``page``'s release at its settings in this session, its study from the
+    page's own cache."""
     config = run_config(page, st.session_state)
-    params = decision_params(page, config["controls"], config["seed"])
-    rel, module = RELEASES[page], studies.study(page)
-    reads = rel.reads_scenario(params)
-    if reads and scenario is None:
+    data_id = st.session_state.get("scenario_id")
+    text = f"Computing the {registry_page(page).title.lower()} study…"
+    if scenario is None and RELEASES[page].reads_scenario(
+            decision_params(page, config["controls"], config["seed"])):
         st.info("Choose a scenario in the sidebar: this release reads it.")
         st.stop()
-    data, data_id = (scenario, st.session_state.get("scenario_id")) if reads else (None, None)
-    text = f"Computing the {registry_page(page).title.lower()} study…"
-    ready = study_prepared(module, data, data_id, params, text=text)
-    numbers = study_numbers(module, data, data_id, params, text=text)
-    case, claimed = rel.audit(params, numbers["metrics"].iloc[0])
-    title, description = rel.data(params, ready) or (scenario.title, scenario.description)
-    run = RunConfig.from_dict({**config, "controls": {**config["controls"],
-                                                      **params.controls()}})
-    return decision(page, run, params=params, numbers=numbers, prepared=ready,
-                    data_title=title, data_description=description, prior=prior,
-                    audit=_audit(case, claimed, params.seed), accountant=accountant)
+
+    def study(module, data, params):
+        key = data_id if data is not None else None
+        return (study_prepared(module, data, key, params, text=text),
+                study_numbers(module, data, key, params, text=text))
+
+    return decide(config, scenario=scenario, prior=prior, accountant=accountant, study=study,
+                  audit=_audit)
 
 
 def headline(dec: Decision) -> None:

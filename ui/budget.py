@@ -20,7 +20,7 @@ import streamlit as st
 
 from dpcore import DataError
 from dpcore.accountant import FILTERS, RELATIONS, BudgetAccountant
-from dpcore.planning import COMPOSITION_ASSUMPTIONS, deployments
+from dpcore.planning import COMPOSITION_ASSUMPTIONS, epsilon_rank
 from dpcore.text import csv_bytes, md
 
 ACCOUNTANT_KEY = "_budget_accountant"
@@ -193,10 +193,9 @@ def budget_sidebar() -> BudgetAccountant:
 
 def deployments_line(epsilon: float) -> str:
     """Where a budget ε sits among the published deployments' ε, in one line."""
-    published = deployments()["epsilon"].dropna()
-    below = int((published < epsilon).sum())
-    return (f"Among {len(published)} published deployments, {below} used a smaller ε than "
-            f"{epsilon:g} and {len(published) - below} a larger or equal one (units differ).")
+    smaller, published = epsilon_rank(epsilon)
+    return (f"Among {published} published deployments, {smaller} used a smaller ε than "
+            f"{epsilon:g} and {published - smaller} a larger or equal one (units differ).")
 
 
 def ledger_lines(ledger: pd.DataFrame) -> str:

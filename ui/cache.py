@@ -144,7 +144,7 @@ def is_cached(scenario: Scenario | None, scenario_id: str, parts: tuple) -> bool
     if is_builtin(scenario):
         with SHARED.lock:
             return key in SHARED.values
-    return key in st.session_state.get(_MEMO_KEY, {})
+    return session_memo_has(key)
 
 
 def memo(scenario: Scenario | None, scenario_id: str, parts: tuple, compute: Callable[[], T]) -> T:

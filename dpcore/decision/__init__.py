@@ -1,6 +1,6 @@
 """Decide on one release with the whole picture, and hand the decision over as a report.
 
-* :func:`decide` (from a page's run config) and :func:`decision` (from a study's numbers): the
+* :func:`decide` (from a page's run config, with the caller's scenario and caches if any): the
   utility the study measured with its spread, the risk at a prior, the audit's lower bound, the
   budget spent and left, the published deployments and, for a masked release, the
   synthetic-data utility report (:mod:`dpcore.decision.decide`);
@@ -21,7 +21,6 @@ from dpcore.decision.decide import (
     audit_numbers,
     budget_table,
     decide,
-    decision,
     decision_params,
     masked_report,
 )
@@ -30,5 +29,5 @@ from dpcore.decision.report import report_html, report_pdf
 from dpcore.decision.synthetic import synthetic_report
 
 __all__ = ["AUDIT_CONFIDENCE", "AUDIT_RUNS", "RELEASES", "Decision", "Release", "audit_numbers",
-           "budget_table", "decide", "decision", "decision_params", "masked_report", "release",
+           "budget_table", "decide", "decision_params", "masked_report", "release",
            "report_html", "report_pdf", "synthetic_report"]

@@ -1,6 +1,6 @@
 """One decision on one screen: a page's release at its settings, with what it buys and costs.
 
-:func:`decision` assembles, for a page's release (:data:`~dpcore.decision.releases.RELEASES`)
+:func:`decide` assembles, for a page's release (:data:`~dpcore.decision.releases.RELEASES`)
 at the page's settings:
 
 * the utility its study measured, with its spread (:attr:`Release.utility`);
@@ -14,14 +14,15 @@ at the page's settings:
   (:func:`~dpcore.decision.synthetic.synthetic_report`).
 
 :func:`decide` does it all from a run config (what ``python -m dpcore report`` calls); the
-dashboard's decision page calls :func:`decision` with the numbers it has cached. Everything is
+dashboard's decision page calls it with its scenario and its cached study and audit. Everything is
 a seeded study: nothing is released and nothing is spent.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import pandas as pd
@@ -29,12 +30,12 @@ import pandas as pd
 from dpcore import studies
 from dpcore.decision.releases import RELEASES, Release, release
 from dpcore.decision.synthetic import synthetic_report
-from dpcore.planning import deployments, posterior_bound
+from dpcore.planning import SHOWN_COLUMNS, deployments, epsilon_rank, posterior_bound
 from dpcore.runs import RunConfig, build_scenario
 from dpcore.validation import DataError, check_probability
 
 __all__ = ["AUDIT_CONFIDENCE", "AUDIT_RUNS", "Decision", "audit_numbers", "budget_table",
-           "decide", "decision", "decision_params", "masked_report"]
+           "decide", "decision_params", "masked_report"]
 
 #: Runs per dataset and confidence of a decision's audit (a mechanism that refits a model per
 #: run is capped by :data:`dpcore.studies.audit.REFIT_RUNS`).
@@ -107,11 +108,11 @@ class Decision:
         else:
             budget = (f"No session budget was given; this release would be charged ε = "
                       f"{b['charge']:g} under {b['relation']}.")
-        shown = self.deployments.dropna(subset=["epsilon"])
-        below = int((shown["epsilon"] < self.epsilon).sum())
-        places = (f"Among {len(shown)} published deployments with an ε, {below} used a smaller "
-                  f"ε and {len(shown) - below} a larger or equal one; their units differ (per "
-                  "person, per user per day, ...), so they are landmarks, not a ranking.")
+        smaller, published = epsilon_rank(self.epsilon)
+        places = (f"Among {published} published deployments with an ε, {smaller} used a "
+                  f"smaller ε and {published - smaller} a larger or equal one; their units "
+                  "differ (per person, per user per day, ...), so they are landmarks, not a "
+                  "ranking.")
         return {"utility": self.takeaway, "risk": risk, "audit": audit, "budget": budget,
                 "deployments": places}
 
@@ -162,54 +163,43 @@ def masked_report(prepared: Any, epsilon: float) -> dict[str, pd.DataFrame]:
                             task.X_valid, task.y_valid, feature_names=names)
 
 
-def decision(page: str, config: RunConfig, *, params: Any, numbers: Mapping[str, pd.DataFrame],
-             prepared: Any = None, data_title: str = "", data_description: str = "",
-             prior: float = 0.01, audit: pd.DataFrame | None = None,
-             accountant: Any = None) -> Decision:
-    """Assemble a :class:`Decision` from a page study's numbers at ``params``.
+def _study(module: ModuleType, scenario: Any, params: Any) -> tuple[Any, dict]:
+    """The study's prepared part and its numbers at ``params``, computed here."""
+    prepared = module.prepare(scenario, params)
+    return prepared, module.at(prepared, params)
 
-    Parameters
-    ----------
-    page : str
-        A page of :data:`~dpcore.decision.releases.RELEASES`.
-    config : RunConfig
-        The run config that reproduces ``numbers``.
-    params, numbers, prepared
-        The study's parameters (:func:`decision_params`), its numbers at them and, for
-        masking, its prepared part (for the synthetic-data report).
-    data_title, data_description : str
-        The scenario's public title and description.
-    prior : float
-        The attacker's prior belief that a given person is in the data.
-    audit : DataFrame, optional
-        :func:`audit_numbers` for the release's case (computed when None).
-    accountant : BudgetAccountant, optional
-        The session's ledger (None: no budget given).
-    """
-    rel = release(page)
-    prior = check_probability(prior, "prior", "the belief before the release, e.g. 0.01.")
-    metrics = numbers["metrics"].iloc[0]
-    epsilon = rel.epsilon(metrics)
-    if audit is None:
-        case, claimed = rel.audit(params, metrics)
-        audit = audit_numbers(case, claimed, seed=params.seed)
-    risk = pd.DataFrame([{"prior": prior, "epsilon": epsilon,
-                          "posterior_at_most": float(posterior_bound(prior, epsilon))}])
-    synthetic = masked_report(prepared, epsilon) if page == "masking" and prepared else None
-    module = studies.study(page)
-    return Decision(
-        config=config, release=rel, data_title=data_title, data_description=data_description,
-        epsilon=epsilon, utility=rel.utility(numbers, params), risk=risk, audit=audit,
-        budget=budget_table(accountant, epsilon),
-        deployments=deployments().loc[:, ["name", "organisation", "year", "epsilon", "delta",
-                                          "rho", "unit", "source", "url"]],
-        synthetic=synthetic, takeaway=module.takeaway(numbers, params))
+
+def _audit(case: str, epsilon: float, seed: int) -> pd.DataFrame:
+    return audit_numbers(case, epsilon, seed=seed)
 
 
 def decide(config: RunConfig | Mapping[str, Any] | str, *,
            files: Mapping[str, bytes] | None = None, prior: float = 0.01,
-           accountant: Any = None) -> Decision:
-    """The decision for a page's run config (a page's "Export this run", or a file).
+           accountant: Any = None, scenario: Any = None,
+           study: Callable[[ModuleType, Any, Any], tuple[Any, dict]] = _study,
+           audit: Callable[[str, float, int], pd.DataFrame] = _audit) -> Decision:
+    """The decision on a page's release at the settings of its run config.
+
+    Parameters
+    ----------
+    config : RunConfig, mapping or path
+        A page's run config (its "Export this run", or a file), for a page of
+        :data:`~dpcore.decision.releases.RELEASES`.
+    files : mapping of role to bytes, optional
+        The uploads of an upload config (as :func:`dpcore.runs.run` takes them).
+    prior : float, default=0.01
+        The attacker's prior belief that a given person is in the data.
+    accountant : BudgetAccountant, optional
+        The session's ledger (None: no budget given).
+    scenario : Scenario, optional
+        The scenario the config describes, when the caller holds it already (the dashboard);
+        else it is built from the config and ``files``.
+    study : callable, optional
+        ``study(module, scenario, params) -> (prepared, numbers)``: how the page's study is
+        computed (the dashboard passes its cached stages); default: computed here.
+    audit : callable, optional
+        ``audit(case, epsilon, seed) -> metrics row`` of :func:`audit_numbers` (the dashboard
+        passes a cache shared by every session).
 
     Raises
     ------
@@ -222,16 +212,25 @@ def decide(config: RunConfig | Mapping[str, Any] | str, *,
     if config.page not in RELEASES:
         raise DataError(f"A report is about a release: the config's page {config.page!r} "
                         f"makes none. Export the run of one of {sorted(RELEASES)}.")
-    module = studies.study(config.page)
+    prior = check_probability(prior, "prior", "the belief before the release, e.g. 0.01.")
+    rel, module = release(config.page), studies.study(config.page)
     params = decision_params(config.page, config.controls, config.seed)
     config = RunConfig(config.page, config.scenario, {**config.controls, **params.controls()},
                        config.seed)
-    rel = release(config.page)
-    scenario = build_scenario(config.scenario, files) if rel.reads_scenario(params) else None
-    prepared = module.prepare(scenario, params)
-    numbers = module.at(prepared, params)
-    title, description = rel.data(params, prepared) or (scenario.title, scenario.description)
-    return decision(config.page, config, params=params, numbers=numbers, prepared=prepared,
-                    data_title=title, data_description=description, prior=prior,
-                    accountant=accountant)
-
+    data = None
+    if rel.reads_scenario(params):
+        data = scenario if scenario is not None else build_scenario(config.scenario, files)
+    prepared, numbers = study(module, data, params)
+    title, description = rel.data(params, prepared) or (data.title, data.description)
+    metrics = numbers["metrics"].iloc[0]
+    epsilon = rel.epsilon(metrics)
+    case, claimed = rel.audit(params, metrics)
+    risk = pd.DataFrame([{"prior": prior, "epsilon": epsilon,
+                          "posterior_at_most": float(posterior_bound(prior, epsilon))}])
+    synthetic = masked_report(prepared, epsilon) if config.page == "masking" else None
+    return Decision(
+        config=config, release=rel, data_title=title, data_description=description,
+        epsilon=epsilon, utility=rel.utility(numbers, params), risk=risk,
+        audit=audit(case, claimed, params.seed), budget=budget_table(accountant, epsilon),
+        deployments=deployments().loc[:, list(SHOWN_COLUMNS)], synthetic=synthetic,
+        takeaway=module.takeaway(numbers, params))

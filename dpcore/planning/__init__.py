@@ -47,7 +47,12 @@ from dpcore.planning.closed_form import (
     mean_sensitivity,
     noise_answer,
 )
-from dpcore.planning.deployments import DEPLOYMENT_COLUMNS, deployments
+from dpcore.planning.deployments import (
+    DEPLOYMENT_COLUMNS,
+    SHOWN_COLUMNS,
+    deployments,
+    epsilon_rank,
+)
 from dpcore.planning.fitting import (
     COARSE_GRID,
     EpsilonAnswer,
@@ -73,6 +78,7 @@ __all__ = [
     "EPSILON_RANGE",
     "MAX_PART_CHOICES",
     "PLANNABLE",
+    "SHOWN_COLUMNS",
     "PLAN_DATASET",
     "TARGET_MECHANISMS",
     "EpsilonAnswer",
@@ -81,6 +87,7 @@ __all__ = [
     "compose",
     "compose_parts",
     "deployments",
+    "epsilon_rank",
     "composition_growth",
     "epsilon_for_gaussian",
     "epsilon_for_importance_theory",

@@ -18,11 +18,15 @@ from importlib import resources
 
 import pandas as pd
 
-__all__ = ["DEPLOYMENT_COLUMNS", "deployments"]
+__all__ = ["DEPLOYMENT_COLUMNS", "SHOWN_COLUMNS", "deployments", "epsilon_rank"]
 
 #: The columns of :func:`deployments`, in order.
 DEPLOYMENT_COLUMNS = ("name", "organisation", "year", "epsilon", "delta", "rho", "unit", "data",
                       "source", "url", "quote")
+#: The columns the pages and the report show (the data's description and the quote stay in the
+#: shipped table).
+SHOWN_COLUMNS = ("name", "organisation", "year", "epsilon", "delta", "rho", "unit", "source",
+                 "url")
 
 
 def deployments() -> pd.DataFrame:
@@ -52,3 +56,14 @@ def _read() -> pd.DataFrame:
         frame = pd.read_csv(file, dtype={"year": "int64"})
     frame = frame.rename(columns={"source_title": "source", "source_url": "url"})
     return frame.loc[:, list(DEPLOYMENT_COLUMNS)]
+
+
+def epsilon_rank(epsilon: float) -> tuple[int, int]:
+    """How many published deployments used a smaller ε than ``epsilon``, and how many publish
+    an ε at all (a row with only a zCDP ρ has none to compare).
+
+    >>> epsilon_rank(1.0)
+    (1, 12)
+    """
+    published = _read()["epsilon"].dropna()
+    return int((published < epsilon).sum()), len(published)

@@ -47,6 +47,7 @@ from dpcore.perturbation.experiments import ScenarioArrays, scenario_arrays
 from dpcore.planning import (
     COARSE_GRID,
     COMPOSITIONS,
+    SHOWN_COLUMNS,
     EpsilonAnswer,
     PlannedRelease,
     compare_compositions,
@@ -569,8 +570,7 @@ def _risk(params: Params) -> dict[str, pd.DataFrame]:
                                                                                      eps_set)}
     if delta > 0:
         numbers["posterior_curve_delta"] = posterior_curves(priors, [epsilon], delta)
-    numbers["deployments"] = deployments().loc[
-        :, ["name", "organisation", "year", "epsilon", "delta", "rho", "unit", "source", "url"]]
+    numbers["deployments"] = deployments().loc[:, list(SHOWN_COLUMNS)]
     numbers["odds"] = pd.DataFrame({
         "epsilon": eps_set, "odds_ratio": np.exp(eps_set),
         "belief_after_one_release": [float(posterior_bound(prior, e)) for e in eps_set]})
