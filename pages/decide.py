@@ -143,7 +143,8 @@ def decision_view(dec: Decision) -> None:
         st.subheader("What an attacker could show")
         st.markdown(sentences["audit"])
         draw("audit")
-    st.dataframe(dec.utility.rename(columns={"non_private": "non-private"}), hide_index=True)
+    st.dataframe(dec.utility.drop(columns="sd").rename(columns={"non_private": "non-private"}),
+                 hide_index=True)
     if dec.synthetic:
         synthetic_panel(dec, draw)
     st.subheader("What it risks, and the budget")

@@ -9,11 +9,11 @@ to read the utility with its spread from the study's numbers (:attr:`Release.uti
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from dpcore.studies.masking import TASKS as MASKING_TASKS
@@ -21,14 +21,20 @@ from dpcore.studies.perturbation import SYNTHETIC
 
 __all__ = ["RELEASES", "Release", "release"]
 
-_COLUMNS = ["quantity", "value", "spread", "meaning", "non_private"]
+_COLUMNS = ["quantity", "value", "spread", "sd", "meaning", "non_private"]
 Numbers = Mapping[str, pd.DataFrame]
 
 
-def _row(quantity: str, value: float, spread: str, meaning: str,
-         non_private: bool) -> dict[str, Any]:
-    return {"quantity": quantity, "value": float(value), "spread": spread, "meaning": meaning,
-            "non_private": bool(non_private)}
+def _row(quantity: str, value: float, meaning: str, non_private: bool, *,
+         sd: float = math.nan, kind: str = "SD", missing: str = "exact") -> dict[str, Any]:
+    """One utility row; ``sd`` its spread (one SD, or an SE when ``kind`` names one), NaN for
+    an exact number or none measured (``missing`` says which, in words)."""
+    if math.isnan(sd):
+        spread = missing
+    else:
+        spread = f"SD {sd:.3g}" if kind == "SD" else f"± {sd:.3g} ({kind})"
+    return {"quantity": quantity, "value": float(value), "spread": spread, "sd": float(sd),
+            "meaning": meaning, "non_private": bool(non_private)}
 
 
 def _importance(numbers: Numbers, params: Any) -> pd.DataFrame:
@@ -36,16 +42,16 @@ def _importance(numbers: Numbers, params: Any) -> pd.DataFrame:
     median, sd, truth = m["median_estimate"], m["sd_estimate"], m["truth_nonprivate"]
     reps = int(m["replicates"])
     return pd.DataFrame([
-        _row("DP estimate (median of releases)", median, f"SD {sd:.3g}",
+        _row("DP estimate (median of releases)", median,
              f"Over {reps} simulated releases at ε = {m['epsilon']:g} (λ = {m['lam']:g}), half "
              f"of the importance-weighted estimates of {m['query']} fell below {median:.3g}; "
-             f"they spread with a standard deviation of {sd:.3g}.", False),
-        _row("answer on the private data", truth, "exact",
+             f"they spread with a standard deviation of {sd:.3g}.", False, sd=sd),
+        _row("answer on the private data", truth,
              f"What {m['query']} is on D without noise: the yardstick, never published.", True),
-        _row("error of the median", abs(median - truth), f"SD {sd:.3g}",
+        _row("error of the median", abs(median - truth),
              f"How far the typical release lands from the private answer ({abs(median - truth):.3g}"
-             f"), with the spread of one release around it ({sd:.3g}).", True),
-        _row("public set alone (no privacy cost)", m["public_mean"], "exact",
+             f"), with the spread of one release around it ({sd:.3g}).", True, sd=sd),
+        _row("public set alone (no privacy cost)", m["public_mean"],
              "The same query on the public set E without weights: what is known for free. A "
              "release is worth its ε only where it lands closer to the truth than this.", False),
     ], columns=_COLUMNS)
@@ -56,13 +62,13 @@ def _perturbation(numbers: Numbers, params: Any) -> pd.DataFrame:
     error, sd = m["error output perturbation"], m["sd output perturbation"]
     restarts = int(m["restarts"])
     rows = [
-        _row("test error of the released model", error, f"SD {sd:.3g}",
+        _row("test error of the released model", error,
              f"The mean test error of {restarts} simulated releases of the model at ε = "
              f"{m['epsilon']:g} (λ = {m['lam']:.3g}), measured on held-out records; one release "
-             f"varies with a standard deviation of {sd:.3g}.", True),
-        _row("test error without privacy", m["error non-private"], "exact",
+             f"varies with a standard deviation of {sd:.3g}.", True, sd=sd),
+        _row("test error without privacy", m["error non-private"],
              "The same model fitted without noise: the floor any private model can reach.", True),
-        _row("always guessing the majority class", m["guessing_error_nonprivate"], "exact",
+        _row("always guessing the majority class", m["guessing_error_nonprivate"],
              "A model that ignores the features: a release no better than this is not worth "
              "its ε.", True),
     ]
@@ -73,20 +79,19 @@ def _perturbation(numbers: Numbers, params: Any) -> pd.DataFrame:
 
 def _masking(numbers: Numbers, params: Any) -> pd.DataFrame:
     m = numbers["metrics"].iloc[0]
-    n_valid = max(int(m.get("validation_records", 0) or 0), 1)
+    n_valid = int(m["validation_records"])
     accuracy = m["masked_model_accuracy"]
-    se = float(np.sqrt(accuracy * (1 - accuracy) / n_valid)) if n_valid > 1 else np.nan
+    se = math.sqrt(accuracy * (1 - accuracy) / n_valid) if n_valid > 1 else math.nan
     private = bool(m["validation_private"])
     where = "held-out private records" if private else "a public validation set"
     rows = [
         _row("accuracy of a model on the masked records", accuracy,
-             f"± {se:.3g} (validation SE)" if np.isfinite(se) else "one masked set",
              f"One masked set of {int(m['masked_set_size'])} records at ε = {m['epsilon']:g} "
              f"(λ = {m['lambda']:g}) trains a classifier that is right on {accuracy:.1%} of "
-             f"{where}.", private),
+             f"{where}.", private, sd=se, kind="validation SE", missing="one masked set"),
         _row("accuracy of the same model on the private records", m["nonprivate_model_accuracy"],
-             "exact", "The model the masking is built around, fitted without noise.", True),
-        _row("always guessing the majority class", m["majority_accuracy"], "exact",
+             "The model the masking is built around, fitted without noise.", True),
+        _row("always guessing the majority class", m["majority_accuracy"],
              "A classifier that ignores the features: the line to clear.", True),
     ]
     if accuracy <= m["majority_accuracy"]:
@@ -102,11 +107,11 @@ def _subset(numbers: Numbers, params: Any) -> pd.DataFrame:
     sizes = ", ".join(str(int(s)) for s in selected["selected_size"])
     return pd.DataFrame([
         _row("prediction error of the selected subset", errors.mean(),
-             f"SD {sd:.3g}" if np.isfinite(sd) else "one repeat",
              f"Over {errors.size} repeats of Algorithm 2 at a total ε = {m['epsilon_spent']:g}, "
              f"the selected subsets ({sizes} public points) predicted with a mean error of "
-             f"{errors.mean():.3g}, measured against the private data.", True),
-        _row("public data alone", m["public_only_error_nonprivate"], "exact",
+             f"{errors.mean():.3g}, measured against the private data.", True, sd=sd,
+             missing="one repeat"),
+        _row("public data alone", m["public_only_error_nonprivate"],
              "The same model fitted on the public set without weights: the release must beat "
              "it.", True),
     ], columns=_COLUMNS)

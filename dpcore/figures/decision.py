@@ -4,7 +4,7 @@ deployments (drawn by :func:`dpcore.figures.choose_epsilon.deployments_figure`).
 
 from __future__ import annotations
 
-import re
+import math
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -13,15 +13,6 @@ from dpcore.figures.choose_epsilon import deployments_figure
 from dpcore.figures.common import COLORS, layout, titled
 
 __all__ = ["decision_figures"]
-
-_SD = re.compile(r"(?:SD|±)\s*([0-9.eE+-]+)")
-
-
-def _spread(text: str) -> float:
-    """The number of a spread such as "SD 0.012" or "± 0.01 (validation SE)" (0 if none)."""
-    match = _SD.search(text)
-    return float(match.group(1)) if match else 0.0
-
 
 def utility_figure(utility: pd.DataFrame) -> go.Figure:
     """Each utility quantity as a point with its spread (one SD or SE either side); a
@@ -32,7 +23,8 @@ def utility_figure(utility: pd.DataFrame) -> go.Figure:
         fig.add_trace(go.Scatter(
             x=[row.value], y=[label], mode="markers", name=label,
             marker={"size": 12, "color": COLORS["nonprivate" if row.non_private else "dp"]},
-            error_x={"type": "data", "array": [_spread(row.spread)], "visible": True},
+            error_x={"type": "data", "array": [0.0 if math.isnan(row.sd) else row.sd],
+                     "visible": True},
             hovertemplate=f"{label}: %{{x:.4g}} ({row.spread})<extra></extra>"))
     fig = layout(fig, "value (± one SD or SE)", "",
                  height=140 + 45 * len(utility))
