@@ -27,8 +27,9 @@ With ``--warm``, one visit to the home page comes first (untimed): the app's mod
 imported, as on a server that has served one visitor (the teacher, checking it works); without
 it the users arrive at a server that has served nobody. With ``--walk``, the teacher prepares
 the class instead (untimed, before the users arrive): opens each page of :data:`PAGES`, shows
-each of its views (not Publish) and moves its ε slider across every value in the first view,
-so that the cache every session shares holds those results (``docs/class.md``).
+each of its views (Publish too, unpressed) and moves its ε slider across every value in each,
+so that the cache every session shares holds those results and their figures
+(``docs/class.md``).
 
 After ``--seconds`` the users finish the action in progress and leave; every user stops after
 ``--max-actions`` actions, and an action that waits longer than ``--timeout`` is an error, so a
@@ -65,7 +66,17 @@ import gevent
 import psutil
 import requests
 from bench_upload import make_upload_csv
-from load_client import MarkerBoard, ProtocolError, Run, StreamlitClient, Widget
+from load_client import (
+    EPSILON_LABEL,
+    PUBLISH_VIEW,
+    VIEW_LABEL,
+    MarkerBoard,
+    ProtocolError,
+    Run,
+    StreamlitClient,
+    Widget,
+    walk,
+)
 from locust.env import Environment
 from locust.exception import StopUser
 from locust.stats import StatsEntry
@@ -82,9 +93,6 @@ UPLOAD_PAGE = "importance"
 UPLOAD_QUERY = urlencode({"source": UPLOAD, "upload_mode": ONE_FILE, "split_rule": AT_RANDOM})
 UPLOAD_ROWS = 20_000
 UPLOAD_LABEL = "CSV to split"
-EPSILON_LABEL = "Privacy budget ε"
-VIEW_LABEL = "View"
-PUBLISH_VIEW = "Publish"
 BUDGET_LABEL = "Total ε for this session"
 BUDGET_MAX = 100.0  # the sidebar's largest total ε
 #: Action kinds, in the order of the report, and the weights of the think-time schedule.
@@ -360,24 +368,9 @@ def warm_up(server: Server, timeout: float) -> None:
 
 
 def walk_through(server: Server, timeout: float) -> float:
-    """The teacher's preparation (``--walk``): every page of :data:`PAGES`, each of its views,
-    then its ε slider across every value in the first view; returns the seconds it took."""
-    start = time.perf_counter()
-    client = StreamlitClient(server.base_url, MarkerBoard(), timeout=timeout)
-    client.connect()
-    try:
-        for page in PAGES:
-            client.open_page(page)
-            views = client.find("button_group", VIEW_LABEL)
-            shown = [v for v in views.options if v != PUBLISH_VIEW]
-            for view in [*shown[1:], shown[0]]:
-                client.choose(views, [view])
-            slider = client.find("slider", EPSILON_LABEL)
-            for option in slider.options:
-                client.choose(slider, [option])
-    finally:
-        client.close()
-    return time.perf_counter() - start
+    """The teacher's preparation (``--walk``, :func:`load_client.walk`) of :data:`PAGES`; the
+    seconds it took."""
+    return walk(server.base_url, PAGES, timeout=timeout)
 
 
 def run_load(server: Server, args: argparse.Namespace) -> dict:

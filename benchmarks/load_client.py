@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 import time
 import uuid
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
@@ -387,3 +388,36 @@ class StreamlitClient:
         if widget_id.startswith("$$ID-"):
             self.widgets.pop((kind, label), None)  # the latest drawn comes last
             self.widgets[(kind, label)] = Widget(widget_id, kind, label, delta.fragment_id, proto)
+
+
+#: The label of every page's view chooser, its Publish view and its ε slider.
+VIEW_LABEL = "View"
+PUBLISH_VIEW = "Publish"
+EPSILON_LABEL = "Privacy budget ε"
+
+
+def walk(base_url: str, pages: Sequence[str], *, timeout: float = 600.0,
+         report: Callable[[str, str, float], None] | None = None) -> float:
+    """Prepare a server for a class: open each of ``pages``, show each of its views (Publish
+    too, without pressing it) and move its ε slider across every value in each, so that the
+    cache every session shares holds those results and their figures. Returns the seconds it
+    took; ``report(page, view, seconds)`` is called after each view.
+    """
+    start = time.perf_counter()
+    client = StreamlitClient(base_url, MarkerBoard(), timeout=timeout)
+    client.connect()
+    try:
+        for page in pages:
+            client.open_page(page)
+            views = client.find("button_group", VIEW_LABEL)
+            for view in views.options:
+                began = time.perf_counter()
+                client.choose(views, [view])
+                slider = client.find("slider", EPSILON_LABEL)
+                for option in slider.options:
+                    client.choose(slider, [option])
+                if report is not None:
+                    report(page, view, time.perf_counter() - began)
+    finally:
+        client.close()
+    return time.perf_counter() - start

@@ -41,6 +41,7 @@ from ui.release import publish_panel
 from ui.show import show
 from ui.sidebar import scenario_sidebar
 from ui.state import keep_widget_state
+from ui.study import figures as study_figures
 from ui.study import numbers as study_numbers
 from ui.study import prepared as study_prepared
 from ui.widgets import (
@@ -202,7 +203,8 @@ def model_controls() -> None:
 
 def draw(numbers: dict[str, pd.DataFrame], params: Params) -> None:
     """The view's figures (side by side when two), and the tables and captions beside them."""
-    figs = figures(numbers, params, legend=False)
+    figs = study_figures(study, scenario, scenario_id, params,
+                         lambda: figures(numbers, params, legend=False), "no legend")
     if params.view == MODELS:
         context = (f"{scenario.title}; λ = {lam:g}; this view's own ε = {OWN_EPS}; "
                    f"{params.model_reps} replicates")
@@ -271,7 +273,7 @@ def publish(epsilon: float) -> None:
         st.markdown("**Most-weighted public records**")
         st.dataframe(released.nlargest(10, "weight"), hide_index=True)
         st.download_button("Download the release (public rows + weights, CSV)",
-                           csv_bytes(released), "importance_weights.csv",
+                           lambda: csv_bytes(released), "importance_weights.csv",
                            "text/csv", key="iw_download")
 
 

@@ -44,6 +44,7 @@ from ui.release import publish_panel
 from ui.show import show, show_panels
 from ui.sidebar import scenario_sidebar
 from ui.state import keep_widget_state
+from ui.study import figures as study_figures
 from ui.study import numbers as study_numbers
 from ui.study import prepared as study_prepared
 from ui.widgets import epsilon_slider, lambda_slider, replicates_slider, seed_input
@@ -113,7 +114,9 @@ def live(view: str) -> None:
         if view == PUBLISH:
             publish(numbers, params)
         else:
-            DRAW[view](numbers, params, figures(numbers, params, dataset=task.title))
+            DRAW[view](numbers, params, study_figures(
+                study, source, source_id, params,
+                lambda: figures(numbers, params, dataset=task.title), task.title))
 
 
 def scatter_toggles() -> dict[str, bool]:
@@ -179,7 +182,7 @@ def draw_scatter(numbers, params, figs) -> None:
         return
     panels = [(name.removeprefix(PANEL), fig) for name, fig in figs.items()
               if name.startswith(PANEL)]
-    show_panels(panels, lambda: figs["masked_vs_original"], "fig_scatter",
+    show_panels(panels, figs["masked_vs_original"].figure, "fig_scatter",
                 title=figure_title("masked_vs_original"),
                 context=figure_context("masked_vs_original", numbers, params, task.title))
     hidden = (points_outside(numbers["input_perturbed_points"], numbers["axes"])
@@ -284,7 +287,7 @@ def publish(numbers, params) -> None:
          context=f"{task.title}; {published.settings}")
     table = masked_table(task, released)
     st.dataframe(table.head(20), hide_index=True)
-    st.download_button("Download the masked dataset (CSV)", csv_bytes(table),
+    st.download_button("Download the masked dataset (CSV)", lambda: csv_bytes(table),
                        "masked_dataset.csv", "text/csv", key="mk_download")
 
 

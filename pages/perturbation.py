@@ -36,6 +36,7 @@ from ui.release import publish_panel
 from ui.show import show
 from ui.sidebar import scenario_sidebar
 from ui.state import keep_widget_state
+from ui.study import figures as study_figures
 from ui.study import numbers as study_numbers
 from ui.study import prepared as study_prepared
 from ui.widgets import epsilon_slider, log_slider, replicates_slider, seed_input
@@ -190,11 +191,12 @@ def no_better_than_guessing(m: pd.Series, summary: pd.DataFrame, by: str) -> Non
             "it.", icon=":material/warning:")
 
 
-def draw(numbers: dict[str, pd.DataFrame], params: Params, context: str) -> None:
-    """The view's figure (:func:`dpcore.figures.perturbation.figures`) and what goes under it."""
+def draw(numbers: dict[str, pd.DataFrame], params: Params, context: str, figs: dict) -> None:
+    """The view's figure (``figs``: :func:`dpcore.figures.perturbation.figures`, cached) and
+    what goes under it."""
     if params.view == "Learning curve":
         context = f"{context}; ε = {params.epsilon:g}"
-    for name, fig in figures(numbers, params).items():
+    for name, fig in figs.items():
         show(fig, CHART_KEYS[name], title=TITLES[name], context=context)
     m = numbers["metrics"].iloc[0]
     if params.view == "Error vs ε":
@@ -309,7 +311,8 @@ def live(view: str) -> None:
             publish(epsilon, float(m["lam"]), bool(m["intercept"]), scenario_id)
         else:
             context = f"{ready.data.where}; {lambda_note(m, params)}"
-            draw(numbers, params, context)
+            draw(numbers, params, context, study_figures(
+                study, data, scenario_id, params, lambda: figures(numbers, params)))
 
 
 # A study view is a fragment: an ε move reruns live() alone.

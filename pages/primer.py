@@ -406,7 +406,7 @@ def show_release(published: Release) -> None:
     shown = released[["part", "answer", "epsilon", "sensitivity", "scale"]].assign(
         answer=released["answer"].map(rounded))  # the download keeps every digit
     st.dataframe(shown, hide_index=True)
-    st.download_button("Download the release (CSV)", csv_bytes(released),
+    st.download_button("Download the release (CSV)", lambda: csv_bytes(released),
                        "primer_release.csv", "text/csv", key="pr_download")
     if len(released) > 1 and released["relation"].iloc[0] == "replace one record":
         st.caption(

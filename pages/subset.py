@@ -231,7 +231,8 @@ def publish(prepared: study.PreparedStudy, sizes: np.ndarray, eps: tuple[float, 
     st.caption("One row per distinct public point after Step 1 (its first row in E); "
                "public_rows_alike counts the rows of E it stands for.")
     st.download_button("Download the release (public rows + DP weights, CSV)",
-                       csv_bytes(released), "public_subset.csv", "text/csv", key="sub_download")
+                       lambda: csv_bytes(released), "public_subset.csv", "text/csv",
+                       key="sub_download")
 
 
 def live(view: str) -> None:
@@ -267,7 +268,12 @@ def live(view: str) -> None:
             numbers = ui.study.numbers(study, scenario, scenario_id, params, text=text)
         size_slider(sizes, numbers)
         show_metrics(numbers["metrics"].iloc[0], sizes)
-        for name, fig in figures(numbers, params).items():
+        # The figures read the inspected size from the numbers: a page's first run (no size
+        # yet) and the runs after it (the size it resolved to) draw them under one key.
+        inspected = params.replace(size=int(numbers["metrics"]["inspected_size"].iloc[0]))
+        figs = ui.study.figures(study, scenario, scenario_id, inspected,
+                                lambda: figures(numbers, params))
+        for name, fig in figs.items():
             show(fig, KEYS[name], title=TITLES[name],
                  context=f"{scenario.title}; {settings(numbers, params, name)}")
             st.caption(CAPTIONS[name])

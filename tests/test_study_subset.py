@@ -288,3 +288,19 @@ def test_a_run_config_recomputes_the_study():
     assert (m["epsilon3"], m["repeats"], m["inspected_size"]) == (pytest.approx(1 / 3), 1, 300)
     assert m["epsilon1"] == m["epsilon2"] == m["epsilon3"]  # 1 : 1 : 1 of the total 1
     assert "noisy_criterion_repeat1" in result.numbers["error_curve"]
+
+
+def test_runs_kept_cover_two_walks_across_the_slider():
+    """A walk across every ε of the slider, then back, computes each set of runs once (with
+    fewer kept than the slider's values, every step evicted the set the walk needed next)."""
+    computed = []
+    runs = study.StudyRuns(setup=None)
+
+    def compute(_setup, **arguments):
+        computed.append(arguments["epsilon"])
+        return arguments["epsilon"]
+
+    for walk in (study.SLIDER_EPSILONS, study.SLIDER_EPSILONS[::-1], study.SLIDER_EPSILONS):
+        for epsilon in walk:
+            assert runs._kept(runs.kept, compute, {"epsilon": epsilon, "reps": 3})[0] == epsilon
+    assert computed == list(study.SLIDER_EPSILONS)

@@ -182,11 +182,12 @@ def budget_sidebar() -> BudgetAccountant:
                 st.markdown(ledger_lines(ledger))
                 st.caption("Each release's time, neighbouring relation and note are in the "
                            "downloads.")
+                # Made when clicked, not on every rerun of every page (the ledger at the click).
                 st.download_button("Download the ledger (CSV)",
-                                   csv_bytes(ledger), "privacy_ledger.csv",
+                                   lambda: csv_bytes(accountant.ledger), "privacy_ledger.csv",
                                    "text/csv", key="ledger_download")
                 st.download_button("Download the ledger (JSON)",
-                                   ledger_json(accountant), "privacy_ledger.json",
+                                   lambda: ledger_json(accountant), "privacy_ledger.json",
                                    "application/json", key="ledger_download_json")
     return accountant
 

@@ -102,8 +102,11 @@ class _SharedStore:
         return value
 
 
-#: Results of built-in scenarios, shared across sessions (read-only objects).
-SHARED = _SharedStore(96)
+#: Results of built-in scenarios, shared across sessions (read-only objects). Preparing a class
+#: (four pages, every view at every ε: ``docs/class.md``) stores some 520 (the numbers and the
+#: figures of 257 views; 160 MB beyond the pages' first views); with room for 96, the walk
+#: evicted what it had computed first.
+SHARED = _SharedStore(1024)
 
 
 def load_builtin(

@@ -12,7 +12,9 @@ does not release again.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +36,28 @@ class Release:
     settings: str
     scenario_id: str
     time: dt.datetime
+
+
+#: Releases computing at once on this server, every session's together. A release is a real
+#: computation (a subset's runs Algorithm 2 on all of D, about 2.5 s of CPU); several at once
+#: take the interpreter from every other session, whose slider moves then wait seconds
+#: (``docs/class.md``). One at a time, a class's slider moves stay under a second.
+RELEASES_AT_ONCE = 1
+_RELEASE_SLOTS = threading.BoundedSemaphore(RELEASES_AT_ONCE)
+
+
+@contextmanager
+def _release_slot() -> Iterator[None]:
+    """Hold one of :data:`RELEASES_AT_ONCE` slots while a release computes; while another
+    session's releases hold them all, say so under a spinner and wait."""
+    if not _RELEASE_SLOTS.acquire(blocking=False):
+        with st.spinner("Another session's release is computing on this server; yours starts "
+                        "as soon as it is done…"):
+            _RELEASE_SLOTS.acquire()
+    try:
+        yield
+    finally:
+        _RELEASE_SLOTS.release()
 
 
 def _store(key: str) -> str:
@@ -103,7 +127,8 @@ def publish_panel(key: str, *, scenario: Scenario, scenario_id: str, epsilon: fl
         affordable = True
     if st.button(label, key=f"publish_{key}", type="primary", disabled=not affordable):
         try:
-            value = release(accountant)
+            with _release_slot():
+                value = release(accountant)
         except DataError as exc:
             st.error(md(exc), icon="⚠️")
             return None  # the latest outcome is this refusal: not an older release under it

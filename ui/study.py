@@ -5,7 +5,8 @@
 parameters (ε on most pages) reruns ``at`` alone. Both stages go where :func:`ui.cache.memo`
 puts them: shared by every session for built-in data (or data the study builds itself, when
 ``scenario`` is None), this session's memory for an upload. A progress bar is drawn only when
-``prepare`` has work to do, a spinner while a slow ``at`` computes. Where ``at`` itself is slow
+``prepare`` has work to do, a spinner while a slow ``at`` computes. The figures that draw the
+numbers are cached beside them, frozen (:func:`figures`). Where ``at`` itself is slow
 (an ε that feeds every fit), the neighbouring ε values of built-in data are computed ahead
 (:mod:`ui.prefetch`).
 """
@@ -13,17 +14,20 @@ puts them: shared by every session for built-in data (or data the study builds i
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import Any
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from dpcore.datasets import Scenario
 from ui import prefetch
 from ui.cache import is_builtin, is_cached, memo, memo_key
+from ui.snapshot import Snapshot
 
-__all__ = ["numbers", "prepared"]
+__all__ = ["figures", "numbers", "prepared"]
 
 _NO_SCENARIO = "no scenario"  # the study builds its own (synthetic) data
 
@@ -95,6 +99,20 @@ def numbers(study: ModuleType, scenario: Scenario | None, scenario_id: str | Non
                        lambda e: memo_key(scenario_id, parts(params.replace(epsilon=e))),
                        lambda e: study.at(ready, params.replace(epsilon=e)))
     return result
+
+
+def figures(study: ModuleType, scenario: Scenario | None, scenario_id: str | None, params,
+            build: Callable[[], Mapping[str, go.Figure]], *extra: object) -> dict[str, Snapshot]:
+    """The view's figures, ``build()`` frozen (:class:`~ui.snapshot.Snapshot`) and cached where
+    :func:`numbers` keeps the numbers they draw: built once per parameters for every session on
+    built-in data, once per session for an upload.
+
+    ``build`` must read only the page's :func:`numbers` at ``params`` and ``extra`` (any other
+    argument the figures read, such as a dataset's title), which go into the key.
+    """
+    scenario_id = scenario_id if scenario is not None and scenario_id else _NO_SCENARIO
+    return memo(scenario, scenario_id, ("figures", study.__name__, params, *extra),
+                lambda: {name: Snapshot(fig) for name, fig in build().items()})
 
 
 def _epsilon_options(study: ModuleType, params) -> tuple[float, ...]:

@@ -147,22 +147,35 @@ def band(fig: go.Figure, x: Sequence[float], mean: Sequence[float], sd: Sequence
                              line={"color": color}, marker={"color": color}))
 
 
-def titled(fig: go.Figure, title: str, context: str = "") -> str:
-    """Put ``title`` and ``context`` (the settings: dataset, query, ε, λ) into ``fig``'s title,
-    so that its PNG and HTML exports say what they show; return the file name they give."""
-    name = file_stem(f"{title} {context}")  # from the words as read, not their HTML escapes
+def title_update(previous: dict, margin_top: float | None, title: str,
+                 context: str = "") -> dict:
+    """The layout properties that put ``title`` and ``context`` (the settings: dataset, query,
+    ε, λ) into a figure's title, given its present title (``layout.title`` as a dictionary) and
+    top margin: ``{"title": {...}, "margin": {"t": ...}}``. Reads nothing else and changes
+    nothing, so a figure shared between sessions can be titled in a copy (:func:`titled`
+    applies it in place)."""
     title, context = html.escape(title), html.escape(context)  # they may quote column names
     # A figure enlarged for a slide keeps its larger title, its place and its top margin.
-    previous = fig.layout.title
-    size = max(15, previous.font.size or 0)
+    size = max(15, (previous.get("font") or {}).get("size") or 0)
     # The settings a little smaller than the title (12 px at 15), not <sup> (about 7 px in a
     # figure: unreadable, on slides too).
     small = round(size * 0.8)
     text = f"{title}<br><span style='font-size:{small}px'>{context}</span>" if context else title
-    place = ({"y": previous.y, "yref": "container", "yanchor": previous.yanchor,
-              "pad": {"t": previous.pad.t}} if previous.yref == "container" else {})
+    place = ({"y": previous.get("y"), "yref": "container", "yanchor": previous.get("yanchor"),
+              "pad": {"t": (previous.get("pad") or {}).get("t")}}
+             if previous.get("yref") == "container" else {})
+    return {"title": {"text": text, "x": 0, "xanchor": "left", "font": {"size": size}} | place,
+            "margin": {"t": max(80, margin_top or 0)}}
+
+
+def titled(fig: go.Figure, title: str, context: str = "") -> str:
+    """Put ``title`` and ``context`` (the settings: dataset, query, ε, λ) into ``fig``'s title,
+    so that its PNG and HTML exports say what they show; return the file name they give."""
+    name = file_stem(f"{title} {context}")  # from the words as read, not their HTML escapes
+    update = title_update(fig.layout.title.to_plotly_json(), fig.layout.margin.t, title,
+                          context)
     # Assigned rather than passed to update_layout: on a figure built without validation
     # (spec_figure) an update costs 10 ms, an assignment well under 1 ms.
-    fig.layout.title = {"text": text, "x": 0, "xanchor": "left", "font": {"size": size}} | place
-    fig.layout.margin.t = max(80, fig.layout.margin.t or 0)
+    fig.layout.title = update["title"]
+    fig.layout.margin.t = update["margin"]["t"]
     return name

@@ -58,6 +58,7 @@ def _read() -> pd.DataFrame:
     return frame.loc[:, list(DEPLOYMENT_COLUMNS)]
 
 
+@functools.lru_cache(maxsize=256)  # every page's every run asks, for a handful of totals
 def epsilon_rank(epsilon: float) -> tuple[int, int]:
     """How many published deployments used a smaller ε than ``epsilon``, and how many publish
     an ε at all (a row with only a zCDP ρ has none to compare).

@@ -71,8 +71,10 @@ GRIDS = ("Paper, low dimension: 10, 60, … (60 sizes)",
          "Paper, high dimension: 100, 300, … (50 sizes)",
          "Coarse: 13 sizes over all of E", "Custom")
 COARSE = (10, 30, 100, 300, 600, 1000, 1500, 2000, 3000, 4000, 6000, 8000, 10000)
-#: Sets of runs kept with a prepared part (the oldest dropped first): one per ε of the slider.
-RUNS_KEPT = len(EPSILONS)
+#: Sets of runs kept with a prepared part (the oldest dropped first): every ε of the slider,
+#: for two settings of the other controls (with fewer than the slider's values, a walk across
+#: the slider found none of them kept: each evicted the one it would need next).
+RUNS_KEPT = 2 * len(SLIDER_EPSILONS)
 #: The privacy loss of Lei's histogram, by ``Params.lei_budget``: the paper's ε₁ + ε₂ ([WJ18]_
 #: Sect. 5.1, "to make it fair to the perturbed histogram method") or Algorithm 2's total.
 LEI_BUDGETS = {"paper": "ε₁ + ε₂ (the paper's)", "total": "ε₁ + ε₂ + ε₃ (Algorithm 2's total)"}
