@@ -309,6 +309,28 @@ _MIXTURE = ("OpenDP exact discrete Gaussian on the 2^-60 grid, its variance a Ga
 _NUMPY = "numpy Laplace, fl(truth + noise)"
 
 
+# A case's release function: module-level, so that a case (kept in the cache every session
+# shares) can be pickled.
+def _released(mech: Any, values: np.ndarray, gen: Any) -> np.ndarray:
+    return mech.release(values)  # the product's release: fresh OS entropy, ``gen`` unused
+
+
+def _released_float(mech: Any, values: np.ndarray, gen: Any) -> np.ndarray:
+    return mech.release(values).astype(np.float64)
+
+
+def _randomised(mech: Any, values: np.ndarray, gen: Any) -> np.ndarray:
+    return mech.randomise(values, rng=gen)  # a broken row: numpy's sampler
+
+
+def _perturbed_output(values: np.ndarray, gen: Any, **settings: Any) -> np.ndarray:
+    return perturb_output(values, **settings)
+
+
+def _input_perturbed(values: np.ndarray, gen: Any, *, epsilon: float) -> np.ndarray:
+    return input_perturbation(values[:, None, :], epsilon)[:, 0, :]
+
+
 def _vector(values: Sequence[float]) -> np.ndarray:
     return np.asarray(values, dtype=np.float64)
 
@@ -317,7 +339,7 @@ def _laplace_row(key: str, name: str, epsilon: float, sensitivity: float, d: Seq
                  dprime: Sequence[float], pair: str) -> FloatCase:
     mech = Laplace(epsilon, sensitivity)
     return FloatCase(key, name, epsilon, 0.0, _vector(d), _vector(dprime),
-                     lambda values, gen: mech.release(values), reachable_release,
+                     partial(_released, mech), reachable_release,
                      _OPENDP, pair)
 
 
@@ -342,7 +364,7 @@ def _subset_ranking(epsilon: float) -> FloatCase:
     return FloatCase("subset_ranking", "Subset selection: ranking and candidate counts "
                      "(discrete Laplace on integers)", epsilon, 0.0, _vector([5.0, 5.0]),
                      _vector([4.0, 6.0]),
-                     lambda values, gen: mech.release(values).astype(np.float64),
+                     partial(_released_float, mech),
                      reachable_integer, "exact discrete Laplace on integers (OS random bytes)",
                      "counts (5, 5) vs (4, 6), L1 sensitivity 2")
 
@@ -363,7 +385,7 @@ def _importance(epsilon: float, *, n_private: int = 50, d: int = 3, lam: float =
     mech = L2Laplace(epsilon, release_sensitivity(b_d.size, n_private, lam), b_d.size)
     return FloatCase("importance", "Importance weights: beta (L2-Laplace, a Gaussian scale "
                      "mixture)", epsilon, 0.0, b_d, b_dp,
-                     lambda values, gen: mech.release(values), reachable_release, _MIXTURE,
+                     partial(_released, mech), reachable_release, _MIXTURE,
                      f"N_D = {n_private}, d = {d}, lam = {lam:g}; changed record "
                      f"{np.round(x, 2).tolist()} -> {np.round(xp, 2).tolist()} (hill-climbed)")
 
@@ -372,10 +394,7 @@ def _output(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.1) -> Flo
     X, y, Xp, yp = logistic_pair(n, d, 0)
     w0 = nonprivate_coef(prepare(X, y, data_norm=1.0), lam)
     w1 = nonprivate_coef(prepare(Xp, yp, data_norm=1.0), lam)
-
-    def release(values: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-        return perturb_output(values, n=n, lam=lam, epsilon=epsilon, gap=TOL)
-
+    release = partial(_perturbed_output, n=n, lam=lam, epsilon=epsilon, gap=TOL)
     return FloatCase("output", "Output perturbation: w (Chaudhuri & Monteleoni Alg. 1)", epsilon,
                      0.0, w0, w1, release, reachable_release, _MIXTURE,
                      f"n = {n}, d = {d}, lam = {lam:g}; changed record u -> -u, ||u|| = 1")
@@ -386,10 +405,8 @@ def _masking(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.1) -> Fl
     lip = lipschitz_constant(2)
     w0, w1 = (fit_logistic_model(mask_scale(A)[0], lab, lam=lam, n_classes=2).coef.ravel()
               for A, lab in ((X, y), (Xp, yp)))
-
-    def release(values: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-        return perturb_output(values, n=n, lam=lam, epsilon=epsilon, lipschitz=lip, gap=GAP_TOL)
-
+    release = partial(_perturbed_output, n=n, lam=lam, epsilon=epsilon, lipschitz=lip,
+                      gap=GAP_TOL)
     return FloatCase("masking", "Masked data: the noisy classifier W' (Pham et al. Alg. 1)",
                      epsilon, 0.0, w0, w1, release, reachable_release, _MIXTURE,
                      f"n = {n}, d = {d}, lam = {lam:g}; changed record u -> -u, ||u|| = 1")
@@ -397,19 +414,16 @@ def _masking(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.1) -> Fl
 
 def _input(epsilon: float, *, d: int = 2) -> FloatCase:
     u = np.ones(d) / math.sqrt(d)
-
-    def release(values: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-        return input_perturbation(values[:, None, :], epsilon)[:, 0, :]
-
     return FloatCase("input", "Masked data: input perturbation (Pham et al. Alg. 2)", epsilon,
-                     0.0, u, -u, release, reachable_release, _MIXTURE,
+                     0.0, u, -u, partial(_input_perturbed, epsilon=epsilon),
+                     reachable_release, _MIXTURE,
                      "one record's features x = u -> -u, ||u|| = 1 (the diameter)")
 
 
 def _gaussian(epsilon: float, delta: float = 1e-5) -> FloatCase:
     mech = Gaussian(epsilon, delta, 1.0)
     return FloatCase("gaussian", "Gaussian mechanism (library release path)", epsilon, delta,
-                     _vector([0.0]), _vector([1.0]), lambda values, gen: mech.release(values),
+                     _vector([0.0]), _vector([1.0]), partial(_released, mech),
                      reachable_release, "OpenDP exact (discrete Gaussian on the 2^-60 grid)",
                      "f(D) = 0 vs f(D') = 1, L2 sensitivity 1")
 
@@ -426,7 +440,7 @@ def _numpy_count(epsilon: float) -> FloatCase:
     mech = Laplace(epsilon, 1.0)
     return FloatCase("numpy_count", "numpy Laplace, fl(truth + noise) (today's sampler: broken "
                      "on purpose)", epsilon, 0.0, _vector([0.0]), _vector([1.0]),
-                     lambda values, gen: mech.randomise(values, rng=gen),
+                     partial(_randomised, mech),
                      partial(reachable_numpy_laplace, scale=mech.scale), _NUMPY,
                      "count 0 vs 1, sensitivity 1", broken=True,
                      note="Laplace.randomise: the study path, never to be published")
@@ -439,7 +453,7 @@ def _numpy_beta(epsilon: float, *, n_private: int = 50, d: int = 3, lam: float =
     mech = Laplace(epsilon, math.sqrt(dim) * release_sensitivity(dim, n_private, lam))
     return FloatCase("numpy_beta", "numpy Laplace on beta, coordinate-wise at the L1 bound "
                      "(broken on purpose)", epsilon, 0.0, b_d, b_dp,
-                     lambda values, gen: mech.randomise(values, rng=gen),
+                     partial(_randomised, mech),
                      partial(reachable_numpy_laplace, scale=mech.scale), _NUMPY,
                      "the importance-weights pair", broken=True,
                      note="Laplace.randomise at sqrt(d) times beta's L2 sensitivity: an "
