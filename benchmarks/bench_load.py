@@ -67,6 +67,7 @@ import psutil
 import requests
 from bench_upload import make_upload_csv
 from load_client import (
+    CLASS_PAGES,
     EPSILON_LABEL,
     PUBLISH_VIEW,
     VIEW_LABEL,
@@ -85,9 +86,8 @@ from timing import stop
 from dpcore.runs.scenarios import AT_RANDOM, ONE_FILE, UPLOAD
 
 ROOT = Path(__file__).resolve().parents[1]
-#: Pages with an ε slider in a fragment, a "View" control with a Publish view, and a Publish
-#: button; users open them in turn.
-PAGES = ("importance", "subset", "perturbation", "masking")
+#: The pages users open, in turn (:data:`load_client.CLASS_PAGES`).
+PAGES = CLASS_PAGES
 #: The page an uploading user opens: its query builder lists the upload's columns.
 UPLOAD_PAGE = "importance"
 UPLOAD_QUERY = urlencode({"source": UPLOAD, "upload_mode": ONE_FILE, "split_rule": AT_RANDOM})
@@ -367,12 +367,6 @@ def warm_up(server: Server, timeout: float) -> None:
         client.close()
 
 
-def walk_through(server: Server, timeout: float) -> float:
-    """The teacher's preparation (``--walk``, :func:`load_client.walk`) of :data:`PAGES`; the
-    seconds it took."""
-    return walk(server.base_url, PAGES, timeout=timeout)
-
-
 def run_load(server: Server, args: argparse.Namespace) -> dict:
     """Play ``args.users`` users against ``server`` for ``args.seconds``; the report."""
     board = MarkerBoard()
@@ -528,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
     with streamlit_server() as server:
         if args.warm:
             warm_up(server, args.timeout)
-        walked = walk_through(server, args.timeout) if args.walk else None
+        walked = walk(server.base_url, PAGES, timeout=args.timeout) if args.walk else None
         report = run_load(server, args)
         report["walk_s"] = walked
     print(table(report))

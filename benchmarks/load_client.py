@@ -390,6 +390,9 @@ class StreamlitClient:
             self.widgets[(kind, label)] = Widget(widget_id, kind, label, delta.fragment_id, proto)
 
 
+#: The pages a class uses, each with an ε slider in a fragment, a "View" control with a Publish
+#: view, and a Publish button.
+CLASS_PAGES = ("importance", "subset", "perturbation", "masking")
 #: The label of every page's view chooser, its Publish view and its ε slider.
 VIEW_LABEL = "View"
 PUBLISH_VIEW = "Publish"

@@ -17,17 +17,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from load_client import ProtocolError, walk
-
-#: The pages a class uses, each with an ε slider and views.
-PAGES = ("importance", "subset", "perturbation", "masking")
+from load_client import CLASS_PAGES, ProtocolError, walk
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("url", nargs="?", default="http://127.0.0.1:8501",
                         help="the server's address (default: %(default)s)")
-    parser.add_argument("--pages", nargs="+", choices=PAGES, default=list(PAGES),
+    parser.add_argument("--pages", nargs="+", choices=CLASS_PAGES, default=list(CLASS_PAGES),
                         help="the pages to prepare (default: all four)")
     parser.add_argument("--timeout", type=float, default=600.0,
                         help="seconds one step may take (default: %(default)s)")

@@ -39,8 +39,8 @@ class Release:
 
 
 #: Releases computing at once on this server, every session's together. A release is a real
-#: computation (a subset's runs Algorithm 2 on all of D, about 2.5 s of CPU); several at once
-#: take the interpreter from every other session, whose slider moves then wait seconds
+#: computation (a subset's runs Algorithm 2 on all of D, about 0.9 s of CPU on Adult); several
+#: at once take the interpreter from every other session, whose slider moves then wait seconds
 #: (``docs/class.md``). One at a time, a class's slider moves stay under a second.
 RELEASES_AT_ONCE = 1
 _RELEASE_SLOTS = threading.BoundedSemaphore(RELEASES_AT_ONCE)
