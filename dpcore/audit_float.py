@@ -72,6 +72,7 @@ __all__ = [
     "float_case",
     "float_cases",
     "markdown_table",
+    "model_matches_numpy",
     "reachable_integer",
     "reachable_numpy_laplace",
     "reachable_release",
@@ -126,18 +127,53 @@ def trailing_zero_bits(y: Any) -> np.ndarray:
     return np.where(significand == 0, 53, count).astype(np.int64)
 
 
+def _c_log(x: np.ndarray) -> np.ndarray:
+    """The C library's ``log`` of each element, as numpy's sampler computes it.
+
+    numpy's sampler (``random_laplace`` in ``distributions.c``) calls the C library's ``log``,
+    and so does :func:`math.log`; ``np.log`` does not: with AVX-512 numpy 2.x evaluates its own
+    vectorised ``log``, which differs from the C library's in the last bit or two on about 0.3 %
+    of arguments. An exact model of the sampler must call the same function, element by element
+    (about 0.2 s per million).
+    """
+    return np.frompyfunc(math.log, 1, 1)(x).astype(np.float64)
+
+
 def _numpy_laplace_output(truth: np.ndarray, k: np.ndarray, scale: float) -> np.ndarray:
     """``fl(truth + noise)`` for numpy's Laplace noise drawn from the uniform ``U = k 2^-53``.
 
     numpy's ``Generator.laplace(0, scale)`` computes ``0 + scale * log(U + U)`` for ``U < 1/2``
-    and ``0 - scale * log((2 - U) - U)`` otherwise, each operation rounded to a double (numpy's
-    ``random_laplace`` in ``distributions.c``; ``np.log`` reproduces it bit for bit, which the
-    tests check). ``U = (next_uint64 >> 11) 2^-53`` is ``k 2^-53`` exactly.
+    and ``0 - scale * log((2 - U) - U)`` otherwise, each operation rounded to a double, with the
+    C library's ``log`` (numpy's ``random_laplace`` in ``distributions.c``; :func:`_c_log` calls
+    the same function, and :func:`model_matches_numpy` checks the whole model bit for bit against
+    numpy's own draws). ``U = (next_uint64 >> 11) 2^-53`` is ``k 2^-53`` exactly.
     """
     u = k.astype(np.float64) * 2.0**-53  # exact: k < 2^53
-    with np.errstate(divide="ignore"):
-        noise = np.where(u < 0.5, 0.0 + scale * np.log(u + u), 0.0 - scale * np.log((2.0 - u) - u))
+    low = u < 0.5
+    logs = _c_log(np.where(low, u + u, (2.0 - u) - u))  # both arguments > 0 for k >= 1
+    noise = np.where(low, 0.0 + scale * logs, 0.0 - scale * logs)
     return truth + noise
+
+
+def model_matches_numpy(scale: float = 1.0, size: int = 100_000, seed: int = 5) -> int:
+    """How many of ``size`` draws of numpy's ``Generator.laplace(0, scale)`` the exact model
+    (:func:`_numpy_laplace_output`) does **not** reproduce bit for bit: 0 on every CPU while
+    numpy's sampler is the one modelled.
+
+    Both start from ``PCG64(seed)``: the model takes ``k = next_uint64 >> 11`` per draw (numpy
+    redraws ``k = 0``, of probability 2^-53 per draw, which the seeds used do not meet).
+    A count above 0 means numpy changed its sampler (or its ``log``) and the reachability
+    predicate :func:`reachable_numpy_laplace` is no longer exact.
+
+    >>> model_matches_numpy(size=1000)
+    0
+    """
+    draws = np.random.Generator(np.random.PCG64(seed)).laplace(0.0, scale, size)
+    k = (np.random.PCG64(seed).random_raw(size) >> np.uint64(11)).astype(np.int64)
+    if k.min() == 0:
+        raise ValueError(f"seed {seed} draws k = 0, which numpy redraws; choose another seed.")
+    model = _numpy_laplace_output(np.zeros(size), k, scale)
+    return int(np.count_nonzero(model.view(np.uint64) != draws.view(np.uint64)))
 
 
 def reachable_numpy_laplace(y: Any, truth: Any, scale: float) -> np.ndarray:
@@ -145,12 +181,14 @@ def reachable_numpy_laplace(y: Any, truth: Any, scale: float) -> np.ndarray:
 
     The output is ``fl(truth + noise(k))`` for an integer ``k`` in ``[1, 2^53 - 1]`` (the
     uniform ``U = k 2^-53``, :func:`_numpy_laplace_output`). Every step of ``k -> noise(k)`` is
-    monotone (``log`` and each rounded operation are non-decreasing in their argument; the two
-    branches meet at ``U = 1/2``, where the noise goes from just below 0 to 0), and so is adding
-    ``truth`` and rounding; hence a binary search
-    over ``k``, about 53 vectorised steps for all outputs at once, finds the smallest ``k`` whose
-    output is ``>= y``, and ``y`` is reachable iff that output (or one of its two neighbours on
-    either side, which covers a one-ulp glitch of a library ``log``) equals ``y``.
+    monotone (the C library's ``log`` and each rounded operation are non-decreasing in their
+    argument; the two branches meet at ``U = 1/2``, where the noise goes from just below 0 to
+    0), and so is adding ``truth`` and rounding; hence a binary search over ``k``, about 53
+    vectorised steps for all outputs at once, finds the smallest ``k`` whose output is
+    ``>= y``, and ``y`` is reachable iff that output (or one of its two neighbours on either
+    side: each is a draw the sampler can make, so they add no false alarm, and they cover a
+    ``log`` that is not monotone in its last bit) equals ``y``. The model is exact only with the
+    function numpy's sampler calls (:func:`_c_log`); :func:`model_matches_numpy` checks it.
 
     Parameters
     ----------
@@ -178,18 +216,28 @@ def reachable_numpy_laplace(y: Any, truth: Any, scale: float) -> np.ndarray:
     out = np.asarray(y, dtype=np.float64)
     target = out.ravel()
     origin = np.broadcast_to(np.asarray(truth, dtype=np.float64), out.shape).ravel()
-    lo = np.ones(target.size, dtype=np.int64)
-    hi = np.full(target.size, _K_MAX, dtype=np.int64)
-    while np.any(lo < hi):
-        mid = (lo + hi) // 2
-        above = _numpy_laplace_output(origin, mid, scale) >= target
-        hi = np.where(above, mid, hi)
-        lo = np.where(above, lo, mid + 1)
+    lo = _first_above(origin, target, scale)
     hit = np.zeros(target.size, dtype=bool)
     for offset in (-2, -1, 0, 1, 2):
         k = np.clip(lo + offset, 1, _K_MAX)
         hit |= _numpy_laplace_output(origin, k, scale) == target
     return (hit & np.isfinite(target)).reshape(out.shape)
+
+
+def _first_above(origin: np.ndarray, target: np.ndarray, scale: float) -> np.ndarray:
+    """Elementwise the smallest ``k`` in ``[1, 2^53 - 1]`` whose output is ``>= target``
+    (``2^53 - 1`` where none is), by bisection on the elements still open (the output is
+    monotone in ``k``)."""
+    lo = np.ones(target.size, dtype=np.int64)
+    hi = np.full(target.size, _K_MAX, dtype=np.int64)
+    open_ = np.flatnonzero(lo < hi)
+    while open_.size:
+        mid = (lo[open_] + hi[open_]) // 2
+        above = _numpy_laplace_output(origin[open_], mid, scale) >= target[open_]
+        hi[open_] = np.where(above, mid, hi[open_])
+        lo[open_] = np.where(above, lo[open_], mid + 1)
+        open_ = open_[lo[open_] < hi[open_]]
+    return lo
 
 
 def reachable_integer(y: Any, truth: Any = None) -> np.ndarray:

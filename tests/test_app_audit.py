@@ -84,7 +84,7 @@ def test_one_run_audit():
     assert float(shown["Audited lower bound"]) <= 1.0
 
 
-def test_floating_point_attacks_behind_a_button():
+def test_floating_point_attacks_behind_a_button(numpy_model):
     at = open_page(au_runs=1000, au_float_runs=2000)
     assert not at.dataframe
     at.button(key="au_float_run").click()

@@ -44,31 +44,38 @@ def test_trailing_zero_bits_keeps_the_shape_and_refuses_nan():
 
 @pytest.mark.parametrize("scale", [1.0, 0.37, 40.0])
 def test_the_model_reproduces_numpy_laplace_bit_for_bit(scale):
-    """``Generator.laplace`` takes ``k = next_uint64 >> 11`` per draw (``k = 0``, probability
-    2^-53, would be redrawn and does not occur here)."""
-    draws = np.random.Generator(np.random.PCG64(5)).laplace(0.0, scale, 100_000)
-    k = (np.random.PCG64(5).random_raw(100_000) >> np.uint64(11)).astype(np.int64)
-    assert k.min() > 0
-    model = F._numpy_laplace_output(np.zeros(k.size), k, scale)
-    assert np.array_equal(model.view(np.uint64), draws.view(np.uint64))
+    """The one test that says whether numpy's sampler is still the one modelled: the C
+    library's ``log`` (not ``np.log``, which differs on ~0.3 % of arguments with AVX-512) in
+    ``random_laplace``. The tests that rely on the model skip, pointing here, when it fails."""
+    wrong = F.model_matches_numpy(scale, 100_000)
+    assert wrong == 0, (
+        f"{wrong} of 100,000 numpy Laplace draws (scale {scale}) differ from the model in "
+        f"dpcore.audit_float._numpy_laplace_output (numpy {np.__version__}): numpy changed its "
+        "sampler or its log; update the model to the function numpy's random_laplace calls.")
+
+
+def test_the_model_uses_the_c_library_log():
+    """``_c_log`` is ``math.log`` element by element, on arguments where ``np.log`` may differ."""
+    x = stream(4, "float-audit", "log").random(10_000) + 0.5
+    assert np.array_equal(F._c_log(x), np.array([math.log(v) for v in x.tolist()]))
 
 
 @pytest.mark.parametrize("truth", [0.0, 1.0, -5.2, 512.37, 1e-3, 2.0**-40])
 @pytest.mark.parametrize("scale", [1.0, 0.37, 40.0])
-def test_every_numpy_output_is_reachable_from_its_own_answer(truth, scale):
+def test_every_numpy_output_is_reachable_from_its_own_answer(truth, scale, numpy_model):
     """Exact: a single miss would be a false alarm of certainty."""
     gen = stream(0, "float-audit", truth, scale)
     out = truth + gen.laplace(0.0, scale, size=20_000)
     assert F.reachable_numpy_laplace(out, truth, scale).all()
 
 
-def test_numpy_outputs_of_a_neighbour_are_mostly_unreachable():
+def test_numpy_outputs_of_a_neighbour_are_mostly_unreachable(numpy_model):
     out = 1.0 + stream(1, "float-audit").laplace(0.0, 1.0, size=20_000)
     share = F.reachable_numpy_laplace(out, 0.0, 1.0).mean()
     assert 0.0 < share < 0.5  # about 0.2: the attack's power
 
 
-def test_hand_checked_numpy_cases():
+def test_hand_checked_numpy_cases(numpy_model):
     # U = 1/2 (k = 2^52) gives noise 0: the answer itself is an output.
     assert F.reachable_numpy_laplace([0.0, 1.0], [0.0, 1.0], 1.0).all()
     # From 1, an output below 1 is 1 + n with n in [-1, -1/2]: exact (Sterbenz), a multiple of
@@ -130,7 +137,7 @@ def test_catalogue_covers_every_release_and_the_broken_rows():
 
 
 @pytest.mark.parametrize("key", F.BROKEN_FLOAT_KEYS)
-def test_broken_rows_generate_what_their_predicate_accepts(key):
+def test_broken_rows_generate_what_their_predicate_accepts(key, numpy_model):
     """The broken rows' predicate models exactly how their outputs are made."""
     case = F.float_case(key, 0.5)
     values = np.broadcast_to(case.truth_d, (5000, case.truth_d.size)).copy()
@@ -138,7 +145,7 @@ def test_broken_rows_generate_what_their_predicate_accepts(key):
     assert case.reachable(out, case.truth_d).all()
 
 
-def test_float_audit_on_a_small_budget():
+def test_float_audit_on_a_small_budget(numpy_model):
     release = F.float_audit(F.float_case("primer_count"), 2000, rng=0)
     broken = F.float_audit(F.float_case("numpy_count"), 2000, rng=0)
     assert release.reachability_lb == 0.0 and not release.flagged
@@ -160,7 +167,7 @@ def test_float_audit_of_an_index_and_bad_input():
 
 
 @pytest.mark.slow
-def test_acceptance_every_release_at_or_below_its_claim_and_numpy_caught():
+def test_acceptance_every_release_at_or_below_its_claim_and_numpy_caught(numpy_model):
     """Issue 21: >= 20,000 runs per dataset, 95 % Clopper-Pearson, every release mechanism."""
     results = [F.float_audit(case, 20_000, 0.95, rng=0) for case in F.float_cases(1.0)]
     print("\n" + F.markdown_table(results))

@@ -4,6 +4,10 @@ Random shapes, NaNs, infinities, empty arrays and wrong dtypes must give the one
 exception type (TypeError for a wrong type, ValueError for a wrong range, DataError for bad
 data), never another; valid inputs must give outputs of the documented shape, finite.
 Examples are derandomised (``derandomize=True``) so that a failure reproduces.
+
+Outside the fast lane: these fuzz by the hundred, and hypothesis's first example in a process
+reads the source of every project module it has loaded for constants (about 6 s a process in a
+fresh clone, before its ``.hypothesis/`` cache exists).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from dpcore.validation import (
     check_scalar,
     check_unit_box,
 )
+
+pytestmark = pytest.mark.slow
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
@@ -19,7 +21,11 @@ expect.set_options(timeout=60_000)
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
+#: The docs' screenshots: written only by ``python scripts/doc_screenshots.py`` (a plain test run
+#: leaves the checkout as it found it).
 SCREENSHOTS = ROOT / "docs" / "screenshots"
+#: Set by ``scripts/doc_screenshots.py``: copy the tests' screenshots into the docs.
+DOC_SCREENSHOTS_ENV = "EXPLORER_DOC_SCREENSHOTS"
 #: Debian's Chromium and the flags every browser test starts it with (this machine's network
 #: is closed: no background networking, QUIC, component updates or sync).
 CHROMIUM_ARGS = [
@@ -48,6 +54,14 @@ def screenshot(page: Page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=path, full_page=True)
     return path
+
+
+def for_docs(path: Path, name: str) -> None:
+    """Copy the screenshot at ``path`` to ``docs/screenshots/NAME`` when the docs' command asks
+    for it (``python scripts/doc_screenshots.py``); otherwise leave the checkout untouched."""
+    if os.environ.get(DOC_SCREENSHOTS_ENV) == "1":
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, SCREENSHOTS / name)
 
 
 def wait_idle(page: Page, timeout: float | None = None) -> None:

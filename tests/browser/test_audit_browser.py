@@ -1,17 +1,16 @@
 """The privacy-audit page in a real browser: one mechanism, then the table of every mechanism.
 
 After every step no ``[data-testid="stException"]`` may be on the page. The screenshot goes to
-``tests/artifacts/audit.png`` and is copied to ``docs/screenshots/audit.png`` for
-docs/pages.md.
+``tests/artifacts/audit.png`` and is copied by ``scripts/doc_screenshots.py`` to
+``docs/screenshots/audit.png`` for docs/pages.md.
 """
 
 from __future__ import annotations
 
-import shutil
 from typing import TYPE_CHECKING
 
 import pytest
-from browser_support import SCREENSHOTS, assert_no_exception, expect, screenshot, wait_idle
+from browser_support import assert_no_exception, expect, for_docs, screenshot, wait_idle
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -36,6 +35,5 @@ def test_audit_page_one_mechanism_and_the_table(page: Page):
     expect(main.get_by_test_id("stDataFrame")).to_be_visible()
     expect(charts.nth(1).get_by_text("claimed ε", exact=True)).to_be_visible()
     path = screenshot(page, "audit")
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(path, SCREENSHOTS / "audit.png")
+    for_docs(path, "audit.png")
     assert_no_exception(page)

@@ -2,19 +2,18 @@
 views, the ε slider's risk caption.
 
 After every step no ``[data-testid="stException"]`` may be on the page. Screenshots go to
-``tests/artifacts/``; the importance-weights Monte-Carlo answer is copied to
-``docs/screenshots/choose-epsilon.png`` for the docs.
+``tests/artifacts/``; the importance-weights Monte-Carlo answer is copied by
+``scripts/doc_screenshots.py`` to ``docs/screenshots/choose-epsilon.png`` for the docs.
 """
 
 from __future__ import annotations
 
-import shutil
 from typing import TYPE_CHECKING
 
 import pytest
 from browser_support import (
-    SCREENSHOTS,
     expect,
+    for_docs,
     metric_value,
     open_view,
     screenshot,
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-SCREENSHOT = SCREENSHOTS / "choose-epsilon.png"
 # The Monte-Carlo target on Adult fits 100 bootstrap replicates first: allow 2 minutes.
 STUDY_TIMEOUT = 120_000
 LINES = ".scatterlayer .trace"
@@ -66,8 +64,7 @@ def test_choose_epsilon_page(page: Page, app_url: str):
     expect(main.get_by_text("non-private").first).to_be_visible()
     expect(charts).to_have_count(1)
     expect(charts.first.locator(".scatterlayer .points path").first).to_be_visible()
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(screenshot(page, "choose-epsilon-importance"), SCREENSHOT)
+    for_docs(screenshot(page, "choose-epsilon-importance"), "choose-epsilon.png")
 
     panel = open_view(page, "ε as risk")
     expect(metric_value(page, "Prior")).to_have_text("1 %")

@@ -2,18 +2,18 @@
 exported report opened from disk with the network cut.
 
 Screenshots go to ``tests/artifacts/`` (decide-importance, decide-masking, decide-report,
-choose-epsilon-statistics); the first is copied to ``docs/screenshots/decide.png``.
+choose-epsilon-statistics); the first is copied by ``scripts/doc_screenshots.py`` to
+``docs/screenshots/decide.png``.
 """
 
 from __future__ import annotations
 
-import shutil
 from typing import TYPE_CHECKING
 
 import pytest
 from browser_support import (
-    SCREENSHOTS,
     expect,
+    for_docs,
     metric_value,
     open_view,
     screenshot,
@@ -45,8 +45,7 @@ def test_decision_view_and_its_report_offline(page: Page, app_url: str, tmp_path
     charts = main.get_by_test_id("stPlotlyChart")
     expect(charts).to_have_count(3)
     expect(main.get_by_text("landmarks, not a ranking").first).to_be_visible()
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(screenshot(page, "decide-importance"), SCREENSHOTS / "decide.png")
+    for_docs(screenshot(page, "decide-importance"), "decide.png")
 
     with page.expect_download(timeout=STUDY_TIMEOUT) as caught:
         main.get_by_role("button", name="Export report (HTML)").click()

@@ -1,18 +1,17 @@
 """The home page in a real browser: render, switch scenario, upload good and bad CSV files.
 
 After every step no ``[data-testid="stException"]`` may be on the page. Screenshots go to
-``tests/artifacts/``; the one of the home page is copied to ``docs/screenshots/home.png`` for the
-docs.
+``tests/artifacts/``; the one of the home page is copied by ``scripts/doc_screenshots.py`` to
+``docs/screenshots/home.png`` for the docs.
 """
 
 from __future__ import annotations
 
 import re
-import shutil
 from typing import TYPE_CHECKING
 
 import pytest
-from browser_support import ROOT, SCREENSHOTS, assert_no_exception, expect, screenshot
+from browser_support import ROOT, assert_no_exception, expect, for_docs, screenshot
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -23,7 +22,6 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.browser
 
 DATA = ROOT / "tests" / "data"
-SCREENSHOT = SCREENSHOTS / "home.png"
 
 
 def wait_for_header(page: Page, text: str) -> None:
@@ -45,8 +43,7 @@ def test_home_scenarios_and_uploads(page: Page, tmp_path: Path):
     wait_for_header(page, "UCI Adult: 90 % of men private (Ji & Elkan)")
     expect(page.get_by_test_id("stPlotlyChart")).to_be_visible()
     expect(page.locator(".js-plotly-plot .bars path").first).to_be_visible()
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(screenshot(page, "home"), SCREENSHOT)
+    for_docs(screenshot(page, "home"), "home.png")
 
     choose(page, "Scenario", "Wine cultivars (scikit-learn)")
     wait_for_header(page, "Wine cultivars (scikit-learn)")

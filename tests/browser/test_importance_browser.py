@@ -1,20 +1,19 @@
 """The importance-weighting page in a real browser: render, move ε, visit every view, publish.
 
 After every step no ``[data-testid="stException"]`` may be on the page. Screenshots go to
-``tests/artifacts/``; the one after the ε move is copied to ``docs/screenshots/importance.png``
-for the docs.
+``tests/artifacts/``; the one after the ε move is copied by ``scripts/doc_screenshots.py`` to
+``docs/screenshots/importance.png`` for the docs.
 """
 
 from __future__ import annotations
 
-import shutil
 from typing import TYPE_CHECKING
 
 import pytest
 from browser_support import (
-    SCREENSHOTS,
     assert_no_exception,
     expect,
+    for_docs,
     metric_value,
     open_view,
     screenshot,
@@ -28,7 +27,6 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-SCREENSHOT = SCREENSHOTS / "importance.png"
 # The first run fits 8 lambdas x 100 bootstrap replicates of Adult: allow 90 s on 2 busy cores.
 FIRST_RUN_TIMEOUT = 90_000
 
@@ -79,8 +77,7 @@ def test_importance_page_epsilon_views_and_publish(page: Page, app_url: str):
     wait_idle(page)
     expect_plots(main, 1, BOXES)
     expect(main.locator(".boxlayer path.box")).to_have_count(len(EPSILON_GRID))  # 0.3 is in it
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(screenshot(page, "importance-epsilon"), SCREENSHOT)
+    for_docs(screenshot(page, "importance-epsilon"), "importance.png")
 
     panel = open_view(page, "Estimates vs λ")
     expect_plots(panel, 1, BOXES)

@@ -1,19 +1,19 @@
 """The data-masking page in a real browser: the scatter plots, an ε move, every view, publish.
 
 After every step no ``[data-testid="stException"]`` may be on the page. Screenshots go to
-``tests/artifacts/``; the default scatter plots are copied to ``docs/screenshots/masking.png``.
+``tests/artifacts/``; the default scatter plots are copied by ``scripts/doc_screenshots.py`` to
+``docs/screenshots/masking.png``.
 """
 
 from __future__ import annotations
 
-import shutil
 from typing import TYPE_CHECKING
 
 import pytest
 from browser_support import (
-    SCREENSHOTS,
     assert_no_exception,
     expect,
+    for_docs,
     metric_value,
     open_view,
     screenshot,
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-SCREENSHOT = SCREENSHOTS / "masking.png"
 FIRST_RUN_TIMEOUT = 90_000  # the sidebar loads Adult first; the page then masks the toy data
 DOTS, HEAT = ".scatterlayer .points path", ".heatmaplayer image"
 
@@ -52,8 +51,7 @@ def test_masking_page_scatter_views_and_publish(page: Page):
         expect(charts.nth(i).locator(HEAT)).to_have_count(1)  # each panel's decision regions
     expect(charts.nth(0).get_by_text("Original private records (non-private)")).to_be_visible()
     expect(charts.nth(2).get_by_text("Final masked set (DP, ε = 5)")).to_be_visible()
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(screenshot(page, "masking-scatter"), SCREENSHOT)
+    for_docs(screenshot(page, "masking-scatter"), "masking.png")
 
     # One step up the ε slider (5 -> 10) redraws the final panel only: the original and initial
     # panels keep their plot (the same DOM node), since their figures do not depend on ε.

@@ -1,20 +1,19 @@
 """The private logistic regression page in a real browser: render, move ε, every view, publish.
 
 After every step no ``[data-testid="stException"]`` may be on the page. Screenshots go to
-``tests/artifacts/``; the error-vs-ε figure after the ε move is copied to
-``docs/screenshots/perturbation.png`` for the docs.
+``tests/artifacts/``; the error-vs-ε figure after the ε move is copied by
+``scripts/doc_screenshots.py`` to ``docs/screenshots/perturbation.png`` for the docs.
 """
 
 from __future__ import annotations
 
-import shutil
 from functools import partial
 from typing import TYPE_CHECKING
 
 import pytest
 from browser_support import (
-    SCREENSHOTS,
     expect,
+    for_docs,
     metric_value,
     open_view,
     screenshot,
@@ -29,7 +28,6 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-SCREENSHOT = SCREENSHOTS / "perturbation.png"
 # The first run on Adult fits 4 methods x 7 epsilons x 10 restarts, and an ε move refits them
 # at the rule's new λ: a few seconds, but allow 180 s on 2 oversubscribed cores.
 FIRST_RUN_TIMEOUT = 180_000
@@ -70,11 +68,10 @@ def test_perturbation_page_epsilon_views_and_publish(page: Page, app_url: str):
     wait_idle(page, timeout=FIRST_RUN_TIMEOUT)
     chart = expect_plot(main, LINES)
     chart.scroll_into_view_if_needed()
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     shot = screenshot(page, "perturbation-epsilon")
     figure = shot.with_name("perturbation-error-vs-epsilon.png")
     chart.screenshot(path=figure)
-    shutil.copyfile(figure, SCREENSHOT)
+    for_docs(figure, "perturbation.png")
 
     expect_plot(view("Learning curve", shows="Learning curves (Chaudhuri"), LINES)
     screenshot(page, "perturbation-view-learning")

@@ -2,24 +2,22 @@
 bounds, the refused private bounds, the exponential choice.
 
 After every step no ``[data-testid="stException"]`` may be on the page. Screenshots go to
-``tests/artifacts/`` (look at them); the default page is copied to ``docs/screenshots/primer.png``
-for the docs.
+``tests/artifacts/`` (look at them); the default page is copied by ``scripts/doc_screenshots.py`` to
+``docs/screenshots/primer.png`` for the docs.
 """
 
 from __future__ import annotations
 
-import shutil
 from typing import TYPE_CHECKING
 
 import pytest
-from browser_support import SCREENSHOTS, expect, metric_value, screenshot, url_path, wait_idle
+from browser_support import expect, for_docs, metric_value, screenshot, url_path, wait_idle
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
 
-SCREENSHOT = SCREENSHOTS / "primer.png"
 BARS = ".barlayer .point"
 
 
@@ -37,8 +35,7 @@ def test_primer_page(page: Page, app_url: str):
     expect(charts).to_have_count(2)
     expect(charts.first.locator(BARS).first).to_be_attached()
     expect(page.get_by_text("more privacy ← → more accuracy")).to_have_count(2)
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(screenshot(page, "primer"), SCREENSHOT)
+    for_docs(screenshot(page, "primer"), "primer.png")
 
     # A mean of age: the bounds open at the public set's range, the sensitivity follows.
     main.get_by_test_id("stRadio").filter(has_text="Query").get_by_text("A mean").click()

@@ -1,19 +1,18 @@
 """The optimal-public-subset page in a real browser: the error curve, the size slider, views.
 
 After every step no ``[data-testid="stException"]`` may be on the page. Screenshots go to
-``tests/artifacts/``; the error curve is copied to ``docs/screenshots/subset.png`` for
-docs/pages.md.
+``tests/artifacts/``; the error curve is copied by ``scripts/doc_screenshots.py`` to
+``docs/screenshots/subset.png`` for docs/pages.md.
 """
 
 from __future__ import annotations
 
-import shutil
 from typing import TYPE_CHECKING
 
 import pytest
 from browser_support import (
-    SCREENSHOTS,
     expect,
+    for_docs,
     metric_value,
     open_view,
     screenshot,
@@ -25,7 +24,6 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-SCREENSHOT = SCREENSHOTS / "subset.png"
 MVN = "Shifted Gaussians (Wang et al. simulation)"
 # 3 repeats of 60 candidates on 10^4 x 10^4 points: allow 90 s on 2 busy cores.
 FIRST_RUN_TIMEOUT = 90_000
@@ -69,8 +67,7 @@ def test_subset_page_curve_slider_views(page: Page):
     expect(error).not_to_have_text(before)
     wait_idle(page)
     expect(chart.locator(CURVE).first).to_be_visible()
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(screenshot(page, "subset-error-curve"), SCREENSHOT)
+    for_docs(screenshot(page, "subset-error-curve"), "subset.png")
 
     for view in ("Distance vs size", "Points and weights"):
         open_view(page, view)
