@@ -120,7 +120,7 @@ def adult(seeds: int) -> pd.DataFrame:
                                      "objective perturbation"], seed=0)
         s = summarise(res).set_index("method")
         clf = PrivateLogisticRegression(epsilon=eps, lam=lam, data_norm=norm,
-                                        fit_intercept=False)
+                                        fit_intercept=False, classes=(0, 1))
         t_fit, _ = best_of(lambda clf=clf: clf.fit(X, y))
         ours = s.loc["objective perturbation"]
         rows.append({

@@ -53,7 +53,8 @@ def _cases(scenario) -> dict[str, Callable[[object], object]]:
         "importance weights (with step 1)": lambda rng: ImportanceWeights(
             0.1, 0.1, rng=rng).fit(D, E),
         "private logistic regression": lambda rng: PrivateLogisticRegression(
-            1.0, lam_lr, "output", data_norm=arrays.data_norm, rng=rng).fit(arrays.X, arrays.y),
+            1.0, lam_lr, "output", data_norm=arrays.data_norm, rng=rng,
+            classes=arrays.classes).fit(arrays.X, arrays.y),
         "masked data (N = 300)": lambda rng: MaskedDataGenerator(
             5.0, 0.5, 300, rng=rng, n_classes=task.n_classes, data_norm=task.data_norm).fit(
             task.X_private, task.y_private, initial=initial),

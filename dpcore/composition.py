@@ -59,6 +59,8 @@ __all__ = [
     "compose_parts",
     "composition_growth",
     "gaussian_rho",
+    "rho_parts",
+    "zcdp_epsilon",
 ]
 
 COMPOSITIONS = ("sequential", "advanced", "zcdp", "rdp", "pld")
@@ -251,7 +253,7 @@ def compose(epsilons: Any, deltas: Any = None, method: str = "sequential",
         else:
             rho.append(r)
     total_rho = math.fsum(rho)
-    eps_z = total_rho + 2.0 * math.sqrt(total_rho * log_term)
+    eps_z = zcdp_epsilon(total_rho, delta_slack)
     if seq[0] <= eps_z:
         return seq
     return eps_z, delta_slack
@@ -401,23 +403,55 @@ class PlannedRelease:
     count: int = 1
     rho: float | None = None
     partition: str | None = None
+    #: The rule that made ``partition`` (None: the plan's one rule; parts of different rules
+    #: are not disjoint, :func:`compose_parts`).
+    partition_rule: str | None = None
+
+
+def _part_choices(records: list[dict[str, Any]]) -> Iterable[list[dict[str, Any]]]:
+    """The releases one person is exposed to, for every choice of one part per partition.
+
+    A partition is a ``(dataset, partition_rule)`` pair: the parts made by one rule of one
+    dataset are disjoint, so a person lies in exactly one of them; parts made by different rules
+    (or of different datasets) may hold the same person, so each rule gets its own choice.
+    """
+    parts: dict[tuple[str, Any], list[str]] = {}
+    for r in records:
+        if r.get("partition") is not None:
+            names = parts.setdefault((r["dataset"], r.get("partition_rule")), [])
+            if r["partition"] not in names:
+                names.append(r["partition"])
+    if not parts:
+        yield list(records)
+        return
+    count = math.prod(len(v) for v in parts.values())
+    if count > MAX_PART_CHOICES:
+        raise ValueError(f"{count} combinations of parts are too many to enumerate; record "
+                         "releases on fewer parts.")
+    keys = list(parts)
+    for choice in itertools.product(*parts.values()):
+        mine = dict(zip(keys, choice, strict=True))
+        yield [r for r in records if r.get("partition") is None
+               or mine.get((r["dataset"], r.get("partition_rule"))) == r["partition"]]
 
 
 def compose_parts(records: list[dict[str, Any]], method: str,
                   delta_slack: float) -> tuple[float, float]:
-    """Compose releases under ``method``, in parallel over the parts of each dataset.
+    """Compose releases under ``method``, in parallel over the parts of each partition.
 
     Parallel composition ([JLE14]_ Sect. 1.6): a release recorded with a ``partition`` reads
-    only that part of its ``dataset``'s rows, and different parts of one dataset are disjoint.
-    A person lies in one part of each dataset, so the total is the largest, over one choice of
-    part per dataset, of the composition of the releases without a part plus those of the
-    chosen parts (``method`` as in :func:`compose`).
+    only that part of its ``dataset``'s rows, and the parts that one ``partition_rule`` makes of
+    one dataset are disjoint. A person lies in one part of each (dataset, rule), so the total is
+    the largest, over one choice of part per (dataset, rule), of the composition of the releases
+    without a part plus those of the chosen parts (``method`` as in :func:`compose`). Parts of
+    different rules are not disjoint (a person is in one part of each): their releases add up.
 
     Parameters
     ----------
     records : list of dict
         Each with ``dataset``, ``partition`` (None: every row), ``epsilon``, ``delta`` and
-        optionally ``rho`` and ``mechanism``.
+        optionally ``partition_rule`` (None: the one unnamed rule of its dataset, e.g. a plan's),
+        ``rho`` and ``mechanism``.
     method : {"sequential", "advanced", "zcdp", "rdp", "pld"}
     delta_slack : float
         δ' of the methods other than sequential (ignored by sequential).
@@ -431,30 +465,59 @@ def compose_parts(records: list[dict[str, Any]], method: str,
     >>> compose_parts([*parts, {"dataset": "D", "partition": None, "epsilon": 0.5,
     ...                         "delta": 0.0}], "sequential", 0.0)
     (1.5, 0.0)
+    >>> compose_parts([{"dataset": "D", "partition": "F", "partition_rule": "sex",
+    ...                 "epsilon": 1.0, "delta": 0.0},
+    ...                {"dataset": "D", "partition": "under 30", "partition_rule": "age",
+    ...                 "epsilon": 1.0, "delta": 0.0}], "sequential", 0.0)  # two rules
+    (2.0, 0.0)
     """
-    parts: dict[str, list[str]] = {}
-    for r in records:
-        if r.get("partition") is not None:
-            names = parts.setdefault(r["dataset"], [])
-            if r["partition"] not in names:
-                names.append(r["partition"])
-    if not parts:
-        choices: Iterable[tuple[str, ...]] = [()]
-    else:
-        count = math.prod(len(v) for v in parts.values())
-        if count > MAX_PART_CHOICES:
-            raise ValueError(f"{count} combinations of parts are too many to enumerate; record "
-                             "releases on fewer parts.")
-        choices = itertools.product(*parts.values())
-    datasets = list(parts)
     best = (0.0, 0.0)
-    for choice in choices:
-        mine = dict(zip(datasets, choice, strict=True))
-        chosen = [r for r in records
-                  if r.get("partition") is None or mine.get(r["dataset"]) == r["partition"]]
+    for chosen in _part_choices(records):
         total = compose([r["epsilon"] for r in chosen], [r["delta"] for r in chosen], method,
                         delta_slack if method != "sequential" else 0.0,
                         rhos=[r.get("rho") for r in chosen],
                         mechanisms=[r.get("mechanism") for r in chosen])
         best = (max(best[0], total[0]), max(best[1], total[1]))
     return best
+
+
+def rho_parts(records: list[dict[str, Any]]) -> float:
+    """The largest zCDP ``ρ = Σ ρ_i`` one person is exposed to (parts as in
+    :func:`compose_parts`): ``rho`` where a record has one, else ``ε²/2`` of a pure release
+    ([BS16]_ Proposition 1.4).
+
+    Raises
+    ------
+    ValueError
+        For a release with δ > 0 and no ρ (zCDP cannot account for it).
+
+    Examples
+    --------
+    >>> rho_parts([{"dataset": "D", "partition": None, "epsilon": 0.5, "delta": 0.0},
+    ...            {"dataset": "D", "partition": None, "epsilon": 1.0, "delta": 1e-6,
+    ...             "rho": 0.03}])
+    0.155
+    """
+    best = 0.0
+    for chosen in _part_choices(records):
+        rho = []
+        for i, r in enumerate(chosen):
+            given = r.get("rho")
+            if given is not None and not (isinstance(given, float) and math.isnan(given)):
+                rho.append(float(given))
+            elif r["delta"] > 0.0:
+                raise _needs_noise(i, r["epsilon"], r["delta"], "zCDP", "sequential")
+            else:
+                rho.append(r["epsilon"] ** 2 / 2.0)
+        best = max(best, math.fsum(rho))
+    return best
+
+
+def zcdp_epsilon(rho: float, delta_slack: float) -> float:
+    """ε of a ρ-zCDP total at ``δ' = delta_slack``: ``ρ + 2 sqrt(ρ ln(1/δ'))`` ([BS16]_
+    Proposition 1.3).
+
+    >>> round(zcdp_epsilon(0.125, 1e-6), 3)
+    2.753
+    """
+    return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta_slack))

@@ -141,15 +141,17 @@ def check_array(X: Any, name: str = "X", *, ndim: int | None = 2, min_rows: int 
     """Convert to a finite float array with ``ndim`` dimensions and at least ``min_rows`` rows.
 
     ``ndim=None`` accepts any shape (and ``min_rows`` then counts the leading axis, if any);
-    ``fix`` is the advice given when the array holds NaN or infinite values.
+    ``fix`` is the advice given when the array holds NaN or infinite values. A message names no
+    value of ``X`` (it may be private): numpy's own, which quotes the value it could not
+    convert, is not passed on.
     """
     if hasattr(X, "to_numpy"):
         X = X.to_numpy()
     try:
         arr = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError):
         raise DataError(
-            f"{name} must be numeric; it holds values that are not numbers ({exc}). "
+            f"{name} must be numeric; it holds values that are not numbers. "
             "Encode categorical columns first (dpcore.datasets does this)."
         ) from None
     if ndim is not None and arr.ndim != ndim:
@@ -172,16 +174,19 @@ def check_unit_box(X: Any, name: str = "X", *, clip: bool = False) -> np.ndarray
         How the array is called in messages.
     clip : bool, default=False
         Clip out-of-range values to [0, 1] instead of refusing them. Clipping is data-independent
-        (the bound is the domain's, not read off the data), so it costs no privacy.
+        (the bound is the domain's, not read off the data), so it costs no privacy; pass
+        ``clip=True`` for private data, whose refusal would depend on one record.
+
+    The message of a refusal names no value of ``X`` (it may be private).
     """
     arr = check_array(X, name)
     if arr.min(initial=0.0) < 0.0 or arr.max(initial=0.0) > 1.0:
         if clip:
             return np.clip(arr, 0.0, 1.0)
         raise DataError(
-            f"{name} has values outside [0, 1] (min {arr.min():.3g}, max {arr.max():.3g}); the "
-            "privacy guarantee assumes every component in [0, 1]. Encode the data with "
-            "dpcore.datasets (one-hot and min-max by the public range) or pass clip=True."
+            f"{name} has values outside [0, 1]; the privacy guarantee assumes every component "
+            "in [0, 1]. Encode the data with dpcore.datasets (one-hot and min-max by the public "
+            "range) or pass clip=True."
         )
     return arr
 

@@ -1,12 +1,14 @@
-"""The privacy budget: sequential composition, refusal before recording, the ledger."""
+"""The privacy budget: its filters, refusal before recording, the ledger, what it checks."""
 
 import math
 
 import pandas as pd
 import pytest
 
-from dpcore.accountant import BudgetAccountant, BudgetExceeded
-from dpcore.planning import PlannedRelease, compose, gaussian_rho
+from dpcore.accountant import BudgetAccountant, BudgetExceeded, rho_floor
+from dpcore.composition import zcdp_epsilon
+from dpcore.mechanisms import Gaussian, Laplace
+from dpcore.planning import PlannedRelease, compare_compositions, compose, gaussian_rho
 from dpcore.validation import DataError
 
 
@@ -194,17 +196,19 @@ def test_chosen_filter_refuses_by_its_own_total():
 def test_parallel_composition_over_disjoint_parts():
     acc = BudgetAccountant(1.0, relation="add_remove")
     acc.spend(0.2, mechanism="Laplace", dataset="upload")  # all rows
-    acc.spend(0.5, mechanism="Laplace", dataset="upload", partition="men")
-    acc.spend(0.3, mechanism="Laplace", dataset="upload", partition="women")
-    acc.spend(0.3, mechanism="Laplace", dataset="upload", partition="women")
+    acc.spend(0.5, mechanism="Laplace", dataset="upload", partition="men", partition_rule="sex")
+    acc.spend(0.3, mechanism="Laplace", dataset="upload", partition="women", partition_rule="sex")
+    acc.spend(0.3, mechanism="Laplace", dataset="upload", partition="women", partition_rule="sex")
     # a person is in one part: 0.2 + max(0.5, 0.3 + 0.3) = 0.8
     assert acc.spent == pytest.approx((0.8, 0.0))
-    acc.spend(0.3, mechanism="Laplace", dataset="upload", partition="men")  # men: 1.0, fits
+    # men: 1.0, fits
+    acc.spend(0.3, mechanism="Laplace", dataset="upload", partition="men", partition_rule="sex")
     with pytest.raises(BudgetExceeded, match="on part 'women' of 'upload'"):
-        acc.spend(0.5, mechanism="Laplace", dataset="upload", partition="women")
+        acc.spend(0.5, mechanism="Laplace", dataset="upload", partition="women",
+                  partition_rule="sex")
     # another dataset may hold the same people: its releases add up with the worst part
     acc.set_budget(2.0)
-    acc.spend(0.4, mechanism="Laplace", dataset="adult", partition="a")
+    acc.spend(0.4, mechanism="Laplace", dataset="adult", partition="a", partition_rule="r")
     assert acc.spent == pytest.approx((1.4, 0.0))
     parts = acc.records["partition"]
     assert parts.isna().tolist() == [True] + [False] * 5  # None: all rows
@@ -215,17 +219,18 @@ def test_parallel_composition_over_disjoint_parts():
 
 def test_check_on_a_part_and_invalid_part_or_rho():
     acc = BudgetAccountant(1.0, relation="add_remove")
-    acc.spend(0.8, mechanism="Laplace", dataset="upload", partition="men")
-    acc.check(0.8, dataset="upload", partition="women")  # another part: fits, nothing recorded
+    acc.spend(0.8, mechanism="Laplace", dataset="upload", partition="men", partition_rule="sex")
+    # another part: fits, nothing recorded
+    acc.check(0.8, dataset="upload", partition="women", partition_rule="sex")
     with pytest.raises(BudgetExceeded, match="on part 'men' of 'upload'"):
-        acc.check(0.3, dataset="upload", partition="men")
+        acc.check(0.3, dataset="upload", partition="men", partition_rule="sex")
     with pytest.raises(BudgetExceeded):
         acc.check(0.3)  # all rows: adds to the worst part
     assert len(acc) == 1
     with pytest.raises(ValueError, match="partition is empty"):
-        acc.spend(0.1, mechanism="L", dataset="upload", partition=" ")
+        acc.spend(0.1, mechanism="L", dataset="upload", partition=" ", partition_rule="sex")
     with pytest.raises(TypeError, match="partition must be a str"):
-        acc.spend(0.1, mechanism="L", dataset="upload", partition=1)
+        acc.spend(0.1, mechanism="L", dataset="upload", partition=1, partition_rule="sex")
     with pytest.raises(ValueError, match="rho == -1"):
         acc.spend(0.1, mechanism="L", dataset="upload", rho=-1.0)
     assert len(acc) == 1
@@ -308,3 +313,141 @@ def test_one_relation_per_ledger_and_group_privacy_charges():
     assert empty.relation == "add_remove"
     with pytest.raises(ValueError, match="relation == 'both'"):
         BudgetAccountant(relation="both")
+
+
+def test_zcdp_filter_holds_delta_prime_out_of_the_delta_budget():
+    # Budget (1, 2e-6) under the zCDP filter with delta' = 1e-6. The zCDP total of a ledger is
+    # (E, delta')-DP; the sequential total (E, sum of delta_i). A session that may end under
+    # either is (E, delta_seq + delta')-DP (module docstring), so the sequential total may use
+    # only 2e-6 - 1e-6. The rule before issue 33 let it use all 2e-6: an analyst who branches
+    # on the outputs between the two (below) was then (1, 3e-6)-DP, above the budget.
+    acc = BudgetAccountant(1.0, 2e-6)
+    acc.set_composition("zcdp", 1e-6)
+    acc.spend(0.5, 1e-6, mechanism="(eps, delta) release", dataset="d")  # no rho: sequential
+    with pytest.raises(BudgetExceeded, match=r"may use δ = 1e-06 of it"):
+        acc.spend(0.3, 1e-6, mechanism="(eps, delta) release", dataset="d")  # old rule: accepted
+    assert acc.spent == (0.5, 1e-6)
+    # The other branch: many small pure releases, past ε = 1 sequentially, within it by zCDP.
+    other = BudgetAccountant(1.0, 2e-6)
+    other.set_composition("zcdp", 1e-6)
+    for _ in range(150):  # rho = 150 x 0.01² / 2 = 0.0075: 0.0075 + 2 sqrt(0.0075 ln 1e6)
+        other.spend(0.01, mechanism="Laplace", dataset="d")
+    assert other.spent[0] == pytest.approx(1.5)
+    assert other.total("zcdp") == pytest.approx((0.6513, 1e-6), abs=1e-4)
+    # Under the sequential filter alone the whole δ budget is the sequential one's.
+    seq = BudgetAccountant(1.0, 2e-6)
+    seq.spend(0.5, 1e-6, mechanism="(eps, delta) release", dataset="d")
+    seq.spend(0.3, 1e-6, mechanism="(eps, delta) release", dataset="d")
+    assert seq.spent == pytest.approx((0.8, 2e-6))
+    # With a δ budget below δ', zCDP is off and the sequential part has δ = 0: pure only.
+    small = BudgetAccountant(1.0, 5e-7)
+    small.set_composition("zcdp", 1e-6)
+    with pytest.raises(BudgetExceeded, match=r"needs δ′ = 1e-06, more than the δ budget"):
+        small.check(0.1, 1e-7)
+    small.spend(0.1, mechanism="Laplace", dataset="d")
+
+
+def test_filter_is_fixed_once_a_release_is_recorded():
+    acc = BudgetAccountant(1.0, 1e-5)
+    acc.set_composition("zcdp", 1e-6)  # while empty: any filter
+    acc.set_composition("sequential")
+    acc.spend(0.1, mechanism="Laplace", dataset="d")
+    with pytest.raises(ValueError, match="its filter cannot change"):
+        acc.set_composition("zcdp", 1e-6)
+    acc.set_composition("sequential", 1e-5)  # the same filter (sequential ignores delta')
+    zc = BudgetAccountant(1.0, 1e-5)
+    zc.set_composition("zcdp", 1e-6)
+    zc.spend(0.1, mechanism="Laplace", dataset="d")
+    with pytest.raises(ValueError, match=r"under the zcdp filter \(δ′ = 1e-06\)"):
+        zc.set_composition("zcdp", 1e-5)
+    assert zc.composition == ("zcdp", 1e-6)
+
+
+def test_set_budget_keeps_what_the_filter_accepted():
+    # 100 releases of 0.05 under the zCDP filter: sequential 5, zCDP 2.753 (delta' = 1e-6).
+    acc = BudgetAccountant(4.0, 1e-6)
+    acc.set_composition("zcdp", 1e-6)
+    for _ in range(100):
+        _spend(acc, 0.05)
+    acc.set_budget(3.0, 1e-6)  # still holds the zCDP total (the sequential one is 5)
+    with pytest.raises(ValueError, match=r"below what is already spent .*zcdp total ε = 2.75"):
+        acc.set_budget(2.5, 1e-6)
+    with pytest.raises(ValueError, match="below what is already spent"):
+        acc.set_budget(3.0, 0.0)  # no room for delta': only the sequential total counts
+    assert acc.budget == (3.0, 1e-6)
+
+
+def test_a_declared_rho_is_checked_or_computed_from_the_noise():
+    # The attack of issue 33: 100 releases at ε = 0.5 declared with ρ = 1e-9 under the zCDP
+    # filter at ε = 1 all passed. A pure release counts ε²/2 = 0.125, whatever it declares.
+    acc = BudgetAccountant(1.0, 1e-6)
+    acc.set_composition("zcdp", 1e-6)
+    with pytest.raises(ValueError, match=r"rho == 1e-09 is below ε²/2 = 0.125"):
+        acc.spend(0.5, mechanism="Laplace", dataset="d", rho=1e-9)
+    assert len(acc) == 0
+    accepted = 0
+    with pytest.raises(BudgetExceeded):
+        for _ in range(100):
+            acc.spend(0.5, mechanism="Laplace", dataset="d", rho=0.2)  # above ε²/2: counts 0.125
+            accepted += 1
+    assert accepted == 2 and acc.records["rho"].isna().all()  # 0.5 + 0.5 = 1: sequential
+    # With δ > 0, a ρ below what (ε, δ) allow is refused; the floor converts back to ε.
+    floor = rho_floor(0.5, 1e-6)
+    assert zcdp_epsilon(floor, 1e-6) == pytest.approx(0.5, rel=1e-12)
+    gauss = BudgetAccountant(10.0, 1e-4)
+    with pytest.raises(ValueError, match=r"rho == 1e-09 is below 0.00"):
+        gauss.spend(0.5, 1e-6, mechanism="Gaussian", dataset="d", rho=1e-9)
+    gauss.spend(0.5, 1e-6, mechanism="Gaussian", dataset="d", rho=floor)
+    # With noise= the ledger takes ρ from the mechanism's noise and sensitivity.
+    mech = Gaussian(0.5, 1e-6, 2.0)
+    gauss.spend(0.5, 1e-6, mechanism="Gaussian", dataset="d", noise=mech)
+    assert gauss.records["rho"].iloc[-1] == mech.rho == pytest.approx(2.0**2 / (2 * mech.sigma**2))
+    gauss.spend(0.5, mechanism="Laplace", dataset="d", noise=Laplace(0.5, 1.0))
+    assert math.isnan(gauss.records["rho"].iloc[-1])  # pure: ε²/2
+    with pytest.raises(ValueError, match=r"noise is calibrated to \(ε = 0.5, δ = 1e-06\)"):
+        gauss.spend(0.4, 1e-6, mechanism="Gaussian", dataset="d", noise=mech)
+    with pytest.raises(ValueError, match="rho or noise, not both"):
+        gauss.spend(0.5, 1e-6, mechanism="Gaussian", dataset="d", noise=mech, rho=0.1)
+    with pytest.raises(TypeError, match="noise must be a dpcore.mechanisms.Mechanism"):
+        gauss.check(0.5, 1e-6, noise="Gaussian")
+    assert len(gauss) == 3
+
+
+@pytest.mark.parametrize("calibration", ["analytic", "classic"])
+def test_gaussian_rho_bounds_the_rho_of_both_noise_paths(calibration):
+    # Mechanism.rho is what a ledger counts for a Gaussian: it must bound the ρ of the study's
+    # noise (Δ²/(2σ²)) and of the release's (OpenDP's own privacy map at release_sigma).
+    from dpcore import release_noise
+
+    for epsilon, delta, sensitivity in [(0.1, 1e-9, 1.0), (0.5, 1e-6, 3.0), (0.9, 1e-3, 0.01)]:
+        mech = Gaussian(epsilon, delta, sensitivity, calibration)
+        assert mech.rho >= sensitivity**2 / (2.0 * mech.sigma**2) * (1 - 1e-12)
+        for size in (1, 100):
+            sigma = mech.release_sigma(size)
+            assert release_noise._gaussian(size, sigma).map(sensitivity) < mech.rho
+
+
+def test_partitions_of_different_rules_add_up():
+    # Issue 33: two parts of the same data made by different rules were counted as disjoint
+    # (1.0) although a woman under 30 is in both (2.0).
+    acc = BudgetAccountant(2.0, relation="add_remove")
+    acc.spend(1.0, mechanism="Laplace", dataset="d", partition="sex = F", partition_rule="sex")
+    acc.spend(1.0, mechanism="Laplace", dataset="d", partition="age < 30", partition_rule="age")
+    assert acc.spent == (2.0, 0.0)
+    # Another part of the rule "sex": a man under 30 sees 1 + 1.
+    acc.spend(1.0, mechanism="Laplace", dataset="d", partition="sex = M", partition_rule="sex")
+    assert acc.spent == (2.0, 0.0)
+    acc.check(0.5, dataset="d", partition="age >= 30", partition_rule="age")  # 1 + 0.5 fits
+    with pytest.raises(BudgetExceeded, match="on part 'age < 30' of 'd'"):
+        acc.check(0.5, dataset="d", partition="age < 30", partition_rule="age")  # 1 + 1.5
+    assert acc.records["partition_rule"].tolist() == ["sex", "age", "sex"]
+    # The "what if" table and preview read the rules too.
+    table = compare_compositions([], ledger=acc.records).set_index("method")
+    assert table.loc["sequential", "epsilon"] == 2.0
+    assert acc.preview([PlannedRelease("Laplace", 0.5)]) == (2.5, 0.0)
+    with pytest.raises(ValueError, match="needs its partition_rule"):
+        acc.check(0.1, dataset="d", partition="sex = F")
+    with pytest.raises(ValueError, match="without a partition"):
+        acc.check(0.1, dataset="d", partition_rule="sex")
+    with pytest.raises(TypeError, match="partition_rule must be a str"):
+        acc.check(0.1, dataset="d", partition="sex = F", partition_rule=3)

@@ -175,5 +175,7 @@ def test_a_single_class_private_target_is_released_like_its_neighbour():
         model = PrivateLogisticRegression(1.0, 0.1, data_norm=arrays.data_norm,
                                           classes=arrays.classes).fit(arrays.X, y)
         assert list(model.classes_) == list(arrays.classes)
-    with pytest.raises(Exception, match="single class"):  # read from y: refused
+    # Without classes a release is refused on its parameters alone (issue 33; it read them
+    # from y and refused y_none, a refusal that one label decided).
+    with pytest.raises(ValueError, match="A release needs classes"):
         PrivateLogisticRegression(1.0, 0.1, data_norm=arrays.data_norm).fit(arrays.X, y_none)

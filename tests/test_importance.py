@@ -1,5 +1,7 @@
 """Ji & Elkan's importance-weighting mechanism on synthetic data: privacy noise, theory, API."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -105,16 +107,23 @@ def test_weighting_moves_the_estimate_toward_the_private_answer(shifted):
     assert abs(iw.estimate(E["flag"]) - truth) < 0.25 * abs(public - truth)
 
 
-def test_private_records_outside_the_unit_box_are_refused_or_clipped(shifted):
+def test_private_records_outside_the_unit_box_are_clipped(shifted):
+    # Issue 33: a record outside [0, 1] refused the fit with "max 1.23" in the message, a
+    # refusal that one private record decided and that named its value. It is now clipped to
+    # the domain's bound, like its neighbour inside the box; nothing is refused or warned.
     D, E = shifted
     bad = D.copy()
-    bad.iloc[0, 0] = 1.5
-    with pytest.raises(DataError, match=r"outside \[0, 1\]"):
-        ImportanceWeights(rng=0).fit(bad, E)
-    clipped = ImportanceWeights(rng=0, clip=True).fit(bad, E)
+    bad.iloc[0, 0], bad.iloc[1, 1] = 1.23, -4.56
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clipped = ImportanceWeights(rng=0).fit(bad, E)
+        released = ImportanceWeights(accountant=BudgetAccountant(1.0)).fit(bad, E, dataset="D")
     by_hand = ImportanceWeights(rng=0).fit(bad.clip(0.0, 1.0), E)  # clipping is to the domain
     np.testing.assert_array_equal(clipped.beta_, by_hand.beta_)
-    assert clipped.sensitivity_ == by_hand.sensitivity_
+    assert clipped.sensitivity_ == by_hand.sensitivity_ == released.sensitivity_
+    step1 = balanced_fit(bad, E, released.lam_)
+    np.testing.assert_array_equal(step1.coef, balanced_fit(bad.clip(0.0, 1.0), E,
+                                                           released.lam_).coef)
     with pytest.raises(DataError, match="different columns"):
         ImportanceWeights(rng=0).fit(D, E.rename(columns={"a": "z"}))
     with pytest.raises(ValueError, match="epsilon"):

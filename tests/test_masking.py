@@ -1,5 +1,7 @@
 """dpcore.masking: the solver, eqs. (4)-(5), Algorithm 1 and Algorithm 2 (Pham et al.)."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -223,6 +225,28 @@ def test_label_set_read_off_the_data_warns():
     assert gen.n_classes_ == 3
 
 
+def test_private_labels_outside_the_classes_are_clipped_not_refused():
+    # Issue 33: a private label 5 with n_classes=3 refused the release with "max 5" in the
+    # message: one record decided the refusal and its value was shown. It is now clipped to
+    # the nearest code (a rule of the public n_classes), with no exception and no warning.
+    X, y = _blobs(n=60)
+    bad = y.copy()
+    bad[0], bad[1] = 5, -2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gen = MaskedDataGenerator(1.0, 0.5, 20, rng=3, n_classes=3).fit(X, bad)
+        released = MaskedDataGenerator(1.0, 0.5, 20, n_classes=3,
+                                       accountant=BudgetAccountant(1.0)).fit(X, bad)
+    same = MaskedDataGenerator(1.0, 0.5, 20, rng=3, n_classes=3).fit(X, np.clip(bad, 0, 2))
+    np.testing.assert_array_equal(gen.coef_, same.coef_)
+    np.testing.assert_array_equal(gen.masked_X_, same.masked_X_)
+    assert released.n_classes_ == 3 and released.masked_X_.shape == (20, 3)
+    # The public initial set's labels are not clipped: a wrong public label is refused.
+    X0, y0 = _blobs(n=10, seed=4)
+    with pytest.raises(DataError, match=r"initial y has labels outside 0 .. 2"):
+        MaskedDataGenerator(1.0, 0.5, 20, rng=3, n_classes=3).fit(X, y, initial=(X0, y0 + 3))
+
+
 @pytest.mark.parametrize(
     ("kwargs", "data", "error"),
     [
@@ -247,7 +271,7 @@ def test_invalid_inputs(kwargs, data, error):
     if data == "nan":
         X[0, 0] = np.nan
     elif data == "labels":
-        y = y + 5
+        y = y + 0.5  # not class codes at all (a label outside 0 .. C-1 is clipped, below)
     elif data == "shape":
         y = y[:-1]
     elif data == "initial":

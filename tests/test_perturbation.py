@@ -1,6 +1,7 @@
 """Private logistic regression (Chaudhuri & Monteleoni 2008; corrected calibration of 2011)."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -244,7 +245,7 @@ def test_estimator_is_a_sklearn_classifier(sphere):
 
 def test_fresh_entropy_and_seeds(sphere):
     X, y, _, _ = sphere
-    kw = dict(epsilon=1.0, data_norm=1.0)
+    kw = dict(epsilon=1.0, data_norm=1.0, classes=[-1, 1])
     a = PrivateLogisticRegression(**kw).fit(X, y).coef_
     b = PrivateLogisticRegression(**kw).fit(X, y).coef_
     assert not np.allclose(a, b)
@@ -257,12 +258,12 @@ def test_accountant_spends_once(sphere):
     X, y, _, _ = sphere
     acc = BudgetAccountant(epsilon=1.0)
     PrivateLogisticRegression(epsilon=0.75, method="output", data_norm=1.0, accountant=acc,
-                              dataset="sphere").fit(X, y)
+                              dataset="sphere", classes=[-1, 1]).fit(X, y)
     assert acc.spent[0] == pytest.approx(0.75)
     assert acc.ledger["dataset"].tolist() == ["sphere"]
     with pytest.raises(BudgetExceeded):
         PrivateLogisticRegression(epsilon=0.75, method="output", data_norm=1.0,
-                                  accountant=acc, dataset="sphere").fit(X, y)
+                                  accountant=acc, dataset="sphere", classes=[-1, 1]).fit(X, y)
     # Objective perturbation has no float-safe release: refused before anything is spent.
     with pytest.raises(ValueError, match="cannot be released"):
         PrivateLogisticRegression(epsilon=0.1, method="objective", data_norm=1.0,
@@ -277,12 +278,41 @@ def test_2008_proof_warns(sphere):
                                   rng=0).fit(X, y)
 
 
-def test_data_norm_none_refuses_data_outside_unit_box():
-    X = np.array([[0.2, 1.5]] * 20)
-    y = [0, 1] * 10
-    with pytest.raises(DataError, match="pass data_norm"):
-        PrivateLogisticRegression(rng=0).fit(X, y)
+def test_data_norm_none_clips_records_into_the_unit_box():
+    # Issue 33: with data_norm=None a record outside [0, 1]^d refused the fit with its value in
+    # the message ("max 1.5"): one private record decided. It is now clipped into the domain.
+    rng = np.random.default_rng(5)
+    X = rng.uniform(size=(40, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    X[0, 1], X[1, 0] = 1.5, -0.7
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        study = PrivateLogisticRegression(epsilon=2.0, rng=0).fit(X, y)
+        release = PrivateLogisticRegression(epsilon=2.0, classes=[0, 1]).fit(X, y)
+    same = PrivateLogisticRegression(epsilon=2.0, rng=0).fit(np.clip(X, 0.0, 1.0), y)
+    np.testing.assert_array_equal(study.coef_, same.coef_)
+    assert release.data_norm_ == math.sqrt(2)
     PrivateLogisticRegression(data_norm=2.0, rng=0).fit(X, y)
+
+
+def test_a_release_takes_its_classes_from_public_knowledge():
+    # Issue 33: without classes a release read them off y and refused a single-class target,
+    # so one private label decided whether a release happened (and the message named it).
+    rng = np.random.default_rng(6)
+    X = rng.uniform(size=(60, 3))
+    single = np.zeros(60, dtype=int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = PrivateLogisticRegression(epsilon=1.0, classes=[0, 1]).fit(X, single)
+    assert list(model.classes_) == [0, 1] and model.coef_.shape == (1, 3)
+    missing = np.r_[np.ones(30), np.full(30, np.nan)]  # missing: not the positive class
+    model = PrivateLogisticRegression(epsilon=1.0, classes=[0.0, 1.0]).fit(X, missing)
+    assert list(model.classes_) == [0.0, 1.0]
+    with pytest.raises(ValueError, match=r"A release needs classes=\(negative, positive\)"):
+        PrivateLogisticRegression(epsilon=1.0).fit(X, single)
+    with pytest.raises(DataError) as refused:  # a study may read them from y: it says no label
+        PrivateLogisticRegression(epsilon=1.0, rng=0).fit(X, np.full(60, 7))
+    assert "7" not in str(refused.value) and "single class" in str(refused.value)
 
 
 def test_records_are_scaled_and_clipped():
@@ -320,8 +350,9 @@ def test_bad_targets(y, match):
 def test_bad_features_and_too_few_rows():
     with pytest.raises(DataError, match="at least 10"):
         PrivateLogisticRegression(rng=0).fit(np.full((5, 2), 0.5), [0, 1, 0, 1, 0])
-    with pytest.raises(DataError, match="numeric"):
-        PrivateLogisticRegression(rng=0).fit([["a", "b"]] * 20, [0, 1] * 10)
+    with pytest.raises(DataError, match="numeric") as refused:
+        PrivateLogisticRegression(rng=0).fit([["secret", "b"]] * 20, [0, 1] * 10)
+    assert "secret" not in str(refused.value)  # numpy's message quoted it (issue 33)
     with pytest.raises(DataError, match="rows"):
         PrivateLogisticRegression(rng=0).fit(np.full((20, 2), 0.5), [0, 1] * 11)
 
@@ -406,7 +437,7 @@ def test_uncertifiable_solve_is_refused_before_spending(sphere):
     acc = BudgetAccountant(epsilon=5.0)
     with pytest.raises(DataError, match="could not certify"):
         PrivateLogisticRegression(method="output", tol=1e-40, data_norm=1.0, accountant=acc,
-                                  dataset="sphere").fit(X, y)
+                                  dataset="sphere", classes=[-1, 1]).fit(X, y)
     assert len(acc.ledger) == 0  # output perturbation solves before it spends
     with pytest.raises(DataError, match="could not certify"):
         PrivateLogisticRegression(tol=1e-40, data_norm=1.0, rng=0).fit(X, y)

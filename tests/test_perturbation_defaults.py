@@ -82,7 +82,8 @@ def test_default_estimator_beats_diffprivlib_on_adult(adult):
     X, y, X_test, y_test = adult
     prep = prepare(X, y, data_norm=math.sqrt(12), fit_intercept=True)
     for epsilon, published in DIFFPRIVLIB.items():
-        clf = PrivateLogisticRegression(epsilon=epsilon, data_norm=math.sqrt(12)).fit(X, y)
+        clf = PrivateLogisticRegression(epsilon=epsilon, data_norm=math.sqrt(12),
+                                        classes=[0, 1]).fit(X, y)
         assert clf.method == "output" and clf.lam == "auto" and clf.rng is None
         lam = clf.lam_resolved_
         assert lam == lambda_rule(epsilon, 32_561, 112, "output")

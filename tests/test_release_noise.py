@@ -173,7 +173,7 @@ def test_private_logistic_regression_releases_output_perturbation_only():
     y = (X[:, 0] > 0.5).astype(int)
     acc = BudgetAccountant(10.0)
     model = PrivateLogisticRegression(epsilon=1.0, lam=0.05, accountant=acc,
-                                      dataset="t").fit(X, y)
+                                      dataset="t", classes=[0, 1]).fit(X, y)
     assert model.method == "output" and acc.spent[0] == 1.0
     assert "L2-Laplace" in acc.ledger["note"].iloc[0]
     with pytest.raises(ValueError, match="cannot be released"):

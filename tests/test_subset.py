@@ -60,6 +60,13 @@ def test_rescaling_uses_public_range_truncates_and_merges_duplicates():
         rescale(D.assign(y=[0, 2, 1]), E, target="y")
     with pytest.raises(DataError, match="same columns"):
         rescale(D[["x", "c"]], E, target="y")
+    # A private target that is not 0/1: refused without naming its values (issue 33); the
+    # public set's message may name its own.
+    with pytest.raises(DataError, match="private set holds other values") as refused:
+        rescale(D.assign(y=["secret", "no", "yes"]), E, target="y")
+    assert "secret" not in str(refused.value)
+    with pytest.raises(DataError, match=r"public set holds \['a', 'b'\]"):
+        rescale(D, E.assign(y=["a", "b", "a", "b"]), target="y")
 
 
 def test_hybrid_weights_sum_to_one_and_ties_go_to_the_first_public_point():

@@ -6,7 +6,8 @@ sessions). :func:`budget_sidebar` lets the user set the total, states the ledger
 relation (chosen while nothing is released), shows what is spent as a bar and lists the ledger,
 downloadable as CSV and as JSON. A select box chooses the privacy filter that refuses releases
 (sequential, or the zCDP filter, each with its assumptions stated; both hold for ε chosen one
-release after another); the bar shows that total
+release after another), while nothing is released: like the relation, the filter is then fixed
+(a filter switched after releases would add up both filters' δ). The bar shows that total
 (:meth:`dpcore.accountant.BudgetAccountant.set_composition`).
 """
 
@@ -34,7 +35,9 @@ COMPOSITION_LABELS = {
     "sequential": "Sequential: ε add up (always valid)",
     "zcdp": "zCDP filter (pure and Gaussian releases): + δ′",
 }
-FILTER_NOTE = ("Both hold when each ε is chosen after seeing the earlier releases. Advanced "
+FILTER_NOTE = ("Both hold when each ε is chosen after seeing the earlier releases, and either "
+               "way the session is (ε, δ)-DP for its budget: the zCDP filter holds δ′ of the δ "
+               "budget for its total. Chosen before the first release, then fixed. Advanced "
                "composition (Kairouz-Oh-Viswanath) assumes every ε fixed in advance, so it never "
                "refuses here: it is a 'what if' on the choose-ε page.")
 RELATION_HELP = ("What two neighbouring datasets are: every ε of this session is counted under "
@@ -90,7 +93,11 @@ def _set_composition() -> None:
     slack = float(st.session_state.get(SLACK_KEY, accountant.composition[1]))
     if method not in FILTERS:  # e.g. a stale value: the filter stays as it is
         return
-    accountant.set_composition(method, slack)
+    try:
+        accountant.set_composition(method, slack)
+    except ValueError as exc:  # a release was recorded since the page was drawn
+        st.session_state["_budget_problem"] = str(exc)
+        return
     if method != "sequential" and accountant.budget[1] < slack:
         # The tighter totals carry δ′: the δ budget must hold it (the caption says so).
         accountant.set_budget(None if accountant.budget[0] == float("inf")
@@ -98,8 +105,15 @@ def _set_composition() -> None:
 
 
 def _composition_panel(accountant: BudgetAccountant) -> str:
-    """The select box of the composition method (and its δ′); returns the method."""
+    """The select box of the composition method (and its δ′) while nothing is released, then a
+    statement of the fixed filter; returns the method."""
     method, slack = accountant.composition
+    if len(accountant):
+        held = f" (δ′ = {slack:g} of the δ budget)" if method != "sequential" else ""
+        st.caption(f"Releases are refused by: **{COMPOSITION_LABELS[method]}**{held} (fixed: "
+                   "releases are counted under it).")
+        st.caption(COMPOSITION_ASSUMPTIONS[method])
+        return method
     st.session_state[COMPOSITION_KEY] = method
     st.selectbox("Composition of releases", FILTERS, key=COMPOSITION_KEY,
                  format_func=COMPOSITION_LABELS.get, on_change=_set_composition,

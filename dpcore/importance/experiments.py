@@ -84,20 +84,21 @@ class BootstrapStudy:
     Parameters
     ----------
     private, public : DataFrame or array of shape (n, d)
-        Encoded records, private ones in [0, 1]^d.
+        Encoded records, private ones in [0, 1]^d (clipped into it, as in
+        :class:`ImportanceWeights`).
     n_reps : int, default=100
     rng : None, int or numpy.random.Generator, default=None
-    fit_intercept, clip : bool
+    fit_intercept : bool
         As in :class:`ImportanceWeights`.
     """
 
     def __init__(self, private, public, n_reps: int = 100, *, rng=None,
-                 fit_intercept: bool = True, clip: bool = False) -> None:
+                 fit_intercept: bool = True) -> None:
         if isinstance(n_reps, bool) or not isinstance(n_reps, int | np.integer) or n_reps < 1:
             raise ValueError(f"n_reps == {n_reps!r}, must be an integer >= 1.")
         self.n_reps = int(n_reps)
         self.seed = study_seed(rng)
-        X_D, X_E = design_matrices(private, public, fit_intercept, clip)
+        X_D, X_E = design_matrices(private, public, fit_intercept)
         n_D, n_E = X_D.shape[0], X_E.shape[0]
         X, y, s = balanced_design(X_D, X_E)
         # Column 0 holds the whole of D (beta_0's fit); the others the resamples.
@@ -132,10 +133,9 @@ def _fit_cell(lam: float, study: BootstrapStudy) -> BootstrapFits:
 
 
 def bootstrap_fits(private, public, lam: float, n_reps: int = 100, *, rng=None,
-                   fit_intercept: bool = True, clip: bool = False) -> BootstrapFits:
+                   fit_intercept: bool = True) -> BootstrapFits:
     """Fit ``beta*`` on ``n_reps`` bootstrap resamples of D in one batched solve."""
-    study = BootstrapStudy(private, public, n_reps, rng=rng, fit_intercept=fit_intercept,
-                           clip=clip)
+    study = BootstrapStudy(private, public, n_reps, rng=rng, fit_intercept=fit_intercept)
     return study.fit(lam)
 
 

@@ -10,13 +10,14 @@ weighted means over E estimate means over a private set D:
 3. weight each public record by ``w(x) = N_E exp(beta.x) / sum_E exp(beta.x)``.
 
 Privacy: neighbouring relation *replace-one* (N_D is public); every component of a private record
-lies in [0, 1] (enforced: refused, or clipped with ``clip=True``); then the L2 sensitivity of the
-exact ``beta*`` is ``sqrt(d) / (N_D lam)`` ([JE13]_ Lemma 2), with ``d`` counting the intercept if
-one is fitted. The solver stops at a certified objective gap of at most ``g = 2 TOL``, so the
-released minimiser is within ``sqrt(2 g / lam)`` of the exact one (lam-strong convexity): the
-sensitivity used is ``sqrt(d) / (N_D lam) + 2 sqrt(2 g / lam)``, and a solve that does not reach
-``g`` is refused. The weights are a function of ``beta`` and public data only, so they inherit
-epsilon-DP ([JE13]_ Theorem 1), provided E does not depend on D. See ``docs/paper-notes.md``.
+lies in [0, 1] (enforced by clipping into [0, 1], a rule fixed by the domain: no refusal that one
+record could trigger); then the L2 sensitivity of the exact ``beta*`` is ``sqrt(d) / (N_D lam)``
+([JE13]_ Lemma 2), with ``d`` counting the intercept if one is fitted. The solver stops at a
+certified objective gap of at most ``g = 2 TOL``, so the released minimiser is within
+``sqrt(2 g / lam)`` of the exact one (lam-strong convexity): the sensitivity used is
+``sqrt(d) / (N_D lam) + 2 sqrt(2 g / lam)``, and a solve that does not reach ``g`` is refused.
+The weights are a function of ``beta`` and public data only, so they inherit epsilon-DP
+([JE13]_ Theorem 1), provided E does not depend on D. See ``docs/paper-notes.md``.
 
 References
 ----------
@@ -85,15 +86,17 @@ NEIGHBOURING = "replace one private record (N_D public)"
 # --------------------------------------------------------------------------------------------
 # Inputs
 # --------------------------------------------------------------------------------------------
-def check_records(private, public, *, clip: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def check_records(private, public) -> tuple[np.ndarray, np.ndarray]:
     """Private and public records as float arrays with matching columns; private in [0, 1]^d.
+
+    Private components outside [0, 1] are **clipped** into it: the domain's bound, not read off
+    the data, so it costs no privacy, and whether a release happens never depends on one
+    record's value.
 
     Parameters
     ----------
     private, public : DataFrame or array of shape (n, d)
         Encoded records. Two DataFrames are aligned on the private set's column order.
-    clip : bool, default=False
-        Clip private components into [0, 1] instead of refusing values outside it.
 
     Returns
     -------
@@ -103,7 +106,8 @@ def check_records(private, public, *, clip: bool = False) -> tuple[np.ndarray, n
     Raises
     ------
     DataError
-        When the columns differ or a private component lies outside [0, 1] (without ``clip``).
+        When the columns differ or their number does not match (public facts), or a value is
+        missing or not a finite number (:func:`~dpcore.validation.check_array`).
     """
     if isinstance(private, pd.DataFrame) and isinstance(public, pd.DataFrame):
         if list(private.columns) != list(public.columns):
@@ -114,7 +118,7 @@ def check_records(private, public, *, clip: bool = False) -> tuple[np.ndarray, n
                     "); align both to their shared columns first."
                 )
             public = public[private.columns]
-    X_D = check_unit_box(private, "private", clip=clip)
+    X_D = check_unit_box(private, "private", clip=True)
     X_E = check_array(public, "public")
     if X_D.shape[1] != X_E.shape[1]:
         raise DataError(
@@ -128,11 +132,11 @@ def with_intercept(X: np.ndarray, fit_intercept: bool) -> np.ndarray:
     return np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X
 
 
-def design_matrices(private, public, fit_intercept: bool,
-                    clip: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Private and public design matrices (:func:`check_records`), the intercept column appended
-    when fitted (:func:`with_intercept`): the ``x`` of every fit and weight of [JE13]_."""
-    X_D, X_E = check_records(private, public, clip=clip)
+def design_matrices(private, public, fit_intercept: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Private and public design matrices (:func:`check_records`, private clipped into
+    [0, 1]^d), the intercept column appended when fitted (:func:`with_intercept`): the ``x`` of
+    every fit and weight of [JE13]_."""
+    X_D, X_E = check_records(private, public)
     return with_intercept(X_D, fit_intercept), with_intercept(X_E, fit_intercept)
 
 
@@ -419,7 +423,7 @@ class BalancedFit:
     """[JE13]_ Algorithm 1 step 1 on one pair of datasets at one ``lam``: non-private.
 
     An intermediate of :meth:`ImportanceWeights.fit`, never a release. It remembers what it was
-    fitted on (a digest of the design matrices, ``lam``, ``fit_intercept``, ``clip``), so that a
+    fitted on (a digest of the design matrices, ``lam``, ``fit_intercept``), so that a
     caller that caches it to move only epsilon cannot pass it to a release on other data or at
     another ``lam`` (which would calibrate the noise to the wrong sensitivity).
     """
@@ -428,7 +432,6 @@ class BalancedFit:
     lam: float
     gap: float
     fit_intercept: bool
-    clip: bool
     fingerprint: str
 
     @property
@@ -437,8 +440,8 @@ class BalancedFit:
         return self.gap <= GAP
 
 
-def _fit_step1(X_D: np.ndarray, X_E: np.ndarray, lam: float, fit_intercept: bool,
-               clip: bool) -> BalancedFit:
+def _fit_step1(X_D: np.ndarray, X_E: np.ndarray, lam: float,
+               fit_intercept: bool) -> BalancedFit:
     X, y, s = balanced_design(X_D, X_E)
     with warnings.catch_warnings():  # non-convergence is reported by BalancedFit.converged
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -447,11 +450,10 @@ def _fit_step1(X_D: np.ndarray, X_E: np.ndarray, lam: float, fit_intercept: bool
             coef, gap = fit.coef, fit.gap
         except np.linalg.LinAlgError:  # a Hessian singular in floating point: lam far too small
             coef, gap = np.full(X.shape[1], np.nan), np.inf
-    return BalancedFit(coef, lam, gap, fit_intercept, clip, fingerprint(X_D, X_E))
+    return BalancedFit(coef, lam, gap, fit_intercept, fingerprint(X_D, X_E))
 
 
-def balanced_fit(private, public, lam: float, *, fit_intercept: bool = True,
-                 clip: bool = False) -> BalancedFit:
+def balanced_fit(private, public, lam: float, *, fit_intercept: bool = True) -> BalancedFit:
     """[JE13]_ Algorithm 1 step 1: ``beta*`` of the balanced regularised logistic regression.
 
     ``argmin -(1/N_E) sum_E log p(x in E) - (1/N_D) sum_D log p(x in D) + lam/2 ||beta||^2``
@@ -462,8 +464,8 @@ def balanced_fit(private, public, lam: float, *, fit_intercept: bool = True,
     -------
     BalancedFit
     """
-    X_D, X_E = design_matrices(private, public, fit_intercept, clip)
-    return _fit_step1(X_D, X_E, check_lam(lam), fit_intercept, clip)
+    X_D, X_E = design_matrices(private, public, fit_intercept)
+    return _fit_step1(X_D, X_E, check_lam(lam), fit_intercept)
 
 
 # --------------------------------------------------------------------------------------------
@@ -484,8 +486,6 @@ class ImportanceWeights:
         ``lam_`` holds the value).
     fit_intercept : bool, default=True
         Append a constant component 1 to every record (counted in ``d``, penalised).
-    clip : bool, default=False
-        Clip private records into [0, 1]^d instead of refusing values outside it.
     rng : None, int or numpy.random.Generator, default=None
         ``None``: a **release**, whose noise is the paper's L2-Laplace drawn float-safe (a
         Gaussian scale mixture around OpenDP's exact sampler) from fresh OS entropy
@@ -520,7 +520,8 @@ class ImportanceWeights:
     Notes
     -----
     Neighbouring relation: replace-one (N_D public). Data bounds: every private component in
-    [0, 1] (refused, or clipped with ``clip=True``). E must not depend on D.
+    [0, 1]: :meth:`fit` clips components outside it into [0, 1] (the domain's bound; no value of
+    D can refuse a release). E must not depend on D.
 
     Examples
     --------
@@ -533,12 +534,11 @@ class ImportanceWeights:
     """
 
     def __init__(self, epsilon: float = 1.0, lam: float | str = "auto", *,
-                 fit_intercept: bool = True, clip: bool = False, rng=None,
+                 fit_intercept: bool = True, rng=None,
                  accountant: BudgetAccountant | None = None) -> None:
         self.epsilon = epsilon
         self.lam = lam
         self.fit_intercept = fit_intercept
-        self.clip = clip
         self.rng = rng
         self.accountant = accountant
 
@@ -549,7 +549,7 @@ class ImportanceWeights:
         Parameters
         ----------
         private, public : DataFrame or array of shape (n, d)
-            Encoded records; private ones in [0, 1]^d.
+            Encoded records; private components outside [0, 1] are clipped into it.
         step1 : BalancedFit, default=None
             :func:`balanced_fit` of these same records at ``lam_`` (checked), so that a
             caller that moves only epsilon draws only the noise of step 2.
@@ -565,20 +565,20 @@ class ImportanceWeights:
         """
         epsilon = check_epsilon(self.epsilon)
         check_study_or_release(self.rng, self.accountant)
-        X_D, X_E = design_matrices(private, public, self.fit_intercept, self.clip)
+        X_D, X_E = design_matrices(private, public, self.fit_intercept)
         n_D, d = X_D.shape
         lam = _resolve_lam(self.lam, public, n_D, epsilon, self.fit_intercept)
         if step1 is None:
-            step1 = _fit_step1(X_D, X_E, lam, self.fit_intercept, self.clip)
+            step1 = _fit_step1(X_D, X_E, lam, self.fit_intercept)
         elif not isinstance(step1, BalancedFit):
             raise TypeError(f"step1 must be a BalancedFit from balanced_fit(), got "
                             f"{type(step1).__name__}.")
-        elif ((step1.lam, step1.fit_intercept, step1.clip) != (lam, self.fit_intercept, self.clip)
+        elif ((step1.lam, step1.fit_intercept) != (lam, self.fit_intercept)
               or step1.fingerprint != fingerprint(X_D, X_E)):
             raise ValueError(
-                f"step1 was fitted at lam = {step1.lam:g} (fit_intercept={step1.fit_intercept}, "
-                f"clip={step1.clip}) or on other records; this release needs lam = {lam:g} "
-                f"(fit_intercept={self.fit_intercept}, clip={self.clip}) on these records. Pass "
+                f"step1 was fitted at lam = {step1.lam:g} (fit_intercept={step1.fit_intercept}) "
+                f"or on other records; this release needs lam = {lam:g} "
+                f"(fit_intercept={self.fit_intercept}) on these records. Pass "
                 "balanced_fit(private, public, lam) of the same records, or no step1."
             )
         if not step1.converged:

@@ -383,7 +383,9 @@ class MaskedDataGenerator:
         X : array-like of shape (n, n_features)
             Private records.
         y : array-like of shape (n,)
-            Private label codes ``0 .. C-1``.
+            Private label codes ``0 .. C-1`` (``C = n_classes``); a code outside that range is
+            clipped to the nearest one (0 or C-1), a rule fixed by the public ``n_classes``, so
+            that no private label can refuse the release.
         initial : tuple (X0, y0) or None, default=None
             The public or fake initial masked set (the paper's "initially masked" samples); it
             must not be derived from the private data. Published as part of the masked set.
@@ -406,11 +408,11 @@ class MaskedDataGenerator:
             warnings.warn(
                 "n_classes was read off the private labels (max + 1), which reveals the label "
                 "set; pass n_classes from the domain instead.", PrivacyLeakWarning, stacklevel=2)
-            n_classes = int(np.max(check_labels(y, 10**9))) + 1
+            n_classes = int(np.max(check_labels(y, 10**9, clip=True))) + 1
             n_classes = max(n_classes, 2)
         else:
             n_classes = _check_int(self.n_classes, "n_classes", 2)
-        y = check_labels(y, n_classes)
+        y = check_labels(y, n_classes, clip=True)  # a code outside 0 .. C-1: the nearest one
         if y.shape != (n,):
             raise DataError(f"y has shape {y.shape}, expected ({n},) to match X.")
         if initial is None:

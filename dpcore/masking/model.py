@@ -72,8 +72,14 @@ def n_logits(n_classes: int) -> int:
     return 1 if n_classes == 2 else n_classes
 
 
-def check_labels(y, n_classes, name: str = "y") -> np.ndarray:
-    """Integer labels in ``{0, ..., n_classes - 1}``; anything else is a :class:`DataError`."""
+def check_labels(y, n_classes, name: str = "y", *, clip: bool = False) -> np.ndarray:
+    """Integer labels in ``{0, ..., n_classes - 1}``; anything else is a :class:`DataError`.
+
+    With ``clip`` (private labels: a refusal would depend on one record) a code outside the
+    public range is clipped to the nearest code, 0 or ``n_classes - 1``, a rule fixed by
+    ``n_classes`` alone; only a label that is no integer code at all is refused. A message
+    never names a label (they may be private).
+    """
     if isinstance(n_classes, bool) or not isinstance(n_classes, numbers.Integral):
         raise TypeError(f"n_classes must be an int, got {type(n_classes).__name__}.")
     if n_classes < 2:
@@ -88,10 +94,12 @@ def check_labels(y, n_classes, name: str = "y") -> np.ndarray:
             "Encode the labels first, e.g. with numpy.unique(y, return_inverse=True)."
         )
     arr = arr.astype(np.intp)
+    if clip:
+        return np.clip(arr, 0, n_classes - 1)
     if arr.size and (arr.min() < 0 or arr.max() >= n_classes):
         raise DataError(
-            f"{name} has labels outside 0 .. {n_classes - 1} (min {arr.min()}, max {arr.max()}); "
-            "pass the right n_classes or encode the labels as 0 .. C-1."
+            f"{name} has labels outside 0 .. {n_classes - 1}; pass the right n_classes or "
+            "encode the labels as 0 .. C-1."
         )
     return arr
 
@@ -320,8 +328,8 @@ def _fit_logistic_model(X, y, sample_weight=None, *, lam: float, n_classes: int,
     G = _gradient(W, Xb, Tb, wb, lam)
     grad_norm = np.sqrt(np.sum(G * G, axis=(-2, -1)))
     gap = grad_norm**2 / (2.0 * lam)
-    if np.any(gap > max(tol, 1e-9)):
-        warnings.warn(f"Newton's method stopped with certified gap up to {gap.max():.2g}, above "
-                      f"tol={tol:g}; raise max_iter or lam.", RuntimeWarning, stacklevel=3)
+    if np.any(gap > max(tol, 1e-9)):  # the gap reached on the data is not named: it may be D's
+        warnings.warn(f"Newton's method stopped above the certified gap tol={tol:g}; raise "
+                      "max_iter or lam.", RuntimeWarning, stacklevel=3)
     return LogisticModelFit(W.reshape(batch + (K, d)), gap.reshape(batch),
                             grad_norm.reshape(batch), n_iter)

@@ -7,13 +7,15 @@ perturbation reusing one non-private fit, objective perturbation one batched sol
 vectors stacked as linear terms.
 
 Data bounds (enforced, never read from the private data): records are divided by ``data_norm``
-(a bound on ``||x||`` from the domain; ``None`` means the domain is ``[0, 1]^d`` and the bound
-``sqrt(d)``), any record still above norm 1 is clipped to norm 1 (data-independent, so it costs no
-privacy). The intercept is a constant feature of value ``intercept_scaling`` appended *inside*
-the norm bound: augmented records are divided by ``sqrt(1 + intercept_scaling^2)``, so every
-record the mechanism sees has norm <= 1 and the intercept is penalised like every coefficient,
-as the proofs assume. ``fit_intercept=False`` leaves it out (the model then goes through the
-origin, as in [CM08]_ Sect. 2).
+(a bound on ``||x||`` from the domain; ``None`` means the domain is ``[0, 1]^d``, to which every
+component is clipped, and the bound ``sqrt(d)``), any record still above norm 1 is clipped to
+norm 1 (data-independent, so it costs no privacy). A release takes the target's two classes from
+public knowledge (``classes``), so no label decides whether it happens. The
+intercept is a constant feature of value ``intercept_scaling`` appended *inside* the norm bound:
+augmented records are divided by ``sqrt(1 + intercept_scaling^2)``, so every record the
+mechanism sees has norm <= 1 and the intercept is penalised like every coefficient, as the proofs
+assume. ``fit_intercept=False`` leaves it out (the model then goes through the origin, as in
+[CM08]_ Sect. 2).
 
 References
 ----------
@@ -191,14 +193,15 @@ def encode_labels(y, classes=None) -> tuple[np.ndarray, np.ndarray]:
     """Classes and 0/1 labels (1 for ``classes[1]``, i.e. +1 of [CM08]_) of a binary target.
 
     With ``classes`` (two values from public knowledge, the positive one second) the labels
-    are encoded against them: any value other than ``classes[1]`` is "not the positive class",
-    0, so nothing about ``y`` can refuse the fit (a private target with one class is encoded as
-    any other). Without, the classes are read off ``y`` as scikit-learn does, and a target that
-    has a single class, or more than two, is refused: whether a fit happens then depends on
-    ``y``.
+    are encoded against them: any value other than ``classes[1]`` (a missing one included) is
+    "not the positive class", 0, so no label can refuse the fit (a private target with one
+    class is encoded as any other). Without, the classes are read off ``y`` as scikit-learn
+    does (studies only; a release requires ``classes``), and a target that has missing labels,
+    a single class, or more than two, is refused: whether a fit happens then depends on ``y``.
+    A message never names a label of ``y``.
 
-    Raises :class:`~dpcore.DataError` for a target that is not one column, has missing values,
-    or (without ``classes``) has a single class or more than two.
+    Raises :class:`~dpcore.DataError` for a target that is not one column or (without
+    ``classes``) has missing labels, a single class or more than two.
     """
     if isinstance(y, pd.DataFrame):
         if y.shape[1] != 1:
@@ -209,11 +212,11 @@ def encode_labels(y, classes=None) -> tuple[np.ndarray, np.ndarray]:
         arr = arr[:, 0]
     if arr.ndim != 1:
         raise DataError(f"y must be 1-dimensional (one label per row), got shape {arr.shape}.")
-    if pd.isna(arr).any():
-        raise DataError("y has missing labels; drop those rows or fill them before fitting.")
     if classes is not None:
         classes = _check_classes(classes)
         return classes, (arr == classes[1]).astype(float)
+    if pd.isna(arr).any():
+        raise DataError("y has missing labels; drop those rows or fill them before fitting.")
     try:
         classes = np.unique(arr)
     except TypeError:
@@ -221,12 +224,11 @@ def encode_labels(y, classes=None) -> tuple[np.ndarray, np.ndarray]:
                         "type for the two classes.") from None
     if classes.size != 2:
         kind = "numeric" if np.issubdtype(arr.dtype, np.number) else "non-numeric"
-        shown = ", ".join(map(repr, classes[:5].tolist())) + (", ..." if classes.size > 5 else "")
         if classes.size < 2:
-            raise DataError(f"y has a single class ({shown}); logistic regression needs two. "
-                            "Pick a target with both outcomes present.")
+            raise DataError("y has a single class; logistic regression needs two. Pick a target "
+                            "with both outcomes present, or pass classes from public knowledge.")
         raise DataError(
-            f"y has {classes.size} distinct {kind} values ({shown}); this classifier needs a "
+            f"y has {classes.size} distinct {kind} values; this classifier needs a "
             "binary target with exactly two classes. Pick a 0/1 or two-level column"
             + (" (a continuous target must be cut into two classes first)."
                if kind == "numeric" else ".")
@@ -242,8 +244,8 @@ def scale_records(X, data_norm: float | None, *, fit_intercept: bool = False,
     ----------
     X : array-like of shape (n_samples, n_features)
     data_norm : float or None
-        A bound on ``||x||`` from the domain; None: the domain is ``[0, 1]^d`` (data outside it
-        is refused) and the bound is ``sqrt(d)``.
+        A bound on ``||x||`` from the domain; None: the domain is ``[0, 1]^d`` (components
+        outside it are clipped into it) and the bound is ``sqrt(d)``.
     fit_intercept : bool, default=False
         Append the constant ``intercept_scaling``, inside the norm bound.
     intercept_scaling : float, default=1.0
@@ -256,14 +258,8 @@ def scale_records(X, data_norm: float | None, *, fit_intercept: bool = False,
     """
     X = check_array(X, "X")
     d = X.shape[1]
-    if data_norm is None:
-        if X.min(initial=0.0) < 0.0 or X.max(initial=0.0) > 1.0:
-            raise DataError(
-                f"X has values outside [0, 1] (min {X.min():.3g}, max {X.max():.3g}). With "
-                "data_norm=None the domain is [0, 1]^d (norm bound sqrt(d)); pass data_norm, a "
-                "bound on every record's L2 norm that comes from the domain (not from the "
-                "data), or encode the data into [0, 1] first (dpcore.datasets)."
-            )
+    if data_norm is None:  # the domain [0, 1]^d: clip to it (a refusal would read one record)
+        X = np.clip(X, 0.0, 1.0)
         bound = math.sqrt(d)
     else:
         bound = float(data_norm)
@@ -448,7 +444,8 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         whose proof is incomplete (:class:`~dpcore.perturbation.FlawedProofWarning`).
     data_norm : float or None, default=None
         Bound on every record's L2 norm, from the domain (never from the data). None: the
-        domain is ``[0, 1]^d`` (other data is refused) and the bound ``sqrt(d)``.
+        domain is ``[0, 1]^d`` (components outside it are clipped into it) and the bound
+        ``sqrt(d)``.
     fit_intercept : bool, default=True
         Add an intercept as a constant feature of value ``intercept_scaling`` counted in the
         norm bound (augmented records are divided by ``sqrt(1 + intercept_scaling^2)``) and
@@ -466,9 +463,11 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         paper's L2-Laplace noise, numpy), which cannot spend through an accountant.
     classes : array-like of shape (2,) or None, default=None
         The target's two classes from public knowledge, the positive one second; labels equal
-        to neither count as the first. None reads them from ``y`` (as scikit-learn does), and
-        a ``y`` with a single class is then refused, so whether a release happens depends on
-        the private labels: pass them for a release.
+        to neither (missing ones included) count as the first, so no label refuses a fit.
+        Required for a release (``rng=None``): read off the private labels, the classes would be
+        published in ``classes_`` and a target with a single class would refuse the release,
+        so one record would decide it. None (a seeded study only) reads them from ``y`` as
+        scikit-learn does, and refuses a ``y`` with one class or more than two.
 
     Attributes
     ----------
@@ -492,17 +491,20 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    The labels' set is read from ``y`` (as scikit-learn does); it must have two classes.
+    A release's refusals depend on public parameters only (``classes``, ``data_norm``, ``n``,
+    ``lam``), except one: a solve that floating point cannot certify to ``tol`` is refused
+    before anything is spent (``docs/privacy.md``); its message names no value of the data.
 
     Examples
     --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(size=(500, 3)); y = (X[:, 0] > 0.5).astype(int)
-    >>> clf = PrivateLogisticRegression(epsilon=1.0, lam=0.01).fit(X, y)  # a release
-    >>> clf.coef_.shape, clf.epsilon_spent_
+    >>> clf = PrivateLogisticRegression(epsilon=1.0, lam=0.01, classes=[0, 1]).fit(X, y)
+    >>> clf.coef_.shape, clf.epsilon_spent_  # a release
     ((1, 3), 1.0)
-    >>> auto = PrivateLogisticRegression(epsilon=1.0).fit(X, y)  # 0.07 * (4 / 500)**(2/3)
+    >>> auto = PrivateLogisticRegression(epsilon=1.0, classes=[0, 1]).fit(X, y)
+    >>> # lam: 0.07 * (4 / 500)**(2/3)
     >>> round(auto.lam_resolved_, 6)
     0.0028
     """
@@ -544,9 +546,21 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
                 "not give (docs/privacy.md). Use method='output' for a release (float-safe "
                 "noise), or pass rng=<seed> to study objective perturbation."
             )
+        if self.rng is None and self.classes is None:
+            raise ValueError(
+                "A release needs classes=(negative, positive), the target's two classes from "
+                "public knowledge (e.g. classes=(0, 1)): read off the private labels they would "
+                "be published with the model, and a target with one class would refuse the "
+                "release, so one record would decide it. Pass classes, or rng=<seed> for a study."
+            )
 
     def fit(self, X, y) -> PrivateLogisticRegression:
-        """Fit privately on ``X`` (n_samples, n_features) and a two-class ``y``."""
+        """Fit privately on ``X`` (n_samples, n_features) and ``y``.
+
+        Components of ``X`` outside ``[0, 1]`` are clipped into it when ``data_norm`` is None,
+        and records above the norm bound are projected onto it; labels other than
+        ``classes[1]`` count as the negative class (see the parameters).
+        """
         self._check_params()
         if hasattr(X, "columns"):
             self.feature_names_in_ = np.asarray(X.columns, dtype=object)

@@ -79,8 +79,8 @@ def _records(releases: Iterable[PlannedRelease]) -> list[dict[str, Any]]:
     """Planned releases as ledger-like records (a release on a part belongs to the plan's
     data, :data:`PLAN_DATASET`)."""
     return [{"dataset": PLAN_DATASET if r.partition is not None else "",
-             "partition": r.partition, "epsilon": r.epsilon, "delta": r.delta, "rho": r.rho,
-             "mechanism": r.mechanism}
+             "partition": r.partition, "partition_rule": r.partition_rule,
+             "epsilon": r.epsilon, "delta": r.delta, "rho": r.rho, "mechanism": r.mechanism}
             for r in releases for _ in range(r.count)]
 
 
@@ -94,7 +94,9 @@ def compare_compositions(releases: Iterable[PlannedRelease], delta_slack: float 
     delta_slack : float, default=1e-6
         δ' of every method but sequential.
     ledger : DataFrame, default=None
-        Releases already made (columns epsilon, delta and optionally rho), composed with the plan.
+        Releases already made (columns epsilon, delta and optionally rho, partition and
+        partition_rule: :attr:`dpcore.accountant.BudgetAccountant.records`), composed with the
+        plan.
 
     Returns
     -------
@@ -106,6 +108,8 @@ def compare_compositions(releases: Iterable[PlannedRelease], delta_slack: float 
     if ledger is not None and len(ledger):
         past = [{"dataset": row.get("dataset", ""),
                  "partition": None if pd.isna(row.get("partition")) else row.get("partition"),
+                 "partition_rule": (None if pd.isna(row.get("partition_rule"))
+                                    else row.get("partition_rule")),
                  "epsilon": float(row["epsilon"]), "delta": float(row["delta"]),
                  "rho": None if pd.isna(row.get("rho")) else float(row.get("rho")),
                  "mechanism": row.get("mechanism")}

@@ -54,9 +54,10 @@ def release_answers(query: PrimerQuery, private: pd.DataFrame, epsilon: float, *
       parts and change two answers);
     * under "add or remove one record" each part's answer has the query's own sensitivity and
       reads only its rows, so in an add/remove ledger the parts compose in **parallel**
-      ([JLE14]_ Sect. 1.6): each is recorded with ``partition="<group> = <value>"`` and together
-      they cost ``epsilon``. In a replace-one ledger the same release costs ``2 epsilon`` (group
-      privacy) and is recorded once.
+      ([JLE14]_ Sect. 1.6): each is recorded with ``partition="<group> = <value>"`` and
+      ``partition_rule=<group>`` (parts of another column's split are charged in sequence),
+      and together they cost ``epsilon``. In a replace-one ledger the same release costs
+      ``2 epsilon`` (group privacy) and is recorded once.
 
     Parameters
     ----------
@@ -119,10 +120,12 @@ def release_answers(query: PrimerQuery, private: pd.DataFrame, epsilon: float, *
             sens = sensitivity(query, n_records, relation)
         if accountant is not None and relation == "add_remove" and ledger == "add_remove":
             for name in parts:  # check every part before recording any
-                accountant.check(epsilon, dataset=dataset, partition=name, relation=relation)
+                accountant.check(epsilon, dataset=dataset, partition=name,
+                                 partition_rule=group, relation=relation)
             for name in parts:
                 accountant.spend(epsilon, mechanism=f"Laplace: {query} (one part)",
-                                 dataset=dataset, partition=name, relation=relation)
+                                 dataset=dataset, partition=name, partition_rule=group,
+                                 relation=relation)
         elif accountant is not None:
             accountant.spend(epsilon, mechanism=f"Laplace: {query} per {group} "
                              f"({len(parts)} parts, one vector)", dataset=dataset,

@@ -203,8 +203,13 @@ def rescale(
 
 def _binary_target(y: pd.Series, target: str, part: str) -> np.ndarray:
     """The target column of one set as floats, if it holds only 0 and 1; else a
-    :class:`~dpcore.validation.DataError` that says how to make it so."""
+    :class:`~dpcore.validation.DataError` that says how to make it so. Only the public set's
+    message shows its values: the private set's names none."""
     if not pd.api.types.is_numeric_dtype(y):  # bool is numeric: True/False become 1/0
+        if part == "private":
+            raise DataError(f"target {target!r} must be a 0/1 column; the private set holds "
+                            f"other values. Map it to 0/1 first, e.g. df[{target!r}] = "
+                            f"(df[{target!r}] == <positive class>).astype(int).")
         levels = [str(v) for v in pd.unique(y.dropna())[:3]]
         raise DataError(
             f"target {target!r} must be a 0/1 column; the {part} set holds {levels}. Map it to "
