@@ -233,6 +233,8 @@ def _cmd_run(args: argparse.Namespace, say: Callable[[str], None]) -> int:
             browser = None if args.no_png else figure_files.chromium_path()
             if args.no_png:
                 say("PNG skipped (--no-png).")
+            elif not figure_files.kaleido_installed():
+                say(f"PNG skipped: {figure_files.PNG_NEEDS_KALEIDO}")
             elif browser is None:
                 say("PNG skipped: no Chromium found (looked at $BROWSER_PATH, /usr/bin/chromium "
                     "and chromium/google-chrome on PATH); install Debian's `chromium` or set "

@@ -190,6 +190,20 @@ def test_without_chromium_the_png_step_says_why(small_config, tmp_path, capsys, 
     assert not list(tmp_path.glob("figures/*.png"))
 
 
+def test_without_kaleido_the_png_step_says_how_to_install_it(small_config, tmp_path, capsys,
+                                                             monkeypatch):
+    """``pip install .`` without the ``png`` extra: the run names the fix, not just kaleido."""
+    monkeypatch.setitem(sys.modules, "kaleido", None)  # importing it now fails
+    monkeypatch.setattr(cli.figure_files, "kaleido_installed", lambda: False)
+    assert cli.main(["run", str(small_config), "--out", str(tmp_path), "-q"]) == 0
+    captured = capsys.readouterr()
+    assert "PNG skipped: PNG export needs the kaleido package" in captured.out
+    assert "pip install '.[png]'" in captured.out and captured.err == ""
+    assert (tmp_path / "figures" / "estimates_by_lambda.html").exists()
+    with pytest.raises(RuntimeError, match=r"pip install '\.\[png\]'"):
+        files.figure_png(None)
+
+
 def test_figures_need_neither_the_dashboard_nor_streamlit(small_config, tmp_path, monkeypatch):
     """The figures come from the installed library (dpcore.figures), as outside the checkout."""
     for name in ("ui", "streamlit"):
