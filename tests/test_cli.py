@@ -116,7 +116,7 @@ def test_the_written_config_reruns_to_the_same_numbers_on_two_workers(small_run,
 # The "Choose epsilon" page's logistic-regression study: a grid with one cell per epsilon when
 # a backend is given (dpcore/studies/choose_epsilon.py), on Adult.
 GRID_ARGS = [str(ROOT / "dpcore" / "examples" / "choose_epsilon-adult.json"),
-             "--set", 'ce_target="lr"', "--set", "ce_run_lr=true", "--set", "ce_restarts=2",
+             "--set", 'ce_target="lr"', "--set", "ce_run_lr=true", "--set", "ce_restarts=3",
              "--no-figures", "-q"]
 
 
