@@ -3,6 +3,7 @@ checkout."""
 
 from __future__ import annotations
 
+import shutil
 import site
 import subprocess
 import sys
@@ -18,9 +19,16 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.mark.slow
 def test_wheel_installs_dpcore_with_adult_outside_the_checkout(tmp_path):
+    # Built from a copy of what the wheel is made of: setuptools writes build/ and *.egg-info
+    # beside the sources, and a test writes only to its temporary folder.
+    source = tmp_path / "source"
+    shutil.copytree(ROOT / "dpcore", source / "dpcore",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source)
     wheels = tmp_path / "wheels"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation",
+        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation",
          "--quiet", "--wheel-dir", str(wheels)],
         check=True, capture_output=True, cwd=tmp_path,
     )
