@@ -75,7 +75,9 @@ from load_client import (
     ProtocolError,
     Run,
     StreamlitClient,
+    StreamlitVersionError,
     Widget,
+    check_streamlit,
     walk,
 )
 from locust.env import Environment
@@ -519,6 +521,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    try:
+        check_streamlit()  # before a server starts: the users speak its protocol
+    except StreamlitVersionError as exc:
+        print(exc, file=sys.stderr)
+        return 1
     with streamlit_server() as server:
         if args.warm:
             warm_up(server, args.timeout)

@@ -24,6 +24,11 @@ ends). :class:`StreamlitClient` plays the browser's side without a browser:
 * an ``exception`` element, a compile error, a closed socket or a request without its
   ``script_finished`` in time raises :class:`ProtocolError`.
 
+These messages are Streamlit's private protocol, which may change in any release: the client
+was checked against the releases :data:`STREAMLIT_CHECKED` names (``requirements.txt`` pins the
+same range), and :func:`check_streamlit` refuses any other, installed here or running the
+server (its ``new_session`` names its version), with a message naming both.
+
 Widgets it has not changed keep the values the server holds for them (the browser resends
 every value; the server keeps a value that a rerun does not mention, so the runs are the same).
 The client blocks on its socket; under gevent (Locust) it yields to the other users.
@@ -37,16 +42,21 @@ import uuid
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
+from importlib.metadata import version
 from typing import Any
 
 import requests
 import websocket
+from packaging.specifiers import SpecifierSet
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.proto.Common_pb2 import FileURLs, UploadedFileInfo
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
+#: The Streamlit releases whose WebSocket protocol this client was checked against (the same
+#: range as ``requirements.txt``'s pin; widen both only after checking the protocol again).
+STREAMLIT_CHECKED = ">=1.67,<1.68"
 XSRF_COOKIE = "_streamlit_xsrf"
 #: ``script_finished`` statuses that end a request (a run stopped early for a rerun does not).
 DONE = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
@@ -57,6 +67,40 @@ _QUOTED = 60  # characters of an exception's message quoted in an error
 class ProtocolError(RuntimeError):
     """The server did not answer as a page expects: an exception on the page, a compile
     error, no ``script_finished`` in time, a closed socket, a refused upload."""
+
+
+class StreamlitVersionError(ProtocolError):
+    """A Streamlit release outside :data:`STREAMLIT_CHECKED`, whose protocol this client was
+    not checked against."""
+
+
+def check_streamlit(found: str | None = None, *, where: str = "is installed") -> str:
+    """``found`` (by default the installed Streamlit's version), when this client was checked
+    against its protocol (:data:`STREAMLIT_CHECKED`).
+
+    Raises
+    ------
+    StreamlitVersionError
+        For another release, naming it and the checked range.
+
+    Examples
+    --------
+    >>> check_streamlit("1.67.2")
+    '1.67.2'
+    >>> check_streamlit("1.68.0", where="runs the server")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    load_client.StreamlitVersionError: Streamlit 1.68.0 runs the server, but ...
+    """
+    found = version("streamlit") if found is None else found
+    if SpecifierSet(STREAMLIT_CHECKED).contains(found, prereleases=True):
+        return found
+    raise StreamlitVersionError(
+        f"Streamlit {found} {where}, but benchmarks/load_client.py speaks Streamlit's "
+        f"private WebSocket protocol as checked against streamlit{STREAMLIT_CHECKED} only. "
+        "Install the checked release (bash scripts/install.sh installs requirements.txt's "
+        f"pin), or check the protocol against {found} and widen STREAMLIT_CHECKED and "
+        "requirements.txt together.")
 
 
 class MarkerBoard:
@@ -191,7 +235,14 @@ class StreamlitClient:
 
     def connect(self) -> None:
         """Open the session as the page does: the health check (its XSRF cookie), then the
-        WebSocket with the cookie's token."""
+        WebSocket with the cookie's token.
+
+        Raises
+        ------
+        StreamlitVersionError
+            When the installed Streamlit (whose message classes it uses) is not a checked one.
+        """
+        check_streamlit()
         health = requests.get(f"{self.base_url}/_stcore/health", timeout=30)
         health.raise_for_status()
         self._xsrf = health.cookies.get(XSRF_COOKIE, "")
@@ -365,7 +416,11 @@ class StreamlitClient:
     def _read(self, msg: ForwardMsg) -> None:
         kind = msg.WhichOneof("type")
         if kind == "new_session":
-            self.session_id = msg.new_session.initialize.session_id
+            initialize = msg.new_session.initialize
+            server = initialize.environment_info.streamlit_version
+            if server:
+                check_streamlit(server, where="runs the server")
+            self.session_id = initialize.session_id
         elif kind == "navigation":  # st.navigation names the page that runs
             self.page_script_hash = msg.navigation.page_script_hash
         elif kind == "page_info_changed":

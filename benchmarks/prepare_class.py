@@ -17,7 +17,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from load_client import CLASS_PAGES, ProtocolError, walk
+from load_client import (
+    CLASS_PAGES,
+    ProtocolError,
+    StreamlitVersionError,
+    check_streamlit,
+    walk,
+)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -38,7 +44,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{page:>13} | {view:<26} {seconds:6.1f} s", flush=True)
 
     try:
+        check_streamlit()
         seconds = walk(args.url.rstrip("/"), args.pages, timeout=args.timeout, report=report)
+    except StreamlitVersionError as exc:
+        print(f"Could not prepare {args.url}: {exc}", file=sys.stderr)
+        return 1
     except (ProtocolError, OSError) as exc:
         print(f"Could not prepare {args.url}: {exc}. Is the explorer running there "
               "(streamlit run app.py)?", file=sys.stderr)

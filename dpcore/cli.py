@@ -1,7 +1,8 @@
 """The command line: recompute a page's numbers and figures from an exported run config.
 
 ``python -m dpcore run CONFIG.json --out DIR`` reads a run config (what a page's "Export this
-run" gives, or one of ``examples/*.json``), recomputes the page's numbers through
+run" gives, or one of the example configs ``dpcore/examples/*.json`` that ``python -m dpcore
+pages`` lists), recomputes the page's numbers through
 :func:`dpcore.runs.run` (a seeded study: the same config gives the same numbers, on any backend
 and any number of workers), and writes into ``DIR``:
 
@@ -54,6 +55,8 @@ from dpcore.validation import DataError
 __all__ = ["main"]
 
 PROG = "python -m dpcore"
+#: The example run configs, one per page, shipped inside the package (``pip install .`` too).
+EXAMPLES = Path(__file__).resolve().parent / "examples"
 
 
 class UsageError(Exception):
@@ -61,12 +64,6 @@ class UsageError(Exception):
 
 
 # ------------------------------------------------------------------------------- helpers --
-
-def _examples_dir() -> Path:
-    """The project's ``examples/`` folder (next to the dpcore package, else the working dir)."""
-    here = Path(__file__).resolve().parent.parent / "examples"
-    return here if here.is_dir() else Path.cwd() / "examples"
-
 
 def _shown(path: Path) -> str:
     """``path`` relative to the working folder where it lies below it."""
@@ -236,6 +233,8 @@ def _cmd_run(args: argparse.Namespace, say: Callable[[str], None]) -> int:
             browser = None if args.no_png else figure_files.chromium_path()
             if args.no_png:
                 say("PNG skipped (--no-png).")
+            elif not figure_files.kaleido_installed():
+                say(f"PNG skipped: {figure_files.PNG_NEEDS_KALEIDO}")
             elif browser is None:
                 say("PNG skipped: no Chromium found (looked at $BROWSER_PATH, /usr/bin/chromium "
                     "and chromium/google-chrome on PATH); install Debian's `chromium` or set "
@@ -286,7 +285,7 @@ def _cmd_report(args: argparse.Namespace, say: Callable[[str], None]) -> int:
 
 
 def _cmd_pages(args: argparse.Namespace, say: Callable[[str], None]) -> int:
-    examples = sorted(_examples_dir().glob("*.json"))
+    examples = sorted(EXAMPLES.glob("*.json"))
     by_page: dict[str, list[Path]] = {}
     for path in examples:
         try:
@@ -307,7 +306,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Recompute the privacy/utility explorer's numbers and figures without the "
                     "dashboard, from an exported run config. Runs are seeded studies: the same "
                     "config gives the same numbers on every backend.",
-        epilog=f"Example: {PROG} run examples/importance-adult.json --out out/importance",
+        epilog=f"Example: {PROG} run dpcore/examples/importance-adult.json --out out/importance "
+               f"(`{PROG} pages` lists every example config where it is installed)",
     )
     parser.add_argument("--version", action="version", version=f"dpcore {__version__}")
     parser.add_argument("--traceback", action="store_true",
@@ -370,7 +370,7 @@ def _parser() -> argparse.ArgumentParser:
     pages = sub.add_parser("pages", help="list the pages a run can recompute and their example "
                                          "configs",
                            description="List the pages, their controls and the example configs "
-                                       "in examples/.")
+                                       "shipped in the package (dpcore/examples/).")
     pages.set_defaults(handler=_cmd_pages)
     return parser
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Installs what the test suite needs: the Python packages of requirements-test.txt and, if it is
-# missing, Debian's chromium for the real-browser tests (Playwright drives /usr/bin/chromium;
-# `playwright install` cannot download browsers on these machines).
+# Installs what the test suite and the benchmarks need: the Python packages of
+# requirements-test.txt into the clone's virtual environment .venv (scripts/install.sh, which
+# creates it) and, if it is missing, Debian's chromium for the real-browser tests (Playwright
+# drives /usr/bin/chromium; `playwright install` cannot download browsers on these machines).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
+bash scripts/install.sh requirements-test.txt
 if [ ! -x /usr/bin/chromium ]; then
     sudo=""
     if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi

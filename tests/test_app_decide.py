@@ -49,14 +49,15 @@ def test_the_prior_moves_the_risk_only():
 
 
 def test_settings_of_the_page_carry_over_and_equal_the_report():
-    # the logistic regression page's settings as a user left them (Adult, ε = 2)
-    at = open_page(lr_epsilon=2.0, lr_restarts=3)
+    # the logistic regression page's settings as a user left them (Adult, ε = 2, 10 restarts:
+    # values its widgets offer)
+    at = open_page(lr_epsilon=2.0, lr_restarts=10)
     at = choose(at, "perturbation")
     shown = metrics(at)
     key = "Test error of the released model (non-private)"
     assert key in shown
     config = RunConfig("perturbation", {"builtin_name": "adult"},
-                       {"lr_epsilon": 2.0, "lr_restarts": 3}, 0)
+                       {"lr_epsilon": 2.0, "lr_restarts": 10}, 0)
     report = decide(config)
     assert shown[key] == f"{report.utility.iloc[0]['value']:.3g}"
     assert shown["Audited ε ≥"] == f"{report.audit.iloc[0]['audited_lower_bound']:.2f}"

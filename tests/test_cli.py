@@ -22,7 +22,7 @@ from dpcore.parallel import current_blas_threads
 from dpcore.runs import PAGES, STUDY_LABEL, RunConfig, run, sha256
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "examples" / "importance-adult.json"
+EXAMPLE = ROOT / "dpcore" / "examples" / "importance-adult.json"
 SMALL = {  # the importance page on the small built-in scenario: a run of a few seconds
     "format": "privacy-utility-explorer/run", "version": 1, "page": "importance",
     "scenario": {"source": "Built-in", "builtin_name": "three-gaussians"},
@@ -79,7 +79,7 @@ def test_pages_lists_every_page_and_its_example(capsys):
     assert cli.main(["pages"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == list(PAGES)
-    assert any("examples/importance-adult.json" in line for line in lines)
+    assert any("dpcore/examples/importance-adult.json" in line for line in lines)
 
 
 # ------------------------------------------------------------------------------------ run --
@@ -115,8 +115,9 @@ def test_the_written_config_reruns_to_the_same_numbers_on_two_workers(small_run,
 
 # The "Choose epsilon" page's logistic-regression study: a grid with one cell per epsilon when
 # a backend is given (dpcore/studies/choose_epsilon.py), on Adult.
-GRID_ARGS = [str(ROOT / "examples" / "choose_epsilon-adult.json"), "--set", 'ce_target="lr"',
-             "--set", "ce_run_lr=true", "--set", "ce_restarts=2", "--no-figures", "-q"]
+GRID_ARGS = [str(ROOT / "dpcore" / "examples" / "choose_epsilon-adult.json"),
+             "--set", 'ce_target="lr"', "--set", "ce_run_lr=true", "--set", "ce_restarts=3",
+             "--no-figures", "-q"]
 
 
 @pytest.fixture(scope="module")
@@ -150,7 +151,8 @@ def test_dask_scheduler_gives_the_same_numbers(small_run, small_config, grid_run
 
 
 def test_example_config_runs_and_is_reproducible(tmp_path):
-    """examples/importance-adult.json (fewer replicates) gives the numbers of dpcore.runs.run."""
+    """dpcore/examples/importance-adult.json (fewer replicates) gives the numbers of
+    dpcore.runs.run."""
     out = tmp_path / "example"
     done = dpcore_cli("run", str(EXAMPLE), "--out", str(out), "--set", "iw_reps=20",
                       "--no-figures", "--quiet")
@@ -186,6 +188,20 @@ def test_without_chromium_the_png_step_says_why(small_config, tmp_path, capsys, 
     assert "PNG skipped: no Chromium found" in out
     assert (tmp_path / "figures" / "estimates_by_lambda.html").exists()
     assert not list(tmp_path.glob("figures/*.png"))
+
+
+def test_without_kaleido_the_png_step_says_how_to_install_it(small_config, tmp_path, capsys,
+                                                             monkeypatch):
+    """``pip install .`` without the ``png`` extra: the run names the fix, not just kaleido."""
+    monkeypatch.setitem(sys.modules, "kaleido", None)  # importing it now fails
+    monkeypatch.setattr(cli.figure_files, "kaleido_installed", lambda: False)
+    assert cli.main(["run", str(small_config), "--out", str(tmp_path), "-q"]) == 0
+    captured = capsys.readouterr()
+    assert "PNG skipped: PNG export needs the kaleido package" in captured.out
+    assert "pip install '.[png]'" in captured.out and captured.err == ""
+    assert (tmp_path / "figures" / "estimates_by_lambda.html").exists()
+    with pytest.raises(RuntimeError, match=r"pip install '\.\[png\]'"):
+        files.figure_png(None)
 
 
 def test_figures_need_neither_the_dashboard_nor_streamlit(small_config, tmp_path, monkeypatch):

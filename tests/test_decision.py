@@ -23,9 +23,10 @@ from dpcore.planning import posterior_bound
 from dpcore.runs import RunConfig, run, sha256
 from dpcore.validation import DataError
 
-EXAMPLES = {"importance": "examples/importance-adult.json",
-            "perturbation": "examples/perturbation-adult.json",
-            "masking": "examples/masking-toy.json", "subset": "examples/subset-mvn-shift.json"}
+EXAMPLES = {"importance": "dpcore/examples/importance-adult.json",
+            "perturbation": "dpcore/examples/perturbation-adult.json",
+            "masking": "dpcore/examples/masking-toy.json",
+            "subset": "dpcore/examples/subset-mvn-shift.json"}
 
 
 def _gaussians(rng, n: int, d: int, shift: float = 0.0):
@@ -129,7 +130,7 @@ def test_report_of_an_upload_holds_no_private_row(tmp_path):
 
 def test_a_page_without_a_release_is_refused_with_the_pages_that_have_one():
     with pytest.raises(DataError, match="makes none"):
-        decide("examples/audit-laplace.json")
+        decide("dpcore/examples/audit-laplace.json")
     with pytest.raises(ValueError, match="prior"):
         decide(EXAMPLES["masking"], prior=1.5)
 

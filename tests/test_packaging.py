@@ -1,7 +1,9 @@
-"""``pip install .`` gives a working dpcore, Adult data included, outside the checkout."""
+"""``pip install .`` gives a working dpcore, Adult data and example configs included, outside the
+checkout."""
 
 from __future__ import annotations
 
+import shutil
 import site
 import subprocess
 import sys
@@ -10,14 +12,23 @@ from pathlib import Path
 
 import pytest
 
+from dpcore.runs import PAGES
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.slow
 def test_wheel_installs_dpcore_with_adult_outside_the_checkout(tmp_path):
+    # Built from a copy of what the wheel is made of: setuptools writes build/ and *.egg-info
+    # beside the sources, and a test writes only to its temporary folder.
+    source = tmp_path / "source"
+    shutil.copytree(ROOT / "dpcore", source / "dpcore",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source)
     wheels = tmp_path / "wheels"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation",
+        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation",
          "--quiet", "--wheel-dir", str(wheels)],
         check=True, capture_output=True, cwd=tmp_path,
     )
@@ -45,9 +56,20 @@ def test_wheel_installs_dpcore_with_adult_outside_the_checkout(tmp_path):
     out = subprocess.run([str(python), "-c", script], cwd=tmp_path, capture_output=True,
                          text=True, check=True).stdout.split()
     assert out == ["site-packages", "113", "20688"]
+    # Every page's example config ships in the package: `dpcore pages` lists each, from the
+    # installed files (the checkout's copy is not on the path).
+    listed = subprocess.run([str(python), "-m", "dpcore", "pages"], cwd=tmp_path,
+                            capture_output=True, text=True, check=True).stdout.splitlines()
+    assert [line.split()[0] for line in listed] == list(PAGES)
+    shipped = sorted(p.name for p in (ROOT / "dpcore" / "examples").glob("*.json"))
+    installed = [tmp_path / word.rstrip(",") for line in listed for word in line.split()
+                 if word.rstrip(",").endswith(".json")]  # shown relative to the working folder
+    assert sorted(p.name for p in installed) == shipped and len(shipped) == len(PAGES)
+    assert all(p.is_file() and "site-packages" in p.parts for p in installed)
+    assert "no example config" not in "\n".join(listed)
     # The command line writes a run's numbers and figures from the installed package alone (no
-    # checkout on the path, so no `ui`).
-    config = ROOT / "examples" / "importance-adult.json"
+    # checkout on the path, so no `ui`), on an installed example config.
+    (config,) = [p for p in installed if p.name == "importance-adult.json"]
     done = subprocess.run([str(python), "-m", "dpcore", "run", str(config), "--out", "out", "-q",
                            "--no-png"], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

@@ -28,7 +28,7 @@ from dpcore.studies import primer as primer_study
 from dpcore.validation import DataError
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "examples" / "primer-adult.json"
+EXAMPLE = ROOT / "dpcore" / "examples" / "primer-adult.json"
 
 
 @pytest.fixture(scope="module")

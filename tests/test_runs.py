@@ -20,7 +20,7 @@ from dpcore.figures import figures
 from dpcore.runs import PAGES, RunConfig, build_scenario, numbers_json, run, script
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = sorted((ROOT / "examples").glob("*.json"))
+EXAMPLES = sorted((ROOT / "dpcore" / "examples").glob("*.json"))
 NUMBER = re.compile(r"-?\d[\d,]*\.?\d*")
 
 

@@ -252,7 +252,7 @@ def test_takeaway_quotes_the_numbers(wine, controls):
 
 
 def test_example_config_runs_and_its_takeaway_quotes_its_numbers():
-    result = run(RunConfig.load(ROOT / "examples" / "choose_epsilon-adult.json"))
+    result = run(RunConfig.load(ROOT / "dpcore" / "examples" / "choose_epsilon-adult.json"))
     row = result.numbers["metrics"].iloc[0]
     assert {f"{row['smallest_epsilon']:.3g}", f"{100 * row['risk_of_1pct_prior']:.1f}"} \
         <= numbers_in(result.takeaway())

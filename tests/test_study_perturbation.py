@@ -91,7 +91,8 @@ def assert_same_numbers(a: dict[str, pd.DataFrame], b: dict[str, pd.DataFrame]) 
 # --- parameters ---------------------------------------------------------------------------------
 
 def test_controls_keep_the_page_widget_keys_and_defaults():
-    # The contract of links, run configs and examples/*.json: unchanged keys, order and values.
+    # The contract of links, run configs and dpcore/examples/*.json: unchanged keys, order and
+    # values.
     assert CONTROLS == {"lr_source": "Scenario (sidebar)", "lr_epsilon": 1.0,
                         "lr_lambda_mode": "rule of (ε, n, d)", "lr_lambda": 0.01,
                         "lr_n": 17_500, "lr_restarts": 10, "lr_view": "Error vs ε"}
@@ -365,7 +366,7 @@ def test_the_distance_boxes_say_where_their_whiskers_end():
 
 
 def test_the_example_run_draws_through_the_one_figures_function():
-    config = RunConfig.load("examples/perturbation-adult.json")
+    config = RunConfig.load("dpcore/examples/perturbation-adult.json")
     result = run(config.with_controls(lr_n=1000, lr_restarts=5))
     assert isinstance(result.params, Params) and result.params.n == 1000
     assert list(figures(result)) == ["error_vs_epsilon"]

@@ -22,7 +22,7 @@ from dpcore.studies.primer import Params
 from dpcore.validation import DataError
 
 TABLES = {"query", "mechanisms", "answers", "exponential", "budget"}
-#: The example config's controls (examples/primer-adult.json).
+#: The example config's controls (dpcore/examples/primer-adult.json).
 EXAMPLE = {"pr_kind": "mean", "pr_column": "age", "pr_low": 17.0, "pr_high": 90.0,
            "pr_epsilon": 0.5, "pr_draws": 1000, "pr_choice_column": "workclass"}
 

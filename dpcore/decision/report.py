@@ -142,7 +142,7 @@ def report_html(decision: Decision) -> str:
     Examples
     --------
     >>> from dpcore.decision import decide
-    >>> page = report_html(decide("examples/masking-toy.json"))  # doctest: +SKIP
+    >>> page = report_html(decide("dpcore/examples/masking-toy.json"))  # doctest: +SKIP
     """
     figs = _figures(decision)
     sentences = decision.sentences()

@@ -9,6 +9,7 @@ wherever it was made. PNGs are rendered by kaleido 1.x through a Chromium found 
 from __future__ import annotations
 
 import html
+import importlib.util
 import itertools
 import os
 import re
@@ -16,13 +17,16 @@ import shutil
 
 import plotly.graph_objects as go
 
-__all__ = ["PNG_MISSING", "PNG_WIDTH", "chromium_path", "figure_html", "figure_png",
-           "figure_title", "file_stem", "for_export"]
+__all__ = ["PNG_MISSING", "PNG_NEEDS_KALEIDO", "PNG_WIDTH", "chromium_path", "figure_html",
+           "figure_png", "figure_title", "file_stem", "for_export", "kaleido_installed"]
 
 PNG_WIDTH = 1100  # px; the PNG is drawn at twice this (scale 2) for print
 PNG_MISSING = ("PNG export needs Chromium, and none was found (looked at $BROWSER_PATH, "
                "/usr/bin/chromium and chromium/google-chrome on PATH). Install Debian's "
                "`chromium` package or set BROWSER_PATH; the HTML export works without it.")
+PNG_NEEDS_KALEIDO = ("PNG export needs the kaleido package, which is not installed: run "
+                     "`pip install '.[png]'` in the project (or `pip install kaleido`); the HTML "
+                     "export works without it.")
 _BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
 
@@ -35,6 +39,11 @@ def chromium_path() -> str | None:
         if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
     return None
+
+
+def kaleido_installed() -> bool:
+    """Whether kaleido (the ``png`` extra, which draws PNGs through Chromium) is installed."""
+    return importlib.util.find_spec("kaleido") is not None
 
 
 def figure_title(fig: go.Figure) -> str:
@@ -71,9 +80,13 @@ def figure_png(fig: go.Figure, *, browser: str | None = None) -> bytes:
     Raises
     ------
     RuntimeError
-        When no Chromium is found (:func:`chromium_path`).
+        When kaleido is not installed, or no Chromium is found (:func:`chromium_path`); the
+        message says what to install.
     """
-    import kaleido
+    try:
+        import kaleido  # optional (the `png` extra): imported only when a PNG is drawn
+    except ImportError:
+        raise RuntimeError(PNG_NEEDS_KALEIDO) from None
 
     browser = browser or chromium_path()
     if browser is None:

@@ -26,6 +26,8 @@ from typing import Any
 import pandas as pd
 
 from dpcore import studies
+from dpcore.runs import scenarios
+from dpcore.runs.domains import check_config
 from dpcore.runs.scenarios import (
     DEFAULT_SCENARIO,
     build_scenario,
@@ -116,9 +118,26 @@ class RunConfig:
         """The config as JSON text (UTF-8, indented, keys in order)."""
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
 
+    def check(self) -> None:
+        """Refuse, before anything runs, a scenario key or a control that the page does not
+        have, or a value outside its domain (:func:`dpcore.runs.domains.check_config`, from
+        the declarations of :mod:`dpcore.runs.scenarios` and of the page's study).
+
+        Raises
+        ------
+        DataError
+            Naming every refused key, its value and what it must be.
+        """
+        module = page_module(self.page)
+        check_config({k: v for k, v in self.scenario.items() if k != "files"},
+                     scenarios.DOMAINS, scenarios.CONTROLS, what="scenario")
+        check_config(self.controls, module.DOMAINS, module.CONTROLS,
+                     what=f"controls of the {self.page} page")
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunConfig:
-        """Validate a config object (as read from JSON); raises DataError saying what is wrong.
+        """Validate a config object (as read from JSON); raises DataError saying what is wrong
+        (:meth:`check`).
 
         The digest of a private file, which configs exported before the app stopped writing
         it may hold, is dropped (:func:`~dpcore.runs.scenarios.shareable_files`).
@@ -142,7 +161,9 @@ class RunConfig:
         seed = data.get("seed", 0)
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise DataError(f"The config's seed must be a whole number >= 0; got {seed!r}.")
-        return cls(data["page"], _shareable(scenario), dict(controls), seed)
+        config = cls(data["page"], _shareable(scenario), dict(controls), seed)
+        config.check()
+        return config
 
     @classmethod
     def load(cls, path: str | Path) -> RunConfig:
@@ -264,9 +285,11 @@ def run(config: RunConfig | Mapping[str, Any] | str | Path, *,
     Raises
     ------
     DataError
-        When the config, the files or the choices it holds cannot be used.
+        When the config, the files or the choices it holds cannot be used; a key or a value
+        that the page cannot take is refused before anything runs (:meth:`RunConfig.check`).
     """
     config = _as_config(config)
+    config.check()
     module = page_module(config.page)
     scenario = build_scenario(config.scenario, files)
     params = module.Params.from_controls({**module.CONTROLS, **config.controls}, config.seed)

@@ -7,6 +7,11 @@ outside it is replaced by the control's default, with a note (``ui/links.py``). 
 lists its controls' domains in ``DOMAINS``, next to ``CONTROLS``; the sidebar's are
 :data:`dpcore.runs.scenarios.DOMAINS`.
 
+A run config (``python -m dpcore run``, :class:`dpcore.runs.RunConfig`) is checked against the
+same declarations before anything runs (:func:`check_config`): every key must be a control of
+the page, every value in its domain as a run may hold it (:meth:`Domain.in_run`: a number
+between the options of a slider, where the page offers a few), a switch ``true`` or ``false``.
+
 A domain is one of
 
 :class:`OneOf`
@@ -19,7 +24,8 @@ A domain is one of
 :class:`NamesFromData`
     A list of such names (the columns of a multiselect).
 :class:`NotFromLink`
-    A control that a link cannot set (a table editor, whose state Streamlit keeps read-only).
+    A control that a link cannot set (a table editor, whose state Streamlit keeps read-only);
+    a run config may hold its edits (:class:`TableEdits`).
 
 A switch (``True``/``False``) needs no domain: the type check of its default is all there is.
 
@@ -31,20 +37,23 @@ Examples
 'must be >= 0'
 >>> check({"iw_epsilon": OneOf(EPSILONS)}, "iw_epsilon", 0.1)
 0.1
+>>> OneOf(EPSILONS).in_run().describe()
+'a number from 0.01 to 10'
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from dpcore.queries import INDICATOR, MAX_CONDITIONS, MEAN, OPERATORS
+from dpcore.validation import DataError
 
 __all__ = ["EPSILONS", "LAMBDAS", "SEED", "Between", "Domain", "FromData", "NamesFromData",
-           "NotFromLink",
-           "OneOf", "check", "query_domains"]
+           "NotFromLink", "OneOf", "TableEdits", "check", "check_config", "query_domains"]
 
 #: Epsilons offered on every page's ε slider, log-spaced.
 EPSILONS = (0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
@@ -57,6 +66,8 @@ _LONGEST = 40  # characters of a value quoted in a message
 
 def _show(value: Any) -> str:
     """A value as a message quotes it: numbers short, words quoted and cut at 40 characters."""
+    if isinstance(value, bool):
+        return "true" if value else "false"  # as JSON, a config and a link write it
     if isinstance(value, float):
         return f"{value:g}"
     if isinstance(value, str):
@@ -76,6 +87,19 @@ class Domain:
         """``value`` (in the domain) as the control holds it."""
         return value
 
+    def describe(self) -> str:  # pragma: no cover - overridden
+        """What a value must be, in words (``"a whole number from 20 to 200"``)."""
+        raise NotImplementedError
+
+    def in_run(self) -> Domain:
+        """The values a run config may hold for the control: the same as a link may set,
+        unless the domain says otherwise (:meth:`OneOf.in_run`, :meth:`NotFromLink.in_run`)."""
+        return self
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
 
 @dataclass(frozen=True)
 class OneOf(Domain):
@@ -87,10 +111,27 @@ class OneOf(Domain):
         for option in self.options:
             if value == option and isinstance(value, bool) == isinstance(option, bool):
                 return None
+        return f"must be {self.describe()}"
+
+    def describe(self) -> str:
         shown = [_show(o) for o in self.options if o is not None]
         if len(shown) > 2 * _SHOWN:
             shown = [*shown[:_SHOWN], "…", shown[-1]]
-        return f"must be one of {', '.join(shown)}"
+        return f"one of {', '.join(shown)}"
+
+    def in_run(self) -> Domain:
+        """Numbers: any number from the smallest option to the largest (a whole one where
+        every option is), since a study computes between a slider's steps (an ε between two
+        of the page's); other options: one of them.
+
+        >>> OneOf((20, 50, 100, 200)).in_run()
+        Between(low=20, high=200, integer=True, optional=False)
+        """
+        numbers = [o for o in self.options if o is not None]
+        if not numbers or not all(_number(o) for o in numbers):
+            return self
+        return Between(min(numbers), max(numbers), integer=all(isinstance(o, int) for o in numbers),
+                       optional=None in self.options)
 
 
 @dataclass(frozen=True)
@@ -121,6 +162,18 @@ class Between(Domain):
     def convert(self, value: Any) -> Any:
         return int(value) if self.integer and value is not None else value
 
+    def describe(self) -> str:
+        kind = "a whole number" if self.integer else "a number"
+        if self.low is not None and self.high is not None:
+            text = f"{kind} from {_show(self.low)} to {_show(self.high)}"
+        elif self.low is not None:
+            text = f"{kind} >= {_show(self.low)}"
+        elif self.high is not None:
+            text = f"{kind} <= {_show(self.high)}"
+        else:
+            text = f"a finite {kind.removeprefix('a ')}"
+        return f"{text} or null" if self.optional else text
+
 
 @dataclass(frozen=True)
 class FromData(Domain):
@@ -132,6 +185,9 @@ class FromData(Domain):
         if isinstance(value, int | float):
             return None if math.isfinite(value) else "must be a finite number"
         return "must be a name or a number"
+
+    def describe(self) -> str:
+        return "a name or a number (of the data)"
 
 
 class NamesFromData(Domain):
@@ -146,15 +202,83 @@ class NamesFromData(Domain):
                 return "must be a list of names"
         return None
 
+    def describe(self) -> str:
+        return "a list of names (of the data)"
+
 
 @dataclass(frozen=True)
 class NotFromLink(Domain):
-    """A control that a link cannot set: its widget's state is read-only."""
+    """A control that a link cannot set: its widget's state is read-only. Where it is a table
+    editor (``columns``, starting from ``rows`` rows), a run config may hold its edits."""
 
     why: str = "its widget cannot be set from outside"
+    columns: tuple[str, ...] = ()
+    rows: int = 0
 
     def problem(self, value: Any) -> str | None:
         return f"a link cannot set it ({self.why})"
+
+    def describe(self) -> str:
+        return f"set by its widget only ({self.why})"
+
+    def in_run(self) -> Domain:
+        return TableEdits(self.columns, self.rows) if self.columns else self
+
+
+def _cell(value: Any) -> bool:
+    return value is None or isinstance(value, str | bool | int | float)
+
+
+def _row_number(value: Any, rows: int) -> bool:
+    """A row of the starting table, as the editor names it: an index or its digits."""
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < rows
+
+
+@dataclass(frozen=True)
+class TableEdits(Domain):
+    """A table editor's state in a run config: its edits of a starting table of ``rows`` rows
+    (``edited_rows``: row number -> changed cells, ``added_rows``, ``deleted_rows``), or the
+    rows themselves (a list of objects); every cell under one of ``columns``, a plain value.
+    What the cells mean is checked where the table is read (the study).
+
+    >>> TableEdits(("epsilon",), 2).problem({"edited_rows": {"0": {"epsilon": 0.2}}}) is None
+    True
+    >>> print(TableEdits(("epsilon",), 2).problem({"deleted_rows": [5]}))
+    must be the table's edits (edited_rows, added_rows, deleted_rows; rows 0 to 1) or a list of \
+rows (columns: epsilon)
+    """
+
+    columns: tuple[str, ...]
+    rows: int
+
+    def _row(self, row: Any) -> bool:
+        return (isinstance(row, Mapping) and set(row) <= set(self.columns)
+                and all(_cell(v) for v in row.values()))
+
+    def problem(self, value: Any) -> str | None:
+        if value is None:
+            return None
+        if isinstance(value, list | tuple):
+            ok = all(self._row(row) for row in value)
+        elif isinstance(value, Mapping) and set(value) <= {"edited_rows", "added_rows",
+                                                          "deleted_rows"}:
+            edited = value.get("edited_rows") or {}
+            added = value.get("added_rows") or []
+            deleted = value.get("deleted_rows") or []
+            ok = (isinstance(edited, Mapping) and isinstance(added, list | tuple)
+                  and isinstance(deleted, list | tuple)
+                  and all(_row_number(k, self.rows) and self._row(v) for k, v in edited.items())
+                  and all(self._row(row) for row in added)
+                  and all(_row_number(r, self.rows) for r in deleted))
+        else:
+            ok = False
+        return None if ok else f"must be {self.describe()}"
+
+    def describe(self) -> str:
+        return (f"the table's edits (edited_rows, added_rows, deleted_rows; rows 0 to "
+                f"{self.rows - 1}) or a list of rows (columns: {', '.join(self.columns)})")
 
 
 #: A page's simulation seed (``ui.widgets.seed_input``).
@@ -201,3 +325,62 @@ def check(domains: Mapping[str, Domain], key: str, value: Any) -> Any:
     if found is not None:
         raise ValueError(f"{key} == {_show(value)}, {found}")
     return domain.convert(value)
+
+
+def _by_default(default: Any) -> Domain | None:
+    """The domain of a control declared without one: a switch's (its default ``True`` or
+    ``False``), or a number's type; None where the default says nothing (None, a word)."""
+    if isinstance(default, bool):
+        return OneOf((True, False))
+    if _number(default):
+        return Between(integer=isinstance(default, int))
+    return None
+
+
+def check_config(values: Mapping[str, Any], domains: Mapping[str, Domain],
+                 defaults: Mapping[str, Any], *, what: str) -> None:
+    """Refuse a run config's ``values`` unless every key is a control (a key of ``defaults``)
+    and every value lies in that control's domain as a run may hold it (:meth:`Domain.in_run`;
+    a control without a domain: its default's type). Every problem is named at once, with the
+    key and what it must be, before anything runs.
+
+    Parameters
+    ----------
+    values : mapping
+        The config's values by widget key.
+    domains, defaults : mapping
+        The controls' domains and defaults (a study's ``DOMAINS`` and ``CONTROLS``).
+    what : str
+        What the values are, for the message (``"controls of the importance page"``).
+
+    Raises
+    ------
+    DataError
+        Naming every refused key, its value and what it must be.
+
+    Examples
+    --------
+    >>> check_config({"iw_reps": "abc", "iw_epsilom": 1}, {"iw_reps": OneOf((20, 50, 100))},
+    ...              {"iw_reps": 100, "iw_epsilon": 0.1}, what="controls of the importance page")
+    Traceback (most recent call last):
+    ...
+    dpcore.validation.DataError: The config's controls of the importance page cannot run: \
+iw_reps == 'abc', must be a whole number from 20 to 100; iw_epsilom is unknown (did you mean \
+iw_epsilon?). Fix or drop each (a key left out takes its default).
+    """
+    problems = []
+    for key, value in values.items():
+        if key not in defaults:
+            near = difflib.get_close_matches(str(key), list(defaults), n=1)
+            hint = f" (did you mean {near[0]}?)" if near else ""
+            problems.append(f"{key} is unknown{hint}")
+            continue
+        domain = domains.get(key) or _by_default(defaults[key])
+        if domain is None:
+            continue
+        domain = domain.in_run()
+        if domain.problem(value) is not None:
+            problems.append(f"{key} == {_show(value)}, must be {domain.describe()}")
+    if problems:
+        raise DataError(f"The config's {what} cannot run: {'; '.join(problems)}. Fix or drop "
+                        "each (a key left out takes its default).")

@@ -260,7 +260,8 @@ PREPARED = {
 CONTROLS: dict[str, Any] = Params.defaults()
 SEED_KEY = Params.seed_key()
 #: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`). The
-#: plan table's edits are the table editor's own state, which only the editor can set.
+#: plan and statistics tables' edits are the table editor's own state, which only the editor
+#: (or a run config) can set.
 DOMAINS = {
     "ce_view": OneOf(VIEWS), "ce_epsilon": OneOf(EPSILONS), "ce_target": OneOf(TARGETS),
     "ce_level": OneOf(LEVELS), "ce_query": OneOf(QUERIES),
@@ -272,8 +273,11 @@ DOMAINS = {
     "ce_err_lr": Between(0.0, 1.0), "ce_restarts": OneOf(RESTARTS),
     "ce_err_sub": Between(0.0), "ce_sub_reps": OneOf(STUDY_REPEATS), "ce_prior": OneOf(PRIORS),
     "ce_risk_delta": OneOf(RISK_DELTAS),
-    "ce_plan": NotFromLink("the plan table keeps its own edits"), "ce_slack": OneOf(DELTAS),
-    "ce_stats": NotFromLink("the statistics table keeps its own edits"),
+    "ce_plan": NotFromLink("the plan table keeps its own edits", tuple(DEFAULT_PLAN),
+                           len(DEFAULT_PLAN)),
+    "ce_slack": OneOf(DELTAS),
+    "ce_stats": NotFromLink("the statistics table keeps its own edits", tuple(DEFAULT_STATS),
+                            len(DEFAULT_STATS)),
     "ce_stats_method": OneOf(COMPOSITIONS), "ce_stats_delta": OneOf(DELTAS),
     "ce_stats_total": Between(0.001, 100.0),
     "budget_epsilon": Between(0.01, 100.0), SEED_KEY: SEED, **query_domains(QUERY_KEY),
