@@ -16,33 +16,50 @@ The public API, one import away:
   command line ``python -m dpcore run CONFIG.json --out DIR`` (:mod:`dpcore.cli`).
 """
 
-from dpcore.accountant import BudgetAccountant, BudgetExceeded
-from dpcore.datasets import (
-    Scenario,
-    list_scenarios,
-    load_scenario,
-    read_csv_upload,
-    scenario_from_uploads,
-)
-from dpcore.importance import ImportanceWeights
-from dpcore.mechanisms import Exponential, Gaussian, L2Laplace, Laplace
-from dpcore.validation import DataError, PrivacyLeakWarning, check_random_state
+from __future__ import annotations
 
-__all__ = [
-    "BudgetAccountant",
-    "BudgetExceeded",
-    "DataError",
-    "Exponential",
-    "Gaussian",
-    "ImportanceWeights",
-    "L2Laplace",
-    "Laplace",
-    "PrivacyLeakWarning",
-    "Scenario",
-    "check_random_state",
-    "list_scenarios",
-    "load_scenario",
-    "read_csv_upload",
-    "scenario_from_uploads",
-]
-__version__ = "0.2.0"
+import importlib
+import importlib.util
+from typing import Any
+
+from dpcore._version import __version__
+
+#: Where each name of the public API lives. Nothing is imported until it is first used: the
+#: package's face imports no module of its own, so threads that import different parts of
+#: dpcore at once cannot wait on each other through it (an eager face did: its import lock and
+#: a submodule's formed a cycle).
+_EXPORTS = {
+    "BudgetAccountant": "dpcore.accountant",
+    "BudgetExceeded": "dpcore.accountant",
+    "DataError": "dpcore.validation",
+    "Exponential": "dpcore.mechanisms",
+    "Gaussian": "dpcore.mechanisms",
+    "ImportanceWeights": "dpcore.importance",
+    "L2Laplace": "dpcore.mechanisms",
+    "Laplace": "dpcore.mechanisms",
+    "PrivacyLeakWarning": "dpcore.validation",
+    "Scenario": "dpcore.datasets",
+    "check_random_state": "dpcore.validation",
+    "list_scenarios": "dpcore.datasets",
+    "load_scenario": "dpcore.datasets",
+    "read_csv_upload": "dpcore.datasets",
+    "scenario_from_uploads": "dpcore.datasets",
+}
+
+__all__ = [*sorted(_EXPORTS), "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    """A name of the public API, or a submodule (``dpcore.runs``), imported on first use."""
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    elif not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}"):
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

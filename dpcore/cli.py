@@ -43,7 +43,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from dpcore import __version__, studies
+import dpcore.studies as studies
+from dpcore._version import __version__
 from dpcore.accountant import BudgetAccountant
 from dpcore.decision import decide, report_html, report_pdf
 from dpcore.figures import figures

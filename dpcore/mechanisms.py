@@ -61,7 +61,7 @@ from typing import Any
 import numpy as np
 from scipy import optimize, special
 
-from dpcore import release_noise
+import dpcore.release_noise as release_noise
 from dpcore.noise import sample_gaussian, sample_l2_laplace, sample_laplace
 from dpcore.validation import (
     DataError,

@@ -133,6 +133,12 @@ def test_an_unknown_key_is_refused_with_the_nearest_control(no_work):
         RunConfig.from_dict({"page": "importance", "scenario": {"builtin_nam": "wine"}})
 
 
+def test_a_control_outside_controls_is_refused(no_work):
+    """A control written at the top level would otherwise be ignored and run at its default."""
+    with pytest.raises(ValueError, match=r"unknown key\(s\) \['iw_epsilon'\]"):
+        RunConfig.from_dict({"page": "importance", "iw_epsilon": -1})
+
+
 def test_a_config_built_in_code_is_checked_by_run_too(no_work):
     with pytest.raises(ValueError, match="iw_reps == 2.5, must be a whole number"):
         dpcore.runs.run(RunConfig("importance", {"builtin_name": "wine"}, {"iw_reps": 2.5}))

@@ -341,7 +341,9 @@ def test_exponential_selection_probabilities_follow_the_closed_form():
 def test_a_text_target_is_refused_with_how_to_map_it(toy):
     D, E = toy
     as_text = {"y": lambda df: df["y"].map({0: "no", 1: "yes"})}
-    with pytest.raises(DataError, match=r"holds \['.*'\]\. Map it to 0/1 first"):
+    with pytest.raises(DataError, match=r"private set holds other values\. Map it to 0/1 "
+                       r"first") as refused:
         select_subset(D.assign(**as_text), E.assign(**as_text), target="y", rng=0)
+    assert "yes" not in str(refused.value)  # no private value in the message (issue 33)
     flags = rescale(D.assign(y=D["y"] == 1), E.assign(y=E["y"] == 1), target="y")
     np.testing.assert_array_equal(flags.private[:, flags.target], D["y"].to_numpy(float))

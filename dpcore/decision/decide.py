@@ -27,7 +27,7 @@ from typing import Any
 
 import pandas as pd
 
-from dpcore import studies
+import dpcore.studies as studies
 from dpcore.decision.releases import RELEASES, Release, release
 from dpcore.decision.synthetic import synthetic_report
 from dpcore.planning import SHOWN_COLUMNS, deployments, epsilon_rank, posterior_bound

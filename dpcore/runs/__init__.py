@@ -43,6 +43,8 @@ __all__ = ["FORMAT", "PAGES", "STUDY_LABEL", "RunConfig", "RunResult", "build_sc
 
 FORMAT = "privacy-utility-explorer/run"
 VERSION = 1
+#: The keys a config object may hold.
+_TOP_KEYS = ("format", "version", "page", "scenario", "controls", "seed")
 #: What a run's tables are, written where they are saved or printed: their noise comes from a
 #: seed that the config holds, so anyone with the config can recompute it and remove it.
 STUDY_LABEL = ("study (seeded, reproducible), not a release: its noise is drawn from the "
@@ -150,6 +152,10 @@ class RunConfig:
         if data.get("version", VERSION) != VERSION:
             raise DataError(f"Run config version {data.get('version')!r} is not supported; "
                             f"this version reads version {VERSION}.")
+        unknown = sorted(set(data) - set(_TOP_KEYS), key=str)
+        if unknown:
+            raise DataError(f"The run config has unknown key(s) {unknown}: a config holds "
+                            f"{list(_TOP_KEYS)}, and a page's controls go inside \"controls\".")
         if "page" not in data:
             raise DataError(f"The run config names no page; add \"page\": one of {PAGES}.")
         page_module(data["page"])  # validates the name

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dpcore import audit as A
+import dpcore.audit as A
 from dpcore.runs.domains import EPSILONS, SEED, OneOf
 from dpcore.simulation import Progress
 from dpcore.studies.base import StudyParams

@@ -26,7 +26,7 @@ from typing import Any
 
 import pandas as pd
 
-from dpcore import primer
+import dpcore.primer as primer
 from dpcore.runs.domains import EPSILONS, SEED, Between, FromData, OneOf
 from dpcore.simulation import Progress, report
 from dpcore.studies.base import StudyParams
