@@ -17,6 +17,7 @@ from dpcore.figures.masking import (
     settings,
 )
 from dpcore.masking import FIG5_EPSILONS, MaskedDataGenerator
+from dpcore.masking.defaults import best_lambda, public_lambda_table, reach_note
 from dpcore.studies import masking as study
 from dpcore.studies.masking import (
     ACCURACY,
@@ -36,7 +37,7 @@ from dpcore.studies.masking import (
 )
 from dpcore.text import csv_bytes
 from ui.budget import budget_sidebar
-from ui.cache import load_builtin
+from ui.cache import load_builtin, memo
 from ui.errors import show_errors
 from ui.export import export_panel, refresh_export
 from ui.navigation import require_router
@@ -54,6 +55,20 @@ require_router()
 PUBLISH = VIEWS[-1]
 
 scenario = scenario_sidebar()
+
+
+def public_table(epsilon: float):
+    """:func:`dpcore.masking.defaults.public_lambda_table` of the sidebar's scenario at
+    ``epsilon`` (public data only), kept with the scenario."""
+    return memo(scenario, st.session_state["scenario_id"], ("masking public λ", float(epsilon)),
+                lambda: public_lambda_table(scenario, float(epsilon)))
+
+
+def public_lambda(epsilon: float) -> float:
+    """The λ of :func:`public_table` with the best simulated accuracy (a tie: the larger)."""
+    return best_lambda(public_table(epsilon))
+
+
 # An upload opens the page on the user's data; otherwise on the paper's toy experiment.
 UPLOADED = scenario is not None and scenario.name == "upload"
 keep_widget_state({"mk_view": VIEWS[0],
@@ -66,8 +81,19 @@ with st.sidebar:
                               help="The paper's toy and digit experiments, or the scenario "
                                    "chosen above (one class against the rest).")
     epsilon_slot = st.container()  # the ε slider, drawn by live() below
+    if TASKS[task_label][1] is None and scenario is not None:
+        opened_on = (st.session_state.get("scenario_id"), task_label)
+        if st.session_state.get("_mk_defaults_for") != opened_on:
+            # The sidebar's scenario opens at the λ that did best when the release was
+            # simulated on its public set (dpcore.masking.defaults); the paper's experiments
+            # keep the paper's 0.5.
+            st.session_state["_mk_defaults_for"] = opened_on
+            st.session_state["mk_lambda"] = st.session_state["_kept_mk_lambda"] = public_lambda(
+                st.session_state.get("mk_epsilon", 5.0))
     lam = lambda_slider("mk_lambda", 0.5, help="Regularisation of the logistic model (the paper "
-                        "uses 0.5). Larger λ: less noise on the classifier, a weaker fit.")
+                        "uses 0.5; on the sidebar's scenario the page opens at the λ that did "
+                        "best when the release was simulated on the public set). Larger λ: less "
+                        "noise on the classifier, a weaker fit.")
     initial_choice = st.radio("Initial masked set", INITIAL, key="mk_initial",
                               help="Start the masked set from public or fake records (the "
                                    "paper's 'initially masked' samples), or from nothing.")
@@ -155,6 +181,10 @@ def show_metrics(row, notes, numbers) -> None:
     warning = majority_warning(numbers)
     if warning is not None:
         notes.warning(warning, icon="⚠️")
+        if valid_private:  # the sidebar's scenario: what would help, simulated on E
+            notes.info(reach_note(public_table, float(m["epsilon"]), float(m["lambda"]),
+                                  int(m["private_records"]), FIG5_EPSILONS),
+                       icon=":material/query_stats:")
     if valid_private:  # the sidebar's scenario: the same data as the logistic regression page
         notes.caption(model_note(numbers))
     if m["distance_bound"] > 0.05:

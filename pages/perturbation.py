@@ -151,21 +151,37 @@ def data_caption(m: pd.Series, held_out: bool) -> None:
         "by the public mean, its own norm bound and split), so its accuracy there differs.")
 
 
-def error_metrics(m: pd.Series) -> None:
-    """Under the ε curve: the methods swamped by noise at ε, and each method's error there."""
+def error_metrics(m: pd.Series, params: Params, reach: str | None) -> None:
+    """Under the ε curve: the methods swamped by noise at ε (unless the non-private model itself
+    learns nothing at this λ, which :func:`no_better_than_guessing` says), each method's error
+    there, the non-private model at its own best λ, and what ε or n would do (``reach``)."""
     epsilon, guess = m["epsilon"], m["guessing_error_nonprivate"]
     notes = st.container()  # always drawn, so a warning that comes and goes moves no metric
-    if m["swamped"]:
+    if m["swamped"] and m["error non-private"] < guess:
+        larger = " or a larger λ" if params.lambda_mode == LAMBDA_MODES[1] else ""
         notes.warning(
             f"At ε = {epsilon:g}, {' and '.join(m['swamped'].split(', '))} cannot be told from "
             f"always guessing the most frequent class (test error {guess:.3f}, non-private): the "
-            "noise has erased what the model learned, so these errors mean nothing. Raise ε, use "
-            "more records (n) or a larger λ.", icon=":material/blur_on:")
+            "noise has erased what the model learned, so these errors mean nothing. Raise ε, or "
+            f"use more records (n){larger}.", icon=":material/blur_on:")
+    if reach:
+        notes.info(reach, icon=":material/query_stats:")
     methods = [c.removeprefix("error ") for c in m.index if c.startswith("error ")]
-    for col, method in zip(st.columns(len(methods)), methods, strict=True):
+    columns = st.columns(len(methods) + 1)
+    for col, method in zip(columns, methods, strict=False):
         col.metric(method if method != "non-private" else "non-private (no noise)",
                    f"{m[f'error {method}']:.3f}", help=f"Mean test error at ε = {epsilon:g}; SD "
                    f"{m[f'sd {method}']:.3f} over folds and restarts.")
+    columns[-1].metric("non-private, own best λ", f"{m['best_error_nonprivate']:.3f}",
+                       help="The model without noise at the λ that cross-validation on the "
+                            f"training rows chose ({best_lambdas(m)}): what a logistic "
+                            "regression can reach on these records. Non-private.")
+
+
+def best_lambdas(m: pd.Series) -> str:
+    """The best λ of the non-private reference: one value, or the range over the folds."""
+    low, high = float(m["lam_best_low"]), float(m["lam_best_high"])
+    return f"λ = {low:.3g}" if low == high else f"λ from {low:.3g} to {high:.3g} over the folds"
 
 
 def lambda_caption(params: Params) -> str:
@@ -176,19 +192,47 @@ def lambda_caption(params: Params) -> str:
     return " λ is the same at every ε (the value above)."
 
 
-def no_better_than_guessing(m: pd.Series, summary: pd.DataFrame, by: str) -> None:
-    """Warn when the non-private model does no better than always guessing (then no private
-    model can show anything): at the chosen ε, or at the largest training size."""
+#: What to change when λ itself is too large, by how λ is chosen: never the setting in force.
+SMALLER_LAMBDA = {
+    LAMBDA_MODES[0]: "The rule's λ is too large for this table: choose λ by CV on public data, "
+                     "or set it by hand.",
+    LAMBDA_MODES[1]: "Set a smaller λ.",
+    LAMBDA_MODES[2]: "The λ that cross-validation on the public set chose is too large for D: "
+                     "set λ by hand.",
+}
+
+
+def no_better_than_guessing(m: pd.Series, summary: pd.DataFrame, by: str,
+                            params: Params) -> None:
+    """Warn when the non-private model at the page's λ does no better than always guessing
+    (then no private model at that λ can show anything): at the chosen ε, or at the largest
+    training size. Beside it, the non-private model at its own best λ says whether the records
+    carry signal at all; the advice names a setting other than the one in force."""
     rows = summary[summary["method"] == "non-private"]
     row = rows.loc[rows[by].idxmax()] if by == "n" else rows.loc[
         (rows["epsilon"] - m["epsilon"]).abs().idxmin()]
     guess = float(m["guessing_error_nonprivate"])
-    if row["mean"] >= guess:
+    if row["mean"] < guess:
+        return
+    first = (f"At λ = {m['lam']:.3g}{MODE_NOTE[params.lambda_mode]} the penalty outweighs "
+             "what the records say: even without noise, a model at this λ has the test error "
+             f"of always guessing the most frequent class ({row['mean']:.3f} against "
+             f"{guess:.3f}), and so has every private model at this λ.")
+    best = m.get("best_error_nonprivate")
+    if best is None or pd.isna(best):
+        st.warning(f"{first} {SMALLER_LAMBDA[params.lambda_mode]}", icon=":material/warning:")
+    elif best < guess:
         st.warning(
-            f"Even the non-private model (test error {row['mean']:.3f}) does no better than "
-            f"always guessing the most frequent class ({guess:.3f}): at λ = {m['lam']:.3g} the "
-            "penalty outweighs what the records say. Choose a smaller λ, or let the rule choose "
-            "it.", icon=":material/warning:")
+            f"{first} The non-private model at its own best λ ({best_lambdas(m)}, chosen by "
+            f"cross-validation on the training rows) reaches {best:.3f}, so the records do "
+            f"predict the target. {SMALLER_LAMBDA[params.lambda_mode]}",
+            icon=":material/warning:")
+    else:
+        st.warning(
+            f"{first} Even at its own best λ ({best_lambdas(m)}; non-private) the model without "
+            f"noise reaches only {best:.3f}: these columns do not predict the target better "
+            "than its base rate with a linear model, so no private model can either.",
+            icon=":material/warning:")
 
 
 def draw(numbers: dict[str, pd.DataFrame], params: Params, context: str, figs: dict) -> None:
@@ -200,10 +244,10 @@ def draw(numbers: dict[str, pd.DataFrame], params: Params, context: str, figs: d
         show(fig, CHART_KEYS[name], title=TITLES[name], context=context)
     m = numbers["metrics"].iloc[0]
     if params.view == "Error vs ε":
-        no_better_than_guessing(m, numbers["summary"], "epsilon")
-        error_metrics(m)
+        no_better_than_guessing(m, numbers["summary"], "epsilon", params)
+        error_metrics(m, params, study.reach_note(numbers))
     elif params.view == "Learning curve":
-        no_better_than_guessing(m, numbers["summary"], "n")
+        no_better_than_guessing(m, numbers["summary"], "n", params)
     st.caption(CAPTIONS[params.view]
                + (lambda_caption(params) if params.view == "Error vs ε" else ""))
 

@@ -15,7 +15,8 @@ import plotly.graph_objects as go
 from dpcore.figures.common import COLORS, band, layout, legend_at_foot, reference_line, titled
 from dpcore.studies.perturbation import Params
 
-__all__ = ["GUESSING", "ROLES", "PRIVATE", "TITLES", "WHISKERS", "error_curve", "distance_boxes",
+__all__ = ["BEST", "GUESSING",
+           "ROLES", "PRIVATE", "TITLES", "WHISKERS", "error_curve", "distance_boxes",
            "bounds_figure", "coefficient_bars", "figures"]
 
 #: Method label of dpcore.perturbation.experiments -> palette role.
@@ -28,6 +29,9 @@ ROLES = {
 PRIVATE = ("output perturbation", "objective perturbation", "objective (2008 proof)")
 #: The legend name of the error of always guessing the most frequent class.
 GUESSING = "always guessing the most frequent class (non-private: it reads the labels)"
+#: The legend name of the non-private model at its own best λ (cross-validated on D's training
+#: rows).
+BEST = "non-private at its own best λ"
 #: What the distance boxes show, on the figure itself (so that an export says it too).
 WHISKERS = ("Boxes: median and middle half over folds and restarts; whiskers to the furthest "
             "draw within 1.5 box-lengths (Tukey), dots beyond.")
@@ -44,10 +48,11 @@ def _chosen_line(fig: go.Figure, x: float) -> None:
 
 
 def error_curve(summary: pd.DataFrame, *, by: str, chosen: float, xtitle: str,
-                guessing: float, log_x: bool = True) -> go.Figure:
+                guessing: float, log_x: bool = True, best: float | None = None) -> go.Figure:
     """Mean test error with a ±1 SD band per method against ``by`` (Figs. 2a-d), and the error
     of always guessing the most frequent class (``guessing``, dashed): a curve on or above it
-    has learned nothing."""
+    has learned nothing. ``best``: the non-private model at its own best λ (dotted), what a
+    logistic regression can reach on these records."""
     fig = go.Figure()
     for method in ROLES:
         part = summary[summary["method"] == method].sort_values(by)
@@ -56,6 +61,8 @@ def error_curve(summary: pd.DataFrame, *, by: str, chosen: float, xtitle: str,
         band(fig, part[by], part["mean"], part["std"].fillna(0.0), _name(method), ROLES[method])
         fig.data[-2].mode = "lines"  # the band's outline without markers at its corners
     reference_line(fig, guessing, f"{GUESSING}: {guessing:.3f}", "baseline")
+    if best is not None:
+        reference_line(fig, best, f"{BEST}: {best:.3f}", "nonprivate", dash="dot")
     _chosen_line(fig, chosen)
     ticks = sorted(summary[by].unique())
     fig.update_xaxes(tickvals=ticks, ticktext=[f"{v:g}" for v in ticks])
@@ -152,7 +159,9 @@ def figures(numbers: Mapping[str, pd.DataFrame], params: Params) -> dict[str, go
     if view == "Error vs ε":
         figs["error_vs_epsilon"] = error_curve(numbers["summary"], by="epsilon", chosen=epsilon,
                                                xtitle="ε (log scale)",
-                                               guessing=float(m["guessing_error_nonprivate"]))
+                                               guessing=float(m["guessing_error_nonprivate"]),
+                                               best=(float(m["best_error_nonprivate"])
+                                                     if "best_error_nonprivate" in m else None))
     elif view == "Learning curve":
         figs["learning_curve"] = error_curve(numbers["summary"], by="n",
                                              chosen=float(m["n_fold"]),

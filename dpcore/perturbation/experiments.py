@@ -51,8 +51,11 @@ from dpcore.validation import DataError, check_array, check_epsilon, check_scala
 
 __all__ = [
     "CURVE_METHODS",
+    "BEST_LAMBDAS",
     "Fitted",
     "ScenarioArrays",
+    "best_lambda",
+    "fit_best",
     "Split",
     "epsilon_curve",
     "epsilon_splits",
@@ -441,6 +444,60 @@ def lambda_by_cv(X, y, lams: Sequence[float], *, folds: int = 5,
         rows.append({"lam": lam, "mean": np.mean(errs), "std": np.std(errs, ddof=1)})
     table = pd.DataFrame(rows)
     return float(table.loc[table["mean"].idxmin(), "lam"]), table
+
+
+#: Lambdas :func:`best_lambda` tries: decades from 1e-6 (a near-unpenalised fit) to 1.
+BEST_LAMBDAS = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0)
+
+
+def best_lambda(X, y, *, lams: Sequence[float] = BEST_LAMBDAS, folds: int = 3,
+                data_norm: float | None = 1.0, fit_intercept: bool = False, classes=None,
+                seed: int = 0) -> float:
+    """The non-private model's own best lambda: ``folds``-fold cross-validation on ``(X, y)``.
+
+    The reference a private model is judged against ("how well can a logistic regression do on
+    these records?"), never the lambda of a release: on private training rows its answer is a
+    non-private number, shown as one. Rows are scaled as the release scales them (``data_norm``,
+    ``fit_intercept``), so the same lambda means the same model. A tie goes to the larger lambda.
+
+    Parameters
+    ----------
+    X, y : training rows (the private training part; never a test part)
+    lams : sequence of float, default=BEST_LAMBDAS
+    folds : int, default=3
+    data_norm, fit_intercept, classes : as :func:`epsilon_curve`
+    seed : int, default=0
+        Seeds the folds.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((300, 3)); y = (X[:, 0] > 0.5).astype(int)
+    >>> best_lambda(X, y, data_norm=None, fit_intercept=True, classes=[0, 1]) <= 1e-3
+    True
+    """
+    lams = [check_scalar(float(lam), "lam", min_val=0.0) for lam in lams]
+    prep = prepare(X, y, data_norm=data_norm, fit_intercept=fit_intercept, classes=classes)
+    errors = np.zeros(len(lams))
+    for train, test in _folds(prep.n, folds, seed):
+        part = prepare(prep.Z[train], prep.y01[train], data_norm=1.0, classes=(0, 1))
+        for i, lam in enumerate(lams):
+            w = nonprivate_coef(part, lam)
+            errors[i] += np.mean((prep.Z[test] @ w > 0) != (prep.y01[test] == 1))
+    best = errors.min()
+    return float(max(lam for lam, err in zip(lams, errors, strict=True) if err <= best + 1e-12))
+
+
+def fit_best(split: Split, *, lams: Sequence[float] = BEST_LAMBDAS, seed: int = 0) -> Fitted:
+    """The split's non-private fit at its own best lambda (:func:`best_lambda` on the split's
+    training part only, so its test part stays unseen)."""
+    prep = split.prep
+    lam = best_lambda(prep.Z, prep.y01, lams=lams, data_norm=1.0, classes=(0, 1), seed=seed)
+    return fit_split(split, lam)
 
 
 #: Lambdas :func:`release_lambda` tries (half-decades).

@@ -33,6 +33,7 @@ from dpcore.perturbation.experiments import (
     Fitted,
     Split,
     epsilon_splits,
+    fit_best,
     fit_split,
     guessing_error,
     lambda_by_cv,
@@ -45,6 +46,7 @@ from dpcore.perturbation.experiments import (
     swamped_methods,
 )
 from dpcore.perturbation.synthetic import synthetic
+from dpcore.planning.fitting import epsilon_from_curve
 from dpcore.random import stream
 from dpcore.runs.domains import EPSILONS, SEED, OneOf
 from dpcore.simulation import Progress, report
@@ -55,7 +57,8 @@ __all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "SOURCES", "SYNTHETIC", "
            "LAMBDAS", "CV_LAMBDAS", "SIZES", "SYNTHETIC_TEST", "LAMBDA_MODES", "PAPER_N",
            "STAGES", "Params", "Prepared", "TrainingData", "n_options", "training_data",
            "public_data", "cv_lambda", "study_lambda", "epsilon_axis", "learning_sizes",
-           "bound_curves", "prepare", "at", "compute", "takeaway"]
+           "bound_curves", "best_metrics", "reach_note", "RELEASED", "REACH_MARGIN", "prepare",
+           "at", "compute", "takeaway"]
 
 VIEWS = ("Error vs ε", "Learning curve", "Distance to non-private", "Bounds (Lemmas 3-4)",
          "Publish")
@@ -283,6 +286,10 @@ class Prepared:
     grid : DataFrame or None
         The ε curve's rows on :data:`EPSILON_GRID`, each ε computed alone at its λ (an ε curve
         view); else None.
+    best : tuple of Fitted
+        An ε curve view's non-private reference: each split's fit at its own best λ, chosen by
+        cross-validation on that split's training part
+        (:func:`~dpcore.perturbation.experiments.fit_best`; non-private); else empty.
     """
 
     key: tuple
@@ -291,6 +298,7 @@ class Prepared:
     splits: tuple[Split, ...]
     fits: tuple[Fitted, ...] | None
     grid: pd.DataFrame | None
+    best: tuple[Fitted, ...] = ()
 
     @property
     def held_out(self) -> bool:
@@ -362,6 +370,7 @@ def prepare(scenario, params: Params, *, progress: Progress = None, parallel=Non
         splits = learning_splits(data.X, data.y, **common,
                                  sizes=learning_sizes(data.X.shape[0], data.X_test is not None)[1])
     fits = grid = None
+    best = tuple(fit_best(split, seed=params.seed) for split in splits) if stage in _CURVES else ()
     share = 0.0  # of the progress bar, for the non-private fits
     if params.fixed_lambda and splits:
         lam = _lambda(params, data, lam_cv)
@@ -379,7 +388,7 @@ def prepare(scenario, params: Params, *, progress: Progress = None, parallel=Non
             report(progress, share + (1 - share) * done / len(EPSILON_GRID))
         grid = pd.DataFrame(rows)
     report(progress, 1.0)
-    return Prepared(params.prepare_key(), data, lam_cv, tuple(splits), fits, grid)
+    return Prepared(params.prepare_key(), data, lam_cv, tuple(splits), fits, grid, best)
 
 
 def _curve(prepared: Prepared, params: Params) -> pd.DataFrame:
@@ -406,7 +415,9 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
     dict of DataFrame
         ``"metrics"`` (one row: λ, n, d, and for "Error vs ε" the guessing error of the
         evaluation labels (``guessing_error_nonprivate``) and each method's mean and SD test
-        error at ε), and the tables behind the selected view: ``results`` (one row per method,
+        error at ε, and the non-private reference at its own best λ: ``best_error_nonprivate``,
+        ``lam_best_low`` and ``lam_best_high`` over the splits), and the tables behind the
+        selected view: ``results`` (one row per method,
         ε, fold and restart), ``summary`` (mean, SD, count per method and ε or n), ``bounds``
         (Lemmas 3-4). Method "non-private" is the fit without noise.
 
@@ -433,6 +444,7 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
                 metrics[f"error {method}"] = row["mean"]
                 metrics[f"sd {method}"] = row["std"]
             metrics["swamped"] = ", ".join(swamped_methods(summary, epsilon, guess))
+            metrics.update(best_metrics(prepared.best))
         elif view == "Bounds (Lemmas 3-4)":
             numbers["bounds"] = bound_curves(
                 epsilon_axis(epsilon), n=n, d=d, intercept=data.intercept,
@@ -445,6 +457,62 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
         metrics["n_fold"] = learning_sizes(n, prepared.held_out)[0]
         metrics["guessing_error_nonprivate"] = _guessing(data)
     return {"metrics": pd.DataFrame([metrics]), **numbers}
+
+
+def best_metrics(best: tuple[Fitted, ...]) -> dict[str, float]:
+    """The non-private reference at its own best λ: its mean test error over the splits and the
+    range of the λ the splits chose (empty without an ε curve)."""
+    if not best:
+        return {}
+    lams = [fitted.lam for fitted in best]
+    return {"best_error_nonprivate": float(np.mean([fitted.error for fitted in best])),
+            "lam_best_low": min(lams), "lam_best_high": max(lams)}
+
+
+#: The private method that the page's Publish view releases, whose reach :func:`reach_note` reads.
+RELEASED = "output perturbation"
+#: :func:`reach_note` asks for a release within this much of the non-private model at its own
+#: best λ (a convention: "about as good as the data allow").
+REACH_MARGIN = 0.05
+
+
+def reach_note(numbers: Mapping[str, pd.DataFrame], *, margin: float = REACH_MARGIN) -> str | None:
+    """What ε, or what n at this ε, a release would need to come within ``margin`` of the
+    non-private model at its own best λ, read off the study's own ε curve by the planner
+    (:func:`dpcore.planning.fitting.epsilon_from_curve`: a monotone fit of the mean test error
+    of :data:`RELEASED` over its runs, read at the target); None when the release at the
+    chosen ε already does, or the view has no ε curve.
+
+    The noise of output perturbation scales like ``1 / (n ε)``, so at the chosen ε the n that
+    would do is about ``n ε* / ε``. Non-private: the curve is evaluated on D's test rows.
+    """
+    m = numbers["metrics"].iloc[0]
+    if "best_error_nonprivate" not in m or "results" not in numbers:
+        return None
+    res = numbers["results"]
+    res = res[res["method"] == RELEASED]
+    epsilon, n, d = float(m["epsilon"]), int(m["n"]), int(m["d"])
+    here = float(m[f"error {RELEASED}"])
+    guess = float(m["guessing_error_nonprivate"])
+    target = min(float(m["best_error_nonprivate"]) + margin, guess)
+    if here <= target:
+        return None
+    eps = sorted(res["epsilon"].unique())
+    runs = [res.loc[np.isclose(res["epsilon"], e), "error"].to_numpy() for e in eps]
+    width = min(len(r) for r in runs)
+    answer = epsilon_from_curve(eps, np.stack([r[:width] for r in runs]), target, n_boot=0)
+    start = (f"At n = {n:,}, d = {d} a release ({RELEASED}) at ε = {epsilon:g} has a test "
+             f"error of {here:.2f}, against {float(m['best_error_nonprivate']):.2f} for the "
+             "non-private model at its own best λ. ")
+    if not answer.met:
+        return start + (f"No ε up to {max(eps):g} brings it within {margin:g} of that "
+                        f"({answer.achieved:.2f} at best): it needs more records than ε can "
+                        "make up for (the noise shrinks like 1/(n·ε)).")
+    needed = float(answer.epsilon)
+    rows = float(f"{n * needed / epsilon:.2g}")
+    return start + (f"ε ≈ {needed:.2g}, or n ≈ {rows:,.0f} records at ε = {epsilon:g}, would "
+                    f"reach {target:.2f} (the noise shrinks like 1/(n·ε); from this study's "
+                    "curve, a non-private evaluation).")
 
 
 def _guessing(data: TrainingData) -> float:
