@@ -25,7 +25,8 @@ def test_default_page_on_adult_shows_the_epsilon_curve():
     at = open_page()
     shown = metrics(at)
     assert set(shown) == {"non-private (no noise)", "output perturbation",
-                          "objective perturbation", "objective (2008 proof)"}
+                          "objective perturbation", "objective (2008 proof)",
+                          "non-private, own best λ"}
     # Adult test error: the non-private model is near 0.16 at the rule's lambda; objective
     # perturbation beats output perturbation at epsilon = 1 (the page's point).
     assert float(shown["objective perturbation"]) < float(shown["output perturbation"])

@@ -1,0 +1,115 @@
+"""Issue 34's data-dependent defaults and references: the LR page's non-private reference at
+its own best λ, the masking page's λ read off the public set, and their messages."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpcore.datasets import load_scenario, read_csv_upload, scenario_from_uploads
+from dpcore.masking.defaults import (
+    best_lambda,
+    default_lambda,
+    public_lambda_table,
+    reach_note,
+)
+from dpcore.perturbation.experiments import best_lambda as lr_best_lambda
+from dpcore.perturbation.experiments import epsilon_splits, fit_best, guessing_error
+from dpcore.studies import perturbation as lr_study
+
+
+@pytest.fixture(scope="module")
+def breast_cancer():
+    """Issue 34's upload: public = the first 200 rows, private = the other 369."""
+    from sklearn.datasets import load_breast_cancer
+
+    bunch = load_breast_cancer(as_frame=True)
+    frame = bunch.data.copy()
+    frame["diagnosis"] = np.where(bunch.target == 0, "M", "B")
+    public = read_csv_upload(frame.iloc[:200].to_csv(index=False).encode(), "e.csv")
+    private = read_csv_upload(frame.iloc[200:].to_csv(index=False).encode(), "d.csv",
+                              private=True)
+    return scenario_from_uploads(private, public, target="diagnosis")[0]
+
+
+def test_best_lambda_finds_the_small_lambda_a_scaled_table_needs(breast_cancer):
+    data = lr_study.training_data(breast_cancer, lr_study.SOURCES[0], 17_500, 0)
+    lam = lr_best_lambda(data.X, data.y, data_norm=data.norm, fit_intercept=data.intercept)
+    # Records scaled by sqrt(30) need a penalty far below the rule's 0.0168 to fit at all.
+    assert lam <= 1e-3
+    splits = epsilon_splits(data.X, data.y, folds=3, data_norm=data.norm,
+                            fit_intercept=data.intercept)
+    best = [fit_best(split) for split in splits]
+    assert np.mean([fitted.error for fitted in best]) < 0.1 < guessing_error(data.y)
+
+
+def test_best_lambda_breaks_a_tie_towards_the_larger_lambda():
+    # One feature that says nothing: every lambda predicts the majority class alike.
+    rng = np.random.default_rng(0)
+    X = np.zeros((60, 1))
+    y = (rng.random(60) < 0.8).astype(int)
+    assert lr_best_lambda(X, y, lams=(1e-4, 1e-2, 1.0), data_norm=1.0, fit_intercept=True,
+                          classes=(0, 1)) == 1.0
+
+
+def test_the_study_reports_the_reference_and_what_a_release_needs(breast_cancer):
+    numbers = lr_study.compute(breast_cancer, lr_study.Params())
+    m = numbers["metrics"].iloc[0]
+    assert m["best_error_nonprivate"] < 0.1 < m["guessing_error_nonprivate"]
+    assert m["lam_best_low"] <= m["lam_best_high"] <= 1e-3
+    note = lr_study.reach_note(numbers)
+    assert note is not None and "n = 369, d = 30" in note and "ε = 1" in note
+
+
+def test_reach_note_reads_the_planner_off_the_curve():
+    """A made-up curve whose error halves with every doubling of ε from 0.4 at ε = 1: the
+    planner reads the target 0.1 + 0.05 off the fit, linear in log ε between grid points, and
+    scales n alike (noise like 1/(n ε))."""
+    epsilons = [0.5, 1.0, 2.0, 4.0, 8.0]
+    rows = [{"method": "output perturbation", "epsilon": e, "restart": r, "fold": 0,
+             "error": 0.4 / e} for e in epsilons for r in range(3)]
+    metrics = pd.DataFrame([{"epsilon": 1.0, "n": 1000, "d": 10, "guessing_error_nonprivate": 0.5,
+                             "best_error_nonprivate": 0.1, "error output perturbation": 0.4}])
+    note = lr_study.reach_note({"metrics": metrics, "results": pd.DataFrame(rows)})
+    # between ε = 2 (0.2) and 4 (0.1), linear in log ε: 0.15 half way, at 2 * sqrt(2)
+    needed = 2.0 * np.sqrt(2.0)
+    assert f"ε ≈ {needed:.2g}" in note
+    assert f"n ≈ {float(f'{1000 * needed:.2g}'):,.0f}" in note
+    done = metrics.assign(**{"error output perturbation": 0.12})
+    assert lr_study.reach_note({"metrics": done, "results": pd.DataFrame(rows)}) is None
+
+
+def test_masking_lambda_reads_only_the_public_set():
+    scenario = load_scenario("breast-cancer")
+    flipped = scenario.private.copy()
+    flipped[scenario.target] = 1.0 - flipped[scenario.target]
+    import dataclasses
+
+    other = dataclasses.replace(scenario, private=flipped)
+    assert default_lambda(scenario, 1.0) == default_lambda(other, 1.0)
+
+
+def test_masking_lambda_is_the_best_simulated_one_and_ties_go_up():
+    table = pd.DataFrame({"lam": [0.001, 0.01, 0.1], "accuracy": [0.7, 0.8, 0.8],
+                          "noise_free": [0.85, 0.84, 0.82], "majority": [0.6] * 3})
+    assert best_lambda(table) == 0.1
+
+
+def test_masking_reach_note_names_a_better_lambda_and_the_epsilon_that_helps():
+    tables = {
+        1.0: pd.DataFrame({"lam": [0.01, 0.5], "accuracy": [0.55, 0.65],
+                           "noise_free": [0.85, 0.7], "majority": [0.6, 0.6]}),
+        5.0: pd.DataFrame({"lam": [0.01, 0.5], "accuracy": [0.84, 0.69],
+                           "noise_free": [0.85, 0.7], "majority": [0.6, 0.6]}),
+    }
+    note = reach_note(tables.__getitem__, 1.0, 0.01, 500, (0.5, 1.0, 5.0))
+    assert "0.550 at λ = 0.01 and 0.650 at λ = 0.5" in note
+    assert "Set λ = 0.5." in note and "From ε = 5 the noise costs at most 0.01" in note
+
+
+def test_public_lambda_table_simulates_every_lambda_on_public_rows():
+    table = public_lambda_table(load_scenario("breast-cancer"), 2.0, lams=(0.01, 0.5), draws=5)
+    assert list(table["lam"]) == [0.01, 0.5]
+    assert ((table["accuracy"] >= 0) & (table["accuracy"] <= 1)).all()
+    assert table["majority"].nunique() == 1
