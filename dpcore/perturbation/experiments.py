@@ -446,8 +446,10 @@ def lambda_by_cv(X, y, lams: Sequence[float], *, folds: int = 5,
     return float(table.loc[table["mean"].idxmin(), "lam"]), table
 
 
-#: Lambdas :func:`best_lambda` tries: decades from 1e-6 (a near-unpenalised fit) to 1.
-BEST_LAMBDAS = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0)
+#: Lambdas :func:`best_lambda` tries: decades from 1e-5 (a near-unpenalised fit) to 1.
+BEST_LAMBDAS = (1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0)
+#: Certified objective gap of :func:`best_lambda`'s fits: they only rank lambdas.
+BEST_TOL = 1e-8
 
 
 def best_lambda(X, y, *, lams: Sequence[float] = BEST_LAMBDAS, folds: int = 3,
@@ -464,6 +466,7 @@ def best_lambda(X, y, *, lams: Sequence[float] = BEST_LAMBDAS, folds: int = 3,
     ----------
     X, y : training rows (the private training part; never a test part)
     lams : sequence of float, default=BEST_LAMBDAS
+        Each fitted to the certified gap :data:`BEST_TOL` (they only rank lambdas).
     folds : int, default=3
     data_norm, fit_intercept, classes : as :func:`epsilon_curve`
     seed : int, default=0
@@ -486,7 +489,7 @@ def best_lambda(X, y, *, lams: Sequence[float] = BEST_LAMBDAS, folds: int = 3,
     for train, test in _folds(prep.n, folds, seed):
         part = prepare(prep.Z[train], prep.y01[train], data_norm=1.0, classes=(0, 1))
         for i, lam in enumerate(lams):
-            w = nonprivate_coef(part, lam)
+            w = nonprivate_coef(part, lam, tol=BEST_TOL)
             errors[i] += np.mean((prep.Z[test] @ w > 0) != (prep.y01[test] == 1))
     best = errors.min()
     return float(max(lam for lam, err in zip(lams, errors, strict=True) if err <= best + 1e-12))
