@@ -279,13 +279,25 @@ def _upload_panel() -> str | None:
     frames = [_read(file, problems, p, () if p else as_missing)
               for file, p in zip(files, private, strict=True)]
     if any(file is None for file in files):
-        prompt: str | None = UPLOAD_PROMPT
+        prompt: str | None = _waiting_for([labels[key] for key in keys], files)
     elif problems:
         prompt = None
     else:
         prompt = _build_from_frames(mode, files, frames, problems, as_missing)
     _show_problems(problems)
     return prompt
+
+
+def _waiting_for(labels: list[str], files: list[UploadedFile | KeptFile | None]) -> str:
+    """:data:`UPLOAD_PROMPT`, and once one of two files is in, which one was read and which one
+    is still to upload (a file just given can take a while to reach a busy server)."""
+    received = [f"**{md(file.name)}** ({label})"
+                for label, file in zip(labels, files, strict=True) if file is not None]
+    if not received:
+        return UPLOAD_PROMPT
+    missing = [label for label, file in zip(labels, files, strict=True) if file is None]
+    return (f"{UPLOAD_PROMPT} Read so far: {', '.join(received)}; still to upload: "
+            f"{', '.join(missing)}.")
 
 
 def _read(file: UploadedFile | None, problems: list[str], private: bool,
