@@ -110,15 +110,18 @@ _RELEASE_SLOTS = threading.BoundedSemaphore(RELEASES_AT_ONCE)
 @contextmanager
 def _release_slot() -> Iterator[None]:
     """Hold one of :data:`RELEASES_AT_ONCE` slots while a release computes; while another
-    session's releases hold them all, say so under a spinner and wait."""
-    if not _RELEASE_SLOTS.acquire(blocking=False):
-        with st.spinner("Another session's release is computing on this server; yours starts "
-                        "as soon as it is done…"):
-            _RELEASE_SLOTS.acquire()
+    session's releases hold them all, say so under a spinner and wait. A rerun request that
+    cuts the run short as the spinner closes (a Streamlit call) leaves no slot held."""
+    held = _RELEASE_SLOTS.acquire(blocking=False)
     try:
+        if not held:
+            with st.spinner("Another session's release is computing on this server; yours "
+                            "starts as soon as it is done…"):
+                held = _RELEASE_SLOTS.acquire()
         yield
     finally:
-        _RELEASE_SLOTS.release()
+        if held:
+            _RELEASE_SLOTS.release()
 
 
 def _store(key: str) -> str:
@@ -177,8 +180,8 @@ def _serve(press: Press) -> None:
         log.append(replace(outcome, reason=str(exc)))
         return
     except Exception:  # a bug: said under the button too, then shown as an error
-        log.append(replace(outcome, reason="An internal error stopped the release; nothing was "
-                                           "published by this press."))
+        log.append(replace(outcome, reason="An internal error stopped this release; the "
+                                           "ledger lists it if its ε was spent."))
         raise
     st.session_state[_store(press.key)] = Release(
         value, press.epsilon, press.settings, press.scenario_id, dt.datetime.now(dt.UTC))
@@ -216,21 +219,21 @@ def publish_panel(key: str, *, scenario: Scenario, scenario_id: str, epsilon: fl
         with the sampler.
     """
     log = st.session_state.get(_log(key), [])
-    latest = last_release(key, scenario_id)
-    if log and not log[-1].released:
-        latest = None  # the latest press was refused: its reason, not an older release
+    refused = bool(log) and not log[-1].released and log[-1].scenario_id == scenario_id
+    # The latest press on this scenario was refused: its reason, not an older release.
+    latest = None if refused else last_release(key, scenario_id)
     try:
         scenario.check_publishable()
     except DataError as exc:
         st.warning(md(exc), icon=":material/lock:")
-        _show_log(log)
+        _show_log(log, refused)
         return latest
     accountant = session_accountant()
     try:
         charged, _ = accountant.charge(epsilon, relation=relation)
     except DataError as exc:
         st.warning(md(exc), icon=":material/lock:")
-        _show_log(log)
+        _show_log(log, refused)
         return latest
     remaining, _ = accountant.remaining
     cost = (f"spends ε = {charged:g}" if relation == accountant.relation else
@@ -251,14 +254,14 @@ def publish_panel(key: str, *, scenario: Scenario, scenario_id: str, epsilon: fl
     st.button(label, key=f"publish_{key}", type="primary", disabled=not affordable,
               on_click=_record_press,
               args=(key, scenario, scenario_id, epsilon, settings, relation, release))
-    _show_log(log)
+    _show_log(log, refused)
     return latest
 
 
-def _show_log(log: list[Outcome]) -> None:
-    """Under the button: the latest press's refusal, where the eye is, and every press of the
-    session on this page with what became of it."""
-    if log and not log[-1].released:
+def _show_log(log: list[Outcome], refused: bool) -> None:
+    """Under the button: the latest press's refusal (``refused``: on this scenario), where the
+    eye is, and every press of the session on this page with what became of it."""
+    if refused:
         st.error(log[-1].text(), icon=":material/block:")
     if log:
         with st.expander(f"Your presses of this button ({len(log)})"):
