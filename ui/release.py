@@ -267,3 +267,6 @@ def _show_log(log: list[Outcome], refused: bool) -> None:
         with st.expander(f"Your presses of this button ({len(log)})"):
             st.markdown("\n".join(f"{i}. {outcome.text()}"
                                    for i, outcome in enumerate(log, start=1)))
+            st.caption("Every press this page received, and what became of it. Two presses "
+                       "that reach a busy server within a moment of each other arrive as one: "
+                       "Streamlit's buttons send no count.")

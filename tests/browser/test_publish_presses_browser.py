@@ -5,8 +5,15 @@ The presses made are counted where they leave the browser (the WebSocket message
 them), and by the page itself (under the button, "Your presses of this button (n)", from its
 ``on_click`` record). The test waits until the page lists as many presses as the browser sent (a
 press lost in the app would keep it waiting, and fail), then checks that the releases in the
-ledger and the presses listed as not released add up to them. Each click waits for its message,
-not for the page, so the next press comes while the page runs.
+ledger and the presses listed as not released add up to them. No press waits for the page to go
+idle: the quick ones go as soon as the page lists the one before, and the others are followed at
+once by a switch to another view, which cuts short (or joins) the run that carries the press, so
+that the page never reads the button in it.
+
+Not tested, because no app can see it: two presses that reach the server while it is busy,
+before it starts the run for the first, are merged by Streamlit into one request (its buttons
+send no count; measured: 1 merge in 8 triple presses 80 ms apart). The page lists every press
+it received, so the user sees how many arrived.
 """
 
 from __future__ import annotations
@@ -98,19 +105,26 @@ def test_quick_presses_and_presses_during_a_run_are_each_a_release_or_a_message(
     panel = open_view(page, "Publish", shows="the only output on this page that leaves")
     publish = panel.get_by_role("button", name="Publish the weights")
 
-    # Three quick presses: the second and third land while the first one's run is going.
+    label = main.get_by_test_id("stExpander").get_by_text(
+        re.compile(r"Your presses of this button \(\d+\)"))
+
+    # Quick presses: each goes as soon as the page lists the one before (its on_click ran),
+    # while the page is still drawing the run that serves it.
     for _ in range(3):
         presses.press(publish)
+        expect(label).to_have_text(f"Your presses of this button ({presses.sent})")
     expect_presses(page, presses.sent)
     screenshot(page, "publish-quick-presses")
 
-    # A press right after a slider move, while the page reruns for it, and two more.
-    thumb = sidebar.get_by_test_id("stSlider").filter(has_text="Privacy budget ε").get_by_role(
-        "slider")
-    thumb.focus()
-    thumb.press("ArrowLeft")  # 0.1 -> 0.05: a rerun starts
+    # Presses followed at once by a switch to another view: the run that carries the press is
+    # cut short, or merged with the switch, and then the Publish view and its button are not
+    # drawn. Before this fix such a press was lost without a word (1 in 5 such triple presses
+    # measured); now it is released all the same, and listed once the view is back.
     for _ in range(3):
         presses.press(publish)
+        open_view(page, "Estimates vs ε")
+        open_view(page, "Publish", shows="the only output on this page that leaves")
+        expect(label).to_have_text(f"Your presses of this button ({presses.sent})")
     expect_presses(page, presses.sent)
     assert_no_exception(page)
     screenshot(page, "publish-presses-during-a-run")
