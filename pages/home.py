@@ -56,6 +56,10 @@ with show_errors():
             st.markdown(details)
     report = current_upload_report()
     if report is not None:
+        # What was read from a private file that looks wrong, where the owner sees it: counts
+        # of D without noise, for the owner only (they change nothing that is released).
+        for note in report.private_reading:
+            st.warning(md(note), icon=":material/visibility_lock:")
         with st.expander("How your files were read",
                          expanded=bool(report.notes or report.private_notes)):
             st.markdown("\n".join(f"- {md(note)}" for note in report.notes)

@@ -204,12 +204,11 @@ def publish(prepared: study.PreparedStudy, sizes: np.ndarray, eps: tuple[float, 
         "candidate sizes: the selected public rows and their DP weights. Fresh randomness; "
         "ε₁, ε₂ and ε₃ go into the ledger as three entries.")
 
-    def release(accountant):
-        with st.spinner("Running Algorithm 2 with fresh noise…"):
-            return select_subset(setup.data, None, eps, sizes, "logistic", accounting,
-                                 None, None, selection=selection, lam=lam,
-                                 accountant=accountant, dataset=scenario.title,
-                                 prepared=setup.prepared)
+    def release(accountant):  # Algorithm 2 with fresh noise, when the press is served
+        return select_subset(setup.data, None, eps, sizes, "logistic", accounting,
+                             None, None, selection=selection, lam=lam,
+                             accountant=accountant, dataset=scenario.title,
+                             prepared=setup.prepared)
 
     spent = float(numbers["metrics"]["epsilon_spent"].iloc[0])
     published = publish_panel(

@@ -32,8 +32,9 @@ from streamlit.testing.v1 import AppTest
 import ui.export
 import ui.registry
 import ui.runconfig
+import ui.sidebar
 from dpcore import DataError
-from dpcore.runs import RunConfig, script, shareable_files
+from dpcore.runs import RunConfig, build_scenario, script, shareable_files
 
 # Downloads are looked up after each run among the objects the garbage collector tracks.
 pytestmark = pytest.mark.usefixtures("no_cyclic_gc")
@@ -148,6 +149,53 @@ def test_a_single_file_split_into_public_and_private_rows_is_named_only():
     assert config["scenario"]["files"] == [{"role": "single", "name": "data.csv"}]
     assert RunConfig.from_dict(config).to_dict() == config
     assert json.loads(at.query_params["files"]) == [{"role": "single", "name": "data.csv"}]
+
+
+def test_a_split_value_reaches_a_link_or_a_config_only_once_the_user_ticks_the_box():
+    """One file split by a column value (issue 33, section 6): the columns and values offered
+    are read off every row, private ones included. The sidebar says so where they are picked,
+    and the value stays out of the link, the config and the script until the user ticks the
+    box; a config without it says how to rerun the split."""
+    data = (app_support.DATA / "valid_single.csv").read_bytes()
+    at = app_support.start(timeout=TIMEOUT, builtin_name="wine", source="Upload",
+                           upload_mode="One file, split by a rule", split_rule="At random")
+    at.file_uploader(key="upload_single").set_value(("single.csv", data, "text/csv"))
+    app_support.rerun(at)
+    at.radio(key="split_rule").set_value("By a column value (biased)").run()
+    at.selectbox(key="split_column").set_value("sex").run()
+    note = [c.value for c in at.sidebar.caption if c.value.startswith("Non-private choices")]
+    assert note == [ui.sidebar._SPLIT_NOTE]  # said where the column is picked
+    at.selectbox(key="split_value").set_value("Male")
+    app_support.rerun(at)
+    assert "private rows included" in ui.sidebar._SPLIT_NOTE
+    box = at.checkbox(key=ui.runconfig.SHARE_SPLIT_VALUE)
+    assert box.value is False and "exported config" in box.label
+
+    def shared_split() -> list[dict]:
+        shared = _shared(at)
+        configs = [json.loads(c)["scenario"] for n, c in shared.items() if "Config (JSON)" in n]
+        scripts = [c for n, c in shared.items() if "Script (.py)" in n]
+        assert len(configs) == len(scripts) == 1
+        return [dict(at.query_params), configs[0], scripts[0]]
+
+    link, config, script_text = shared_split()
+    assert link["split_column"] == "sex" and "split_value" not in link
+    assert config["split_column"] == "sex" and "split_value" not in config
+    assert b"Male" not in script_text
+    with pytest.raises(DataError, match="holds no value: the values offered are read off every "
+                                        "row of the file, private ones included"):
+        build_scenario(config, {"single": data})
+    at.checkbox(key=ui.runconfig.SHARE_SPLIT_VALUE).check()
+    app_support.rerun(at)
+    link, config, script_text = shared_split()
+    assert link["split_value"] == "Male" and config["split_value"] == "Male"
+    assert b"Male" in script_text
+    rebuilt = build_scenario(config, {"single": data})
+    assert rebuilt.private.equals(at.session_state["scenario"].private)  # the same split
+    at.radio(key="split_rule").set_value("At random")  # the value is no longer used: left out
+    app_support.rerun(at)
+    link, config, _ = shared_split()
+    assert "split_value" not in link and "split_value" not in config
 
 
 def test_shareable_files_keep_the_public_digest_only():

@@ -4,6 +4,7 @@ never dropped or run twice."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 import pytest
@@ -36,5 +37,26 @@ def test_a_release_waits_for_the_slot_then_runs():
 def test_a_failed_release_gives_its_slot_back():
     with pytest.raises(RuntimeError), release._release_slot():
         raise RuntimeError("refused")
+    assert release._RELEASE_SLOTS.acquire(blocking=False)  # free again
+    release._RELEASE_SLOTS.release()
+
+
+def test_a_run_cut_short_while_the_wait_message_closes_gives_its_slot_back(monkeypatch):
+    """The wait's spinner closes with a Streamlit call, where a rerun request can cut the run
+    short: the slot just taken is given back."""
+
+    class Cut(Exception):
+        pass
+
+    @contextlib.contextmanager
+    def spinner(text):
+        yield
+        raise Cut  # as Streamlit's RerunException at the spinner's last call
+
+    monkeypatch.setattr(release.st, "spinner", spinner)
+    assert release._RELEASE_SLOTS.acquire(blocking=False)  # another session's release
+    threading.Timer(0.2, release._RELEASE_SLOTS.release).start()  # ends soon
+    with pytest.raises(Cut), release._release_slot():
+        pass
     assert release._RELEASE_SLOTS.acquire(blocking=False)  # free again
     release._RELEASE_SLOTS.release()

@@ -260,7 +260,12 @@ def test_private_inf_and_text_cells_are_read_into_the_public_types(valid):
     # number above the public range (clipped), a word is missing (imputed by the public median).
     scenario, report = scenario_from_uploads(read_csv_upload(data, "p.csv", private=True), public)
     assert (scenario.private["age"] == 1.0).all() and len(scenario.private) == 40
-    assert any("40 private value(s) outside the public range" in n for n in report.private_notes)
+    assert any("40 private value(s) too large to be a number (beyond ±1.8e308, such as a cell "
+               "of hundreds of digits) or written as infinite, read as infinite and clipped to "
+               "the public range" in n for n in report.private_notes)
+    assert not any("outside the public range" in n for n in report.private_notes)  # said once
+    (reading,) = report.private_reading
+    assert reading.startswith("Non-private") and "40 private values too large" in reading
     private = pd.DataFrame({"age": ["inf", "-inf", "old"], "income": [">50K", "<=50K", ">50K"]})
     scenario, report = scenario_from_uploads(private, public)
     assert scenario.private["age"].tolist()[:2] == [1.0, 0.0]
@@ -291,9 +296,124 @@ def test_infinite_numbers_in_frames(valid):
     private.loc[0, "age"], private.loc[1, "age"] = np.inf, -np.inf
     scenario, report = scenario_from_uploads(private, public)
     assert scenario.private.loc[0, "age"] == 1.0 and scenario.private.loc[1, "age"] == 0.0
-    assert any("2 private value(s) outside the public range" in n for n in report.private_notes)
+    assert any("2 private value(s) too large to be a number" in n for n in report.private_notes)
     with pytest.raises(DataError, match="'age' of the public file holds infinite values"):
         scenario_from_uploads(private, private)
+
+
+# ------------------------------------------------------------ files with no value, giant cells
+
+HEADER = (DATA / "valid_public.csv").read_text().splitlines()[0]  # age,...,income
+GIANT = "1" + "0" * 2_000_000  # a number of two million digits
+SHORT = 1_000  # characters: any message about a giant cell is far shorter than the cell
+
+
+def csv_bytes(*rows):
+    return ("\n".join([HEADER, *rows]) + "\n").encode()
+
+
+def test_a_private_file_of_rows_with_no_value_is_read_and_the_owner_told(valid):
+    """Issue 33, section 4: a header and 50 empty rows is 50 records whose every value is
+    filled in by the public rules; the owner is told, and nothing else changes."""
+    _, public = valid
+    for cells in (",,,,,", "NA,?,,null,N/A,#N/A"):
+        private = read_csv_upload(csv_bytes(*[cells] * 50), "d.csv", private=True)
+        scenario, report = scenario_from_uploads(private, public, target="income")
+        reference, _ = scenario_from_uploads(read("valid_private.csv", private=True), public,
+                                             target="income")
+        assert len(scenario.private) == 50 and scenario.d == reference.d  # N_D and d
+        assert scenario.private.drop_duplicates().shape[0] == 1  # every row encoded alike
+        (reading,) = report.private_reading
+        assert reading.startswith("Non-private") and "read as 50 rows, every value missing" in (
+            reading)
+    rows = (DATA / "valid_public.csv").read_text().splitlines()[1:3]
+    some = read_csv_upload(csv_bytes(*rows, ",,,,,", ",,,,,"), "d.csv", private=True)
+    _, report = scenario_from_uploads(some, public)
+    assert report.private_reading == (
+        "Non-private (computed from the private file without noise; do not publish): 2 of the "
+        "private file's 4 rows were read with every value missing (blank cells, or markers such "
+        "as NA): each is still a record, its values filled in by the fixed public rules.",)
+    _, report = scenario_from_uploads(read("valid_private.csv", private=True), public)
+    assert report.private_reading == ()  # an ordinary file: nothing to say
+
+
+def test_a_giant_number_in_a_private_file_is_read_as_infinite_and_the_owner_told(valid):
+    _, public = valid
+    private = read_csv_upload(csv_bytes(f"{GIANT},HS-grad,40,no,South,>50K",
+                                        f"-{GIANT},HS-grad,40,no,South,>50K",
+                                        "30,HS-grad,40,no,South,>50K"), "d.csv", private=True)
+    scenario, report = scenario_from_uploads(private, public, target="income")
+    assert scenario.private["age"].tolist() == [1.0, 0.0, (30 - 18) / (79 - 18)]  # clipped
+    (reading,) = report.private_reading
+    assert "2 private values too large to be a number" in reading and "in 'age'" in reading
+    assert all(len(note) < SHORT for note in report.private_notes + report.private_reading)
+
+
+def test_a_giant_number_in_a_public_file_is_refused_in_a_short_message():
+    among = [f"{20 + i},HS-grad,40,no,South,>50K" for i in range(9)]
+    for rows in ([f"{GIANT},HS-grad,40,no,South,>50K"], [*among, f"{GIANT},x,1,no,S,y"]):
+        with pytest.raises(MostlyNumbersError) as info:
+            read_csv_upload(csv_bytes(*rows), "e.csv")
+        message = str(info.value)
+        assert "holds 1 infinite value(s), e.g. '1000" in message
+        assert "…' (2,000,001 characters)" in message and len(message) < SHORT
+        assert "set_int_max_str_digits" not in message
+
+
+def test_a_long_cell_reads_on_both_parsers():
+    # A quoted field sends the file to the csv module, whose default field limit (131,072
+    # characters) would refuse the file on one long private cell; pyarrow's reader would not.
+    long = "x" * 200_000
+    for quoted in (False, True):
+        first = '"HS-grad, or more"' if quoted else "HS-grad"
+        data = csv_bytes(f"30,{first},40,no,South,>50K", f"31,{long},40,no,South,>50K")
+        frame = read_csv_upload(data, "d.csv", private=True)
+        assert frame["education"].tolist()[1] == long
+        public = read_csv_upload(csv_bytes(f"30,{long},40,no,South,>50K",
+                                           f"31,{first},40,no,South,>50K"), "e.csv")
+        assert len(infer_column_types(public)["example"].iloc[1]) == 41  # shortened for display
+
+
+def test_a_giant_column_name_is_refused_in_a_short_message():
+    name = "h" * 100_000
+    data = f"age,{name}\n1,2\n3,4\n".encode()
+    for private in (False, True):
+        with pytest.raises(DataError) as info:
+            read_csv_upload(data, "d.csv", private=private)
+        message = str(info.value)
+        assert "Column 2's name in the header row of 'd.csv'" in message
+        assert "(100,000 characters), is longer than the 1,000 characters" in message
+        assert len(message) < SHORT
+    assert list(read_csv_upload(f"age,{'h' * 1000}\n1,2\n".encode(), "d.csv")) == [
+        "age", "h" * 1000]  # at the limit: read
+
+
+def test_a_public_text_value_too_long_to_name_an_item_is_refused(valid):
+    private, _ = valid
+    rows = [f"{20 + i},{['HS-grad', 'Masters', 'x' * 2_000_000][i % 3]},40,no,South,>50K"
+            for i in range(6)]
+    public = read_csv_upload(csv_bytes(*rows), "e.csv")
+    with pytest.raises(DataError) as info:
+        scenario_from_uploads(private, public)
+    message = str(info.value)
+    assert message.startswith("Column 'education' of the public file holds the value 'xxx")
+    assert "(2,000,000 characters)" in message and "Leave the column out" in message
+    assert len(message) < SHORT
+    scenario, _ = scenario_from_uploads(private, public, exclude=["education"])  # as it says
+    assert not any(name.startswith("education") for name in scenario.public.columns)
+
+
+def test_a_public_file_with_no_value_is_refused(valid):
+    private, _ = valid
+    public = pd.DataFrame({"age": [np.nan] * 3, "education": [None] * 3})
+    with pytest.raises(DataError, match="Every value of the public file is missing"):
+        scenario_from_uploads(private, public)
+
+
+def test_quote_text_cuts_a_long_value_and_says_its_length():
+    assert reading.quote_text("forty") == "'forty'"
+    assert reading.quote_text("x" * 41) == "'" + "x" * 40 + "…' (41 characters)"
+    assert reading.quote_text(12) == "'12'"
 
 
 # ------------------------------------------------------------------ fuzzing

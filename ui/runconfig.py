@@ -7,6 +7,12 @@ computed from a private file: an upload is named by its files' names, and the pu
 its SHA-256 (:func:`dpcore.runs.shareable_files`). Controls that a page fills in from a study of
 the private data (``SET_FROM_DATA`` of a study, such as the subset size that Algorithm 2 selected)
 are left unset in the config of an upload.
+
+One file split by a column value: the columns offered to split by and their values are read off
+every row of the file, private rows included, so the value the user picks (a rare value tells
+that a record holding it is in the file) is left out of the config, and so of the script and the
+link, unless the user ticks the box that puts it there (:data:`SHARE_SPLIT_VALUE`, drawn beside
+the value in the sidebar). A config without it names the split but cannot rerun it.
 """
 
 from __future__ import annotations
@@ -17,10 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from dpcore.runs import RunConfig, script, shareable_files
+from dpcore.runs.scenarios import BY_VALUE, ONE_FILE
 from ui import registry
 
-__all__ = ["PREFIXES", "SOURCE_KEYS", "STUDY", "UPLOAD_FILES_KEY", "cli_command", "config_json",
-           "config_script", "control_defaults", "plain", "run_config", "scenario_spec", "seed_key"]
+__all__ = ["PREFIXES", "SHARE_SPLIT_VALUE", "SOURCE_KEYS", "STUDY", "UPLOAD_FILES_KEY",
+           "cli_command", "config_json", "config_script", "control_defaults", "plain",
+           "run_config", "scenario_spec", "seed_key"]
 
 #: The widget-key prefix of each page that has a study (empty for a study without controls).
 PREFIXES: dict[str, str] = {entry.name: entry.prefix for entry in registry.PAGES
@@ -36,6 +44,9 @@ SOURCE_KEYS = {
                "split_column", "split_value", "split_p", "split_fraction", "seed"),
 }
 UPLOAD_FILES_KEY = "upload_files"
+#: The sidebar's checkbox (a session key, never a link's or a config's) that puts the split value
+#: of one file split by a column value into the config and the link (module notes).
+SHARE_SPLIT_VALUE = "split_value_shared"
 #: What an exported run's numbers are (:data:`dpcore.runs.STUDY_LABEL` in short).
 STUDY = "study (seeded, reproducible), not a release"
 
@@ -64,11 +75,15 @@ def control_defaults(page: str) -> dict[str, Any]:
 def scenario_spec(state: Mapping[str, Any]) -> dict[str, Any]:
     """The sidebar's scenario keys as set (those of the chosen source), and for an upload the
     files' roles and names, with the public file's SHA-256 (never their bytes, nor anything
-    computed from a private file)."""
+    computed from a private file); the split value of one file split by a column value only
+    where the user ticked :data:`SHARE_SPLIT_VALUE`."""
     source = state.get("source", "Built-in")
     spec = {key: plain(state[key]) for key in SOURCE_KEYS.get(source, ()) if key in state}
     if source == "Upload":
         spec["files"] = shareable_files(list(state.get(UPLOAD_FILES_KEY, [])))
+        by_value = (state.get("upload_mode") == ONE_FILE and state.get("split_rule") == BY_VALUE)
+        if not (by_value and state.get(SHARE_SPLIT_VALUE)):  # read off private rows too
+            spec.pop("split_value", None)
     return spec
 
 

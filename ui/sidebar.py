@@ -82,6 +82,7 @@ from dpcore.runs.scenarios import (
 from dpcore.text import md
 from ui import memory
 from ui.cache import content_key, load_builtin, session_memo, session_memo_has
+from ui.runconfig import SHARE_SPLIT_VALUE
 from ui.state import choose, hold_widget_state, keep_widget_state
 
 SCENARIO_KEY = "scenario"
@@ -243,6 +244,10 @@ def _kept(key: str, file: UploadedFile | None) -> UploadedFile | KeptFile | None
 #: What the main area says while the sidebar waits for the user.
 UPLOAD_PROMPT = (f"Upload your data in the sidebar: {LIMIT_TEXT} The pages show no data until "
                  "the files are in.")
+#: Beside the split column and value: where their choices come from, and where the value goes.
+_SPLIT_NOTE = ("Non-private choices: the columns offered and their values are read from every "
+               "row of the file, private rows included. The value is kept out of the page's "
+               "link and exported config unless you tick the box below it.")
 SPLIT_PROMPT = ("Choose the column and the value to split the file by in the sidebar (under "
                 "\"Split rule\"), or split it at random. The pages show no data until then.")
 
@@ -274,13 +279,25 @@ def _upload_panel() -> str | None:
     frames = [_read(file, problems, p, () if p else as_missing)
               for file, p in zip(files, private, strict=True)]
     if any(file is None for file in files):
-        prompt: str | None = UPLOAD_PROMPT
+        prompt: str | None = _waiting_for([labels[key] for key in keys], files)
     elif problems:
         prompt = None
     else:
         prompt = _build_from_frames(mode, files, frames, problems, as_missing)
     _show_problems(problems)
     return prompt
+
+
+def _waiting_for(labels: list[str], files: list[UploadedFile | KeptFile | None]) -> str:
+    """:data:`UPLOAD_PROMPT`, and once one of two files is in, which one was read and which one
+    is still to upload (a file just given can take a while to reach a busy server)."""
+    received = [f"**{md(file.name)}** ({label})"
+                for label, file in zip(labels, files, strict=True) if file is not None]
+    if not received:
+        return UPLOAD_PROMPT
+    missing = [label for label, file in zip(labels, files, strict=True) if file is None]
+    return (f"{UPLOAD_PROMPT} Read so far: {', '.join(received)}; still to upload: "
+            f"{', '.join(missing)}.")
 
 
 def _read(file: UploadedFile | None, problems: list[str], private: bool,
@@ -496,7 +513,9 @@ def _split_panel(
     a split by value has no column or value chosen.
 
     The file holds private rows, so nothing read from it is chosen for the user: the split is
-    at random until the user picks a column and a value (both go into links and configs)."""
+    at random until the user picks a column and a value. The column goes into links and
+    configs; the value only where the user ticks :data:`ui.runconfig.SHARE_SPLIT_VALUE`, since
+    the values offered are read off every row, private ones included."""
     rule = st.radio("Split rule", (AT_RANDOM, BY_VALUE), key="split_rule",
                     help="At random: E and D are alike. By a column value: E differs from D, "
                          "as Ji & Elkan split Adult by sex (importance weighting then matters).")
@@ -510,6 +529,7 @@ def _split_panel(
                         format_func=lambda col: "(choose a column)" if col is None else col,
                         help="Columns with few distinct values (such as sex or region). The "
                              "split removes its column, so it cannot be the target.")
+        st.caption(_SPLIT_NOTE)
         if column is None:
             st.caption("Choose the column to split by.")
             return None
@@ -520,6 +540,13 @@ def _split_panel(
         if value is None:
             st.caption(f"Choose the value of {md(column)} whose rows go mostly to D.")
             return None
+        keep_widget_state({SHARE_SPLIT_VALUE: False})
+        st.checkbox("Put this value in the page's link and exported config",
+                    key=SHARE_SPLIT_VALUE,
+                    help="Left out unless ticked: it was picked from values read off every row "
+                         "of the file, private ones included, and a rare value tells that a "
+                         "record holding it is in the file. Without it, a link or a config "
+                         "names the split but cannot redo it.")
         p = st.slider("Share of those rows made private", 0.5, 1.0, step=0.05, key="split_p")
         st.caption(
             f"{p:.0%} of the rows with {md(column)} = {md(value)} and {1 - p:.0%} of the others "

@@ -11,6 +11,8 @@
 ``parse_numbers(values) -> Series``
     Cells as floats by a rule fixed cell by cell (numbers, infinities, else NaN): how a private
     value is read into a column that the public file makes numeric.
+``quote_text(text) -> str``
+    A cell or a name as a message quotes it: cut short, with its length.
 ``infer_column_types(frame) -> DataFrame``
     One row per column: type (numeric, binary, categorical, constant or empty), number of
     distinct values, missing cells and an example value, for display.
@@ -31,18 +33,23 @@ written. A record here is a row of the header's width whose cells are any printa
 quoted as CSV requires: replacing one such record by another keeps the outcome.
 
 What is still refused is the file rather than a record: not UTF-8, binary or markup, no header,
-too many columns, no data rows, and CSV syntax that does not delimit records (an unclosed quote,
-a row of another width than the header). Such bytes are not a list of records at all (an
-unclosed quote swallows the rows after it, so "the record that differs" is not even defined),
-and the data owner, who alone sees the message, must fix the file before any release is made
-from it. The size limit is a resource bound of the app; it is far above any file the pages can
-work with, so a replaced record does not meet it in practice.
+too many columns, a column name over :data:`MAX_NAME_CHARS` characters, no data rows, and CSV
+syntax that does not delimit records (an unclosed quote, a row of another width than the
+header). Such bytes are not a list of records at all (an unclosed quote swallows the rows after
+it, so "the record that differs" is not even defined), and the data owner, who alone sees the
+message, must fix the file before any release is made from it. The size limit is a resource
+bound of the app; it is far above any file the pages can work with, so a replaced record does
+not meet it in practice.
 
 Speed: a well-formed file is tokenised by pyarrow's CSV reader and its columns are converted by
 vectorised pyarrow kernels (no Python loop over cells); the file is parsed again by Python's
 :mod:`csv` module only when something is irregular (a row of the wrong width, a quote that is not
 a plain quoted field, a bad cell), so every message names the line and value as before.
 A 400,000-row, 10-column file reads in about a second (``benchmarks/bench_upload.py``).
+
+A cell of any length is a value like any other (the ``csv`` module's field size limit is raised
+to the upload limit, so both parsers read it); a message that quotes a cell or a name cuts it
+short (:func:`quote_text`).
 
 Cells are text: a cell such as ``=cmd|' /C calc'!A0`` stays that string (it is never evaluated
 here); a page that shows user strings escapes them, and an export that could be opened in a
@@ -66,11 +73,13 @@ from dpcore.validation import DataError
 
 __all__ = [
     "MAX_COLUMNS",
+    "MAX_NAME_CHARS",
     "MAX_UPLOAD_BYTES",
     "NA_VALUES",
     "MostlyNumbersError",
     "infer_column_types",
     "parse_numbers",
+    "quote_text",
     "read_csv_upload",
     "type_columns",
 ]
@@ -79,11 +88,14 @@ __all__ = [
 MAX_UPLOAD_BYTES = 20 * 2**20
 #: Most columns a file may have (the pages work with at most 300 encoded features).
 MAX_COLUMNS = 1000
+#: Longest column name (a header cell) a file may have: names label every table and chart.
+MAX_NAME_CHARS = 1000
 #: Cells read as missing values.
 NA_VALUES = frozenset({"", "?", "NA", "N/A", "n/a", "NaN", "nan", "null", "NULL", "None", "#N/A"})
 # Share of numeric cells from which a column with a few text cells counts as a broken numeric one.
 _NUMERIC_SHARE = 0.8
 _SAVE_AS_CSV = "Save the table as CSV (comma-separated, UTF-8) and upload that file."
+_QUOTED_CHARS = 40  # characters of a cell or a name that a message quotes
 # A number cell: decimal digits with an optional point, sign and exponent (not inf, not 0x1F).
 _NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 _INTEGER = r"^[+-]?\d+$"
@@ -350,6 +362,11 @@ def _parse_rows(
     With ``private``, a data row of the header's width is kept even when its cells are blank:
     it is a record with no values (as in :func:`_parse_fast`).
     """
+    # The csv module refuses a field over 131,072 characters by default, which pyarrow's reader
+    # does not: raised to the upload limit, so that a long cell refuses no file on either path.
+    # A process-wide setting, only ever raised (the same value from every thread).
+    if csv.field_size_limit() < MAX_UPLOAD_BYTES:
+        csv.field_size_limit(MAX_UPLOAD_BYTES)
     reader = csv.reader(io.StringIO(text, newline=""), skipinitialspace=True, strict=True)
     rows, lines = [], []
     try:
@@ -402,6 +419,15 @@ def _check_header(header: list[str], name: str) -> None:
             f"{name!r} has {len(header):,} columns, more than the {MAX_COLUMNS:,} an upload may "
             "have (the pages work with at most a few hundred encoded features). Keep the "
             "columns you need and upload again."
+        )
+    long = [(i + 1, col) for i, col in enumerate(header) if len(col) > MAX_NAME_CHARS]
+    if long:
+        position, col = long[0]
+        raise DataError(
+            f"Column {position}'s name in the header row of {name!r}, {quote_text(col)}, is "
+            f"longer than the {MAX_NAME_CHARS:,} characters a column name may have (names "
+            "label every table and chart). Shorten it, or check that the first row is the "
+            "header."
         )
     blank = [str(i + 1) for i, col in enumerate(header) if not col]
     if blank:
@@ -594,7 +620,7 @@ def _to_numeric(
         raise MostlyNumbersError(
             col,
             f"Column {col!r} of {where} holds {n_infinite} infinite value(s), e.g. "
-            f"{cells[row].as_py()!r}{line(row)}: only finite numbers can be "
+            f"{quote_text(cells[row].as_py())}{line(row)}: only finite numbers can be "
             "used. Replace them by a finite value (such as the column's largest meaningful "
             "value), or empty those cells to mark missing values, and upload again."
         )
@@ -604,7 +630,7 @@ def _to_numeric(
         raise MostlyNumbersError(
             col,
             f"Column {col!r} of {where} holds numbers except for {n_present - n_number} "
-            f"cell(s), e.g. {cells[row].as_py()!r}{line(row)}. Correct those "
+            f"cell(s), e.g. {quote_text(cells[row].as_py())}{line(row)}. Correct those "
             "cells, or empty them to mark missing values, and upload again."
         )
     return text
@@ -616,7 +642,10 @@ def _cast(cells: pa.Array, complete: bool) -> pd.Series:
         try:
             return pd.Series(pc.cast(cells, pa.int64()).to_numpy())
         except pa.ArrowInvalid:  # a sign or more than 19 digits: pandas decides, as before
-            return pd.to_numeric(pd.Series(cells.to_numpy(zero_copy_only=False)))
+            try:
+                return pd.to_numeric(pd.Series(cells.to_numpy(zero_copy_only=False)))
+            except (ValueError, OverflowError):  # thousands of digits: read as floats below
+                pass
     try:
         values = pc.cast(cells, pa.float64())
     except pa.ArrowInvalid:
@@ -648,10 +677,14 @@ def infer_column_types(frame: pd.DataFrame) -> pd.DataFrame:
                 "type": _kind(frame[col]),
                 "distinct": int(values.nunique()),
                 "missing": int(frame[col].isna().sum()),
-                "example": str(values.iloc[0]) if len(values) else "",
+                "example": _shortened(str(values.iloc[0])) if len(values) else "",
             }
         )
     return pd.DataFrame(rows, columns=["column", "type", "distinct", "missing", "example"])
+
+
+def _shortened(text: str) -> str:
+    return text if len(text) <= _QUOTED_CHARS else text[:_QUOTED_CHARS] + "…"
 
 
 def _kind(values: pd.Series) -> str:
@@ -663,6 +696,19 @@ def _kind(values: pd.Series) -> str:
     if distinct == 2:
         return "binary"
     return "numeric" if pd.api.types.is_numeric_dtype(values) else "categorical"
+
+
+def quote_text(text: object, shown: int = _QUOTED_CHARS) -> str:
+    """A cell or a name as a message quotes it: ``repr``, cut after ``shown`` characters with
+    its length said, so that a cell of two million characters makes a short message.
+
+    >>> quote_text("forty"), quote_text("x" * 100, shown=5)
+    ("'forty'", "'xxxxx…' (100 characters)")
+    """
+    text = str(text)
+    if len(text) <= shown:
+        return repr(text)
+    return f"{text[:shown] + '…'!r} ({len(text):,} characters)"
 
 
 def _size(n_bytes: int) -> str:

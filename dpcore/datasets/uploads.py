@@ -44,14 +44,17 @@ one-hot levels, the scaling ranges, the target's classes and the positive class,
   column that happens to be empty in the private file is kept (every value imputed).
 
 Two private files that differ in one row (replace-one) therefore give the same columns, the same
-``d`` and the same ``N_D``, and their encodings differ in that row only, which is the neighbouring
-relation the mechanisms' proofs assume ([JE13]_ Sect. 3). Public rows with missing values are
-imputed by the same rule (``public_missing="impute"``) or dropped (``"drop"``): they are public.
-The counts of changed private values are given to the data owner in
+``d`` and the same ``N_D``, and their encodings differ in that row only, which is the
+neighbouring relation the mechanisms' proofs assume ([JE13]_ Sect. 3). Public rows with missing
+values are imputed by the same rule (``public_missing="impute"``) or dropped (``"drop"``): they
+are public. The counts of changed private values are given to the data owner in
 :attr:`UploadReport.private_notes`, each labelled non-private (computed from D without noise;
-never to be published). A private target with a single class is not refused (it is a fact of D;
-a note warns), but a public target with a single class is, since the classes come from E. No
-check of the private file refuses an upload, with one exception, below.
+never to be published), and what was read from a private file that looks wrong (rows whose every
+value is missing, values too large to be numbers) in :attr:`UploadReport.private_reading`: the
+owner already holds the file, and the notes change nothing that is encoded or released. A private
+target with a single class is not refused (it is a fact of D; a note warns), but a public target
+with a single class is, since the classes come from E. No check of the private file refuses an
+upload, with one exception, below.
 
 The public file must not be the private one
 -------------------------------------------
@@ -109,7 +112,13 @@ import pandas as pd
 
 from dpcore.datasets.columns import MAX_CLASSES, as_categories, target_classes
 from dpcore.datasets.encoding import TabularEncoder, biased_split, item_name
-from dpcore.datasets.reading import infer_column_types, parse_numbers, type_columns
+from dpcore.datasets.reading import (
+    MAX_NAME_CHARS,
+    infer_column_types,
+    parse_numbers,
+    quote_text,
+    type_columns,
+)
 from dpcore.datasets.scenario import Scenario
 from dpcore.text import md, plain_value
 from dpcore.validation import DataError, check_random_state, check_scalar
@@ -140,6 +149,9 @@ PUBLIC_MISSING = ("impute", "drop")
 #: is warned that E looks derived from D (module notes).
 OVERLAP_WARNING = 0.1
 _NON_PRIVATE = "Non-private (computed from the private file without noise; do not publish): "
+# A cell that parse_numbers reads as infinite: a number beyond the float range, or "inf".
+_TOO_LARGE = ("too large to be a number (beyond ±1.8e308, such as a cell of hundreds of digits) "
+              "or written as infinite")
 
 
 @dataclass(frozen=True)
@@ -163,12 +175,18 @@ class UploadReport:
         What the data owner must act on before publishing: the public file shares many rows
         with the private one (module notes). Non-private like ``private_notes``; a page shows
         them in its main area.
+    private_reading : tuple of str
+        What was read from the private file when the file itself looks wrong: rows whose
+        every value is missing, values too large to be numbers. Non-private like
+        ``private_notes``, for the data owner, who holds the file; they change nothing that is
+        encoded or released (``d``, ``N_D``, the values are as the fixed rules make them).
     """
 
     columns: pd.DataFrame
     notes: tuple[str, ...]
     private_notes: tuple[str, ...] = ()
     private_warnings: tuple[str, ...] = ()
+    private_reading: tuple[str, ...] = ()
 
 
 def align_columns(
@@ -489,7 +507,9 @@ def scenario_from_uploads(
     DataError
         No rows, no shared column, a column in ``exclude`` or ``categorical`` that the files
         do not share, the target left out, a public column of numbers with a few text or
-        infinite cells, the same rows in both files, no feature left, unknown target, a target
+        infinite cells, a public file with no value or with a text value over
+        :data:`~dpcore.datasets.reading.MAX_NAME_CHARS` characters, the same rows in both files,
+        no feature left, unknown target, a target
         with one or more than :data:`MAX_CLASSES` classes in the public file, an unknown
         positive class, too many encoded columns. Each is decided by the public file and the
         arguments, except "the same rows in both files" (module notes).
@@ -507,6 +527,7 @@ def scenario_from_uploads(
             "public file, which needs at least two rows, and more give better ranges. Upload "
             "a larger public file."
         )
+    empty_rows = int(private.isna().all(axis=1).sum())  # rows of the file with no value at all
     private, public, notes = align_columns(private, public)
     exclude = _chosen_columns("left out", exclude, public.columns)
     categorical = _chosen_columns("read as categories", categorical, public.columns)
@@ -521,7 +542,8 @@ def scenario_from_uploads(
     if exclude:
         kept = [col for col in public.columns if col not in exclude]
         if not kept:
-            raise DataError("Every shared column is left out; use at least one.")
+            raise DataError(f"Every shared column is left out ({_listing(exclude)}); use at "
+                            "least one.")
         public, private = public.loc[:, kept], private.loc[:, kept]
         notes.append(f"Left out by choice: {_listing(exclude)}.")
     public = type_columns(public)
@@ -531,6 +553,7 @@ def scenario_from_uploads(
         private = private.assign(**{col: as_categories(private[col]) for col in categorical})
         notes.append(f"Read as categories by choice: {_listing(categorical)}.")
     _check_public_finite(public)
+    _check_public_values(public)
     private, not_numbers = _read_into_public_types(private, public)
     private_warnings = _check_not_derived(private, public)
     aligned_public, aligned_private = public, private
@@ -552,6 +575,7 @@ def scenario_from_uploads(
     private_notes = _private_notes(
         private, public, numeric, medians, target, positive, levels, not_numbers
     )
+    reading = _private_reading(private, numeric, empty_rows)
     notes.extend(_public_imputation_notes(public, numeric, medians, target))
     conformed_public = _conform(public, numeric, medians, binary)
     conformed_private = _conform(private, numeric, medians, binary)
@@ -577,8 +601,8 @@ def scenario_from_uploads(
     raw_public = _impute_raw(public, numeric, medians)
     raw_private = _impute_raw(private, numeric, medians)
     description = (
-        f"**Uploaded data**: a public file E ({len(public):,} rows) and a private file D "
-        f"({len(private):,} rows) sharing {len(usable)} usable columns.\n\n"
+        f"**Uploaded data**: a public file E ({_rows(len(public))}) and a private file D "
+        f"({_rows(len(private))}) sharing {len(usable)} usable columns.\n\n"
         "**Encoding (from the public file only):** text columns as one-hot items with the "
         "levels of the public file (other values: all-zero items); numeric columns min-max "
         "scaled by their range in the public file, private values clipped to it; missing "
@@ -599,7 +623,8 @@ def scenario_from_uploads(
         raw_private=raw_private,
     )
     table = _report_table(aligned_public, aligned_private, encoder, dropped, target_column)
-    report = UploadReport(table, tuple(notes), tuple(private_notes), private_warnings)
+    report = UploadReport(table, tuple(notes), tuple(private_notes), private_warnings,
+                          tuple(reading))
     return scenario, report
 
 
@@ -630,6 +655,30 @@ def _check_public_finite(public: pd.DataFrame) -> None:
                     "finite range to scale by. Replace them by finite values or empty those "
                     "cells, and upload again."
                 )
+
+
+def _check_public_values(public: pd.DataFrame) -> None:
+    """Refuse a public file with no value at all, or with a text value too long to name an
+    item of the encoding (the public file's values name the one-hot items)."""
+    if not public.notna().to_numpy().any():
+        raise DataError(
+            f"Every value of the public file is missing ({_rows(len(public))} of blank cells or "
+            "markers such as NA, in the columns used), so there is nothing to read the encoding "
+            "from (columns, categories, ranges). Upload a public file with values, or use "
+            "columns that have some."
+        )
+    for col in public.columns:
+        if pd.api.types.is_numeric_dtype(public[col]):
+            continue
+        lengths = public[col].dropna().astype(str).str.len()
+        if len(lengths) and lengths.max() > MAX_NAME_CHARS:
+            value = public[col].dropna().astype(str).iloc[int(np.argmax(lengths.to_numpy()))]
+            raise DataError(
+                f"Column {col!r} of the public file holds the value {quote_text(value)}: its "
+                "values name the one-hot items of the encoding, "
+                f"which label tables and charts, so they may have at most {MAX_NAME_CHARS:,} "
+                "characters. Leave the column out, or shorten those values."
+            )
 
 
 def _read_into_public_types(
@@ -896,7 +945,8 @@ def _private_notes(
         if col in numeric:
             number = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
             low, high = public[col].min(), public[col].max()
-            outside = int(((number < low) | (number > high)).sum())
+            infinite = int(np.isinf(number).sum())
+            outside = int(((number < low) | (number > high)).sum()) - infinite
             text = not_numbers.get(col, 0)
             missing -= text
             if text:
@@ -914,6 +964,12 @@ def _private_notes(
                 notes.append(
                     f"{_NON_PRIVATE}column {col!r}: {outside:,} private value(s) outside the "
                     f"public range [{_show(low)}, {_show(high)}] clipped to it."
+                )
+            if infinite:
+                notes.append(
+                    f"{_NON_PRIVATE}column {col!r}: {infinite:,} private value(s) {_TOO_LARGE}, "
+                    f"read as infinite and clipped to the public range [{_show(low)}, "
+                    f"{_show(high)}]."
                 )
             continue
         known = public[col].dropna().unique() if levels is None or col != target else levels
@@ -934,10 +990,46 @@ def _private_notes(
     return notes
 
 
+def _private_reading(private: pd.DataFrame, numeric: list[str], empty_rows: int) -> list[str]:
+    """What was read from the private file when the file itself looks wrong (rows with no
+    value, values too large to be numbers): for the data owner, non-private."""
+    notes = []
+    n_rows = len(private)
+    if empty_rows == n_rows:
+        notes.append(
+            f"{_NON_PRIVATE}the private file was read as {_rows(n_rows)}, every value missing "
+            "(blank cells, or markers such as NA). Each row is still a record (N_D = "
+            f"{n_rows:,}), its values filled in by the fixed public rules (the public median, "
+            "all-zero items). Check that this is the file you meant to upload."
+        )
+    elif empty_rows:
+        notes.append(
+            f"{_NON_PRIVATE}{empty_rows:,} of the private file's {_rows(n_rows)} were read with "
+            "every value missing (blank cells, or markers such as NA): each is still a record, "
+            "its values filled in by the fixed public rules."
+        )
+    infinite = {col: int(np.isinf(private[col].to_numpy(dtype=float, na_value=np.nan)).sum())
+                for col in numeric}
+    columns = [col for col, count in infinite.items() if count]
+    if columns:
+        total = sum(infinite.values())
+        notes.append(
+            f"{_NON_PRIVATE}{total:,} private value{'s' if total != 1 else ''} {_TOO_LARGE}, "
+            f"in {_listing(columns)}: read as infinite and clipped to the column's public range, "
+            "like any value beyond it."
+        )
+    return notes
+
+
+def _rows(n: int) -> str:
+    return f"{n:,} row{'s' if n != 1 else ''}"
+
+
 def _show(value: Any) -> str:
-    """A cell value as a user wrote it: quoted text, plain numbers (never ``np.float64(0.0)``)."""
+    """A cell value as a user wrote it: quoted text (cut short, :func:`quote_text`), plain
+    numbers (never ``np.float64(0.0)``)."""
     if isinstance(value, str):
-        return repr(str(value))
+        return quote_text(value)
     return plain_value(value, "{:g}".format)
 
 
@@ -980,6 +1072,6 @@ def _report_table(
 
 
 def _listing(columns: Any, shown: int = 8) -> str:
-    names = [repr(str(col)) for col in columns]
+    names = [quote_text(col) for col in columns]
     more = f" and {len(names) - shown} more" if len(names) > shown else ""
     return ", ".join(names[:shown]) + more

@@ -213,6 +213,15 @@ def _upload(spec: Mapping[str, Any], files: Mapping[str, bytes]) -> Scenario:
                                 private=True)
         seed = spec.get("seed")
         rng = UPLOAD_SEED if seed is None else int(seed)
+        if spec.get("split_rule", AT_RANDOM) == BY_VALUE and spec.get("split_value") is None:
+            raise DataError(
+                f"This config splits {entries['single']['name']!r} by the value of "
+                f"{spec.get('split_column')!r} but holds no value: the values offered "
+                "are read off every row of the file, private ones included, so the app "
+                "leaves the chosen one out of configs and links unless its box \"Put "
+                "this value in the page's link and exported config\" is ticked. Add "
+                "\"split_value\" to the config's scenario, or tick the box and export "
+                "again.")
         try:
             if spec.get("split_rule", AT_RANDOM) == BY_VALUE:
                 private, public = split_by_value(frame, spec["split_column"], spec["split_value"],
