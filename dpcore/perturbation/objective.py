@@ -182,7 +182,7 @@ def objective_calibration(epsilon: float, *, n: int, lam: float, proof: str = "2
     (0.9753, 0.0)
     >>> cal = objective_calibration(0.01, n=1000, lam=0.001, proof="2019", amp_fraction=0.0)
     >>> round(cal.epsilon_noise, 4), round(cal.lam_total, 5)
-    (0.005, 0.04994)
+    (0.005, 0.04988)
     """
     epsilon = check_epsilon(epsilon)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
