@@ -450,7 +450,7 @@ RELEASE_LAMBDAS = (1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 3e-2, 0.1, 0.3)
 
 def release_lambda(X_pub, y_pub, *, n_private: int, epsilon: float, data_norm: float | None,
                    fit_intercept: bool, classes=None, lams: Sequence[float] = RELEASE_LAMBDAS,
-                   draws: int = 20, seed: int = 0,
+                   draws: int | None = None, seed: int = 0,
                    method: str = "amp") -> tuple[float, pd.DataFrame]:
     """Lambda for a *release* of ``n_private`` records, chosen on public data by simulating it.
 
@@ -471,6 +471,10 @@ def release_lambda(X_pub, y_pub, *, n_private: int, epsilon: float, data_norm: f
       sensitivity of ``n_private`` records, drawn as :meth:`dpcore.mechanisms.L2Laplace.release`
       draws it.
 
+    ``draws`` (None: 10 for "amp", 20 for "output") noise draws per lambda: AMP's error varies
+    little from draw to draw (an SD of 0.003 on Adult at epsilon = 1, against 0.016 for output
+    perturbation) and each of its draws is a solve of its own.
+
     Returns
     -------
     best : float
@@ -479,6 +483,7 @@ def release_lambda(X_pub, y_pub, *, n_private: int, epsilon: float, data_norm: f
     epsilon = check_epsilon(epsilon)
     if method not in ("amp", "output"):
         raise ValueError(f"method == {method!r}, must be 'amp' or 'output' (the releases).")
+    draws = (10 if method == "amp" else 20) if draws is None else draws
     X_pub = check_array(X_pub, "X_pub")
     y_pub = np.asarray(y_pub)
     order = stream(seed, "perturbation", "release lambda").permutation(X_pub.shape[0])
