@@ -204,7 +204,7 @@ def amp_coefs(prep, *, epsilon: float, lam: float, size: int | tuple[int, ...] =
         Calibration of the objective's noise (:func:`amp_calibration`).
     rng : None, int or numpy.random.Generator, default=None
         None: a release (both noises float-safe through OpenDP, fresh OS entropy); a seed: a
-        study of the same law (numpy draws), which refuses nothing after its noise.
+        study of the same law (numpy draws), which refuses only with ``strict=True``.
     n_noise : int, default=None
         Number of records the noise is calibrated for: ``prep.n`` (a release). A simulation on
         public records passes the private ``n`` (the noise of that release, applied to a fit
