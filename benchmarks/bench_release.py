@@ -35,7 +35,8 @@ def _cases(scenario) -> dict[str, Callable[[object], object]]:
     D, E = scenario.private, scenario.public
     step1 = balanced_fit(D, E, 0.1)
     arrays = scenario_arrays(scenario)
-    lam_lr = lambda_rule(1.0, arrays.X.shape[0], arrays.X.shape[1], "output")
+    n, d = arrays.X.shape[0], arrays.X.shape[1] + 1  # d with the intercept
+    lam_amp, lam_lr = (lambda_rule(1.0, n, d, m) for m in ("amp", "output"))
     task = scenario_task(scenario)
     initial = (task.X_initial, task.y_initial) if task.X_initial is not None else None
     data = rescale(D, E, **scenario_arguments(scenario))
@@ -52,7 +53,11 @@ def _cases(scenario) -> dict[str, Callable[[object], object]]:
             0.1, 0.1, rng=rng).fit(D, E, step1=step1),
         "importance weights (with step 1)": lambda rng: ImportanceWeights(
             0.1, 0.1, rng=rng).fit(D, E),
-        "private logistic regression": lambda rng: PrivateLogisticRegression(
+        "private logistic regression (approximate minima perturbation, the default)":
+            lambda rng: PrivateLogisticRegression(
+                1.0, lam_amp, "amp", data_norm=arrays.data_norm, rng=rng,
+                classes=arrays.classes).fit(arrays.X, arrays.y),
+        "private logistic regression (output perturbation)": lambda rng: PrivateLogisticRegression(
             1.0, lam_lr, "output", data_norm=arrays.data_norm, rng=rng,
             classes=arrays.classes).fit(arrays.X, arrays.y),
         "masked data (N = 300)": lambda rng: MaskedDataGenerator(

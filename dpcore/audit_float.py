@@ -57,6 +57,7 @@ from dpcore.masking import scale_records as mask_scale
 from dpcore.masking.generator import GAP_TOL
 from dpcore.mechanisms import DiscreteLaplace, Gaussian, L2Laplace, Laplace
 from dpcore.perturbation import perturb_output, prepare
+from dpcore.perturbation.amp import amp_coefs
 from dpcore.perturbation.model import TOL, nonprivate_coef
 from dpcore.release_noise import GRID_EXPONENT
 from dpcore.subset.selection import criterion_sensitivity
@@ -375,6 +376,21 @@ def _perturbed_output(values: np.ndarray, gen: Any, **settings: Any) -> np.ndarr
     return perturb_output(values, **settings)
 
 
+def _amp_released(values: np.ndarray, gen: Any, *, base_X: np.ndarray, base_y: np.ndarray,
+                  epsilon: float, lam: float) -> np.ndarray:
+    """Approximate minima perturbation released on ``base`` plus the record each row of
+    ``values`` holds (features, then the 0/1 label): the product's release function, both
+    noises from OpenDP, one batched certified solve per distinct record."""
+    out = np.empty((values.shape[0], base_X.shape[1]))
+    records, which = np.unique(values, axis=0, return_inverse=True)
+    for k, record in enumerate(records):
+        rows = np.flatnonzero(which.ravel() == k)
+        prep = prepare(np.r_[base_X, record[None, :-1]], np.r_[base_y, record[-1:]],
+                       data_norm=1.0, classes=[0, 1])
+        out[rows] = amp_coefs(prep, epsilon=epsilon, lam=lam, size=rows.size, tol=TOL)[0]
+    return out
+
+
 def _input_perturbed(values: np.ndarray, gen: Any, *, epsilon: float) -> np.ndarray:
     return input_perturbation(values[:, None, :], epsilon)[:, 0, :]
 
@@ -448,6 +464,17 @@ def _output(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.1) -> Flo
                      f"n = {n}, d = {d}, lam = {lam:g}; changed record u -> -u, ||u|| = 1")
 
 
+def _amp(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.01) -> FloatCase:
+    X, y, Xp, yp = logistic_pair(n, d, 0)
+    release = partial(_amp_released, base_X=X[:-1], base_y=y[:-1], epsilon=epsilon, lam=lam)
+    return FloatCase("amp", "Approximate minima perturbation: w (Iyengar et al. 2019 Alg. 1, "
+                     "the default logistic-regression release)", epsilon, 0.0,
+                     np.r_[X[-1], y[-1]], np.r_[Xp[-1], yp[-1]], release, reachable_release,
+                     f"{_MIXTURE}, in the objective and on the output",
+                     f"n = {n}, d = {d}, lam = {lam:g}; changed record u -> -u, ||u|| = 1 "
+                     "(the 'answer' is the changed record: features, label)")
+
+
 def _masking(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.1) -> FloatCase:
     X, y, Xp, yp = logistic_pair(n, d, 0)
     lip = lipschitz_constant(2)
@@ -516,6 +543,7 @@ _BUILDERS: dict[str, Callable[[float], FloatCase]] = {
     "subset_criteria": _subset_criteria,
     "importance": _importance,
     "output": _output,
+    "amp": _amp,
     "masking": _masking,
     "input": _input,
     "gaussian": _gaussian,

@@ -111,27 +111,38 @@ def test_publish_a_model_and_download_it():
     assert len(at.session_state["_budget_accountant"]) == 2
 
 
-def test_publish_releases_output_perturbation_with_float_safe_noise():
+def test_publish_releases_approximate_minima_perturbation_by_default_and_output_on_choice():
     at = show_view(open_page(**SMALL), "Publish")
     at.select_slider(key="lr_epsilon").set_value(0.5)  # two releases in the budget of 1
     rerun(at)
     assert not [r for r in at.radio if r.key in ("lr_method", "lr_proof")]
-    assert any("Objective perturbation is studied but not released" in c.value
+    (method,) = [r for r in at.radio if r.key == "lr_release_method"]
+    assert method.value.startswith("approximate minima perturbation")
+    assert any("objective perturbation exactly as the papers state it is studied" in c.value
                for c in at.caption)
     assert any("OpenDP" in c.value for c in at.caption)
     at.button(key="publish_perturbation").click()
     rerun(at)
     model = at.session_state["_release_perturbation"].value
-    assert model.method == "output" and model.rng is None
+    assert model.method == "amp" and model.rng is None
     payload = model.to_dict()
     json.dumps(payload)  # JSON-ready
-    assert payload["method"] == "output perturbation"
+    assert payload["method"].startswith("approximate minima perturbation")
     assert set(payload) >= {"coef", "classes", "epsilon", "lambda", "norm_bound", "intercept"}
     assert payload["epsilon"] == 0.5
-    ledger = at.session_state["_budget_accountant"].ledger
-    assert "L2-Laplace (OpenDP)" in ledger["note"].iloc[0]
     (download,) = [b for b in at.get("download_button") if b.key == "lr_download"]
     assert download.label == "Download the model (JSON)"
+    at.radio(key="lr_release_method").set_value("output perturbation (Algorithm 1)")
+    rerun(at)
+    at.button(key="publish_perturbation").click()
+    rerun(at)
+    model = at.session_state["_release_perturbation"].value
+    assert model.method == "output" and model.to_dict()["method"] == "output perturbation"
+    ledger = at.session_state["_budget_accountant"].ledger
+    assert list(ledger.epsilon) == [0.5, 0.5]
+    assert "approximate minima perturbation" in ledger["mechanism"].iloc[0]
+    assert "in the objective and on the output" in ledger["note"].iloc[0]
+    assert "L2-Laplace (OpenDP)" in ledger["note"].iloc[1]
 
 
 @pytest.mark.parametrize("public", ["identical", "bootstrap"])

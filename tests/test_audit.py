@@ -317,6 +317,7 @@ def test_gaussian_note_states_where_its_loss_reaches_epsilon():
 NOISE = {"laplace": "Laplace noise", "gaussian": "Gaussian noise",
          "exponential": "exponential-mechanism noise", "importance": "L2-Laplace noise",
          "output": "L2-Laplace noise", "objective2011": "objective-perturbation noise",
+         "amp_release": "objective-perturbation noise",
          "masking": "L2-Laplace noise", "input": "L2-Laplace noise", "counts": "Laplace noise",
          "importance_release": "L2-Laplace noise drawn as a Gaussian scale mixture",
          "output_release": "L2-Laplace noise drawn as a Gaussian scale mixture",
@@ -342,7 +343,8 @@ def test_each_case_words_its_own_limit(key):
         assert f"f = {case.fraction:.2f}" in note and f"f × ε = {case.pair_limit:.2f}" in note
     else:  # no share-f cap: the note says why, and the limit is the claim
         assert "f × ε" not in note and case.pair_limit == 2.0
-    if "Laplace" not in case.noise and key not in ("objective2011", "objective2008"):
+    if "Laplace" not in case.noise and key not in ("objective2011", "objective2008",
+                                                   "amp_release"):
         assert "Laplace" not in note  # the Gaussian and the exponential mechanism
     if key == "gaussian":
         assert note.startswith("Gaussian noise") and "δ = 1e-05" in note

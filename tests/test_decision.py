@@ -81,7 +81,7 @@ def test_decision_numbers_are_the_page_study_numbers(page):
     m = result.numbers["metrics"].iloc[0]
     value = decision.utility.iloc[0]["value"]
     expected = {"importance": m.get("median_estimate"),
-                "perturbation": m.get("error output perturbation"),
+                "perturbation": m.get("error objective perturbation"),
                 "masking": m.get("masked_model_accuracy")}.get(page)
     if page == "subset":
         expected = result.numbers["selected"]["dp_error_nonprivate"].mean()

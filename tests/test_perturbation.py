@@ -388,7 +388,7 @@ def test_auto_lambda_reads_no_labels_or_values():
     y1, y2 = (X1[:, 0] > 0.5).astype(int), rng.integers(2, size=300)
     a = PrivateLogisticRegression(epsilon=2.0, rng=0).fit(X1, y1)
     b = PrivateLogisticRegression(epsilon=2.0, rng=0).fit(X2, y2)
-    assert a.lam_resolved_ == b.lam_resolved_ == lambda_rule(2.0, 300, 5, "output")
+    assert a.lam_resolved_ == b.lam_resolved_ == lambda_rule(2.0, 300, 5, "amp")
 
 
 @pytest.mark.parametrize(("lam", "error", "match"), [

@@ -1,8 +1,10 @@
-"""The default regularisation of PrivateLogisticRegression on UCI Adult (issue 23).
+"""The default release of PrivateLogisticRegression on UCI Adult (issues 23 and 34).
 
 Data: the shipped Adult training part (32,561 rows: the scenario's D and E together) and its test
 part (16,281 rows), one-hot encoded as the built-in scenario does (111 predictor columns, the
-target ``income=>50K``), ``data_norm=sqrt(12)`` as in diffprivlib's Adult example.
+target ``income=>50K``), ``data_norm=sqrt(12)`` as in diffprivlib's Adult example. The rules'
+constants were fixed on the training part only (``benchmarks/bench_amp.py choose``); the test
+part is read here to check them.
 """
 
 import math
@@ -12,14 +14,19 @@ import pytest
 
 from dpcore.datasets import load_scenario
 from dpcore.perturbation import PrivateLogisticRegression, lambda_rule, perturb_output, prepare
+from dpcore.perturbation.amp import amp_coefs
 from dpcore.perturbation.model import TOL, nonprivate_coef
 
 #: diffprivlib's published test errors of its LogisticRegression on Adult (objective
 #: perturbation, data_norm = sqrt(12)), at epsilon = 0.5, 1 and 2.
 DIFFPRIVLIB = {0.5: 0.219, 1.0: 0.192, 2.0: 0.181}
+#: Issue 34's goal for the default release: mean test error at most these at epsilon = 1 and 2.
+GOAL = {1.0: 0.166, 2.0: 0.160}
 SEEDS = (0, 1)
-#: Releases of the default estimator's noise per epsilon.
+#: Releases of output perturbation's noise per epsilon.
 RELEASES = 200
+#: Releases of the default (approximate minima perturbation) per epsilon, one batched solve.
+AMP_RELEASES = 30
 
 
 @pytest.fixture(scope="module")
@@ -65,26 +72,56 @@ def test_auto_lambda_of_objective_perturbation_beats_diffprivlib_on_adult(adult)
 
 
 @pytest.mark.slow
-def test_default_estimator_beats_diffprivlib_on_adult(adult):
+def test_default_release_reaches_the_goal_on_adult(adult):
     """The default ``PrivateLogisticRegression(epsilon, data_norm=sqrt(12))``, a release of
+    approximate minima perturbation with ``lam="auto"``, has a mean test error of at most 0.166
+    at epsilon = 1 and 0.160 at epsilon = 2 (issue 34), its lambda read from (epsilon, n,
+    d = 112) only, by a constant fixed on the training part.
+
+    Per epsilon the default estimator is fitted once (checking its method and lambda) and 30
+    more releases are made by the function its fit calls, in one batched solve (each row a
+    release of its own, OpenDP noise). The test requires the mean plus 4 standard errors (the
+    SE estimated from the 31 errors) below the goal: a one-sided bound that a true mean at the
+    goal passes with probability below 1e-4. Measured (``benchmarks/bench_amp.py evaluate``,
+    100 releases): 0.1582 and 0.1506, SD 0.003 and 0.002, so the bound sits near 0.160 and
+    0.152, 6 and 8 thousandths under the goal.
+    """
+    X, y, X_test, y_test = adult
+    prep = prepare(X, y, data_norm=math.sqrt(12), fit_intercept=True, classes=[0, 1])
+    for epsilon, goal in GOAL.items():
+        clf = PrivateLogisticRegression(epsilon=epsilon, data_norm=math.sqrt(12),
+                                        classes=[0, 1]).fit(X, y)
+        assert clf.method == "amp" and clf.lam == "auto" and clf.rng is None
+        assert clf.lam_resolved_ == lambda_rule(epsilon, 32_561, 112, "amp")
+        W, _ = amp_coefs(prep, epsilon=epsilon, lam=clf.lam_resolved_, size=AMP_RELEASES,
+                         tol=TOL)
+        coef, intercept = prep.to_model(W)
+        wrong = (X_test @ coef.T + intercept > 0) != (y_test == clf.classes_[1])[:, None]
+        errors = np.r_[wrong.mean(axis=0), 1.0 - clf.score(X_test, y_test)]
+        se = errors.std(ddof=1) / math.sqrt(errors.size)
+        assert errors.mean() + 4 * se <= goal, (epsilon, errors.mean(), se)
+
+
+@pytest.mark.slow
+def test_output_perturbation_at_its_rule_beats_diffprivlib_on_adult(adult):
+    """``PrivateLogisticRegression(epsilon, method="output", data_norm=sqrt(12))``, a release of
     output perturbation with ``lam="auto"``, has a mean test error below diffprivlib's published
     Adult errors at epsilon = 0.5, 1 and 2.
 
-    A release draws fresh OS noise and cannot be seeded, so per epsilon the default estimator is
-    fitted once (checking its method and the rule's lambda, read from (epsilon, n, d = 112)
-    only) and its noise is released 200 more times on the same certified fit, through the
-    function its fit calls (each row a release of its own). Margin: over 400 draws of the same
-    law (seeded, measured while choosing the rule's constant) the error has mean 0.201 / 0.184 /
-    0.172 and SD 0.020 / 0.016 / 0.012, so the mean of these 201 has an SE of at most 0.0015,
-    against gaps to the published numbers of 0.018 / 0.008 / 0.009 (over 5 SEs: a correct
-    release fails here with probability below 1e-6 per epsilon).
+    A release draws fresh OS noise and cannot be seeded, so per epsilon the estimator is
+    fitted once (checking the rule's lambda, read from (epsilon, n, d = 112) only) and its noise
+    is released 200 more times on the same certified fit, through the function its fit calls
+    (each row a release of its own). Margin: over 400 draws of the same law (seeded) the error
+    has mean 0.201 / 0.184 / 0.172 and SD 0.020 / 0.016 / 0.012, so the mean of these 201 has
+    an SE of at most 0.0015, against gaps to the published numbers of 0.018 / 0.008 / 0.009
+    (over 5 SEs: a correct release fails here with probability below 1e-6 per epsilon).
     """
     X, y, X_test, y_test = adult
     prep = prepare(X, y, data_norm=math.sqrt(12), fit_intercept=True)
     for epsilon, published in DIFFPRIVLIB.items():
-        clf = PrivateLogisticRegression(epsilon=epsilon, data_norm=math.sqrt(12),
-                                        classes=[0, 1]).fit(X, y)
-        assert clf.method == "output" and clf.lam == "auto" and clf.rng is None
+        clf = PrivateLogisticRegression(epsilon=epsilon, method="output",
+                                        data_norm=math.sqrt(12), classes=[0, 1]).fit(X, y)
+        assert clf.lam == "auto" and clf.rng is None
         lam = clf.lam_resolved_
         assert lam == lambda_rule(epsilon, 32_561, 112, "output")
         w0 = nonprivate_coef(prep, lam, strict=True)

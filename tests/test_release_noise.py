@@ -167,15 +167,20 @@ def test_output_perturbation_release_noise_is_l2_laplace():
     assert l2_laplace_norms(out - coef, L2Laplace(0.5, sens, 3).release_scale)
 
 
-def test_private_logistic_regression_releases_output_perturbation_only():
+def test_private_logistic_regression_releases_amp_and_output_perturbation_only():
+    """The default release is approximate minima perturbation (its laws: tests/test_amp.py);
+    output perturbation is the other; objective perturbation as printed is a study."""
     rng = np.random.default_rng(3)
     X = rng.uniform(size=(200, 2))
     y = (X[:, 0] > 0.5).astype(int)
     acc = BudgetAccountant(10.0)
     model = PrivateLogisticRegression(epsilon=1.0, lam=0.05, accountant=acc,
                                       dataset="t", classes=[0, 1]).fit(X, y)
-    assert model.method == "output" and acc.spent[0] == 1.0
-    assert "L2-Laplace" in acc.ledger["note"].iloc[0]
+    assert model.method == "amp" and acc.spent[0] == 1.0
+    assert "L2-Laplace in the objective and on the output" in acc.ledger["note"].iloc[0]
+    model = PrivateLogisticRegression(epsilon=1.0, lam=0.05, method="output", accountant=acc,
+                                      dataset="t", classes=[0, 1]).fit(X, y)
+    assert acc.spent[0] == 2.0 and "L2-Laplace" in acc.ledger["note"].iloc[1]
     with pytest.raises(ValueError, match="cannot be released"):
         PrivateLogisticRegression(method="objective").fit(X, y)
     study = PrivateLogisticRegression(method="objective", rng=0).fit(X, y)  # a study: seeded

@@ -1,15 +1,20 @@
-"""Private logistic regression by output and objective perturbation ([CM08]_, [CMS11]_).
+"""Private logistic regression by approximate minima, output and objective perturbation
+([IJ19]_, [CM08]_, [CMS11]_).
 
 Modules
 -------
+``amp``
+    Approximate minima perturbation (:func:`~dpcore.perturbation.amp.amp_coefs`), the default
+    release: objective perturbation's noise through OpenDP, a certified solve
+    (:func:`~dpcore.perturbation.amp.certified_distance`) and output noise covering its gap.
 ``output``
     :func:`perturb_output` and :func:`output_sensitivity` ([CM08]_ Algorithm 1, with the
     certified solver term) and :func:`check_certified` (a release refuses a solve that is not
     certified to that term's gap), shared with other pages that perturb a fitted model.
 ``objective``
     The calibration of objective perturbation (:func:`objective_calibration`: [CMS11]_
-    Algorithm 2, or [CM08]_ Algorithm 2 as printed), its noise, and the AMP correction for
-    inexact solves.
+    Algorithm 2, its rank-one form, or [CM08]_ Algorithm 2 as printed), its noise, and the AMP
+    correction for inexact solves.
 ``model``
     :class:`PrivateLogisticRegression` (a scikit-learn classifier), :func:`lambda_rule` (its
     default ``lam="auto"``, a rule of (epsilon, n, d)) and the batched core (:func:`prepare`,
@@ -25,6 +30,8 @@ References
 .. [CM08] Chaudhuri & Monteleoni (2008), *Privacy-preserving logistic regression*, NIPS.
 .. [CMS11] Chaudhuri, Monteleoni & Sarwate (2011), *Differentially private empirical risk
    minimization*, JMLR 12.
+.. [IJ19] Iyengar, Near, Song, Thakkar, Thakurta & Wang (2019), *Towards practical
+   differentially private convex optimization*, IEEE S&P.
 """
 
 from dpcore.perturbation.model import (

@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.mechanisms import L2Laplace
+from dpcore.perturbation.amp import amp_coefs
 from dpcore.perturbation.model import (
     TOL,
     Prepared,
@@ -509,18 +510,30 @@ RELEASE_LAMBDAS = (1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 3e-2, 0.1, 0.3)
 
 def release_lambda(X_pub, y_pub, *, n_private: int, epsilon: float, data_norm: float | None,
                    fit_intercept: bool, classes=None, lams: Sequence[float] = RELEASE_LAMBDAS,
-                   draws: int = 20, seed: int = 0) -> tuple[float, pd.DataFrame]:
-    """Lambda for an output-perturbation *release* of ``n_private`` records, chosen on public data.
+                   draws: int | None = None, seed: int = 0,
+                   method: str = "amp") -> tuple[float, pd.DataFrame]:
+    """Lambda for a *release* of ``n_private`` records, chosen on public data by simulating it.
 
     The best lambda depends on the data through ``||w*||`` (how much the penalty costs against
     how much noise it saves), so no rule of (epsilon, n, d) alone serves every table: on Adult
-    the best constant of ``lam ~ (d / (n epsilon))^(2/3)`` is near 0.07 (the rule's,
-    :func:`lambda_rule`), on the paper's synthetic data near 10. This reads the *public* set
-    only: for each lambda it fits E's first 70 % (seeded split), adds ``draws`` draws of the
-    release's noise (the L2-Laplace at the sensitivity of ``n_private`` records, drawn as
-    :meth:`dpcore.mechanisms.L2Laplace.release` draws it) and scores the other 30 %; the
-    lambda with the smallest mean error wins. Nothing private is read and nothing is spent
-    (``n_private`` is public under replace-one).
+    the best constant of output perturbation's ``lam ~ (d / (n epsilon))^(2/3)`` is near 0.07
+    (the rule's, :func:`lambda_rule`), on the paper's synthetic data near 10. This reads the
+    *public* set only: for each lambda it fits E's first 70 % (seeded split) with ``draws``
+    draws of the release's noise at the scale of ``n_private`` records and scores the other
+    30 %; the lambda with the smallest mean error wins. Nothing private is read and nothing is
+    spent (``n_private`` is public under replace-one).
+
+    * ``method="amp"`` (the default release): approximate minima perturbation
+      (:func:`dpcore.perturbation.amp.amp_coefs`) on E's part, its objective noise
+      calibrated for ``n_private`` records and scaled by ``1 / n_private`` as in the
+      release's objective, its output noise at the release's size;
+    * ``method="output"``: E's part fitted without noise, plus the L2-Laplace at the
+      sensitivity of ``n_private`` records, drawn as :meth:`dpcore.mechanisms.L2Laplace.release`
+      draws it.
+
+    ``draws`` (None: 10 for "amp", 20 for "output") noise draws per lambda: AMP's error varies
+    little from draw to draw (an SD of 0.003 on Adult at epsilon = 1, against 0.016 for output
+    perturbation) and each of its draws is a solve of its own.
 
     Returns
     -------
@@ -528,6 +541,9 @@ def release_lambda(X_pub, y_pub, *, n_private: int, epsilon: float, data_norm: f
     table : DataFrame with columns lam, error (mean simulated test error on E's held-out part)
     """
     epsilon = check_epsilon(epsilon)
+    if method not in ("amp", "output"):
+        raise ValueError(f"method == {method!r}, must be 'amp' or 'output' (the releases).")
+    draws = (10 if method == "amp" else 20) if draws is None else draws
     X_pub = check_array(X_pub, "X_pub")
     y_pub = np.asarray(y_pub)
     order = stream(seed, "perturbation", "release lambda").permutation(X_pub.shape[0])
@@ -538,10 +554,14 @@ def release_lambda(X_pub, y_pub, *, n_private: int, epsilon: float, data_norm: f
     dz = prep.Z.shape[1]
     rows = []
     for lam in (check_scalar(v, "lam", min_val=0.0) for v in lams):
-        w0 = nonprivate_coef(prep, lam, tol=1e-10)
-        mech = L2Laplace(epsilon, output_sensitivity(n_private, lam, gap=TOL), dz)
-        W = mech.randomise(np.broadcast_to(w0, (draws, dz)), law="release",
-                           rng=stream(seed, "perturbation", "release lambda", lam))
+        gen = stream(seed, "perturbation", "release lambda", lam)
+        if method == "amp":
+            W, _ = amp_coefs(prep, epsilon=epsilon, lam=lam, size=draws, tol=TOL, rng=gen,
+                             n_noise=n_private)
+        else:
+            w0 = nonprivate_coef(prep, lam, tol=1e-10)
+            mech = L2Laplace(epsilon, output_sensitivity(n_private, lam, gap=TOL), dz)
+            W = mech.randomise(np.broadcast_to(w0, (draws, dz)), law="release", rng=gen)
         rows.append({"lam": lam, "error": float(np.mean(_evaluate(
             prep, W, X_pub[test], y_pub[test], prep.classes)))})
     table = pd.DataFrame(rows)

@@ -17,6 +17,15 @@ Privacy calibration (:func:`objective_calibration`):
   loss's second derivative): ``epsilon' = epsilon - log(1 + 2c/(n lam) + c^2/(n lam)^2)`` and
   ``Delta = 0``; if that is <= 0, ``Delta = c/(n (exp(epsilon/4) - 1)) - lam`` and
   ``epsilon' = epsilon/2``. The log term pays for the Jacobian of the map from ``b`` to ``w``.
+* ``proof="2019"`` (the same proof with the Jacobian bounded for a loss whose Hessian has rank
+  one, as the logistic loss's ``l''(y w.x) x x^T``, as in [IJ19]_ Theorem 1 with ``r = 1``):
+  the Jacobians on neighbours differ by one rank-one term, so by the matrix determinant lemma
+  their ratio is ``(1 + u)/(1 + u')`` with ``u, u'`` in ``[0, c/(n lam)]``, and the term is
+  ``log(1 + c/(n lam))``, half of the 2011 one to first order. Where it would take more than half
+  of ``epsilon`` (small ``n lam``), ``Delta`` raises the regularisation until it takes exactly
+  half: ``Delta = c/(n (exp(epsilon/2) - 1)) - lam``, ``epsilon' = epsilon/2`` (a public choice
+  of ``n``, ``lam`` and ``epsilon``, as the 2011 switch is). The release
+  (:mod:`dpcore.perturbation.amp`) uses it.
 * ``proof="2008"`` (as printed in [CM08]_ Theorem 2): ``epsilon' = epsilon``, ``Delta = 0``. The
   proof omits that Jacobian, so the stated guarantee does not hold; kept for comparison only,
   with :class:`FlawedProofWarning`.
@@ -65,8 +74,9 @@ __all__ = [
 LOGISTIC_C = 0.25
 #: Share of epsilon spent on the Approximate Minima Perturbation correction ([IJ19]_).
 AMP_FRACTION = 0.01
-#: Privacy calibrations of objective perturbation: corrected (2011) or as printed (2008).
-PROOFS = ("2011", "2008")
+#: Privacy calibrations of objective perturbation: corrected (2011), as printed (2008), or the
+#: corrected one with the rank-one Jacobian bound (2019).
+PROOFS = ("2011", "2008", "2019")
 
 
 class FlawedProofWarning(UserWarning):
@@ -126,8 +136,8 @@ def _check_proof(proof: object) -> str:
     if not isinstance(proof, str):
         raise TypeError(f"proof must be a str, one of {PROOFS}, got {type(proof).__name__}.")
     if proof not in PROOFS:
-        raise ValueError(f"proof == {proof!r}, must be one of {PROOFS} ('2011' is the correct "
-                         "calibration).")
+        raise ValueError(f"proof == {proof!r}, must be one of {PROOFS} ('2011' and its "
+                         "rank-one form '2019' are correct calibrations).")
     return proof
 
 
@@ -144,9 +154,10 @@ def objective_calibration(epsilon: float, *, n: int, lam: float, proof: str = "2
         Number of records, >= 1.
     lam : float
         Regularisation of the averaged objective, > 0.
-    proof : {"2011", "2008"}, default="2011"
+    proof : {"2011", "2008", "2019"}, default="2011"
         ``"2011"``: [CMS11]_ Algorithm 2 steps 1-2; ``"2008"``: [CM08]_ Algorithm 2 as printed
-        (emits :class:`FlawedProofWarning` when ``warn``).
+        (emits :class:`FlawedProofWarning` when ``warn``); ``"2019"``: the rank-one Jacobian
+        term (module docstring).
     c : float, default=0.25
         Bound on the loss's second derivative (1/4 for the logistic loss).
     amp_fraction : float, default=0.01
@@ -166,6 +177,12 @@ def objective_calibration(epsilon: float, *, n: int, lam: float, proof: str = "2
     >>> cal = objective_calibration(0.01, n=1000, lam=0.001, amp_fraction=0.0)
     >>> round(cal.epsilon_noise, 4), round(cal.lam_total, 5)
     (0.005, 0.09988)
+    >>> cal = objective_calibration(1.0, n=1000, lam=0.01, proof="2019", amp_fraction=0.0)
+    >>> round(cal.epsilon_noise, 4), cal.delta_reg
+    (0.9753, 0.0)
+    >>> cal = objective_calibration(0.01, n=1000, lam=0.001, proof="2019", amp_fraction=0.0)
+    >>> round(cal.epsilon_noise, 4), round(cal.lam_total, 5)
+    (0.005, 0.04988)
     """
     epsilon = check_epsilon(epsilon)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
@@ -183,6 +200,11 @@ def objective_calibration(epsilon: float, *, n: int, lam: float, proof: str = "2
         if warn:
             warnings.warn(FLAWED_2008, FlawedProofWarning, stacklevel=2)
         eps_noise = eps_obj
+    elif proof == "2019":
+        eps_noise = eps_obj - math.log1p(c / (n * lam))
+        if eps_noise < eps_obj / 2.0:  # regularise more until the Jacobian takes half
+            delta_reg = c / (n * math.expm1(eps_obj / 2.0)) - lam
+            eps_noise = eps_obj / 2.0
     else:
         ratio = c / (n * lam)
         eps_noise = eps_obj - math.log1p(2.0 * ratio + ratio * ratio)
