@@ -74,6 +74,7 @@ def test_synthetic_report_refuses_mismatched_or_missing_values():
         synthetic_report(bad, y, X, y, X, y)
 
 
+@pytest.mark.slow  # a whole page study and its audit per page
 @pytest.mark.parametrize("page", sorted(RELEASES))
 def test_decision_numbers_are_the_page_study_numbers(page):
     decision = decide(EXAMPLES[page], prior=0.05)
@@ -95,6 +96,7 @@ def test_decision_numbers_are_the_page_study_numbers(page):
     assert set(decision.sentences()) == {"utility", "risk", "audit", "budget", "deployments"}
 
 
+@pytest.mark.slow  # the perturbation page's study, its audit and the report
 def test_report_is_self_contained_and_holds_the_numbers(tmp_path):
     # its speed (issue 25: under 5 s) is measured by benchmarks/bench_report.py, not here
     path = tmp_path / "r.html"

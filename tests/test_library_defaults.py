@@ -43,6 +43,7 @@ def _advantage(Xtr, Xte, ytr, yte, epsilon, **kw):
     return acc.mean() - majority, acc.std(ddof=1) / np.sqrt(len(acc))
 
 
+@pytest.mark.slow  # fits and masks a whole table at each setting
 @pytest.mark.parametrize("scaler, epsilon, center", [
     (StandardScaler(), 1.0, None),   # standardised: the default centre (the origin) fits
     (MinMaxScaler(), 5.0, 0.5),      # [0, 1] by known ranges: centre at the domain's midpoint

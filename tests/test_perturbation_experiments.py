@@ -147,6 +147,7 @@ def test_bad_input_messages():
                       methods=["input perturbation"])
 
 
+@pytest.mark.slow  # simulates the release on E at every lambda of the grid (about 5-10 s)
 @pytest.mark.parametrize("method", ["amp", "output"])
 def test_release_lambda_is_chosen_on_public_data_and_beats_guessing(method):
     """The release's λ comes from E alone (a simulated release at N_D's noise, of the default
