@@ -82,7 +82,7 @@ from dpcore.runs.scenarios import (
 from dpcore.text import md
 from ui import memory
 from ui.cache import content_key, load_builtin, session_memo, session_memo_has
-from ui.runconfig import SHARE_SPLIT_VALUE
+from ui.runconfig import SHARE_PRIVATE_NAME, SHARE_SPLIT_VALUE
 from ui.state import choose, hold_widget_state, keep_widget_state
 
 SCENARIO_KEY = "scenario"
@@ -265,6 +265,12 @@ def _upload_panel() -> str | None:
               "upload_single": "CSV to split into E and D"}
     files = [_kept(key, st.file_uploader(labels[key], key=key)) for key in keys]
     private = [False, True] if mode == TWO_FILES else [True]
+    keep_widget_state({SHARE_PRIVATE_NAME: False})
+    st.checkbox("Put the private file's name in the page's link and exported config",
+                key=SHARE_PRIVATE_NAME,
+                help="Left out unless ticked: a file name can itself tell something (a project, "
+                     "a person, a date). A link or a config then says \"the private file\"; "
+                     "whoever opens it uploads the same file under any name.")
     kept = [f.name for f in files if isinstance(f, KeptFile)]
     if kept:
         st.caption(f"Using {', '.join(md(name) for name in kept)}, uploaded earlier in this "
