@@ -36,7 +36,7 @@ from dpcore.studies.masking import (
     points_outside,
 )
 from dpcore.text import csv_bytes
-from ui.budget import budget_sidebar
+from ui.budget import budget_sidebar, fit_publish_epsilon
 from ui.cache import load_builtin, memo
 from ui.errors import show_errors
 from ui.export import export_panel, refresh_export
@@ -128,10 +128,14 @@ def live(view: str) -> None:
     page's own run, so that a release and the budget panel on screen always come from the same
     run.
     """
+    fitted = (fit_publish_epsilon("mk_epsilon", 5.0, FIG5_EPSILONS) if view == PUBLISH
+              else None)
     with epsilon_slot:
         epsilon = epsilon_slider("mk_epsilon", 5.0, options=FIG5_EPSILONS)
     if view != PUBLISH:
         refresh_export("masking")  # a fragment rerun: the config and the URL follow the slider
+    if fitted:
+        st.info(fitted, icon=":material/tune:")
     with show_errors():
         metrics, notes = st.container(horizontal=True), st.container()  # filled below
         params = base.replace(epsilon=epsilon, **(scatter_toggles() if view == VIEWS[0] else {}))
