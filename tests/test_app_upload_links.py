@@ -75,3 +75,26 @@ def test_the_private_file_is_named_in_a_link_only_when_its_owner_ticks_the_box()
     files = json.loads(at.query_params["files"])
     assert [f["name"] for f in files] == ["public.csv", "secret_layoffs.csv"]
     assert SHARE_PRIVATE_NAME not in at.query_params  # the choice itself is never in a link
+
+
+def test_a_links_empty_choices_stay_when_the_files_arrive():
+    """A link made with no column left out (the owner used a suggested ID after all) keeps it
+    so once the same files are uploaded, instead of the files' first suggestions."""
+    from test_leaks import affairs_frame
+
+    def with_row_numbers(frame):
+        return frame.drop(columns="code").assign(row=range(len(frame))).to_csv(
+            index=False).encode()
+
+    public = with_row_numbers(affairs_frame(100, seed=21))
+    private = with_row_numbers(affairs_frame(80, seed=22))
+    at = app_support.start(timeout=TIMEOUT, source="Upload")
+    _upload(at, public, private)
+    assert at.multiselect(key="upload_exclude").value == ["row"]  # suggested: row numbers
+    at = AppTest.from_file(str(app_support.ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.query_params["source"] = "Upload"
+    at.query_params["upload_exclude"] = "[]"
+    at.run()
+    _upload(at, public, private)
+    assert at.multiselect(key="upload_exclude").value == []
+    assert "row" in at.session_state["scenario"].features
