@@ -11,6 +11,7 @@ from ui.budget import budget_sidebar
 from ui.cache import is_builtin
 from ui.errors import show_errors
 from ui.export import export_panel
+from ui.leaks import leak_warnings
 from ui.navigation import require_router
 from ui.show import show
 from ui.sidebar import current_upload_report, scenario_sidebar
@@ -69,6 +70,7 @@ with show_errors():
                             "file, without noise; do not publish):**")
                 st.markdown("\n".join(f"- {md(note)}" for note in report.private_notes))
             st.dataframe(report.columns, hide_index=True)
+        leak_warnings(report, st.session_state.get("upload_target"))
 
     params = study.Params()
     tables = numbers(study, scenario, st.session_state["scenario_id"], params,

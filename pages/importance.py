@@ -35,6 +35,7 @@ from ui.budget import budget_sidebar
 from ui.cache import memo
 from ui.errors import show_errors
 from ui.export import export_panel, refresh_export
+from ui.links import data_default
 from ui.navigation import require_router
 from ui.query import query_sidebar
 from ui.release import publish_panel
@@ -69,11 +70,13 @@ if scenario is not None and st.session_state.get("_iw_defaults_for") != st.sessi
     # A new scenario opens at the smallest λ whose noise leaves the weights some signal: a rule
     # of N_D, d and the public records (the paper's λ = 0.1 on Adult).
     st.session_state["_iw_defaults_for"] = st.session_state["scenario_id"]
-    st.session_state["iw_lambda"] = st.session_state["_kept_iw_lambda"] = default_lambda(
-        scenario.public, len(scenario.private), st.session_state["iw_epsilon"], LAMBDAS)
+    # A link's own values stay (ui.links.data_default).
+    st.session_state["iw_lambda"] = st.session_state["_kept_iw_lambda"] = data_default(
+        "iw_lambda", default_lambda(scenario.public, len(scenario.private),
+                                    st.session_state["iw_epsilon"], LAMBDAS))
     # Large data: fewer replicates by default (each estimate varies less; the page opens sooner).
-    st.session_state["iw_reps"] = st.session_state["_kept_iw_reps"] = default_replicates(
-        len(scenario.private), REPLICATES)
+    st.session_state["iw_reps"] = st.session_state["_kept_iw_reps"] = data_default(
+        "iw_reps", default_replicates(len(scenario.private), REPLICATES))
 with st.sidebar:
     st.header("Importance weighting")
     epsilon_slot = st.container()  # the ε slider, drawn by live() below

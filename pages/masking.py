@@ -36,10 +36,11 @@ from dpcore.studies.masking import (
     points_outside,
 )
 from dpcore.text import csv_bytes
-from ui.budget import budget_sidebar
+from ui.budget import budget_sidebar, fit_publish_epsilon
 from ui.cache import load_builtin, memo
 from ui.errors import show_errors
 from ui.export import export_panel, refresh_export
+from ui.links import data_default
 from ui.navigation import require_router
 from ui.release import publish_panel
 from ui.show import show, show_panels
@@ -81,15 +82,15 @@ with st.sidebar:
                               help="The paper's toy and digit experiments, or the scenario "
                                    "chosen above (one class against the rest).")
     epsilon_slot = st.container()  # the ε slider, drawn by live() below
-    if TASKS[task_label][1] is None and scenario is not None:
+    if TASKS[task_label][1] is None and scenario is not None and scenario.target:
         opened_on = (st.session_state.get("scenario_id"), task_label)
         if st.session_state.get("_mk_defaults_for") != opened_on:
             # The sidebar's scenario opens at the λ that did best when the release was
             # simulated on its public set (dpcore.masking.defaults); the paper's experiments
             # keep the paper's 0.5.
             st.session_state["_mk_defaults_for"] = opened_on
-            st.session_state["mk_lambda"] = st.session_state["_kept_mk_lambda"] = public_lambda(
-                st.session_state.get("mk_epsilon", 5.0))
+            st.session_state["mk_lambda"] = st.session_state["_kept_mk_lambda"] = data_default(
+                "mk_lambda", public_lambda(st.session_state.get("mk_epsilon", 5.0)))
     lam = lambda_slider("mk_lambda", 0.5, help="Regularisation of the logistic model (the paper "
                         "uses 0.5; on the sidebar's scenario the page opens at the λ that did "
                         "best when the release was simulated on the public set). Larger λ: less "
@@ -127,10 +128,14 @@ def live(view: str) -> None:
     page's own run, so that a release and the budget panel on screen always come from the same
     run.
     """
+    fitted = (fit_publish_epsilon("mk_epsilon", 5.0, FIG5_EPSILONS) if view == PUBLISH
+              else None)
     with epsilon_slot:
         epsilon = epsilon_slider("mk_epsilon", 5.0, options=FIG5_EPSILONS)
     if view != PUBLISH:
         refresh_export("masking")  # a fragment rerun: the config and the URL follow the slider
+    if fitted:
+        st.info(fitted, icon=":material/tune:")
     with show_errors():
         metrics, notes = st.container(horizontal=True), st.container()  # filled below
         params = base.replace(epsilon=epsilon, **(scatter_toggles() if view == VIEWS[0] else {}))

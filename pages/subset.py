@@ -28,7 +28,7 @@ from dpcore.studies.subset import (
 from dpcore.subset import select_subset
 from dpcore.subset.weights import COUNT_SENSITIVITY
 from dpcore.text import csv_bytes
-from ui.budget import budget_sidebar
+from ui.budget import budget_sidebar, fit_publish_epsilon
 from ui.errors import show_errors
 from ui.export import export_panel, refresh_export
 from ui.navigation import require_router
@@ -243,11 +243,15 @@ def live(view: str) -> None:
     page's own run, so that a release and the budget panel on screen always come from the same
     run.
     """
+    fitted = (fit_publish_epsilon("sub_epsilon", 3.0, SLIDER_EPSILONS) if view == PUBLISH
+              else None)
     with epsilon_slot:
         epsilon = epsilon_slider("sub_epsilon", 3.0, options=SLIDER_EPSILONS,
                                  label="Privacy budget ε (total per run)")
     if view != PUBLISH:
         refresh_export("subset")  # a fragment rerun: the config and the URL follow ε
+    if fitted:
+        st.info(fitted, icon=":material/tune:")
     with show_errors():
         if scenario is None:
             st.info("Choose a scenario in the sidebar to begin.")

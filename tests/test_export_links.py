@@ -255,12 +255,13 @@ def test_exports_and_links_of_an_upload_hold_no_private_row():
     config = _config(at, "importance")
     assert config["scenario"]["files"] == [
         {"role": "public", "name": "public.csv", "sha256": hashlib.sha256(public).hexdigest()},
-        {"role": "private", "name": "private.csv"}]
+        {"role": "private", "name": "the private file"}]  # a name can tell: not shared
+    assert "private.csv" not in url
     assert hashlib.sha256(public).hexdigest() in url
     assert hashlib.sha256(private).hexdigest()[:8] not in url
     assert RunConfig.from_dict(config).to_dict() == config
     command = at.sidebar.get("code")[-1].proto.code_text
-    assert command.endswith("--file public=public.csv --file private=private.csv")
+    assert command.endswith("--file public=public.csv --file 'private=the private file'")
 
 
 def test_ledger_json_matches_the_ledger_csv():

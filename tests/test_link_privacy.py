@@ -128,12 +128,12 @@ def test_no_link_config_script_or_download_holds_anything_of_the_private_file():
     for content in configs.values():
         files = json.loads(content)["scenario"]["files"]
         assert files == [{"role": "public", "name": "public.csv", "sha256": public_digest},
-                         {"role": "private", "name": "private.csv"}]
+                         {"role": "private", "name": "the private file"}]
 
 
 def test_a_single_file_split_into_public_and_private_rows_is_named_only():
     """One file split into public and private rows holds private rows: the link and the config
-    name it, and hold no digest of it."""
+    hold no digest of it, and call it "the uploaded file" unless the owner shares its name."""
     public, private, markers = marked_files()
     data = public + b"\n" + private.split(b"\n", 1)[1]
     at = app_support.start(timeout=TIMEOUT, builtin_name="wine", source="Upload",
@@ -146,8 +146,13 @@ def test_a_single_file_split_into_public_and_private_rows_is_named_only():
     forbidden = _forbidden(data, at.session_state["scenario_id"], markers)
     assert not _leaks(shared, forbidden)
     (config,) = [json.loads(c) for n, c in shared.items() if "Config (JSON)" in n]
-    assert config["scenario"]["files"] == [{"role": "single", "name": "data.csv"}]
+    assert config["scenario"]["files"] == [{"role": "single", "name": "the uploaded file"}]
     assert RunConfig.from_dict(config).to_dict() == config
+    assert json.loads(at.query_params["files"]) == [{"role": "single",
+                                                     "name": "the uploaded file"}]
+    assert b"data.csv" not in shared["link"] + json.dumps(config).encode()
+    at.checkbox(key=ui.runconfig.SHARE_PRIVATE_NAME).check()
+    app_support.rerun(at)
     assert json.loads(at.query_params["files"]) == [{"role": "single", "name": "data.csv"}]
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 
 import pandas as pd
 import streamlit as st
@@ -25,6 +26,7 @@ from dpcore.planning import COMPOSITION_ASSUMPTIONS, epsilon_rank
 from dpcore.text import csv_bytes, md
 
 ACCOUNTANT_KEY = "_budget_accountant"
+_FITTED_KEY = "_budget_fitted"  # the ε controls fit_publish_epsilon has looked at
 BUDGET_KEY = "budget_epsilon"
 DEFAULT_BUDGET = 1.0
 COMPOSITION_KEY = "budget_composition"
@@ -222,3 +224,28 @@ def ledger_lines(ledger: pd.DataFrame) -> str:
         data = f" on {md(row.dataset)}" if row.dataset else ""
         lines.append(f"{i}. {md(row.mechanism)}{data}: **{cost}**")
     return "\n".join(lines)
+
+
+def fit_publish_epsilon(key: str, default: float, options: Sequence[float]) -> str | None:
+    """On a Publish view, before the ε control ``key`` is drawn: a page default ε above what is
+    left of the session's budget becomes the largest of ``options`` within it, so that a first
+    Publish is not refused by a default.
+
+    Only the page's own default is lowered (an ε the user or a link chose stays, and the Publish
+    panel says why it is refused), and once per control and session. Returns the note to show
+    where the control is used (None when nothing changed).
+    """
+    done = st.session_state.setdefault(_FITTED_KEY, set())
+    if key in done:
+        return None
+    done.add(key)
+    epsilon = st.session_state.get(key, default)
+    remaining, _ = session_accountant().remaining
+    within = [value for value in options if value <= remaining]
+    if epsilon != default or epsilon <= remaining or not within:
+        return None
+    st.session_state[key] = st.session_state[f"_kept_{key}"] = max(within)
+    return (f"ε is set to {max(within):g}, the largest this session's remaining budget "
+            f"({remaining:g}) allows: the page's default ε = {default:g} would be refused. Raise "
+            "the budget in the sidebar (**Privacy budget**) to publish at a larger ε; every ε "
+            "spent counts against it.")

@@ -47,6 +47,7 @@ LINKED_KEY = "_link_linked"      # key -> value, checked by settle() when its wi
 MESSAGES_KEY = "_link_messages"  # notes for the main area
 SLOT_KEY = "_link_slot"          # this run's place for the notes, in the main area
 FILES_KEY = "_link_files"        # the files an upload link asks for
+DATA_KEY = "_link_for_data"      # key -> value, taken by the first scenario's data defaults
 FILES_PARAM = "files"
 #: Query parameters that Streamlit itself reads (never controls).
 STREAMLIT_PARAMS = frozenset({"embed", "embed_options"})
@@ -236,6 +237,21 @@ def restore() -> None:
     state[PENDING_KEY] = pending
     state[APPLIED_KEY] = applied
     state[LINKED_KEY] = dict(pending)
+    state[DATA_KEY] = dict(applied)
+
+
+def data_default(key: str, computed: Any) -> Any:
+    """The value a control that a page sets from the scenario's data (a λ chosen by a rule of
+    the public set) takes when a scenario opens: the link's value the first time, else
+    ``computed``.
+
+    A link made on uploads is opened before its files arrive: the widget takes the link's value
+    on the first run (:func:`claim`), and the page's defaults for the uploaded scenario, which
+    come later, would replace it. The link's value is kept for them, once per key, so that the
+    same files uploaded in a new tab show the link's controls and numbers.
+    """
+    linked = st.session_state.get(DATA_KEY) or {}
+    return linked.pop(key) if key in linked else computed
 
 
 def _same_as_default(text: str, default: Any) -> bool:

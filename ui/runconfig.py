@@ -13,6 +13,11 @@ every row of the file, private rows included, so the value the user picks (a rar
 that a record holding it is in the file) is left out of the config, and so of the script and the
 link, unless the user ticks the box that puts it there (:data:`SHARE_SPLIT_VALUE`, drawn beside
 the value in the sidebar). A config without it names the split but cannot rerun it.
+
+A file name can itself be sensitive ("layoffs_2027.csv"): a file with private rows (the private
+file, or the one file split into E and D) is called "the private file" ("the uploaded file") in
+configs and links, unless the owner ticks the box that puts its name there
+(:data:`SHARE_PRIVATE_NAME`, drawn under the uploaders). The public file keeps its name.
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ from dpcore.runs import RunConfig, script, shareable_files
 from dpcore.runs.scenarios import BY_VALUE, ONE_FILE
 from ui import registry
 
-__all__ = ["PREFIXES", "SHARE_SPLIT_VALUE", "SOURCE_KEYS", "STUDY", "UPLOAD_FILES_KEY",
+__all__ = ["HIDDEN_NAMES", "PREFIXES", "SHARE_PRIVATE_NAME", "SHARE_SPLIT_VALUE", "SOURCE_KEYS",
+           "STUDY", "UPLOAD_FILES_KEY",
            "cli_command", "config_json", "config_script", "control_defaults", "plain",
            "run_config", "scenario_spec", "seed_key"]
 
@@ -47,6 +53,11 @@ UPLOAD_FILES_KEY = "upload_files"
 #: The sidebar's checkbox (a session key, never a link's or a config's) that puts the split value
 #: of one file split by a column value into the config and the link (module notes).
 SHARE_SPLIT_VALUE = "split_value_shared"
+#: The sidebar's checkbox (a session key, never a link's or a config's) that puts the names of
+#: the files with private rows into the config and the link (module notes).
+SHARE_PRIVATE_NAME = "private_name_shared"
+#: What a config and a link call a file with private rows whose name is not shared.
+HIDDEN_NAMES = {"private": "the private file", "single": "the uploaded file"}
 #: What an exported run's numbers are (:data:`dpcore.runs.STUDY_LABEL` in short).
 STUDY = "study (seeded, reproducible), not a release"
 
@@ -75,12 +86,17 @@ def control_defaults(page: str) -> dict[str, Any]:
 def scenario_spec(state: Mapping[str, Any]) -> dict[str, Any]:
     """The sidebar's scenario keys as set (those of the chosen source), and for an upload the
     files' roles and names, with the public file's SHA-256 (never their bytes, nor anything
-    computed from a private file); the split value of one file split by a column value only
+    computed from a private file; the name of a file with private rows only where the user
+    ticked :data:`SHARE_PRIVATE_NAME`); the split value of one file split by a column value only
     where the user ticked :data:`SHARE_SPLIT_VALUE`."""
     source = state.get("source", "Built-in")
     spec = {key: plain(state[key]) for key in SOURCE_KEYS.get(source, ()) if key in state}
     if source == "Upload":
-        spec["files"] = shareable_files(list(state.get(UPLOAD_FILES_KEY, [])))
+        files = shareable_files(list(state.get(UPLOAD_FILES_KEY, [])))
+        if not state.get(SHARE_PRIVATE_NAME):
+            files = [{**f, "name": HIDDEN_NAMES[f["role"]]} if f["role"] in HIDDEN_NAMES else f
+                     for f in files]
+        spec["files"] = files
         by_value = (state.get("upload_mode") == ONE_FILE and state.get("split_rule") == BY_VALUE)
         if not (by_value and state.get(SHARE_SPLIT_VALUE)):  # read off private rows too
             spec.pop("split_value", None)

@@ -82,7 +82,8 @@ from dpcore.runs.scenarios import (
 from dpcore.text import md
 from ui import memory
 from ui.cache import content_key, load_builtin, session_memo, session_memo_has
-from ui.runconfig import SHARE_SPLIT_VALUE
+from ui.links import data_default
+from ui.runconfig import SHARE_PRIVATE_NAME, SHARE_SPLIT_VALUE
 from ui.state import choose, hold_widget_state, keep_widget_state
 
 SCENARIO_KEY = "scenario"
@@ -90,6 +91,7 @@ SCENARIO_ID_KEY = "scenario_id"
 REPORT_KEY = "upload_report"
 UPLOAD_FILES_KEY = "upload_files"
 PROBLEMS_KEY = "_scenario_problems"
+_NOT_LINKED = object()  # a choice that no link made
 _CHOSEN_FOR = "_upload_chosen_for"  # the files whose target and left-out columns were pre-set
 KEPT_KEY = "_upload_kept"  # {uploader key: KeptFile}: this session's files, in its memory only
 LIMIT_TEXT = (f"CSV files up to {MAX_UPLOAD_BYTES // 2**20} MB each (comma-separated, UTF-8, "
@@ -265,6 +267,12 @@ def _upload_panel() -> str | None:
               "upload_single": "CSV to split into E and D"}
     files = [_kept(key, st.file_uploader(labels[key], key=key)) for key in keys]
     private = [False, True] if mode == TWO_FILES else [True]
+    keep_widget_state({SHARE_PRIVATE_NAME: False})
+    st.checkbox("Put the private file's name in the page's link and exported config",
+                key=SHARE_PRIVATE_NAME,
+                help="Left out unless ticked: a file name can itself tell something (a project, "
+                     "a person, a date). A link or a config then says \"the private file\"; "
+                     "whoever opens it uploads the same file under any name.")
     kept = [f.name for f in files if isinstance(f, KeptFile)]
     if kept:
         st.caption(f"Using {', '.join(md(name) for name in kept)}, uploaded earlier in this "
@@ -409,15 +417,22 @@ def _preselect(names: tuple[str, ...], public: pd.DataFrame, suggested: dict[str
     """For files not seen before, pre-select the target a table most likely predicts (a yes/no
     column, :func:`~dpcore.datasets.likely_target`) and leave out the ``suggested`` columns
     (dates, IDs), both read from the public rows only; a target or left-out columns among the
-    files' columns, chosen already by the person or a link, stay."""
+    files' columns, chosen already by the person or a link, stay; so do a link's "no column
+    left out" and "no target" (:func:`ui.links.data_default`), which the files' first choices
+    would otherwise replace."""
     marker = (names, tuple(public.columns))
     if st.session_state.get(_CHOSEN_FOR) == marker:
         return
     st.session_state[_CHOSEN_FOR] = marker
+    linked = {key: data_default(key, _NOT_LINKED) for key in ("upload_exclude", "upload_target")}
     left_out = st.session_state.get("upload_exclude") or []
-    if not left_out or not set(left_out) <= set(public.columns):
+    if linked["upload_exclude"] == []:
+        st.session_state["upload_exclude"] = []
+    elif not left_out or not set(left_out) <= set(public.columns):
         st.session_state["upload_exclude"] = list(suggested)
-    if st.session_state.get("upload_target") not in public.columns:
+    if linked["upload_target"] is None:
+        st.session_state["upload_target"] = None
+    elif st.session_state.get("upload_target") not in public.columns:
         target = likely_target(public)
         st.session_state["upload_target"] = None if target in suggested else target
 

@@ -19,6 +19,8 @@ Modules
 ``columns``
     :func:`columns_to_leave_out` (dates, IDs), :func:`target_classes`, :func:`as_categories`:
     the column choices of an upload, read off the public file.
+``leaks``
+    :func:`target_leaks`: the columns that alone predict the target on the public rows.
 ``uploads``
     :func:`align_columns`, :func:`split_by_value`, :func:`split_random`,
     :func:`scenario_from_uploads` (two frames to a :class:`Scenario` and an :class:`UploadReport`).
@@ -33,6 +35,7 @@ from dpcore.datasets.builtin import (
 )
 from dpcore.datasets.columns import as_categories, columns_to_leave_out, target_classes
 from dpcore.datasets.encoding import TabularEncoder, biased_split, item_name
+from dpcore.datasets.leaks import Leak, target_leaks
 from dpcore.datasets.reading import (
     MAX_COLUMNS,
     MAX_UPLOAD_BYTES,
@@ -68,6 +71,7 @@ __all__ = [
     "MAX_UPLOAD_BYTES",
     "NA_VALUES",
     "MostlyNumbersError",
+    "Leak",
     "OVERLAP_WARNING",
     "PUBLIC_MISSING",
     "PUBLIC_OPTIONS",
@@ -92,5 +96,6 @@ __all__ = [
     "split_columns",
     "split_random",
     "target_classes",
+    "target_leaks",
     "type_columns",
 ]

@@ -112,6 +112,7 @@ import pandas as pd
 
 from dpcore.datasets.columns import MAX_CLASSES, as_categories, target_classes
 from dpcore.datasets.encoding import TabularEncoder, biased_split, item_name
+from dpcore.datasets.leaks import Leak, target_leaks
 from dpcore.datasets.reading import (
     MAX_NAME_CHARS,
     infer_column_types,
@@ -180,6 +181,9 @@ class UploadReport:
         every value is missing, values too large to be numbers. Non-private like
         ``private_notes``, for the data owner, who holds the file; they change nothing that is
         encoded or released (``d``, ``N_D``, the values are as the fixed rules make them).
+    leaks : tuple of Leak
+        The used columns that alone predict the target on the public file
+        (:func:`~dpcore.datasets.leaks.target_leaks`, public rows only), best first.
     """
 
     columns: pd.DataFrame
@@ -187,6 +191,7 @@ class UploadReport:
     private_notes: tuple[str, ...] = ()
     private_warnings: tuple[str, ...] = ()
     private_reading: tuple[str, ...] = ()
+    leaks: tuple[Leak, ...] = ()
 
 
 def align_columns(
@@ -623,8 +628,10 @@ def scenario_from_uploads(
         raw_private=raw_private,
     )
     table = _report_table(aligned_public, aligned_private, encoder, dropped, target_column)
+    leaks = () if target_column is None else tuple(target_leaks(
+        public, target, encoded_public[target_column].to_numpy()))  # public rows only
     report = UploadReport(table, tuple(notes), tuple(private_notes), private_warnings,
-                          tuple(reading))
+                          tuple(reading), leaks)
     return scenario, report
 
 
