@@ -94,8 +94,9 @@ def headline(dec: Decision) -> None:
                    f"{top['value']:.3g}", help=f"{top['spread']}. {top['meaning']}")
     cols[1].metric(f"Belief after it, from {100 * r['prior']:g} %",
                    f"{100 * r['posterior_at_most']:.1f} %", help=dec.sentences()["risk"])
+    part = "" if dec.audit_scope.whole else " by the audited step"
     cols[2].metric("Audited ε ≥", f"{a['audited_lower_bound']:.2f}",
-                   delta=f"claimed {a['claimed_epsilon']:g}", delta_color="off",
+                   delta=f"claimed {a['claimed_epsilon']:.3g}{part}", delta_color="off",
                    help=dec.sentences()["audit"])
     cols[3].metric("Budget left after it", f"{max(b['left'] - b['charge'], 0.0):.3g}",
                    delta=f"this release: ε = {b['charge']:g}",
@@ -142,6 +143,9 @@ def decision_view(dec: Decision) -> None:
     with right:
         st.subheader("What an attacker could show")
         st.markdown(sentences["audit"])
+        st.dataframe(dec.audit_scope.table().rename(
+            columns={"step": "step of the release that spends ε", "epsilon": "ε"}),
+            hide_index=True)
         draw("audit")
     st.dataframe(dec.utility.drop(columns="sd").rename(columns={"non_private": "non-private"}),
                  hide_index=True)
