@@ -324,3 +324,18 @@ def test_runs_kept_cover_two_walks_across_the_slider():
         for epsilon in walk:
             assert runs._kept(runs.kept, compute, {"epsilon": epsilon, "reps": 3})[0] == epsilon
     assert computed == list(study.SLIDER_EPSILONS)
+
+
+def test_the_wang_slides_give_lei_the_same_epsilon_as_algorithm_2():
+    """A slide's comparison is like for like: Lei's histogram spends Algorithm 2's whole ε
+    (the paper gave it ε₁ + ε₂ only), and the caption says so."""
+    from ui.registry import presets
+
+    slides = [p for p in presets() if p.page == "subset"]
+    assert len(slides) == 2
+    for slide in slides:
+        params = Params.from_controls(slide.config().controls, seed=slide.seed)
+        eps = study.split_epsilon(params.epsilon, params.split)
+        assert study.lei_epsilon(eps, params.lei_budget) == pytest.approx(params.epsilon)
+    p2 = next(p for p in slides if p.scenario["builtin_p"] == 2)
+    assert "Algorithm 2's whole ε = 2" in p2.remark and "ε₁ + ε₂ = 1" in p2.remark
