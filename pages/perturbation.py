@@ -179,8 +179,10 @@ def error_metrics(m: pd.Series) -> None:
 def lambda_caption(params: Params) -> str:
     """How λ was chosen for the ε curve: its own at each ε under the rule, else one value."""
     if params.lambda_mode == LAMBDA_MODES[0]:
-        return (" λ follows the rule 0.2·k/(n·ε) at each ε (k the model's coefficients above), "
-                "so the non-private line moves with ε too.")
+        return (" λ follows objective perturbation's rule 0.2·k/(n·ε) at each ε (k the model's "
+                "coefficients above), for both methods, so the non-private line moves with ε "
+                "too. Output perturbation's own rule is 0.07·(k/(n·ε))^(2/3); to compare the two "
+                "at one λ chosen for neither, set λ by hand or by CV.")
     return " λ is the same at every ε (the value above)."
 
 

@@ -18,11 +18,12 @@ from typing import Any
 import pandas as pd
 
 from dpcore.studies.masking import TASKS as MASKING_TASKS
-from dpcore.studies.perturbation import SYNTHETIC
+from dpcore.studies.perturbation import LAMBDA_MODES, SYNTHETIC
 
 __all__ = ["RELEASES", "AuditScope", "Release", "release"]
 
 _COLUMNS = ["quantity", "value", "spread", "sd", "meaning", "non_private"]
+_RULE = LAMBDA_MODES[0]  # the perturbation study's λ by its rule (the release chooses its own)
 Numbers = Mapping[str, pd.DataFrame]
 
 
@@ -65,8 +66,10 @@ def _perturbation(numbers: Numbers, params: Any) -> pd.DataFrame:
     rows = [
         _row("test error of the released model", error,
              f"The mean test error of {restarts} simulated releases of the model at ε = "
-             f"{m['epsilon']:g} (λ = {m['lam']:.3g}), measured on held-out records; one release "
-             f"varies with a standard deviation of {sd:.3g}.", True, sd=sd),
+             f"{m['epsilon']:g} and the study's λ = {m['lam']:.3g}, measured on held-out "
+             f"records; one release varies with a standard deviation of {sd:.3g}."
+             + (" (Under the rule, the Publish view chooses its own λ on the public set E.)"
+                if m["lambda_mode"] == _RULE else ""), True, sd=sd),
         _row("test error without privacy", m["error non-private"],
              "The same model fitted without noise: the floor any private model can reach.", True),
         _row("always guessing the majority class", m["guessing_error_nonprivate"],

@@ -94,7 +94,7 @@ MIN_ROWS = 10
 #: epsilon = 0.1), constants from 1 to 100 lose under 0.002; on Adult (train part -> test part)
 #: the best constants lie near 0.1-0.3. 0.2 serves both; it was chosen with Adult in view, so the
 #: Adult comparison is not an out-of-sample test of this one number. Output: on Adult (one-hot,
-#: d = 112 with the intercept, n = 32,561, data_norm = sqrt(12), scored on the test part, 400
+#: d = 111 features and an intercept, n = 32,561, data_norm = sqrt(12), scored on the test part, 400
 #: draws of the L2-Laplace per point) the constants 0.05-0.08 are within 0.002 of the best
 #: (mean test error 0.201 / 0.184 / 0.172 at epsilon = 0.5 / 1 / 2 with 0.07), 0.1 loses 0.004;
 #: chosen on Adult's test part, so that comparison is not out of sample either. The paper's
@@ -428,12 +428,13 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         ``epsilon``, the number of records ``n`` (public under replace-one neighbours) and
         ``d``, the number of coefficients the model fits: the columns of ``X`` plus one when
         ``fit_intercept`` (the dimension of the noise vector). Nothing else about the data
-        enters, so it spends no budget. On UCI Adult (one-hot, 111 columns plus the intercept,
+        enters, so it spends no budget. On UCI Adult (one-hot, d = 111 features plus the intercept,
         n = 32,561, ``data_norm=sqrt(12)``, scored on the test part) ``lam=0.01`` predicts the
         majority class (error 0.236) at every epsilon; with ``"auto"`` the default release
         (output perturbation) has a mean test error of 0.200 / 0.185 / 0.172 at epsilon = 0.5 /
-        1 / 2 over 1,000 releases (diffprivlib publishes 0.219 / 0.192 / 0.181), objective
-        perturbation (a study) 0.177 / 0.164 / 0.155. Both constants were chosen with Adult in view
+        1 / 2 over 1,000 releases (in sample: see below; docs/performance.md sets the release
+        beside IBM diffprivlib like for like), objective perturbation (a study) 0.177 / 0.164 /
+        0.155. Both constants were chosen with Adult in view
         (:data:`RULE_OUTPUT`); where the best lambda is far from the rule's (the paper's
         separable synthetic data wants about 100 times more at every epsilon),
         :func:`dpcore.perturbation.experiments.release_lambda` chooses it on public data.

@@ -523,7 +523,9 @@ def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
         at = s[np.isclose(s["epsilon"], eps)].set_index("method")["mean"]
         lo = s[np.isclose(s["epsilon"], s["epsilon"].min())].set_index("method")["mean"]
         hi = s[np.isclose(s["epsilon"], s["epsilon"].max())].set_index("method")["mean"]
-        first = (f"At ε = {eps:g} (λ = {m['lam']:.3g}, n = {int(m['n']):,}) objective "
+        rule = (" by objective perturbation's rule, for both methods"
+                if m["lambda_mode"] == LAMBDA_MODES[0] else "")
+        first = (f"At ε = {eps:g} (λ = {m['lam']:.3g}{rule}, n = {int(m['n']):,}) objective "
                  f"perturbation's mean test error is {at['objective perturbation']:.3f} and "
                  f"output perturbation's {at['output perturbation']:.3f}, against "
                  f"{at['non-private']:.3f} without noise (non-private).")
