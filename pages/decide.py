@@ -27,6 +27,7 @@ from dpcore.decision import (
 )
 from dpcore.figures.decision import decision_figures
 from dpcore.studies.choose_epsilon import PRIORS
+from dpcore.text import md
 from ui.budget import budget_sidebar
 from ui.cache import SHARED, content_key
 from ui.errors import show_errors
@@ -143,9 +144,10 @@ def decision_view(dec: Decision) -> None:
     with right:
         st.subheader("What an attacker could show")
         st.markdown(sentences["audit"])
-        st.dataframe(dec.audit_scope.table().rename(
-            columns={"step": "step of the release that spends ε", "epsilon": "ε"}),
-            hide_index=True)
+        st.markdown("**Steps of the release that spend ε**\n" + "\n".join(
+            f"- {md(row.step)}: ε = {row.epsilon:.3g}, "
+            + ("**audited**" if row.audited else "not audited")
+            for row in dec.audit_scope.table().itertuples(index=False)))
         draw("audit")
     st.dataframe(dec.utility.drop(columns="sd").rename(columns={"non_private": "non-private"}),
                  hide_index=True)

@@ -229,7 +229,8 @@ def test_private_file_facts_do_not_refuse_an_upload(private: str):
     assert summary(at)["records"][1] == len(read_csv_upload((DATA / private).read_bytes(), "x",
                                                             private=True))  # N_D: every row
     assert summary(at)[COLUMNS] == [15, 15]  # as for valid_private.csv
-    assert summary(at)[D] == [at.session_state["scenario"].d] * 2 == [13, 13]  # income's 2 items aside
+    # d: every encoded column but the target's 2 items (income is text: one-hot)
+    assert summary(at)[D] == [at.session_state["scenario"].d] * 2 == [13, 13]
     assert any("non-private" in m.value for m in at.markdown)
 
 

@@ -78,8 +78,8 @@ def test_the_decision_and_its_report_name_the_audited_step():
     page = report_html(decision)
     body = html.unescape(re.sub(r"<[^>]+>", " ", page.split("</head>")[1]))
     assert decision.audit_scope.sentence() in body
-    assert "step of the release that spends ε" in body
+    assert "step of the release that spends ε" in body  # the report's table of the steps
     assert body.count("not audited") >= 2  # the two steps no audit here attacks
     figure = decision_figures(decision.numbers(), release=decision.release.name,
                               epsilon=decision.epsilon)["audit"]
-    assert "one step of the release, ε = 1.5 of its 3" in figure.layout.title.text
+    assert "one step: ε = 1.5 of 3" in figure.layout.title.text

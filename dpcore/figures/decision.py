@@ -85,8 +85,7 @@ def _audit_context(numbers: dict[str, pd.DataFrame], audit: pd.Series, epsilon: 
                f"{audit['confidence']:g}")
     scope = numbers.get("audit_scope")
     if scope is not None and not scope["audited"].all():
-        context += (f"; one step of the release, ε = {audit['claimed_epsilon']:.3g} of its "
-                    f"{epsilon:.3g} (the rest not audited)")
+        context += f"; one step: ε = {audit['claimed_epsilon']:.3g} of {epsilon:.3g}"
     return context
 
 
