@@ -618,7 +618,8 @@ def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
         first = (f"With N = {int(frame['n_samples'].iloc[0])} records, the masked set's model "
                  f"reaches a mean validation accuracy of {at_top['masked generation']:.3f} at "
                  f"ε = {top:g} and {at_low['masked generation']:.3f} at ε = {low:g}.")
-        second = (f"Input perturbation gets {at_top['input perturbation']:.3f} at ε = {top:g}, "
+        second = (f"Input perturbation, whose ε protects the features only (its labels go out "
+                  f"unperturbed), gets {at_top['input perturbation']:.3f} at ε = {top:g}, "
                   f"against {at_top['non-private']:.3f} for the non-private model.")
         return " ".join(filter(None, (first, second, majority_warning(numbers))))
     first = (f"At ε = {m['epsilon']:g}, the {int(m['masked_set_size'])} masked records leave a "
