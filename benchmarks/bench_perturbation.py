@@ -1,7 +1,7 @@
-"""Private logistic regression: speed of a whole epsilon curve, and Adult against diffprivlib.
+"""Private logistic regression: speed of a whole epsilon curve, and the default release on Adult.
 
-Run: ``python benchmarks/bench_perturbation.py [--restarts 20] [--seeds 10]``. Prints two markdown
-tables (docs/performance.md copies them).
+Run: ``python benchmarks/bench_perturbation.py [--restarts 20] [--seeds 10] [--save-adult FILE]``.
+Prints two markdown tables (docs/performance.md copies them).
 
 1. Speed. The separable data of Chaudhuri & Monteleoni Sect. 6 (n = 17,500 training points,
    d = 10, 10,000 test points), lambda = 0.01 (the paper's), 10 epsilons from 0.1 to 10 and 20
@@ -13,13 +13,21 @@ tables (docs/performance.md copies them).
    run (mean of 10 fits), times the number of fits the curve needs (1 + 2 x 200); scikit-learn
    has no linear term, so this is a lower bound on its cost for the same work.
 2. Adult (train part -> test part; the arules-style one-hot columns of dpcore.datasets with sex
-   kept, d = 113, every record of norm <= sqrt(12) by construction, data_norm = sqrt(12), no
-   intercept: the full one-hot groups already span it). Our default private model: objective
-   perturbation, 2011 calibration, lambda by ``lambda_rule(epsilon, n, d)`` (reads no data),
-   mean test error over ``--seeds`` noise draws. The diffprivlib column is *quoted* from the
-   issue (IBM diffprivlib 0.6.6 LogisticRegression, scikit-learn 1.5, C = 1, data_norm =
-   sqrt(12), 10 seeds, measured by the issue's author): diffprivlib does not import beside
-   scikit-learn 1.9, so it is not run here.
+   kept, 113 columns, every record of norm <= sqrt(12) by construction, data_norm = sqrt(12), no
+   intercept: the full one-hot groups already span it). Ours: the library's **default release**,
+   ``PrivateLogisticRegression(epsilon, data_norm=sqrt(12), fit_intercept=False,
+   classes=(0, 1), rng=seed)`` with its default ``method`` and ``lam="auto"`` (read from the
+   class, so this follows the default), mean ± SD of the test error over ``--seeds`` noise draws
+   of the release's law; beside it objective perturbation (2011) at its rule, a study that is
+   not released, and the non-private fit at its lambda. IBM diffprivlib, which does
+   not import beside this project's scikit-learn, is measured on the same matrices by
+   ``benchmarks/bench_diffprivlib.py`` (``--save-adult FILE`` writes them); docs/performance.md
+   puts the two side by side with both settings named.
+3. Adult, tuned against tuned: the default release's lambda chosen on a validation split of the
+   training part (80 / 20, the split of ``bench_diffprivlib.py``: never the test part) from
+   :data:`TUNING_LAMBDAS`, by the mean validation error over ``--seeds`` draws, then refitted on
+   the whole training part and scored on the test part, as ``bench_diffprivlib.py`` tunes
+   diffprivlib's C.
 """
 
 from __future__ import annotations
@@ -42,9 +50,9 @@ from dpcore.perturbation.synthetic import synthetic
 LAM = 0.01
 EPSILONS = np.logspace(-1, 1, 10)
 ADULT_EPSILONS = [0.1, 0.5, 1.0, 2.0, 5.0, 10.0]
-#: IBM diffprivlib 0.6.6 LogisticRegression on the same task, as measured in the issue.
-DIFFPRIVLIB = {0.1: 0.282, 0.5: 0.219, 1.0: 0.192, 2.0: 0.181, 5.0: 0.151, 10.0: 0.145}
-DIFFPRIVLIB_NONPRIVATE = 0.143
+#: The epsilons and lambdas of the tuned comparison (C = 1/(n lam) spans diffprivlib's grid).
+TUNED_EPSILONS = [0.5, 1.0, 2.0]
+TUNING_LAMBDAS = (1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1)
 
 
 def markdown(frame: pd.DataFrame) -> str:
@@ -111,33 +119,64 @@ def adult(seeds: int) -> pd.DataFrame:
     n, d = X.shape
     norm = math.sqrt(12.0)
     assert np.linalg.norm(X, axis=1).max() <= norm + 1e-12
+    default = PrivateLogisticRegression()
     rows = []
     for eps in ADULT_EPSILONS:
+        errors, lams = [], set()
+        for seed in range(seeds):
+            model = PrivateLogisticRegression(epsilon=eps, data_norm=norm, fit_intercept=False,
+                                              classes=(0, 1), rng=seed).fit(X, y)
+            errors.append(1.0 - model.score(X_test, y_test))
+            lams.add(round(model.lam_resolved_, 12))
         lam = lambda_rule(eps, n, d)
         res = epsilon_curve(X, y, epsilons=[eps], lam=lam, restarts=seeds, X_test=X_test,
                             y_test=y_test, data_norm=norm,
-                            methods=["non-private", "output perturbation",
-                                     "objective perturbation"], seed=0)
+                            methods=["non-private", "objective perturbation"], seed=0)
         s = summarise(res).set_index("method")
-        clf = PrivateLogisticRegression(epsilon=eps, lam=lam, data_norm=norm,
-                                        fit_intercept=False, classes=(0, 1))
-        t_fit, _ = best_of(lambda clf=clf: clf.fit(X, y))
-        ours = s.loc["objective perturbation"]
+        release = PrivateLogisticRegression(epsilon=eps, data_norm=norm, fit_intercept=False,
+                                            classes=(0, 1))
+        t_fit, _ = best_of(lambda release=release: release.fit(X, y))
         rows.append({
             "epsilon": eps,
-            "lambda (rule)": f"{lam:.2g}",
-            "ours: objective (mean ± SD)": f"{ours['mean']:.4f} ± {ours['std']:.4f}",
-            "diffprivlib 0.6.6 (quoted)": DIFFPRIVLIB[eps],
-            "ours lower": bool(ours["mean"] < DIFFPRIVLIB[eps]),
-            "output perturbation": round(s.loc["output perturbation", "mean"], 4),
-            "non-private, same lambda": round(s.loc["non-private", "mean"], 4),
+            f"default release ({default.method}), lambda": ", ".join(f"{v:.2g}" for v in lams),
+            "default release: test error (mean ± SD)":
+                f"{np.mean(errors):.4f} ± {np.std(errors, ddof=1):.4f}",
+            "objective perturbation (2011, a study), lambda rule": f"{lam:.2g}",
+            "objective: test error (mean ± SD)": f"{s.loc['objective perturbation', 'mean']:.4f}"
+                                                 f" ± {s.loc['objective perturbation', 'std']:.4f}",
+            "non-private, objective's lambda": round(s.loc["non-private", "mean"], 4),
             "one release fit (s)": round(t_fit, 3),
         })
     sk = LogisticRegression(C=1.0, max_iter=5000)
     t_sk, _ = best_of(lambda: sk.fit(X, y))
-    print(f"scikit-learn LogisticRegression(C=1) on the same data: test error "
-          f"{1 - sk.score(X_test, y_test):.4f}, fit {t_sk:.3f} s (diffprivlib's non-private "
-          f"reference in the issue: {DIFFPRIVLIB_NONPRIVATE}).\n")
+    print(f"scikit-learn LogisticRegression(C=1) on the same data (non-private): test error "
+          f"{1 - sk.score(X_test, y_test):.4f}, fit {t_sk:.3f} s.\n")
+    return pd.DataFrame(rows)
+
+
+def _errors(X, y, X_test, y_test, *, epsilon: float, lam: float, seeds: int) -> np.ndarray:
+    """Test errors of ``seeds`` draws of the default release's law at ``lam``."""
+    norm = math.sqrt(12.0)
+    return np.array([1.0 - PrivateLogisticRegression(
+        epsilon=epsilon, lam=lam, data_norm=norm, fit_intercept=False, classes=(0, 1),
+        rng=seed).fit(X, y).score(X_test, y_test) for seed in range(seeds)])
+
+
+def tuned(seeds: int) -> pd.DataFrame:
+    """The default release with lambda tuned on a validation split of the training part."""
+    X, y, X_test, y_test = adult_with_sex()
+    order = np.random.default_rng(0).permutation(X.shape[0])  # bench_diffprivlib.py's split
+    cut = int(0.8 * X.shape[0])
+    fit, valid = order[:cut], order[cut:]
+    rows = []
+    for eps in TUNED_EPSILONS:
+        scores = {lam: _errors(X[fit], y[fit], X[valid], y[valid], epsilon=eps, lam=lam,
+                               seeds=seeds).mean() for lam in TUNING_LAMBDAS}
+        best = min(scores, key=scores.get)
+        test = _errors(X, y, X_test, y_test, epsilon=eps, lam=best, seeds=seeds)
+        rows.append({"epsilon": eps, "lambda tuned on validation": best,
+                     "validation error": round(scores[best], 4),
+                     "test error (mean ± SD)": f"{test.mean():.4f} ± {test.std(ddof=1):.4f}"})
     return pd.DataFrame(rows)
 
 
@@ -145,11 +184,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--restarts", type=int, default=20)
     parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--save-adult", metavar="FILE",
+                        help="write the Adult matrices (X, y, X_test, y_test) to FILE (.npz) for "
+                             "benchmarks/bench_diffprivlib.py, and stop")
     args = parser.parse_args()
+    if args.save_adult:
+        X, y, X_test, y_test = adult_with_sex()
+        np.savez_compressed(args.save_adult, X=X, y=y, X_test=X_test, y_test=y_test)
+        return
     warnings.simplefilter("error")
     print(markdown(speed(args.restarts)))
     print()
     print(markdown(adult(args.seeds)))
+    print()
+    print(markdown(tuned(args.seeds)))
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from dpcore.decision import (
 )
 from dpcore.figures.decision import decision_figures
 from dpcore.studies.choose_epsilon import PRIORS
+from dpcore.text import md
 from ui.budget import budget_sidebar
 from ui.cache import SHARED, content_key
 from ui.errors import show_errors
@@ -94,8 +95,9 @@ def headline(dec: Decision) -> None:
                    f"{top['value']:.3g}", help=f"{top['spread']}. {top['meaning']}")
     cols[1].metric(f"Belief after it, from {100 * r['prior']:g} %",
                    f"{100 * r['posterior_at_most']:.1f} %", help=dec.sentences()["risk"])
+    part = "" if dec.audit_scope.whole else " by the audited step"
     cols[2].metric("Audited ε ≥", f"{a['audited_lower_bound']:.2f}",
-                   delta=f"claimed {a['claimed_epsilon']:g}", delta_color="off",
+                   delta=f"claimed {a['claimed_epsilon']:.3g}{part}", delta_color="off",
                    help=dec.sentences()["audit"])
     cols[3].metric("Budget left after it", f"{max(b['left'] - b['charge'], 0.0):.3g}",
                    delta=f"this release: ε = {b['charge']:g}",
@@ -142,6 +144,10 @@ def decision_view(dec: Decision) -> None:
     with right:
         st.subheader("What an attacker could show")
         st.markdown(sentences["audit"])
+        st.markdown("**Steps of the release that spend ε**\n" + "\n".join(
+            f"- {md(row.step)}: ε = {row.epsilon:.3g}, "
+            + ("**audited**" if row.audited else "not audited")
+            for row in dec.audit_scope.table().itertuples(index=False)))
         draw("audit")
     st.dataframe(dec.utility.drop(columns="sd").rename(columns={"non_private": "non-private"}),
                  hide_index=True)

@@ -154,8 +154,8 @@ def show_metrics(m: pd.Series) -> None:
     slot.metric("SD over replicates", f"{m['sd_estimate']:.4f}")
     slot.metric("Noise norm E‖δ‖", f"{m['noise_norm']:.3g}",
                 help="The average length of the random vector δ added to the model's "
-                     "coefficients β before release: d·√d/(N_D λ ε), plus a small term "
-                     "for the solver's accuracy.")
+                     "coefficients β before release: k·√k/(N_D λ ε) for β's k components "
+                     "(see below), plus a small term for the solver's accuracy.")
 
 
 def advise(m: pd.Series) -> None:
@@ -331,12 +331,14 @@ with show_errors():
                       help="The answer on E without weights: free, but biased when E differs "
                            "from D.")
     slot = live_col.container(horizontal=True)  # the ε-dependent numbers, drawn by live()
+    dim = scenario.dimension
     st.caption(
         f"λ = {lam:g}, {n_reps} bootstrap resamples of D ({len(scenario.private):,} records) "
-        f"against E ({len(scenario.public):,} records); d = {ready.d} components (with the "
-        "intercept"
-        + (f"; Ji & Elkan's Adult encoding had {PAPER_D}" if scenario.name == "adult" else "")
-        + "). The noise grows like d^1.5 / (N_D λ ε). These are simulations of the mechanism, "
+        f"against E ({len(scenario.public):,} records); {dim.text()}. The weighting model "
+        "reads whole records, so β has k = "
+        f"{dim.model_text(intercept=ready.d > dim.columns, target=True)}"
+        + (f" (Ji & Elkan's Adult encoding: {PAPER_D})" if scenario.name == "adult" else "")
+        + ". The noise grows like k^1.5 / (N_D λ ε). These are simulations of the mechanism, "
         "seeded and reproducible: none of them is a release."
     )
     if view in BOX_VIEWS:

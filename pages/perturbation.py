@@ -12,11 +12,13 @@ import pandas as pd
 import streamlit as st
 
 import ui.preload  # noqa: F401  (first: every module, one order; see ui/preload.py)
+from dpcore.datasets.dimension import Dimension
 from dpcore.figures.perturbation import TITLES, coefficient_bars, figures
 from dpcore.perturbation import PrivateLogisticRegression
 from dpcore.perturbation.experiments import release_lambda, scenario_arrays
 from dpcore.studies import perturbation as study
 from dpcore.studies.perturbation import (
+    EPSILON_GRIDS,
     LAMBDA_MODES,
     LAMBDAS,
     PAPER_N,
@@ -45,7 +47,7 @@ require_router()
 
 scenario = scenario_sidebar()
 keep_widget_state({"lr_view": VIEWS[0], "lr_source": SOURCES[0],
-                   "lr_lambda_mode": LAMBDA_MODES[0]})
+                   "lr_lambda_mode": LAMBDA_MODES[0], "lr_grid": next(iter(EPSILON_GRIDS))})
 with st.sidebar:
     st.header("Private logistic regression")
     source = st.radio("Training data", SOURCES, key="lr_source",
@@ -54,7 +56,8 @@ with st.sidebar:
     epsilon_slot = st.container()  # the ε slider, drawn by live() below
     lambda_mode = st.radio(
         "Choose λ by", LAMBDA_MODES, key="lr_lambda_mode",
-        help="Rule: λ = 0.2·d/(n·ε) at each ε (reads no data, spends nothing). By hand: a λ "
+        help="Rule: λ = 0.2·k/(n·ε) at each ε, k the model's coefficients (d, plus one for an "
+             "intercept); it reads no data and spends nothing. By hand: a λ "
              "slider appears below. CV: 3-fold cross-validation of the non-private model on "
              "public data (the scenario's E, or a fresh synthetic sample of 10,000 points as in "
              "the paper), never on D.")
@@ -77,6 +80,10 @@ with st.sidebar:
                                  label="Restarts (noise draws)",
                                  help="Each restart draws fresh noise for every method and ε; "
                                       "the bands show the spread over restarts and folds.")
+    grid = st.selectbox("ε grid of the curves", list(EPSILON_GRIDS), key="lr_grid",
+                        help="The ε at which the curves against ε are computed (the chosen ε "
+                             "is added). The paper's Figs. 1-2 live at small ε: its Fig. 1 "
+                             "errors are reproduced near ε = 0.02.")
     seed = seed_input("lr_seed")
 budget_sidebar()
 export_panel("perturbation")
@@ -127,7 +134,7 @@ view = st.segmented_control("View", VIEWS, key="lr_view", label_visibility="coll
 def page_params(epsilon: float) -> Params:
     """The study's parameters: the sidebar's widgets, ``epsilon`` and the view."""
     return Params(source=source, epsilon=epsilon, lambda_mode=lambda_mode, lam=lam_set,
-                  n=n_choice, restarts=restarts, view=view, seed=seed)
+                  n=n_choice, restarts=restarts, grid=grid, view=view, seed=seed)
 
 
 def lambda_note(m: pd.Series, params: Params) -> str:
@@ -141,14 +148,15 @@ def data_caption(m: pd.Series, held_out: bool) -> None:
     """How the records are scaled and where the test error is measured."""
     tested = (f"{SYNTHETIC_TEST:,} fresh test points" if source in SYNTHETIC
               else "the held-out test part" if held_out else "3-fold cross-validation")
+    dim = Dimension(int(m["d"]), int(m["target_columns"]))
     st.caption(
         f"Records scaled by a norm bound of {m['data_norm']:.3g} from the domain (never from "
-        f"the data) and clipped to norm 1; d = {m['d']} encoded columns"
-        + (" plus an intercept" if m["intercept"] else "")
-        + f"; test error on {tested}. These are seeded simulations (restarts = noise draws), "
-        "not releases; the non-private curve is computed without noise. The data-masking page "
-        "fits Pham et al.'s model to the same tables (λ = 0.5, no intercept, records centred "
-        "by the public mean, its own norm bound and split), so its accuracy there differs.")
+        f"the data) and clipped to norm 1; {dim.text()}; the model fits "
+        f"{dim.model_text(intercept=bool(m['intercept']))}; test error on {tested}. These are "
+        "seeded simulations (restarts = noise draws), not releases; the non-private curve is "
+        "computed without noise. The data-masking page fits Pham et al.'s model to the same "
+        "tables (λ = 0.5, no intercept, records centred by the public mean, its own norm "
+        "bound and split), so its accuracy there differs.")
 
 
 def error_metrics(m: pd.Series, params: Params, reach: str | None) -> None:
@@ -187,8 +195,10 @@ def best_lambdas(m: pd.Series) -> str:
 def lambda_caption(params: Params) -> str:
     """How λ was chosen for the ε curve: its own at each ε under the rule, else one value."""
     if params.lambda_mode == LAMBDA_MODES[0]:
-        return (" λ follows the rule 0.2·d/(n·ε) at each ε (d counts the intercept), so the "
-                "non-private line moves with ε too.")
+        return (" λ follows objective perturbation's rule 0.2·k/(n·ε) at each ε (k the model's "
+                "coefficients above), for both methods, so the non-private line moves with ε "
+                "too. Output perturbation's own rule is 0.07·(k/(n·ε))^(2/3); to compare the two "
+                "at one λ chosen for neither, set λ by hand or by CV.")
     return " λ is the same at every ε (the value above)."
 
 
@@ -293,7 +303,9 @@ def publish(epsilon: float, lam: float, intercept: bool, scenario_id: str) -> No
             "λ of the release: the one that did best when this release was simulated on the "
             "public set E (a fit to 70 % of E with the release's noise for "
             f"N_D = {n_all:,} records, scored on the other 30 %). It reads no private data and "
-            "spends nothing.")
+            "spends nothing. The study's rule of (ε, n, d) reads none either, but its constants "
+            "were fixed on the paper's synthetic data and a validation split of Adult's training "
+            "part (docs/paper-notes.md), so they may suit another table less well.")
     st.caption(
         "Both releases draw the papers' L2-Laplace noise, made safe on floating point: a "
         "Gaussian of random variance (the Gamma mixture that is the L2-Laplace) through "

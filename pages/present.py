@@ -127,7 +127,8 @@ with show_errors():
                  f"present_{preset.key}_{name}",
                  title=f"{figure_title(preset, name)} ({preset.paper})",
                  context=preset.note if len(shown) == 1 else "")
-    st.caption(f"{preset.note} A seeded study of the mechanism (reproducible, run through the "
+    st.caption(" ".join(part for part in (preset.note, preset.remark) if part)
+               + " A seeded study of the mechanism (reproducible, run through the "
                f"{preset.page.replace('_', ' ')} page's computation), not a release: it spends no "
                "budget.")
 

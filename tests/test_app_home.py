@@ -20,6 +20,7 @@ from dpcore import DataError
 from dpcore.datasets import list_scenarios, read_csv_upload, scenario_title
 from dpcore.datasets.reading import MAX_UPLOAD_BYTES
 from dpcore.runs.scenarios import AT_RANDOM, BY_VALUE
+from dpcore.studies.home import COLUMNS, D
 from dpcore.text import md
 
 # Pages that draw the scenario sidebar (presentation mode hides it).
@@ -64,7 +65,7 @@ def upload_pair(private: str, public: str = "valid_public.csv", **state: object)
 
 
 def summary(at: AppTest) -> dict[str, list]:
-    """The home page's summary table (records, features d, target rate of E and D)."""
+    """The home page's summary table (records, d, encoded columns, target rate of E and D)."""
     table = next(df.value for df in at.main.dataframe if "records" in df.value.columns)
     return table.to_dict(orient="list")
 
@@ -96,7 +97,7 @@ def test_home_shows_each_builtin_scenario(name: str):
     assert at.header[0].value == scenario_title(name)
     table = summary(at)
     assert all(n > 0 for n in table["records"])
-    assert len(set(table["features d"])) == 1
+    assert len(set(table[D])) == 1 and set(table[D]) == {at.session_state["scenario"].d}
     assert at.session_state["scenario"].name == name
     captions = " ".join(caption.value for caption in at.caption)
     assert "differ most between E and D" in captions  # the chart's caption
@@ -106,7 +107,8 @@ def test_builtin_options_change_the_scenario():
     at = start(builtin_name="mvn-shift")
     at.number_input(key="builtin_p").set_value(5).run()
     assert_clean(at)
-    assert summary(at)["features d"] == [6, 6]  # x1..x5 and the target y
+    assert summary(at)[D] == [5, 5]  # d: x1..x5
+    assert summary(at)[COLUMNS] == [6, 6]  # and the target y
     at.selectbox(key="builtin_public").set_value("identical").run()
     assert_clean(at)
     first_id = at.session_state["scenario_id"]
@@ -119,10 +121,10 @@ def test_builtin_options_change_the_scenario():
 
 def test_adult_compact_encoding():
     at = start()
-    d_onehot = summary(at)["features d"][0]
+    d_onehot = summary(at)[D][0]
     at.radio(key="builtin_encoding").set_value("compact").run()
     assert_clean(at)
-    assert summary(at)["features d"][0] < d_onehot
+    assert summary(at)[D][0] < d_onehot
 
 
 def test_valid_upload_of_two_files():
@@ -226,7 +228,9 @@ def test_private_file_facts_do_not_refuse_an_upload(private: str):
     assert_clean(at)
     assert summary(at)["records"][1] == len(read_csv_upload((DATA / private).read_bytes(), "x",
                                                             private=True))  # N_D: every row
-    assert summary(at)["features d"] == [15, 15]  # as for valid_private.csv
+    assert summary(at)[COLUMNS] == [15, 15]  # as for valid_private.csv
+    # d: every encoded column but the target's 2 items (income is text: one-hot)
+    assert summary(at)[D] == [at.session_state["scenario"].d] * 2 == [13, 13]
     assert any("non-private" in m.value for m in at.markdown)
 
 

@@ -192,7 +192,9 @@ def test_page_runs_on_every_kind_of_scenario(state):
     at = open_page(**state)
     assert len(charts(at)) == 1
     caption = next(c.value for c in at.caption if "bootstrap resamples of D" in c.value)
-    assert f"d = {at.session_state['scenario'].d + 1} components" in caption
+    dim = at.session_state["scenario"].dimension  # d, with its definition, and β's k
+    assert dim.text() in caption
+    assert f"k = {dim.coefficients(intercept=True, target=True)} coefficients" in caption
 
 
 def upload(at: AppTest, public: bytes, private: bytes) -> AppTest:

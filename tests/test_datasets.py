@@ -84,14 +84,16 @@ def test_every_scenario_is_encoded_in_the_unit_box(name):
     s = ds.load_scenario(name)
     assert isinstance(s, Scenario) and s.name == name and s.title == ds.scenario_title(name)
     assert list(s.private.columns) == list(s.public.columns) == s.features
-    assert s.d == len(s.features) == sum(len(cols) for cols in s.groups.values())
+    target_group = next(cols for cols in s.groups.values() if s.target in cols)
+    assert s.d == len(s.predictors) == len(s.features) - len(target_group)  # one d
+    assert s.dimension.columns == sum(len(cols) for cols in s.groups.values())
     for frame in (s.public, s.private):
         assert (frame.dtypes == "float64").all()
         values = frame.to_numpy()
         assert values.min() >= 0.0 and values.max() <= 1.0
     assert len(s.raw_public) == len(s.public) and len(s.raw_private) == len(s.private)
     assert s.target in s.features and set(np.unique(s.private[s.target])) == {0.0, 1.0}
-    assert s.target not in s.predictors and len(s.predictors) < s.d
+    assert s.target not in s.predictors
     assert set(s.kinds) == set(s.groups)
     assert "licen" in s.description.lower() and "Source" in s.description
     assert "**Split" in s.description or name == "mvn-shift"  # simulated D and E: no split
@@ -133,7 +135,8 @@ def test_adult_removes_sex_and_lines_up_raw_and_encoded_rows(adult):
 
 
 def test_adult_onehot_items(adult):
-    assert adult.d == 113 and adult.encoding == "onehot" and adult.target == "income=>50K"
+    assert adult.d == 111 and adult.dimension.columns == 113  # d: the target's 2 items aside
+    assert adult.encoding == "onehot" and adult.target == "income=>50K"
     assert {group: len(cols) for group, cols in adult.groups.items()} == ADULT_GROUP_SIZES
     assert adult.features[:4] == ["age=Young", "age=Middle-aged", "age=Senior", "age=Old"]
     assert "workclass=Private" in adult.features and "income=<=50K" in adult.features
@@ -166,7 +169,8 @@ def test_adult_test_part(adult):
 def test_adult_compact_encoding_is_close_to_the_paper():
     s = ds.load_scenario("adult", encoding="compact")
     # k - 1 items per feature: 3+7+15+6+13+5+4+2+2+3+1+1 = 62, i.e. 63 with an intercept
-    assert s.d == 62 and s.encoding == "compact" and s.target == "income=>50K"
+    assert s.d == 61 and s.dimension.columns == 62  # d: the target's 1 item aside
+    assert s.encoding == "compact" and s.target == "income=>50K"
     assert s.groups["native-country"] == ["native-country=Other"]
     assert s.groups["income"] == ["income=>50K"]
     assert "age=Young" not in s.features and "workclass=Private" not in s.features
@@ -262,7 +266,7 @@ def test_mvn_shift_follows_wang_et_al():
 
 def test_mvn_shift_dimension_and_shift():
     high = ds.load_scenario("mvn-shift", p=100)
-    assert high.d == 101 and high.features[-2:] == ["x100", "y"]
+    assert high.d == 100 and high.features[-2:] == ["x100", "y"]
     variances = high.raw_public.drop(columns="y").var()
     assert variances.between(0.44, 0.56).all()  # the paper's p = 100 case: 0.5 I
     first = ds.load_scenario("mvn-shift", p=5, shift="first").raw_public.drop(columns="y").var()
@@ -293,7 +297,7 @@ def test_three_gaussians_follow_pham_et_al():
 
 def test_digits():
     s = ds.load_scenario("digits")
-    assert len(s.private) + len(s.public) == 1797 and s.d == 64 + 10
+    assert len(s.private) + len(s.public) == 1797 and s.d == 64 and s.dimension.columns == 64 + 10
     np.testing.assert_allclose(s.private["pixel_3_3"], s.raw_private["pixel_3_3"] / 16)
     assert s.groups["digit"] == [f"digit={k}" for k in range(10)]
     ink = s.raw_private.drop(columns="digit").sum(axis=1).mean()
@@ -302,7 +306,7 @@ def test_digits():
 
 def test_breast_cancer_scales_by_the_public_range():
     s = ds.load_scenario("breast-cancer")
-    assert len(s.private) + len(s.public) == 569 and s.d == 31 and s.target == "malignant"
+    assert len(s.private) + len(s.public) == 569 and s.d == 30 and s.target == "malignant"
     raw = pd.concat([s.raw_private, s.raw_public])
     assert raw["malignant"].sum() == 212
     assert (s.public.min() == 0.0).all() and (s.public.max() == 1.0).all()
@@ -314,7 +318,7 @@ def test_breast_cancer_scales_by_the_public_range():
 
 def test_wine():
     s = ds.load_scenario("wine")
-    assert len(s.private) + len(s.public) == 178 and s.d == 13 + 3
+    assert len(s.private) + len(s.public) == 178 and s.d == 13 and s.dimension.columns == 13 + 3
     assert s.groups["cultivar"] == ["cultivar=1", "cultivar=2", "cultivar=3"]
     assert s.raw_private["alcohol"].mean() > s.raw_public["alcohol"].mean()
 

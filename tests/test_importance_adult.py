@@ -111,8 +111,9 @@ def test_plugin_predicts_measured_variance_where_linearisation_holds(grid):
 
 def test_compact_encoding_matches_the_papers_63_components():
     sc = load_scenario("adult", encoding="compact")
-    assert sc.d + 1 == 63  # 62 items plus the intercept
-    assert load_scenario("adult").d + 1 == 114
+    assert sc.dimension.columns + 1 == 63  # 62 items plus the intercept
+    assert sc.dimension.coefficients(intercept=True, target=True) == 63 and sc.d == 61
+    assert load_scenario("adult").dimension.coefficients(intercept=True, target=True) == 114
 
 
 def test_laplace_perturbation_sensitivity_matches_sect_5_1():

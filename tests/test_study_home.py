@@ -16,7 +16,7 @@ from dpcore.figures.home import TITLES, mean_difference_figure
 from dpcore.figures.home import figures as home_figures
 from dpcore.runs import RunConfig, run
 from dpcore.studies import home
-from dpcore.studies.home import PRIVATE_LABEL, PUBLIC_LABEL, TOP_FEATURES, Params
+from dpcore.studies.home import COLUMNS, PRIVATE_LABEL, PUBLIC_LABEL, TOP_FEATURES, D, Params
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +58,8 @@ def test_summary_counts_both_sets_and_the_target_rate(wine, numbers):
     assert list(summary.index) == [PUBLIC_LABEL, PRIVATE_LABEL]
     assert "non-private" in PRIVATE_LABEL  # D read without noise is never called a release
     assert list(summary["records"]) == [len(wine.public), len(wine.private)]
-    assert list(summary["features d"]) == [wine.d, wine.d]
+    assert list(summary[D]) == [wine.d, wine.d] == [13, 13]  # d: features, the target aside
+    assert list(summary[COLUMNS]) == [16, 16]  # and the target's 3 one-hot columns
     assert summary["target rate"].tolist() == [wine.public[wine.target].mean(),
                                               wine.private[wine.target].mean()]
 

@@ -172,9 +172,9 @@ def test_metrics_hold_the_headline_numbers(wine, numbers):
     raw = wine.raw_private
     assert m["truth_nonprivate"] == pytest.approx((raw["cultivar"] == 1).mean(), abs=1e-12)
     assert (m["epsilon"], m["lam"], m["replicates"]) == (0.1, 0.1, REPS)
-    assert (m["n_private"], m["n_public"], m["d"]) == (len(wine.private), len(wine.public),
-                                                       wine.d + 1)
-    assert m["noise_norm"] == expected_noise_norm(wine.d + 1, len(wine.private), 0.1, 0.1)
+    k = wine.dimension.coefficients(intercept=True, target=True)  # β: whole records, intercept
+    assert (m["n_private"], m["n_public"], m["d"]) == (len(wine.private), len(wine.public), k)
+    assert m["noise_norm"] == expected_noise_norm(k, len(wine.private), 0.1, 0.1)
     assert m["log_weight_noise"] > 0
 
 

@@ -191,6 +191,8 @@ def test_accuracy_tables_and_takeaway_on_a_small_scenario(wine):
     assert f"With N = {pool} records" in text
     assert f"{top['masked generation']:.3f} at ε = 50" in text
     assert f"{top['input perturbation']:.3f}" in text and f"{top['non-private']:.3f}" in text
+    # a like-for-like reading: input perturbation's ε does not cover the labels
+    assert "protects the features only (its labels go out unperturbed)" in text
     # Another ε moves the line on the curves only: the curves are the prepared ones.
     moved = at(ready, params.replace(epsilon=1.0))
     assert moved[f"accuracy_N{pool}"] is numbers[f"accuracy_N{pool}"]

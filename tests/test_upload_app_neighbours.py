@@ -21,6 +21,7 @@ from streamlit.testing.v1 import AppTest
 from dpcore.datasets import split_by_value
 from dpcore.datasets.reading import read_csv_upload
 from dpcore.runs.scenarios import BY_VALUE
+from dpcore.studies.home import D
 from dpcore.text import md
 from ui.sidebar import UPLOAD_SEED
 
@@ -62,7 +63,7 @@ def domain(at: AppTest) -> dict:
         "features": scenario.features,
         "d": scenario.d,
         "n_private": len(scenario.private),
-        "summary d": summary["features d"].tolist(),
+        "summary d": summary[D].tolist(),
         "summary records": summary["records"].tolist(),
         "target": scenario.target,
         "categories": scenario.categories,

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dpcore.datasets.dimension import dimension
 from dpcore.datasets.encoding import TabularEncoder, biased_split
 from dpcore.datasets.scenario import Scenario
 from dpcore.validation import check_random_state
@@ -111,7 +112,7 @@ def load_scenario(
     --------
     >>> s = load_scenario("adult")
     >>> s.target, s.d, s.private.shape[0] > s.public.shape[0]
-    ('income=>50K', 113, True)
+    ('income=>50K', 111, True)
     """
     entry = _entry(name)
     _check_choice(public, "public", PUBLIC_OPTIONS)
@@ -220,23 +221,25 @@ def _assemble(
     raw_private = raw_private.reset_index(drop=True)
     encoder.fit(raw_public)
     public, private = encoder.transform(raw_public), encoder.transform(raw_private)
+    fields = encoder.scenario_fields()
     return Scenario(
         name=name,
         title=_REGISTRY[name].title,
         public=public,
         private=private,
         target=target,
-        description=_with_sizes(text, len(private), len(public), public.shape[1]),
-        **encoder.scenario_fields(),
+        description=_with_sizes(text, len(private), len(public), fields["groups"], target),
+        **fields,
         raw_public=raw_public,
         raw_private=raw_private,
     )
 
 
-def _with_sizes(text: str, n_private: int, n_public: int, d: int) -> str:
+def _with_sizes(text: str, n_private: int, n_public: int, groups: dict[str, list[str]],
+                target: str | None) -> str:
     return (
         f"{text}\n\n**Sizes:** {n_private:,} private records (D), {n_public:,} public records "
-        f"(E), d = {d} encoded columns."
+        f"(E); {dimension(groups, target).text()}."
     )
 
 
@@ -365,14 +368,16 @@ def _adult(rng: np.random.Generator, encoding: str) -> Scenario:
         "Repository, https://doi.org/10.24432/C5XW20, CC BY 4.0; shipped unchanged in "
         "`dpcore/data/adult/`."
     )
+    target, fields = "income=>50K", encoder.scenario_fields()
     return Scenario(
         name="adult",
         title=_REGISTRY["adult"].title,
         public=part["public"],
         private=part["private"],
-        target="income=>50K",
-        description=_with_sizes(text, len(part["private"]), len(part["public"]), encoded.shape[1]),
-        **encoder.scenario_fields(),
+        target=target,
+        description=_with_sizes(text, len(part["private"]), len(part["public"]),
+                                fields["groups"], target),
+        **fields,
         raw_public=part["raw_public"],
         raw_private=part["raw_private"],
         test=test.copy(),

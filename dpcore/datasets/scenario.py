@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from dpcore.datasets.dimension import Dimension, dimension
 from dpcore.validation import DataError
 
 __all__ = ["KINDS", "Scenario"]
@@ -140,9 +141,15 @@ class Scenario:
         return list(self.public.columns)
 
     @property
+    def dimension(self) -> Dimension:
+        """d and what it is made of (:mod:`dpcore.datasets.dimension`): what pages show."""
+        return dimension(self.groups, self.target)
+
+    @property
     def d(self) -> int:
-        """Number of encoded columns."""
-        return self.public.shape[1]
+        """The number of features after encoding: the encoded columns less the target's
+        (:data:`dpcore.datasets.dimension.DEFINITION`)."""
+        return self.dimension.d
 
     @property
     def record_l1_sensitivity(self) -> float:

@@ -1,9 +1,10 @@
 """Decide on one release with the whole picture, and hand the decision over as a report.
 
 * :func:`decide` (from a page's run config, with the caller's scenario and caches if any): the
-  utility the study measured with its spread, the risk at a prior, the audit's lower bound, the
-  budget spent and left, the published deployments and, for a masked release, the
-  synthetic-data utility report (:mod:`dpcore.decision.decide`);
+  utility the study measured with its spread, the risk at a prior, the audit's lower bound with
+  the step of the release it covers (:class:`AuditScope`), the budget spent and left, the
+  published deployments and, for a masked release, the synthetic-data utility report
+  (:mod:`dpcore.decision.decide`);
 * :data:`RELEASES`: the pages whose release a decision can be about
   (:mod:`dpcore.decision.releases`);
 * :func:`synthetic_report`: marginals, correlations, pMSE and train-on-masked accuracy
@@ -24,10 +25,11 @@ from dpcore.decision.decide import (
     decision_params,
     masked_report,
 )
-from dpcore.decision.releases import RELEASES, Release, release
+from dpcore.decision.releases import RELEASES, AuditScope, Release, release
 from dpcore.decision.report import report_html, report_pdf
 from dpcore.decision.synthetic import synthetic_report
 
-__all__ = ["AUDIT_CONFIDENCE", "AUDIT_RUNS", "RELEASES", "Decision", "Release", "audit_numbers",
+__all__ = ["AUDIT_CONFIDENCE", "AUDIT_RUNS", "RELEASES", "AuditScope", "Decision", "Release",
+           "audit_numbers",
            "budget_table", "decide", "decision_params", "masked_report", "release",
            "report_html", "report_pdf", "synthetic_report"]

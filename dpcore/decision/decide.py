@@ -6,8 +6,9 @@ at the page's settings:
 * the utility its study measured, with its spread (:attr:`Release.utility`);
 * the risk: the worst-case belief that a person is in the data after the release, from a prior
   the user sets (:func:`dpcore.planning.posterior_bound`);
-* the audit's empirical lower bound on the same mechanism's ε, with its runs and confidence
-  (:mod:`dpcore.studies.audit`, built-in pairs: reads no scenario);
+* the audit's empirical lower bound on the ε of one step of the release, with its runs and
+  confidence (:mod:`dpcore.studies.audit`, built-in pairs: reads no scenario), and which step
+  that is, at what ε, and which steps no audit here attacks (:class:`AuditScope`);
 * the budget spent and left in the session's ledger, and what this release would be charged;
 * the published deployments to place its ε among (:func:`dpcore.planning.deployments`);
 * for a masked release, the synthetic-data utility report
@@ -28,7 +29,7 @@ from typing import Any
 import pandas as pd
 
 import dpcore.studies as studies
-from dpcore.decision.releases import RELEASES, Release, release
+from dpcore.decision.releases import RELEASES, AuditScope, Release, release
 from dpcore.decision.synthetic import synthetic_report
 from dpcore.planning import SHOWN_COLUMNS, deployments, epsilon_rank, posterior_bound
 from dpcore.runs import RunConfig, build_scenario
@@ -59,6 +60,8 @@ class Decision:
     utility, risk, audit, budget, deployments : DataFrame
         The utility rows, the risk (one row), the audit's metrics (one row), the budget (one
         row) and the published deployments.
+    audit_scope : AuditScope
+        Which step of the release the audit attacks, at what ε, and what it leaves out.
     synthetic : dict of DataFrame or None
         A masked release's utility report.
     takeaway : str
@@ -75,13 +78,15 @@ class Decision:
     audit: pd.DataFrame
     budget: pd.DataFrame
     deployments: pd.DataFrame
+    audit_scope: AuditScope
     synthetic: dict[str, pd.DataFrame] | None
     takeaway: str
 
     def numbers(self) -> dict[str, pd.DataFrame]:
         """Every table by name (what the page shows and the report writes)."""
         tables = {"utility": self.utility, "risk": self.risk, "audit": self.audit,
-                  "budget": self.budget, "deployments": self.deployments}
+                  "audit_scope": self.audit_scope.table(), "budget": self.budget,
+                  "deployments": self.deployments}
         return {**tables, **(self.synthetic or {})}
 
     def sentences(self) -> dict[str, str]:
@@ -91,10 +96,11 @@ class Decision:
                 f"raise a {100 * r['prior']:g} % belief that a given person is in the data to "
                 f"at most {100 * r['posterior_at_most']:.2f} % (posterior odds at most e^ε "
                 "times the prior odds).")
-        audit = (f"An attacker with the best test on a hard pair of neighbouring datasets, "
-                 f"{int(a['runs_per_dataset']):,} runs each, showed ε ≥ "
-                 f"{a['audited_lower_bound']:.2f} at confidence {a['confidence']:g} for "
-                 f"{a['mechanism']} claimed at ε = {a['claimed_epsilon']:g}: "
+        audit = (f"{self.audit_scope.sentence()} An attacker with the best test on a hard "
+                 f"pair of neighbouring datasets, {int(a['runs_per_dataset']):,} runs each, "
+                 f"showed ε ≥ {a['audited_lower_bound']:.2f} at confidence "
+                 f"{a['confidence']:g} for {a['mechanism']} claimed at ε = "
+                 f"{a['claimed_epsilon']:.3g}: "
                  + ("above what correct noise allows: a fault." if a["flagged"] else
                     f"no fault found (correct noise allows at most "
                     f"{a['limit_on_this_pair']:.2f} on this pair; an audit can show a leak, "
@@ -224,13 +230,15 @@ def decide(config: RunConfig | Mapping[str, Any] | str, *,
     title, description = rel.data(params, prepared) or (data.title, data.description)
     metrics = numbers["metrics"].iloc[0]
     epsilon = rel.epsilon(metrics)
-    case, claimed = rel.audit(params, metrics)
+    scope = rel.audit(params, metrics)
     risk = pd.DataFrame([{"prior": prior, "epsilon": epsilon,
                           "posterior_at_most": float(posterior_bound(prior, epsilon))}])
     synthetic = masked_report(prepared, epsilon) if config.page == "masking" else None
     return Decision(
         config=config, release=rel, data_title=title, data_description=description,
         epsilon=epsilon, utility=rel.utility(numbers, params), risk=risk,
-        audit=audit(case, claimed, params.seed), budget=budget_table(accountant, epsilon),
-        deployments=deployments().loc[:, list(SHOWN_COLUMNS)], synthetic=synthetic,
+        audit=audit(scope.case, scope.epsilon, params.seed),
+        budget=budget_table(accountant, epsilon),
+        deployments=deployments().loc[:, list(SHOWN_COLUMNS)], audit_scope=scope,
+        synthetic=synthetic,
         takeaway=module.takeaway(numbers, params))

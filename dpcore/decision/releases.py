@@ -2,8 +2,9 @@
 
 A page's release (its Publish button) has a study that simulates it. :data:`RELEASES` says, for
 each such page, what the release is, which view of its study holds the utility at the page's ε
-(:attr:`Release.view`), which audit case attacks the same mechanism (:mod:`dpcore.audit`) and how
-to read the utility with its spread from the study's numbers (:attr:`Release.utility`, rows of
+(:attr:`Release.view`), which audit case attacks which step of it, at what ε, and which of its
+steps no audit here attacks (:attr:`Release.audit`, an :class:`AuditScope`), and how to read the
+utility with its spread from the study's numbers (:attr:`Release.utility`, rows of
 ``quantity``, ``value``, ``spread``, ``meaning``, ``non_private``).
 """
 
@@ -17,11 +18,12 @@ from typing import Any
 import pandas as pd
 
 from dpcore.studies.masking import TASKS as MASKING_TASKS
-from dpcore.studies.perturbation import SYNTHETIC
+from dpcore.studies.perturbation import LAMBDA_MODES, SYNTHETIC
 
-__all__ = ["RELEASES", "Release", "release"]
+__all__ = ["RELEASES", "AuditScope", "Release", "release"]
 
 _COLUMNS = ["quantity", "value", "spread", "sd", "meaning", "non_private"]
+_RULE = LAMBDA_MODES[0]  # the perturbation study's λ by its rule (the release chooses its own)
 Numbers = Mapping[str, pd.DataFrame]
 
 
@@ -68,9 +70,11 @@ def _perturbation(numbers: Numbers, params: Any) -> pd.DataFrame:
     rows = [
         _row("test error of the released model", error,
              f"The mean test error of {restarts} simulated fits of objective perturbation at "
-             f"ε = {m['epsilon']:g} (λ = {m['lam']:.3g}), the noise the release (approximate "
-             f"minima perturbation) draws, measured on held-out records; one release varies "
-             f"with a standard deviation of {sd:.3g}.", True, sd=sd),
+             f"ε = {m['epsilon']:g} and the study's λ = {m['lam']:.3g}, the noise the release "
+             f"(approximate minima perturbation) draws, measured on held-out records; one "
+             f"release varies with a standard deviation of {sd:.3g}."
+             + (" (Under the rule, the Publish view chooses its own λ on the public set E.)"
+                if m["lambda_mode"] == _RULE else ""), True, sd=sd),
         _row("test error without privacy", m["error non-private"],
              "The same model fitted without noise: the floor any private model can reach.", True),
         _row("always guessing the majority class", m["guessing_error_nonprivate"],
@@ -122,9 +126,104 @@ def _subset(numbers: Numbers, params: Any) -> pd.DataFrame:
     ], columns=_COLUMNS)
 
 
-def _subset_case(params: Any, metrics: pd.Series) -> tuple[str, float]:
-    mode = params.selection if params.accounting == "calibrated" else "exponential"
-    return f"selection_{mode}", float(metrics["epsilon2"])
+@dataclass(frozen=True)
+class AuditScope:
+    """Which part of a release a decision's audit attacks, at what ε, and what it leaves out.
+
+    A release can be a composite of several noisy steps (the optimal subset spends ε₁, ε₂ and
+    ε₃ in three of them); an audit case attacks one mechanism. The decision says which.
+
+    Attributes
+    ----------
+    case : str
+        The audit case (:data:`dpcore.audit.CASE_KEYS`).
+    epsilon : float
+        The ε the audited step claims (the audit's claimed ε).
+    step : str
+        The audited step, in words ("the selection of a subset size (Algorithm 2 steps 5-6)").
+    total : float
+        The ε the whole release spends.
+    unaudited : tuple of (str, float)
+        The other steps that spend ε, each with its ε: no audit of this decision attacks them.
+    rest : str
+        One more clause, in words: what the release does without spending ε (post-processing)
+        or where the steps not audited here are attacked.
+    """
+
+    case: str
+    epsilon: float
+    step: str
+    total: float
+    unaudited: tuple[tuple[str, float], ...] = ()
+    rest: str = ""
+
+    @property
+    def whole(self) -> bool:
+        """Whether the audited step spends all of the release's ε."""
+        return not self.unaudited
+
+    def sentence(self) -> str:
+        """Which step the audit covers at what ε, and what is not audited, in words."""
+        if self.whole:
+            return (f"The audit covers {self.step} at ε = {self.epsilon:.3g}, all of the "
+                    f"release's ε. No other step spends ε"
+                    + (f": {self.rest}." if self.rest else "."))
+        parts = "; ".join(f"{part} at ε = {eps:.3g}" for part, eps in self.unaudited)
+        rest = f" {self.rest[0].upper()}{self.rest[1:]}." if self.rest else ""
+        return (f"The audit covers one step of the release: {self.step} at ε = "
+                f"{self.epsilon:.3g}, of the release's total ε = {self.total:.3g}. Not audited "
+                f"here: {parts}.{rest} An audit of one step bounds that step's ε, not the "
+                "release's total.")
+
+    def table(self) -> pd.DataFrame:
+        """One row per step that spends ε: the step, its ε and whether the audit covers it."""
+        rows = [{"step": self.step, "epsilon": self.epsilon, "audited": True}]
+        rows += [{"step": part, "epsilon": eps, "audited": False}
+                 for part, eps in self.unaudited]
+        return pd.DataFrame(rows, columns=["step", "epsilon", "audited"])
+
+
+def _importance_scope(params: Any, metrics: pd.Series) -> AuditScope:
+    epsilon = float(params.epsilon)
+    return AuditScope("importance_release", epsilon,
+                      "the noise on the fitted coefficients β (Ji & Elkan Algorithm 1 step 2)",
+                      epsilon, rest="the weights are computed from the noisy β "
+                                    "(post-processing)")
+
+
+def _perturbation_scope(params: Any, metrics: pd.Series) -> AuditScope:
+    epsilon = float(params.epsilon)
+    return AuditScope("amp_release", epsilon,
+                      "the whole release: the objective's noise, the certified solve and the "
+                      "output noise (approximate minima perturbation, Iyengar et al. 2019 "
+                      "Algorithm 1)", epsilon,
+                      rest="the solver's error is covered by the output noise's sensitivity")
+
+
+def _masking_scope(params: Any, metrics: pd.Series) -> AuditScope:
+    epsilon = float(params.epsilon)
+    return AuditScope("masking", epsilon,
+                      "the noisy classifier w′ (Pham et al. Algorithm 1 steps 1-2)", epsilon,
+                      rest="step 3's greedy masked records read only w′ and public records "
+                           "(post-processing)")
+
+
+def _subset_scope(params: Any, metrics: pd.Series) -> AuditScope:
+    """Algorithm 2 spends ε₁ (step 2), ε₂ (step 4) and ε₃ (steps 5-6); the audit attacks the
+    selection at ε₃, with the case of the page's accounting and selection."""
+    calibrated = params.accounting == "calibrated"
+    mode = params.selection if calibrated else "as-printed"
+    e1, e2, e3 = (float(metrics[f"epsilon{i}"]) for i in (1, 2, 3))
+    unaudited = (
+        ("the noisy weights that rank the public points (Wang et al. Algorithm 2 step 2)", e1),
+        ("the DP weights of the candidate subsets, the released one's among them (step 4, "
+         "ε₂/k per candidate)", e2),
+    )
+    step = "the selection of a subset size (Algorithm 2 steps 5-6" + (
+        ")" if calibrated else ", as printed: ε₃ claimed for all k noisy criteria)")
+    return AuditScope(f"selection_{mode}", e3, step, float(metrics["epsilon_spent"]),
+                      unaudited, rest="the audit page's case 'Wang et al. counts as released' "
+                                      "attacks the noise of steps 2 and 4")
 
 
 @dataclass(frozen=True)
@@ -142,8 +241,8 @@ class Release:
     utility : callable
         ``(numbers, params) -> DataFrame`` of the utility rows.
     audit : callable
-        ``(params, metrics) -> (case key, claimed ε)`` of the audit that attacks the same
-        mechanism (:data:`dpcore.audit.CASE_KEYS`).
+        ``(params, metrics) -> AuditScope``: the audit case that attacks a step of the release
+        (:data:`dpcore.audit.CASE_KEYS`), the step's ε, and the steps it does not attack.
     epsilon : callable
         ``(metrics) -> ε`` the release spends.
     data : callable
@@ -155,7 +254,7 @@ class Release:
     name: str
     view: str
     utility: Callable[[Numbers, Any], pd.DataFrame]
-    audit: Callable[[Any, pd.Series], tuple[str, float]]
+    audit: Callable[[Any, pd.Series], AuditScope]
     epsilon: Callable[[pd.Series], float]
     data: Callable[[Any, Any], tuple[str, str] | None] = lambda params, prepared: None
 
@@ -182,10 +281,6 @@ def _masking_data(params: Any, prepared: Any) -> tuple[str, str] | None:
     return prepared.task.title, prepared.task.description
 
 
-def _at_epsilon(case: str) -> Callable[[Any, pd.Series], tuple[str, float]]:
-    return lambda params, metrics: (case, float(params.epsilon))
-
-
 def _page_epsilon(metrics: pd.Series) -> float:
     return float(metrics["epsilon"])
 
@@ -193,15 +288,15 @@ def _page_epsilon(metrics: pd.Series) -> float:
 #: The pages whose release a decision can be about, by page name.
 RELEASES: dict[str, Release] = {r.page: r for r in (
     Release("importance", "importance weights for the public set (Ji & Elkan Alg. 1)",
-            "Estimates vs ε", _importance, _at_epsilon("importance_release"), _page_epsilon),
+            "Estimates vs ε", _importance, _importance_scope, _page_epsilon),
     Release("perturbation", "a logistic regression model (approximate minima perturbation, "
             "Iyengar et al. 2019 Alg. 1: Chaudhuri & Monteleoni's objective perturbation made "
-            "float-safe)", "Error vs ε", _perturbation, _at_epsilon("amp_release"),
+            "float-safe)", "Error vs ε", _perturbation, _perturbation_scope,
             _page_epsilon, _perturbation_data),
     Release("masking", "a masked dataset (Pham et al. Alg. 1)", "Masked vs original", _masking,
-            _at_epsilon("masking"), _page_epsilon, _masking_data),
+            _masking_scope, _page_epsilon, _masking_data),
     Release("subset", "a public subset with noisy weights (Wang et al. Alg. 2)", "Error vs size",
-            _subset, _subset_case, lambda metrics: float(metrics["epsilon_spent"])),
+            _subset, _subset_scope, lambda metrics: float(metrics["epsilon_spent"])),
 )}
 
 

@@ -121,6 +121,15 @@ def _synthetic(decision: Decision) -> str:
             f"<th>meaning</th></tr>{rows}</table>")
 
 
+def _scope(decision: Decision) -> str:
+    """Every step of the release that spends ε, with its ε and whether the audit covers it."""
+    rows = "".join(f"<tr><td>{_e(row.step)}</td><td>{row.epsilon:.3g}</td>"
+                   f"<td>{'audited' if row.audited else 'not audited'}</td></tr>"
+                   for row in decision.audit_scope.table().itertuples(index=False))
+    return ("<table><tr><th>step of the release that spends ε</th><th>ε</th><th>audit</th>"
+            f"</tr>{rows}</table>")
+
+
 def _settings(decision: Decision) -> str:
     controls = decision.config.controls
     rows = "".join(f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in controls.items())
@@ -165,6 +174,7 @@ yardsticks for the data owner, never to be published. The report holds no privat
 {_rows(decision.risk, ['prior', 'epsilon', 'posterior_at_most'],
        ['prior belief', 'ε', 'belief after one release, at most'])}
 <h2>What an attacker could show</h2><p>{_e(sentences['audit'])}</p>
+{_scope(decision)}
 {_rows(decision.audit, ['mechanism', 'claimed_epsilon', 'audited_lower_bound', 'confidence',
                         'runs_per_dataset', 'limit_on_this_pair'],
        ['mechanism', 'claimed ε', 'audited lower bound', 'confidence', 'runs per dataset',

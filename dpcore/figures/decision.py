@@ -77,6 +77,18 @@ def correlation_figure(difference: pd.DataFrame) -> go.Figure:
     return fig
 
 
+def _audit_context(numbers: dict[str, pd.DataFrame], audit: pd.Series, epsilon: float) -> str:
+    """The audit figure's settings line: its runs and confidence and, for a release of several
+    steps (the decision's ``audit_scope`` table), which share of the release's ``epsilon`` the
+    audited step claims."""
+    context = (f"{int(audit['runs_per_dataset']):,} runs per dataset, confidence "
+               f"{audit['confidence']:g}")
+    scope = numbers.get("audit_scope")
+    if scope is not None and not scope["audited"].all():
+        context += f"; one step: ε = {audit['claimed_epsilon']:.3g} of {epsilon:.3g}"
+    return context
+
+
 def decision_figures(numbers: dict[str, pd.DataFrame], *, release: str,
                      epsilon: float) -> dict[str, go.Figure]:
     """Every figure of a decision's tables (:meth:`dpcore.decision.Decision.numbers`), titled:
@@ -87,8 +99,7 @@ def decision_figures(numbers: dict[str, pd.DataFrame], *, release: str,
         "utility": (utility_figure(numbers["utility"]),
                     "What the release buys", f"{release}; ε = {epsilon:g}; seeded study"),
         "audit": (audit_figure(numbers["audit"]), "What an attacker could show",
-                  f"{int(audit['runs_per_dataset']):,} runs per dataset, confidence "
-                  f"{audit['confidence']:g}"),
+                  _audit_context(numbers, audit, epsilon)),
         "deployments": (deployments_figure(numbers["deployments"], epsilon),
                         "This ε among published deployments", "units differ: landmarks, not a "
                                                                "ranking"),

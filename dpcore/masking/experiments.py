@@ -79,6 +79,9 @@ class MaskingTask:
     mean, components : ndarray or None
         For digits: the public PCA (pixel mean of shape (64,), components of shape (k, 64)) that
         maps features back to images.
+    target_columns : int, default=0
+        For a scenario task, the encoded columns of the scenario's target (its d is ``d``:
+        :mod:`dpcore.datasets.dimension`); 0 otherwise.
     """
 
     name: str
@@ -101,6 +104,7 @@ class MaskingTask:
     offset: np.ndarray | None = None
     X_view: np.ndarray | None = None
     valid_private: bool = False
+    target_columns: int = 0
 
     @property
     def n_classes(self) -> int:
@@ -303,15 +307,16 @@ def scenario_task(scenario, *, n_initial: int = 100, valid_fraction: float = 0.3
     valid, train = np.sort(order[:n_valid]), np.sort(order[n_valid:])
     text = (
         f"**{scenario.title}**: {len(train):,} private records (and {n_valid:,} held out for "
-        f"validation), target {scenario.target} (1) against the rest (0), {len(cols)} encoded "
-        f"predictors centred by the public mean. The initial masked set holds {len(pick)} "
-        f"public records. Norm bound {bound:.3g} (from the encoding's domain and the public "
-        "mean)."
+        f"validation), target {scenario.target} (1) against the rest (0), "
+        f"{scenario.dimension.text()}, centred by the public mean. The initial masked set "
+        f"holds {len(pick)} public records. Norm bound {bound:.3g} (from the encoding's domain "
+        "and the public mean)."
     )
     return MaskingTask(
         scenario.name, scenario.title, X[train], y[train], Xe[pick], ye[pick],
         X[valid], y[valid], X[train], y[train], bound, ("0", "1"), text,
-        feature_names=tuple(cols), offset=mean, X_view=Xe, valid_private=True)
+        feature_names=tuple(cols), offset=mean, X_view=Xe, valid_private=True,
+        target_columns=scenario.dimension.target_columns)
 
 
 def decision_regions(coef, data_norm: float, x_range, y_range, resolution: int = 120):

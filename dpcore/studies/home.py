@@ -1,7 +1,7 @@
 """The home page's study: the public set E next to the private set D.
 
 The home page has no controls and no randomness: its numbers are the scenario's summary (records,
-encoded features, target rate) and every feature's mean in E and D, largest difference first.
+d, encoded columns, target rate) and every feature's mean in E and D, largest difference first.
 :func:`prepare` computes both tables once per scenario; :func:`at` hands them out. D's numbers
 are a non-private reference (computed without noise, never a release); their labels say so.
 """
@@ -15,10 +15,12 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from dpcore.datasets import Scenario
+from dpcore.datasets.dimension import Dimension
 from dpcore.simulation import Progress
 from dpcore.studies.base import StudyParams
 
-__all__ = ["CONTROLS", "DOMAINS", "PRIVATE_LABEL", "PUBLIC_LABEL", "SEED_KEY", "TOP_FEATURES",
+__all__ = ["CONTROLS", "COLUMNS", "D", "DOMAINS", "PRIVATE_LABEL", "PUBLIC_LABEL", "SEED_KEY",
+           "TOP_FEATURES",
            "Params", "Tables", "at", "compute", "feature_means", "prepare", "summary_table",
            "takeaway"]
 
@@ -26,6 +28,9 @@ __all__ = ["CONTROLS", "DOMAINS", "PRIVATE_LABEL", "PUBLIC_LABEL", "SEED_KEY", "
 TOP_FEATURES = 20
 PUBLIC_LABEL = "public E"
 PRIVATE_LABEL = "private D (non-private reference)"
+#: The summary's column of d (:mod:`dpcore.datasets.dimension`) and of every encoded column.
+D = "d (features after encoding)"
+COLUMNS = "encoded columns (target's included)"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,15 +65,18 @@ class Tables(NamedTuple):
 
 
 def summary_table(scenario: Scenario) -> pd.DataFrame:
-    """One row per set: number of records, encoded features d and, with a target, its rate.
+    """One row per set: number of records, d (:data:`D`), every encoded column (:data:`COLUMNS`)
+    and, with a target, its rate.
 
     Indexed by ``set``; D's row is labelled a non-private reference.
     """
     frames = {PUBLIC_LABEL: scenario.public, PRIVATE_LABEL: scenario.private}
+    dim = scenario.dimension
     table = pd.DataFrame(
         {
             "records": [len(frame) for frame in frames.values()],
-            "features d": [scenario.d] * len(frames),
+            D: [dim.d] * len(frames),
+            COLUMNS: [dim.columns] * len(frames),
         },
         index=pd.Index(list(frames), name="set"),
     )
@@ -130,9 +138,9 @@ def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
     """Two sentences on the run's numbers (for presentation mode), computed from ``numbers``."""
     summary = numbers["summary"].set_index("set")
     public, private = summary.loc[PUBLIC_LABEL], summary.loc[PRIVATE_LABEL]
+    dim = Dimension(int(public[D]), int(public[COLUMNS]) - int(public[D]))
     first = (f"The public set E has {int(public['records']):,} records and the private set D "
-             f"{int(private['records']):,}, each with d = {int(public['features d'])} encoded "
-             "features")
+             f"{int(private['records']):,}, each with {dim.text()}")
     if "target rate" in summary:
         first += (f"; the target is 1 in {public['target rate']:.1%} of E against "
                   f"{private['target rate']:.1%} of D (non-private)")

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from dpcore.datasets.dimension import Dimension
 from dpcore.masking import (
     FIG5_EPSILONS,
     MaskedDataGenerator,
@@ -481,8 +482,8 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
     dict of str to DataFrame
         ``metrics`` (the masked set's gradient norm at w′, ‖refit − w′‖ and its bound, the
         validation accuracies, the majority class's accuracy on the same records, and the
-        model's settings: λ, intercept, norm bound, d), then "Masked vs original":
-        ``masked_points``, ``private_points_nonprivate``, ``initial_points``,
+        model's settings: λ, intercept, norm bound, d and the target's encoded columns), then
+        "Masked vs original": ``masked_points``, ``private_points_nonprivate``, ``initial_points``,
         ``input_perturbed_points``, ``regions``, ``classes``, ``axes``; "Greedy animation":
         ``masked_points``, ``gradient_trace``, ``classes``, ``axes``; "Accuracy vs ε":
         ``accuracy_N<size>``; "Digit images" (digit experiments):
@@ -506,7 +507,7 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
         "majority_accuracy": majority_accuracy(task.y_valid),
         "validation_records": int(len(task.y_valid)),
         "intercept": False, "data_norm": float(task.data_norm),  # Pham et al.'s model: none
-        "d": int(task.d),
+        "d": int(task.d), "target_columns": int(task.target_columns),
     }])}
     view = params.view or VIEWS[0]
     if view == VIEWS[0]:
@@ -597,10 +598,11 @@ def model_note(numbers: Mapping[str, pd.DataFrame]) -> str:
                  "no intercept (records are centred by the public mean, so the decision "
                  "threshold sits at that mean and cannot move to the classes' base rate)")
     return (f"This page fits Pham et al.'s model: λ = {lam:g} on the averaged loss, {intercept}, "
-            f"and records divided by a norm bound of {bound:.3g} (over {int(m['d'])} encoded "
-            "columns). The logistic regression page chooses λ from n, d and ε, keeps an "
-            "intercept (carried by the uncentred one-hot columns), uses its own norm bound and "
-            "scores on another split, so its accuracy on the same data differs from this one.")
+            f"and records divided by a norm bound of {bound:.3g} (over "
+            f"{Dimension(int(m['d']), int(m['target_columns'])).text()}). The logistic "
+            "regression page chooses λ from n, d and ε, keeps an intercept (carried by the "
+            "uncentred one-hot columns), uses its own norm bound and scores on another split, "
+            "so its accuracy on the same data differs from this one.")
 
 
 def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
@@ -616,7 +618,8 @@ def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
         first = (f"With N = {int(frame['n_samples'].iloc[0])} records, the masked set's model "
                  f"reaches a mean validation accuracy of {at_top['masked generation']:.3f} at "
                  f"ε = {top:g} and {at_low['masked generation']:.3f} at ε = {low:g}.")
-        second = (f"Input perturbation gets {at_top['input perturbation']:.3f} at ε = {top:g}, "
+        second = (f"Input perturbation, whose ε protects the features only (its labels go out "
+                  f"unperturbed), gets {at_top['input perturbation']:.3f} at ε = {top:g}, "
                   f"against {at_top['non-private']:.3f} for the non-private model.")
         return " ".join(filter(None, (first, second, majority_warning(numbers))))
     first = (f"At ε = {m['epsilon']:g}, the {int(m['masked_set_size'])} masked records leave a "

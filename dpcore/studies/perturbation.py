@@ -4,16 +4,16 @@ Every view is a seeded simulation (restarts are noise draws), not a release; the
 view's release draws fresh OS entropy and cannot be recomputed, so a run of that view gives the
 headline numbers only. The study runs in two stages (:mod:`dpcore.studies.base`):
 :func:`prepare` builds the training data, chooses λ on public data (CV), prepares every split,
-fits the non-private models when λ does not depend on ε, and computes the curve on
-:data:`EPSILON_GRID`; :func:`at` draws what ε changes.
+fits the non-private models when λ does not depend on ε, and computes the curve on the chosen
+ε grid (:data:`EPSILON_GRIDS`); :func:`at` draws what ε changes.
 
 Every ε of a curve is computed as if alone: each split's private methods draw its noise from the
 stream of (seed, method, split), the same for every ε (common random numbers: two points of a
 curve differ by ε, not by the draw), and objective perturbation solves the restarts of one ε in
 one batch. Under the rule of (ε, n, d) each ε has its own λ, so the curve is the rule's at every
 point, not the λ of the slider's ε everywhere. So the rows at an ε do not depend on which other
-ε are computed: :func:`prepare` computes :data:`EPSILON_GRID`'s (and, for a fixed λ, the
-non-private fits) once, and an ε move computes at most the one ε off the grid.
+ε are computed: :func:`prepare` computes the grid's (and, for a fixed λ, the non-private fits)
+once, and an ε move computes at most the one ε off the grid.
 
 References
 ----------
@@ -29,6 +29,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 import pandas as pd
 
+from dpcore.datasets.dimension import Dimension
 from dpcore.perturbation.experiments import (
     Fitted,
     Split,
@@ -54,6 +55,7 @@ from dpcore.studies.base import StudyParams, check_prepared
 from dpcore.validation import DataError
 
 __all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "SOURCES", "SYNTHETIC", "EPSILON_GRID",
+           "PAPER_EPSILON_GRID", "PAPER_GRID", "EPSILON_GRIDS", "PAPER_LAMBDA",
            "LAMBDAS", "CV_LAMBDAS", "SIZES", "SYNTHETIC_TEST", "LAMBDA_MODES", "PAPER_N",
            "STAGES", "Params", "Prepared", "TrainingData", "n_options", "training_data",
            "public_data", "cv_lambda", "study_lambda", "epsilon_axis", "learning_sizes",
@@ -65,6 +67,17 @@ VIEWS = ("Error vs ε", "Learning curve", "Distance to non-private", "Bounds (Le
 SOURCES = ("Scenario (sidebar)", "Paper: separable sphere", "Paper: noisy sphere")
 SYNTHETIC = {"Paper: separable sphere": "separable", "Paper: noisy sphere": "noisy"}
 EPSILON_GRID = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
+#: The ε region of [CM08]_ Figs. 1 and 2c-d. The paper prints no ε for its curves' axis here,
+#: but its Fig. 1 errors are reproduced at ε ≈ 0.02 and its text places the crossing of the two
+#: curves "for very small ε", where both are close to chance: from 0.001 (both near chance)
+#: to 1 (both at the non-private error). ``docs/paper-notes.md`` records what reproduces.
+PAPER_EPSILON_GRID = (0.001, 0.002, 0.003, 0.004, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
+#: The name the page gives :data:`PAPER_EPSILON_GRID`.
+PAPER_GRID = "0.001 to 1 (the paper's Figs. 1-2)"
+#: The ε grids a curve against ε can be drawn on, by the name the page offers.
+EPSILON_GRIDS = {"0.1 to 10": EPSILON_GRID, PAPER_GRID: PAPER_EPSILON_GRID}
+#: The λ of [CM08]_ Sect. 6 (tuned by the paper on a holdout set, the same for both data sets).
+PAPER_LAMBDA = 0.01
 LAMBDAS = (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0)
 CV_LAMBDAS = LAMBDAS[::2]  # decades: 3-fold CV over 6 values
 SIZES = (100, 200, 500, 1000, 2000, 5000, 10_000, 17_500, 20_000, 50_000)
@@ -103,6 +116,8 @@ class Params(StudyParams):
         Noise draws per fold and ε.
     view : str, default="Error vs ε"
         One of :data:`VIEWS` (None reads as the first).
+    grid : str, default="0.1 to 10"
+        The ε grid of the curves against ε (a key of :data:`EPSILON_GRIDS`).
     seed : int, default=0
         The simulation seed (``lr_seed``).
     """
@@ -117,12 +132,20 @@ class Params(StudyParams):
     n: int = PAPER_N
     restarts: int = 10
     view: str = VIEWS[0]
+    grid: str = next(iter(EPSILON_GRIDS))
 
     def __post_init__(self) -> None:
         if self.view is None:  # a segmented control with nothing chosen shows the first view
             object.__setattr__(self, "view", VIEWS[0])
         if self.view not in VIEWS:
             raise ValueError(f"lr_view == {self.view!r}; choose one of {list(VIEWS)}.")
+        if self.grid not in EPSILON_GRIDS:
+            raise ValueError(f"lr_grid == {self.grid!r}; choose one of {list(EPSILON_GRIDS)}.")
+
+    @property
+    def epsilons(self) -> tuple[float, ...]:
+        """The ε grid of the curves against ε (:data:`EPSILON_GRIDS`)."""
+        return EPSILON_GRIDS[self.grid]
 
     @property
     def fixed_lambda(self) -> bool:
@@ -137,13 +160,13 @@ class Params(StudyParams):
         """What :func:`prepare` reads: every field but ε, with the view only as its
         :meth:`stage` (so "Error vs ε" and "Distance to non-private" share it), the hand-set λ
         only when it is used, and the restarts only when the grid's curve is prepared (the ε
-        curve views)."""
+        curve views), as the grid."""
         stage = self.stage()
         unread = {"view"}
         if self.lambda_mode != LAMBDA_MODES[1] or stage == "data":
             unread.add("lam")
         if stage not in _CURVES:
-            unread.add("restarts")
+            unread.update(("restarts", "grid"))
         key = (item for item in super().prepare_key()
                if not (isinstance(item, tuple) and item[0] in unread))
         return (*key, ("stage", stage))
@@ -156,13 +179,15 @@ CONTROLS: dict[str, Any] = Params.defaults()
 DOMAINS = {
     "lr_source": OneOf(SOURCES), "lr_epsilon": OneOf(EPSILONS),
     "lr_lambda_mode": OneOf(LAMBDA_MODES), _LAMBDA_KEY: OneOf(LAMBDAS), "lr_n": OneOf(SIZES),
-    "lr_restarts": OneOf((5, 10, 20, 50)), "lr_view": OneOf(VIEWS), SEED_KEY: SEED,
+    "lr_restarts": OneOf((5, 10, 20, 50)), "lr_grid": OneOf(tuple(EPSILON_GRIDS)),
+    "lr_view": OneOf(VIEWS), SEED_KEY: SEED,
 }
 
 
 class TrainingData(NamedTuple):
     """The study's training rows, its held-out rows (None: 3-fold cross-validation), the records'
-    norm bound (from the domain, never the data), whether to fit an intercept, and a label."""
+    norm bound (from the domain, never the data), whether to fit an intercept, a label, and the
+    encoded columns of the target (0 for the paper's synthetic data): d is ``X``'s width."""
 
     X: np.ndarray
     y: np.ndarray
@@ -171,6 +196,12 @@ class TrainingData(NamedTuple):
     norm: float
     intercept: bool
     where: str
+    target_columns: int = 0
+
+    @property
+    def dimension(self) -> Dimension:
+        """d of the training data (:mod:`dpcore.datasets.dimension`)."""
+        return Dimension(self.X.shape[1], self.target_columns)
 
 
 def n_options(scenario, source: str) -> tuple[int, ...]:
@@ -208,7 +239,8 @@ def training_data(scenario, source: str, n_choice: int, seed: int) -> TrainingDa
     onehot = all(scenario.kinds.get(g) == "onehot" for g, cols in scenario.groups.items()
                  if any(c in arrays.features for c in cols))
     return TrainingData(arrays.X[take], arrays.y[take], arrays.X_test, arrays.y_test,
-                        arrays.data_norm, not onehot, f"{scenario.title}, n = {n:,}")
+                        arrays.data_norm, not onehot, f"{scenario.title}, n = {n:,}",
+                        scenario.dimension.target_columns)
 
 
 def public_data(scenario, source: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -260,9 +292,10 @@ def bound_curves(eps_axis, *, n: int, d: int, intercept: bool, held_out: bool,
                      ignore_index=True)
 
 
-def epsilon_axis(epsilon: float) -> tuple[float, ...]:
-    """The ε of the curves against ε: :data:`EPSILON_GRID` and ``epsilon``, sorted."""
-    return tuple(sorted(set(EPSILON_GRID) | {epsilon}))
+def epsilon_axis(epsilon: float, grid: tuple[float, ...] = EPSILON_GRID) -> tuple[float, ...]:
+    """The ε of the curves against ε: ``grid`` (one of :data:`EPSILON_GRIDS`) and ``epsilon``,
+    sorted."""
+    return tuple(sorted(set(grid) | {epsilon}))
 
 
 @dataclass(frozen=True)
@@ -284,7 +317,7 @@ class Prepared:
         The non-private fit of each split at λ, when λ is fixed (by hand or by CV); None under
         the rule, whose λ moves with ε.
     grid : DataFrame or None
-        The ε curve's rows on :data:`EPSILON_GRID`, each ε computed alone at its λ (an ε curve
+        The ε curve's rows on the chosen grid, each ε computed alone at its λ (an ε curve
         view); else None.
     best : tuple of Fitted
         An ε curve view's non-private reference: each split's fit at its own best λ, chosen by
@@ -382,10 +415,10 @@ def prepare(scenario, params: Params, *, progress: Progress = None, parallel=Non
         fits = tuple(fitted)
     if stage in _CURVES:
         rows: list[dict] = []
-        for done, epsilon in enumerate(EPSILON_GRID, start=1):
+        for done, epsilon in enumerate(params.epsilons, start=1):
             rows += _epsilon_rows(fits, splits, epsilon, params, data, lam_cv,
                                   stage != "curve")
-            report(progress, share + (1 - share) * done / len(EPSILON_GRID))
+            report(progress, share + (1 - share) * done / len(params.epsilons))
         grid = pd.DataFrame(rows)
     report(progress, 1.0)
     return Prepared(params.prepare_key(), data, lam_cv, tuple(splits), fits, grid, best)
@@ -394,7 +427,7 @@ def prepare(scenario, params: Params, *, progress: Progress = None, parallel=Non
 def _curve(prepared: Prepared, params: Params) -> pd.DataFrame:
     """The ε curve's rows at :func:`epsilon_axis`: the prepared grid, with the rows of an ε off
     the grid computed alone and put in ε order."""
-    if params.epsilon in EPSILON_GRID:
+    if params.epsilon in params.epsilons:
         return prepared.grid
     here = pd.DataFrame(_epsilon_rows(prepared.fits, prepared.splits, params.epsilon, params,
                                       prepared.data, prepared.lam_cv,
@@ -406,15 +439,16 @@ def _curve(prepared: Prepared, params: Params) -> pd.DataFrame:
 def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
     """The numbers the private logistic regression page shows at ``params.epsilon``.
 
-    An ε curve view reuses :func:`prepare`'s curve on :data:`EPSILON_GRID` and computes the
+    An ε curve view reuses :func:`prepare`'s curve on the chosen grid and computes the
     rows of an ε off the grid alone (under the rule, at its own λ). The learning curve is
     drawn at ε on the prepared splits (and, for a fixed λ, the prepared non-private fits).
 
     Returns
     -------
     dict of DataFrame
-        ``"metrics"`` (one row: λ, n, d, and for "Error vs ε" the guessing error of the
-        evaluation labels (``guessing_error_nonprivate``) and each method's mean and SD test
+        ``"metrics"`` (one row: λ, n, d and the target's encoded columns
+        (:class:`~dpcore.datasets.dimension.Dimension`), and for "Error vs ε" the guessing error
+        of the evaluation labels (``guessing_error_nonprivate``), each method's mean and SD test
         error at ε, and the non-private reference at its own best λ: ``best_error_nonprivate``,
         ``lam_best_low`` and ``lam_best_high`` over the splits), and the tables behind the
         selected view: ``results`` (one row per method,
@@ -431,7 +465,8 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
     n, d = data.X.shape
     lam = _lambda(params, data, prepared.lam_cv)
     metrics: dict[str, Any] = {"epsilon": epsilon, "lam": lam, "lambda_mode": params.lambda_mode,
-                               "n": n, "d": d, "intercept": data.intercept,
+                               "n": n, "d": d, "target_columns": data.target_columns,
+                               "intercept": data.intercept,
                                "data_norm": data.norm, "restarts": params.restarts}
     numbers: dict[str, pd.DataFrame] = {}
     if params.stage() in _CURVES:
@@ -447,7 +482,7 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
             metrics.update(best_metrics(prepared.best))
         elif view == "Bounds (Lemmas 3-4)":
             numbers["bounds"] = bound_curves(
-                epsilon_axis(epsilon), n=n, d=d, intercept=data.intercept,
+                epsilon_axis(epsilon, params.epsilons), n=n, d=d, intercept=data.intercept,
                 held_out=prepared.held_out,
                 lam_at=lambda e: _lambda(params.replace(epsilon=e), data, prepared.lam_cv))
     elif view == "Learning curve":
@@ -534,6 +569,19 @@ def _moves(start: float, end: float) -> str:
     return f"{'falls' if end < start else 'rises'} from {start:.3f} to {end:.3f}"
 
 
+def _ahead(summary: pd.DataFrame) -> str:
+    """Where on the curve output perturbation's mean error is below objective perturbation's
+    (the curves cross), in words read off ``summary``; ties within 0.0005 count for neither."""
+    by = summary.pivot(index="epsilon", columns="method", values="mean")
+    gap = by["objective perturbation"] - by["output perturbation"]
+    output = [f"{e:g}" for e, g in gap.items() if g >= 0.0005]
+    if not output:
+        return ("output perturbation's mean error is below objective perturbation's at no ε "
+                "of the curve")
+    return (f"output perturbation's mean error is below objective perturbation's at ε = "
+            f"{', '.join(output)} ({len(output)} of the curve's {len(gap)} ε)")
+
+
 def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
     """Two sentences on the run's numbers (for presentation mode), computed from ``numbers``."""
     m = numbers["metrics"].iloc[0]
@@ -543,7 +591,9 @@ def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
         at = s[np.isclose(s["epsilon"], eps)].set_index("method")["mean"]
         lo = s[np.isclose(s["epsilon"], s["epsilon"].min())].set_index("method")["mean"]
         hi = s[np.isclose(s["epsilon"], s["epsilon"].max())].set_index("method")["mean"]
-        first = (f"At ε = {eps:g} (λ = {m['lam']:.3g}, n = {int(m['n']):,}) objective "
+        rule = (" by objective perturbation's rule, for both methods"
+                if m["lambda_mode"] == LAMBDA_MODES[0] else "")
+        first = (f"At ε = {eps:g} (λ = {m['lam']:.3g}{rule}, n = {int(m['n']):,}) objective "
                  f"perturbation's mean test error is {at['objective perturbation']:.3f} and "
                  f"output perturbation's {at['output perturbation']:.3f}, against "
                  f"{at['non-private']:.3f} without noise (non-private).")
@@ -551,8 +601,8 @@ def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
                   "perturbation's error "
                   f"{_moves(lo['objective perturbation'], hi['objective perturbation'])}, "
                   "output perturbation's "
-                  f"{_moves(lo['output perturbation'], hi['output perturbation'])}.")
-        return f"{first} {second}"
+                  f"{_moves(lo['output perturbation'], hi['output perturbation'])}")
+        return f"{first} {second}; {_ahead(s)}."
     if "summary" in numbers:
         s = numbers["summary"]
         small, large = s["n"].min(), s["n"].max()
@@ -583,6 +633,7 @@ def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
                 f"perturbation. Output perturbation's median distance is "
                 f"{med['output perturbation'] / max(med['objective perturbation'], 1e-300):.1f} "
                 "times objective perturbation's.")
+    dim = Dimension(int(m["d"]), int(m["target_columns"]))
     return (f"The Publish view releases one model trained on all of D at ε = {eps:g}; its noise "
             "comes from fresh OS entropy, so no run can recompute it. The study's λ here is "
-            f"{m['lam']:.3g} (n = {int(m['n']):,}, d = {int(m['d'])}).")
+            f"{m['lam']:.3g} (n = {int(m['n']):,}, {dim.text()}).")

@@ -186,8 +186,9 @@ def split_epsilon(epsilon: float, split: str) -> tuple[float, float, float]:
 
 def lei_applies(scenario: Scenario | None) -> bool:
     """Whether the page draws Lei's histogram for ``scenario``: at most
-    :data:`~dpcore.subset.baselines.LEI_MAX_DIM` covariates (every encoded column but the
-    target, as :func:`prepare` rescales them). Its controls are shown only then.
+    :data:`~dpcore.subset.baselines.LEI_MAX_DIM` covariates (the scenario's d features: every
+    encoded column but the target's, as :func:`prepare` rescales them). Its controls are shown
+    only then.
 
     Examples
     --------
@@ -195,7 +196,7 @@ def lei_applies(scenario: Scenario | None) -> bool:
     >>> lei_applies(load_scenario("mvn-shift", p=2)), lei_applies(load_scenario("wine"))
     (True, False)
     """
-    return scenario is not None and scenario.d - (scenario.target is not None) <= LEI_MAX_DIM
+    return scenario is not None and scenario.d <= LEI_MAX_DIM
 
 
 def lei_epsilon(epsilons: tuple[float, float, float], budget: str) -> float:
@@ -516,11 +517,15 @@ def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
     first = (f"At ε = {float(params.epsilon):g} (spent {m['epsilon_spent']:.3g} per run), "
              f"Algorithm 2 selected {int(m['selected_size_repeat1']):,} of "
              f"{int(m['n_public']):,} public points in repeat 1.")
-    curve = numbers.get("error_curve")
-    if curve is not None:
-        best = curve.loc[curve["dp_error_mean_nonprivate"].idxmin()]
-        second = (f"The DP error is smallest at size {int(best['size']):,} "
-                  f"({best['dp_error_mean_nonprivate']:.3g}, non-private evaluation), against "
+    selected = numbers.get("selected")
+    if selected is not None:
+        errors = selected["dp_error_nonprivate"].to_numpy(dtype=float)
+        low, high = float(errors.min()), float(errors.max())
+        spread = f"{low:.3g}" if f"{low:.3g}" == f"{high:.3g}" else f"{low:.3g} to {high:.3g}"
+        second = (f"The subset{'s' if errors.size > 1 else ''} it selected "
+                  f"predict{'s' if errors.size == 1 else ''} with an error of {spread} "
+                  f"over {errors.size} repeat{'s' if errors.size > 1 else ''} (what the "
+                  "algorithm delivers; non-private evaluation), against "
                   f"{m['public_only_error_nonprivate']:.3g} for the public set alone.")
     else:
         second = (f"At size {int(m['inspected_size']):,} the DP estimate's error is "
