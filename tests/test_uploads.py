@@ -242,7 +242,7 @@ def test_negative_values_in_a_unit_domain_are_clipped():
 def test_one_private_row_is_a_valid_private_file(valid):
     _, public = valid
     scenario, _ = scenario_from_uploads(read("bad/one_row.csv"), public, target="income")
-    assert len(scenario.private) == 1 and scenario.d == 15
+    assert len(scenario.private) == 1 and scenario.d == 13  # 15 encoded columns less the target's 2
 
 
 # ------------------------------------------------------------------ inf beside a valid file
@@ -618,7 +618,7 @@ def test_infer_column_types(valid):
 def test_valid_pair_builds_a_scenario(valid):
     private, public = valid
     scenario, report = scenario_from_uploads(private, public, target="income", positive=">50K")
-    assert scenario.target == "income=>50K" and scenario.d == 15
+    assert scenario.target == "income=>50K" and scenario.d == 13  # 15 encoded, target's 2 out
     assert scenario.groups["income"] == ["income=<=50K", "income=>50K"]
     assert list(scenario.private.columns) == list(scenario.public.columns)
     for frame in (scenario.public, scenario.private):
@@ -747,7 +747,7 @@ def test_split_by_value_like_ji_and_elkan():
     kept, _ = split_by_value(frame, "sex", "Male", p=1.0, p_other=0.0, drop=False, rng=0)
     assert (kept["sex"] == "Male").all() and len(kept) == 45  # private = the chosen group
     scenario, _ = scenario_from_uploads(private, public, target="income", positive=">50K")
-    assert scenario.target == "income=>50K" and scenario.d == 15
+    assert scenario.target == "income=>50K" and scenario.d == 13  # 15 encoded, target's 2 out
     assert len(scenario.private) == 45
 
 
