@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 import pandas as pd
-import timing  # noqa: F401  (first: puts the repository root on the import path)
+from timing import markdown  # first: puts the repository root on the import path
 
 from dpcore.datasets import load_scenario
 from dpcore.perturbation import lambda_rule, perturb_output, prepare, private_coefs
@@ -46,15 +46,6 @@ CONSTANTS = {"amp": (0.03, 0.05, 0.07, 0.1, 0.14, 0.2, 0.3),
 #: The calibration each method is studied with (as the estimator and the page use them).
 PROOF = {"amp": "2019", "objective": "2011", "output": "2011"}
 DATA_NORM = math.sqrt(12)
-
-
-def markdown(frame: pd.DataFrame) -> str:
-    """A DataFrame as a GitHub markdown table."""
-    cells = [[str(c) for c in frame.columns]] + [[str(v) for v in row]
-                                                  for row in frame.itertuples(index=False)]
-    lines = ["| " + " | ".join(row) + " |" for row in cells]
-    lines.insert(1, "|" + "|".join("---" for _ in frame.columns) + "|")
-    return "\n".join(lines)
 
 
 def training_part() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -40,7 +40,7 @@ import warnings
 import numpy as np
 import pandas as pd
 from sklearn.linear_model import LogisticRegression
-from timing import best_of
+from timing import best_of, markdown
 
 from dpcore.datasets.builtin import _adult_encoded, _adult_raw
 from dpcore.perturbation import PrivateLogisticRegression
@@ -53,15 +53,6 @@ ADULT_EPSILONS = [0.1, 0.5, 1.0, 2.0, 5.0, 10.0]
 #: The epsilons and lambdas of the tuned comparison (C = 1/(n lam) spans diffprivlib's grid).
 TUNED_EPSILONS = [0.5, 1.0, 2.0]
 TUNING_LAMBDAS = (1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1)
-
-
-def markdown(frame: pd.DataFrame) -> str:
-    """A DataFrame as a GitHub markdown table (no optional dependency)."""
-    cells = [[str(c) for c in frame.columns]] + [[str(v) for v in row]
-                                                  for row in frame.itertuples(index=False)]
-    lines = ["| " + " | ".join(row) + " |" for row in cells]
-    lines.insert(1, "|" + "|".join("---" for _ in frame.columns) + "|")
-    return "\n".join(lines)
 
 
 def adult_with_sex() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -1,5 +1,5 @@
-"""The timing every benchmark shares: the best of several runs of a callable, and stopping a
-server it started.
+"""What every benchmark shares: the best of several runs of a callable, stopping a server it
+started, and a table as markdown.
 
 Every benchmark imports this module first, so that ``python benchmarks/<name>.py`` runs from a
 checkout as the README writes it: the repository root (``dpcore``, ``ui``) goes on the import
@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -41,3 +41,12 @@ def stop(process: subprocess.Popen, timeout: float = 10.0) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+def markdown(frame: Any) -> str:
+    """A DataFrame as a GitHub markdown table (no optional dependency such as tabulate)."""
+    cells = [[str(c) for c in frame.columns]] + [[str(v) for v in row]
+                                                  for row in frame.itertuples(index=False)]
+    lines = ["| " + " | ".join(row) + " |" for row in cells]
+    lines.insert(1, "|" + "|".join("---" for _ in frame.columns) + "|")
+    return "\n".join(lines)
