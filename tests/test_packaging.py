@@ -55,7 +55,7 @@ def test_wheel_installs_dpcore_with_adult_outside_the_checkout(tmp_path):
     )
     out = subprocess.run([str(python), "-c", script], cwd=tmp_path, capture_output=True,
                          text=True, check=True).stdout.split()
-    assert out == ["site-packages", "113", "20688"]
+    assert out == ["site-packages", "111", "20688"]  # d: features after encoding
     # Every page's example config ships in the package: `dpcore pages` lists each, from the
     # installed files (the checkout's copy is not on the path).
     listed = subprocess.run([str(python), "-m", "dpcore", "pages"], cwd=tmp_path,
