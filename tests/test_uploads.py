@@ -824,3 +824,11 @@ def test_a_column_of_numbers_with_a_few_words_is_refused_or_read_with_them_missi
     # a mostly-text column stays text, whatever the choice
     words = pd.DataFrame({"city": ["a", "b", "1", "c", "d"]})
     assert type_columns(words, as_missing={"city"})["city"].tolist() == ["a", "b", "1", "c", "d"]
+
+
+def test_the_description_counts_usable_columns_in_words():
+    private, public = read("bad/negative_in_unit_domain.csv"), read("unit_domain_public.csv")
+    scenario, _ = scenario_from_uploads(private, public)
+    assert "sharing 3 usable columns." in scenario.description
+    one, _ = scenario_from_uploads(private[["share"]], public[["share"]])
+    assert "sharing 1 usable column." in one.description
