@@ -832,3 +832,11 @@ def test_the_description_counts_usable_columns_in_words():
     assert "sharing 3 usable columns." in scenario.description
     one, _ = scenario_from_uploads(private[["share"]], public[["share"]])
     assert "sharing 1 usable column." in one.description
+
+
+def test_a_model_page_says_where_to_set_a_missing_target(valid):
+    from dpcore.perturbation.experiments import scenario_arrays
+
+    scenario, _ = scenario_from_uploads(*valid)  # no target chosen
+    with pytest.raises(DataError, match=r"sidebar's 'Target \(column to predict\)'"):
+        scenario_arrays(scenario)
