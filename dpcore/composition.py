@@ -51,6 +51,7 @@ __all__ = [
     "CLOSED_FORMS",
     "COMPOSITIONS",
     "COMPOSITION_ASSUMPTIONS",
+    "COMPOSITION_NAMES",
     "MAX_PART_CHOICES",
     "PLAN_DATASET",
     "PLD_DISCRETISATION",
@@ -70,6 +71,9 @@ CLOSED_FORMS = ("sequential", "advanced", "zcdp")
 #: Discretisation of the privacy loss in PLD accounting (``dp-accounting``'s default).
 PLD_DISCRETISATION = 1e-4
 
+#: Each composition method as a page names it (the codes above are the configs' and tables').
+COMPOSITION_NAMES = {"sequential": "sequential", "advanced": "advanced", "zcdp": "zCDP",
+                     "rdp": "Rényi DP", "pld": "privacy loss distribution"}
 #: What each composition method assumes, in one line each (shown beside every total).
 COMPOSITION_ASSUMPTIONS = {
     "sequential": "Any releases, chosen adaptively: the ε and the δ add up (Dwork & Roth, "

@@ -18,9 +18,11 @@ from dpcore.figures.choose_epsilon import answer_curve, figure_titles, figures, 
 from dpcore.planning import (
     COARSE_GRID,
     COMPOSITION_ASSUMPTIONS,
+    COMPOSITION_NAMES,
     COMPOSITIONS,
     EPSILON_RANGE,
     PLANNABLE,
+    TARGET_MECHANISM_NAMES,
     TARGET_MECHANISMS,
 )
 from dpcore.studies import choose_epsilon as study
@@ -53,7 +55,7 @@ from ui.export import export_panel, refresh_export
 from ui.navigation import require_router
 from ui.query import query_sidebar
 from ui.show import show
-from ui.sidebar import scenario_sidebar
+from ui.sidebar import ask_for_scenario, scenario_sidebar
 from ui.state import keep_widget_state
 from ui.study import numbers as study_numbers
 from ui.widgets import epsilon_slider, lambda_slider, log_slider, replicates_slider, seed_input
@@ -320,7 +322,7 @@ def target_view() -> None:
         noise_target(target)
         return
     if scenario is None:
-        st.info("Choose a scenario in the sidebar for this target.")
+        ask_for_scenario("Choose a scenario in the sidebar for this target.")
         st.stop()
     route = st.radio("Study on", ROUTES, key="ce_route", horizontal=True,
                      format_func=ROUTE_LABELS.get,
@@ -399,7 +401,7 @@ def plan_editor() -> None:
                 "count per region) compose in **parallel**: a person in one region is exposed "
                 "to that region's releases only.")
     st.data_editor(
-        DEFAULT_PLAN, key="ce_plan", num_rows="dynamic", hide_index=True,
+        DEFAULT_PLAN, key="ce_plan", num_rows="dynamic", hide_index=True, placeholder="",
         column_config={
             "mechanism": st.column_config.SelectboxColumn("mechanism", options=list(PLANNABLE),
                                                           required=True),
@@ -422,16 +424,19 @@ def plan_editor() -> None:
 
 
 def composition_metrics(table: pd.DataFrame, budget: float) -> None:
-    """One metric per method: its total, and whether it fits the budget."""
+    """One metric per method: its total, and whether it fits the budget (a badge short enough
+    for a fifth of the page; the total's δ is in the help, the bars and the table)."""
     for col, row in zip(st.columns(len(table)), table.itertuples(index=False), strict=True):
+        name = COMPOSITION_NAMES[row.method]
         if math.isnan(row.epsilon):
-            col.metric(row.method, "cannot account", help=row.problem)
+            col.metric(name, "cannot account", help=row.problem)
         else:
-            fits = "fits" if row.epsilon <= budget else "exceeds"
-            col.metric(row.method, f"ε = {row.epsilon:.3g}",
-                       delta=f"{fits} the budget {budget:g}; δ = {row.delta:.2g}",
-                       delta_color="normal" if fits == "fits" else "inverse",
-                       help=COMPOSITION_ASSUMPTIONS[row.method])
+            fits = row.epsilon <= budget
+            col.metric(name, f"ε = {row.epsilon:.3g}",
+                       delta=f"{'fits' if fits else 'over'} budget {budget:g}",
+                       delta_color="normal" if fits else "inverse",
+                       help=f"Total δ = {row.delta:.2g}, ε {'within' if fits else 'over'} the "
+                            f"budget ε = {budget:g}. {COMPOSITION_ASSUMPTIONS[row.method]}")
 
 
 def what_if(params: Params, budget: float) -> None:
@@ -439,13 +444,13 @@ def what_if(params: Params, budget: float) -> None:
     method, chosen_slack = accountant.composition
     try:
         total = accountant.preview(plan_releases(params.plan), method, chosen_slack)
-        st.caption(f"\"What if\" with the sidebar's composition ({method}, δ′ = "
-                   f"{chosen_slack:g}): this session's ledger plus the plan would total "
+        st.caption(f"\"What if\" with the sidebar's composition ({COMPOSITION_NAMES[method]}, "
+                   f"δ′ = {chosen_slack:g}): this session's ledger plus the plan would total "
                    f"ε = {total[0]:.3g}, δ = {total[1]:.2g} of the budget ε = {budget:g}. "
                    "Nothing was spent.")
     except ValueError as exc:
-        st.caption(f"The sidebar's composition ({method}) cannot account for the ledger plus "
-                   f"the plan: {exc}")
+        st.caption(f"The sidebar's composition ({COMPOSITION_NAMES[method]}) cannot account "
+                   f"for the ledger plus the plan: {exc}")
 
 
 def composition_view() -> None:
@@ -464,9 +469,9 @@ def composition_view() -> None:
     for problem in table["problem"]:
         if problem:
             st.info(problem, icon=":material/info:")
-    st.dataframe(table.drop(columns="problem").rename(columns={"epsilon": "total ε",
-                                                               "delta": "total δ"}),
-                 hide_index=True)
+    shown = table.drop(columns="problem").assign(method=table["method"].map(COMPOSITION_NAMES))
+    st.dataframe(shown.rename(columns={"epsilon": "total ε", "delta": "total δ"}),
+                 hide_index=True, placeholder="—")
     st.caption("Sequential composition is always valid. Advanced composition (Kairouz, Oh & "
                "Viswanath 2015, Thm 3.5) grows like √k for k small releases; zCDP (Bun & "
                "Steinke 2016) is tighter still for Gaussian releases, but needs their σ, not "
@@ -484,14 +489,15 @@ def stats_editor() -> None:
         "count, (high − low) / n for a mean of n values in [low, high], the cap for a sum), "
         "the error bar it must meet and the share of releases that must meet it. A model or a "
         "subset has no closed form: answer it on the *Target → ε* view and add it here as "
-        "*fixed* with the ε its study returned.")
+        "*fixed ε (from a study)* with the ε its study returned.")
     st.data_editor(
-        DEFAULT_STATS, key="ce_stats", num_rows="dynamic", hide_index=True,
+        DEFAULT_STATS, key="ce_stats", num_rows="dynamic", hide_index=True, placeholder="",
         column_config={
             "statistic": st.column_config.TextColumn("statistic", required=True),
             "mechanism": st.column_config.SelectboxColumn(
                 "mechanism", options=list(TARGET_MECHANISMS), required=True,
-                help="laplace or gaussian: planned in closed form; fixed: the ε column is "
+                format_func=TARGET_MECHANISM_NAMES.get,
+                help="Laplace or Gaussian: planned in closed form; fixed ε: the ε column is "
                      "spent as it is."),
             "sensitivity": st.column_config.NumberColumn("sensitivity Δ", min_value=0.0,
                                                          format="%g"),
@@ -508,6 +514,7 @@ def stats_options() -> None:
     total."""
     c1, c2, c3 = st.columns(3)
     c1.selectbox("Composition of the split", COMPOSITIONS, key="ce_stats_method",
+                 format_func=COMPOSITION_NAMES.get,
                  help="The method whose split the bars and the table detail; the metrics show "
                       "all five.")
     c2.select_slider("Total δ of the Gaussian statistics", DELTAS, key="ce_stats_delta",
@@ -543,8 +550,9 @@ def stats_numbers() -> None:
     composition_metrics(totals, float(m["budget"]))
     if m["split_total"]:
         (st.success if m["all_met"] else st.warning)(
-            f"Split under {m['method']}, the total ε = {m['total_epsilon']:.3g} brings every "
-            f"statistic within {m['factor']:.3g} × its error bar (the smallest worst shortfall)."
+            f"Split under {COMPOSITION_NAMES[m['method']]}, the total ε = "
+            f"{m['total_epsilon']:.3g} brings every statistic within {m['factor']:.3g} × its "
+            "error bar (the smallest worst shortfall)."
             + ("" if m["all_met"] else " Not every target is met: raise the total or relax a "
                "target."), icon=":material/call_split:")
     draw = figure_drawer(numbers, params)
@@ -554,7 +562,8 @@ def stats_numbers() -> None:
     with right:
         draw("stats_split")
     shown = plan.rename(columns={"error_reached": "error reached", "error": "error bar"})
-    st.dataframe(shown, hide_index=True)
+    st.dataframe(shown.assign(mechanism=plan["mechanism"].map(TARGET_MECHANISM_NAMES)),
+                 hide_index=True, placeholder="—")
     st.download_button("Download the plan (CSV)", shown.to_csv(index=False),
                        file_name="statistics-plan.csv", mime="text/csv", key="ce_stats_csv",
                        on_click="ignore", icon=":material/download:")

@@ -34,7 +34,7 @@ from ui.errors import show_errors
 from ui.navigation import require_router
 from ui.registry import page as registry_page
 from ui.runconfig import run_config
-from ui.sidebar import scenario_sidebar
+from ui.sidebar import ask_for_scenario, scenario_sidebar
 from ui.state import keep_widget_state
 from ui.study import numbers as study_numbers
 from ui.study import prepared as study_prepared
@@ -73,7 +73,7 @@ def current_decision(page: str, prior: float) -> Decision:
     text = f"Computing the {registry_page(page).title.lower()} study…"
     if scenario is None and RELEASES[page].reads_scenario(
             decision_params(page, config["controls"], config["seed"])):
-        st.info("Choose a scenario in the sidebar: this release reads it.")
+        ask_for_scenario("Choose a scenario in the sidebar: this release reads it.")
         st.stop()
 
     def study(module, data, params):

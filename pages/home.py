@@ -14,7 +14,7 @@ from ui.export import export_panel
 from ui.leaks import leak_warnings
 from ui.navigation import require_router
 from ui.show import show
-from ui.sidebar import current_upload_report, scenario_sidebar
+from ui.sidebar import ask_for_scenario, current_upload_report, scenario_sidebar
 from ui.study import numbers
 
 require_router()
@@ -46,7 +46,7 @@ needs no protection but may come from a different population.
 
 with show_errors():
     if scenario is None:
-        st.info("Choose a built-in scenario or upload data in the sidebar to begin.")
+        ask_for_scenario("Choose a built-in scenario or upload data in the sidebar to begin.")
         st.stop()
 
     st.header(scenario.title if is_builtin(scenario) else md(scenario.title))
@@ -98,9 +98,11 @@ with show_errors():
          title=TITLES["feature_means"],
          alt=f"Bar chart of the averages of the {shown} features that differ most between E "
              "and D.")
+    aside = " (the target aside)" if scenario.target else ""
     st.caption(
-        f"The {shown} of {len(means)} features (the target aside) whose averages differ most "
-        "between E and D. The longer the gap, the worse E stands in for D without correction."
+        f"The {shown} of {len(means)} feature{'s' if len(means) != 1 else ''}{aside} whose "
+        "averages differ most between E and D. The longer the gap, the worse E stands in for D "
+        "without correction."
     )
     with st.expander("All feature averages"):
         st.dataframe(means)

@@ -43,7 +43,7 @@ from ui.export import export_panel
 from ui.navigation import require_router
 from ui.release import Release, publish_panel
 from ui.show import show
-from ui.sidebar import scenario_sidebar
+from ui.sidebar import ask_for_scenario, scenario_sidebar
 from ui.state import choose, keep_widget_state
 from ui.study import numbers as study_numbers
 from ui.widgets import epsilon_slider, log_slider, replicates_slider, seed_input
@@ -426,7 +426,7 @@ def show_release(published: Release) -> None:
 
 with show_errors():
     if scenario is None:
-        st.info("Choose a scenario in the sidebar to begin.")
+        ask_for_scenario("Choose a scenario in the sidebar to begin.")
         st.stop()
     scenario_id = st.session_state["scenario_id"]
     query_box, sensitivity_box, answers_box, choice_box, budget_box = (

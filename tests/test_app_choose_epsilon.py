@@ -11,6 +11,9 @@ from app_support import captions, metrics, rerun
 from streamlit.testing.v1 import AppTest
 
 from dpcore.planning import (
+    COMPOSITION_NAMES,
+    COMPOSITIONS,
+    TARGET_MECHANISM_NAMES,
     compose,
     epsilon_for_gaussian,
     epsilon_for_laplace,
@@ -160,7 +163,14 @@ def test_composition_view_compares_the_three_methods():
     advanced = compose(eps, deltas, "advanced", 1e-6)
     assert shown["advanced"] == f"ε = {advanced[0]:.3g}" and advanced[0] < 7.1
     rho = [None] * 100 + [gaussian_rho(0.5, 1e-6)] * 4 + [None]
-    assert shown["zcdp"] == f"ε = {compose(eps, deltas, 'zcdp', 1e-6, rhos=rho)[0]:.3g}"
+    assert shown["zCDP"] == f"ε = {compose(eps, deltas, 'zcdp', 1e-6, rhos=rho)[0]:.3g}"
+    # Each method by its name, not its code, with a badge short enough not to be cut.
+    assert list(shown) == [COMPOSITION_NAMES[method] for method in COMPOSITIONS]
+    assert {m.proto.delta for m in at.metric} == {"over budget 1"}
+    assert at.dataframe[-1].value["method"].tolist() == list(shown)
+    # No "None" in the plan's empty cells (the part of the rows each release reads).
+    (editor,) = [el for el in at.dataframe if el.proto.editing_mode]
+    assert editor.proto.placeholder == ""
     assert len(charts(at)) == 2
     assert "Nothing was spent" in captions(at)
     at.select_slider(key="ce_slack").set_value(1e-9)
@@ -208,13 +218,16 @@ def test_several_statistics_view_plans_every_target_and_splits_a_total():
     gaussian = epsilon_for_gaussian(100.0, 2000.0, 0.95, delta=1e-6)
     sequential = 2 * laplace + gaussian + 0.5
     assert shown["sequential"] == f"ε = {sequential:.3g}"
-    assert set(shown) >= {"sequential", "advanced", "zcdp", "rdp", "pld"}
-    assert float(shown["pld"].split("= ")[1]) < sequential  # PLD counts Laplace by its curve
+    assert list(shown) == [COMPOSITION_NAMES[method] for method in COMPOSITIONS]
+    pld = COMPOSITION_NAMES["pld"]
+    assert float(shown[pld].split("= ")[1]) < sequential  # PLD counts Laplace by its curve
     assert [c.rsplit("-", 1)[-1] for c in charts(at)] == ["fig_ce_stats_totals",
                                                            "fig_ce_stats_split"]
     table = at.dataframe[-1].value  # the plan (the first is the editor)
     assert table["epsilon"].round(6).tolist()[:2] == [round(laplace, 6)] * 2
     assert table["meets"].all()
+    assert table["mechanism"].tolist()[-1] == TARGET_MECHANISM_NAMES["fixed"]
+    assert all(el.proto.placeholder in ("", "—") for el in at.dataframe)
     at.toggle(key="ce_stats_split").set_value(True)
     rerun(at)
     at.number_input(key="ce_stats_total").set_value(1.0)

@@ -131,12 +131,16 @@ def test_valid_upload_of_two_files():
     at = upload_pair("valid_private.csv")
     at.selectbox(key="upload_target").set_value("income").run()
     assert_clean(at)
-    assert at.header[0].value == md("Uploaded data: valid_public.csv + valid_private.csv")
+    # The private file's name is not in the title (nor in any figure's settings or file name)
+    # until its owner ticks the box, as in a link.
+    assert at.header[0].value == md("Uploaded data: valid_public.csv + the private file")
+    assert "valid_private" not in at.session_state["scenario"].title
     assert summary(at)["records"] == [40, 40]
     scenario = at.session_state["scenario"]
     assert scenario.target is not None and scenario.target.startswith("income")
     notes = " ".join(m.value for m in at.markdown)
     assert md("record_id") in notes  # the column only the private file has is reported dropped
+    assert "(the target aside)" in " ".join(c.value for c in at.main.caption)
 
 
 def test_valid_upload_of_one_file_split_by_a_rule():
@@ -155,7 +159,7 @@ def test_valid_upload_of_one_file_split_by_a_rule():
     assert at.selectbox(key="split_value").value is None
     at.selectbox(key="split_value").set_value("Male").run()
     assert_clean(at)
-    assert at.header[0].value == md("Uploaded data: valid_single.csv")
+    assert at.header[0].value == md("Uploaded data: the uploaded file")
     assert "sex" not in at.session_state["scenario"].raw_public.columns
     assert sum(summary(at)["records"]) == 80
 
@@ -167,6 +171,8 @@ def refused(at: AppTest) -> list[str]:
     assert [err.value for err in at.sidebar.error] == main
     assert not at.main.header  # no data that no longer matches the sidebar
     assert any("The pages show nothing until" in info.value for info in at.main.info)
+    # What to do about the upload, not the home page's first-visit prompt.
+    assert not any("Choose a built-in scenario" in info.value for info in at.main.info)
     return main
 
 
@@ -179,7 +185,7 @@ def test_unreadable_file_is_refused_in_the_main_area_and_nothing_is_lost(name: s
     upload(at, "upload_private", "valid_private.csv")  # fix the file: the upload goes through
     at.run()
     assert_clean(at)
-    assert at.header[0].value == md("Uploaded data: valid_public.csv + valid_private.csv")
+    assert at.header[0].value == md("Uploaded data: valid_public.csv + the private file")
 
 
 @pytest.mark.parametrize(
@@ -257,8 +263,11 @@ def test_user_strings_are_escaped_not_rendered_as_markdown():
     upload(at, "upload_private", "private.csv", header + other)
     at.run()
     assert_clean(at)
-    assert at.main.header[0].value == md("Uploaded data: **public**.csv + private.csv")
+    assert at.main.header[0].value == md("Uploaded data: **public**.csv + the private file")
     at.selectbox(key="upload_target").set_value(None).run()  # 'income' was pre-selected
+    captions = " ".join(c.value for c in at.main.caption)
+    assert "features whose averages differ most" in captions  # no target to set aside
+    assert "target aside" not in captions
     at.switch_page("pages/importance.py").run()
     assert_clean(at)
     # Without a target the default query thresholds the numeric column at its public median:

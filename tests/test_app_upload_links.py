@@ -59,6 +59,14 @@ def test_a_link_made_on_uploads_reproduces_the_importance_page_in_a_new_tab():
     assert again.session_state["iw_lambda"] == opened_at
 
 
+def _page_text(at) -> str:
+    """Every text and figure of the main area (the figures' specifications as JSON)."""
+    texts = [el.value for kind in ("markdown", "caption", "header", "subheader", "info",
+                                   "warning") for el in getattr(at.main, kind)]
+    texts += [chart.proto.spec for chart in at.get("plotly_chart")]
+    return "\n".join(texts)
+
+
 def test_the_private_file_is_named_in_a_link_only_when_its_owner_ticks_the_box():
     public, private, _ = marked_files()
     at = app_support.start(timeout=TIMEOUT, source="Upload")
@@ -70,10 +78,15 @@ def test_the_private_file_is_named_in_a_link_only_when_its_owner_ticks_the_box()
     files = json.loads(at.query_params["files"])
     assert [f["name"] for f in files] == ["public.csv", "the private file"]
     assert "secret_layoffs" not in json.dumps(dict(at.query_params))
+    # Nor in the page: the scenario's title, and so every figure's settings and file name.
+    assert at.session_state["scenario"].title == "Uploaded data: public.csv + the private file"
+    assert "secret_layoffs" not in _page_text(at)
     box.check()
     rerun(at)
     files = json.loads(at.query_params["files"])
     assert [f["name"] for f in files] == ["public.csv", "secret_layoffs.csv"]
+    assert "secret_layoffs.csv" in at.session_state["scenario"].title
+    assert "secret_layoffs" in _page_text(at)
     assert SHARE_PRIVATE_NAME not in at.query_params  # the choice itself is never in a link
 
 

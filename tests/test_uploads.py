@@ -824,3 +824,19 @@ def test_a_column_of_numbers_with_a_few_words_is_refused_or_read_with_them_missi
     # a mostly-text column stays text, whatever the choice
     words = pd.DataFrame({"city": ["a", "b", "1", "c", "d"]})
     assert type_columns(words, as_missing={"city"})["city"].tolist() == ["a", "b", "1", "c", "d"]
+
+
+def test_the_description_counts_usable_columns_in_words():
+    private, public = read("bad/negative_in_unit_domain.csv"), read("unit_domain_public.csv")
+    scenario, _ = scenario_from_uploads(private, public)
+    assert "sharing 3 usable columns." in scenario.description
+    one, _ = scenario_from_uploads(private[["share"]], public[["share"]])
+    assert "sharing 1 usable column." in one.description
+
+
+def test_a_model_page_says_where_to_set_a_missing_target(valid):
+    from dpcore.perturbation.experiments import scenario_arrays
+
+    scenario, _ = scenario_from_uploads(*valid)  # no target chosen
+    with pytest.raises(DataError, match=r"sidebar's 'Target \(column to predict\)'"):
+        scenario_arrays(scenario)

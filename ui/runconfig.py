@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from dpcore.runs import RunConfig, script, shareable_files
-from dpcore.runs.scenarios import BY_VALUE, ONE_FILE
+from dpcore.runs.scenarios import BY_VALUE, ONE_FILE, unused_keys
 from ui import registry
 
 __all__ = ["HIDDEN_NAMES", "PREFIXES", "SHARE_PRIVATE_NAME", "SHARE_SPLIT_VALUE", "SOURCE_KEYS",
@@ -84,13 +84,16 @@ def control_defaults(page: str) -> dict[str, Any]:
 
 
 def scenario_spec(state: Mapping[str, Any]) -> dict[str, Any]:
-    """The sidebar's scenario keys as set (those of the chosen source), and for an upload the
+    """The sidebar's scenario keys as set (those of the chosen source that its scenario reads:
+    :func:`dpcore.runs.scenarios.unused_keys`), and for an upload the
     files' roles and names, with the public file's SHA-256 (never their bytes, nor anything
     computed from a private file; the name of a file with private rows only where the user
     ticked :data:`SHARE_PRIVATE_NAME`); the split value of one file split by a column value only
     where the user ticked :data:`SHARE_SPLIT_VALUE`."""
     source = state.get("source", "Built-in")
     spec = {key: plain(state[key]) for key in SOURCE_KEYS.get(source, ()) if key in state}
+    for key in unused_keys(spec):  # kept by the sidebar for another choice: not this one's
+        spec.pop(key, None)
     if source == "Upload":
         files = shareable_files(list(state.get(UPLOAD_FILES_KEY, [])))
         if not state.get(SHARE_PRIVATE_NAME):

@@ -83,7 +83,7 @@ from dpcore.text import md
 from ui import memory
 from ui.cache import content_key, load_builtin, session_memo, session_memo_has
 from ui.links import data_default
-from ui.runconfig import SHARE_PRIVATE_NAME, SHARE_SPLIT_VALUE
+from ui.runconfig import HIDDEN_NAMES, SHARE_PRIVATE_NAME, SHARE_SPLIT_VALUE
 from ui.state import choose, hold_widget_state, keep_widget_state
 
 SCENARIO_KEY = "scenario"
@@ -91,6 +91,8 @@ SCENARIO_ID_KEY = "scenario_id"
 REPORT_KEY = "upload_report"
 UPLOAD_FILES_KEY = "upload_files"
 PROBLEMS_KEY = "_scenario_problems"
+#: Whether this run's main area already says why there is no scenario (a refusal, a prompt).
+EXPLAINED_KEY = "_scenario_explained"
 _NOT_LINKED = object()  # a choice that no link made
 _CHOSEN_FOR = "_upload_chosen_for"  # the files whose target and left-out columns were pre-set
 KEPT_KEY = "_upload_kept"  # {uploader key: KeptFile}: this session's files, in its memory only
@@ -140,6 +142,7 @@ def scenario_sidebar() -> Scenario | None:
         else:
             prompt = _upload_panel()
     problems = st.session_state[PROBLEMS_KEY]
+    st.session_state[EXPLAINED_KEY] = bool(problems or prompt)
     if problems:
         for problem in problems:
             st.error(md(problem), icon=":material/error:")
@@ -155,6 +158,14 @@ def scenario_sidebar() -> Scenario | None:
         for warning in report.private_warnings:
             st.warning(md(warning), icon=":material/warning:")
     return current_scenario()
+
+
+def ask_for_scenario(text: str) -> None:
+    """Say ``text`` (what to choose in the sidebar) in the main area, unless
+    :func:`scenario_sidebar` already said why there is no scenario: after a refused upload the
+    page tells what to do about the files, not to choose a built-in scenario."""
+    if not st.session_state.get(EXPLAINED_KEY):
+        st.info(text)
 
 
 def current_scenario() -> Scenario | None:
@@ -268,11 +279,12 @@ def _upload_panel() -> str | None:
     files = [_kept(key, st.file_uploader(labels[key], key=key)) for key in keys]
     private = [False, True] if mode == TWO_FILES else [True]
     keep_widget_state({SHARE_PRIVATE_NAME: False})
-    st.checkbox("Put the private file's name in the page's link and exported config",
+    st.checkbox("Show the private file's name in titles, the page's link and exported config",
                 key=SHARE_PRIVATE_NAME,
                 help="Left out unless ticked: a file name can itself tell something (a project, "
-                     "a person, a date). A link or a config then says \"the private file\"; "
-                     "whoever opens it uploads the same file under any name.")
+                     "a person, a date). Titles, figures, a link or a config then say \"the "
+                     "private file\"; whoever opens a link uploads the same file under any "
+                     "name.")
     kept = [f.name for f in files if isinstance(f, KeptFile)]
     if kept:
         st.caption(f"Using {', '.join(md(name) for name in kept)}, uploaded earlier in this "
@@ -391,13 +403,14 @@ def _build_from_frames(
              "takes as public.")
     public_missing = "drop" if drop_public else "impute"
     names = [file.name for file in files]
+    roles = ("public", "private") if mode == TWO_FILES else ("single",)
+    title = "Uploaded data: " + " + ".join(shown_names(roles, names))
     build = functools.partial(
         scenario_from_uploads, private, public, target=target, positive=positive,
-        exclude=exclude, categorical=categorical, public_missing=public_missing,
-        title="Uploaded data: " + " + ".join(names),
+        exclude=exclude, categorical=categorical, public_missing=public_missing, title=title,
     )  # fmt: skip
     scenario_id = content_key("upload", mode, *names, *contents, *rule, target, repr(positive),
-                              exclude, categorical, list(as_missing), public_missing)
+                              exclude, categorical, list(as_missing), public_missing, title)
     try:
         with st.spinner("Encoding the files…"):
             scenario, report = session_memo(scenario_id, build)
@@ -405,12 +418,21 @@ def _build_from_frames(
         problems.append(str(exc))
         return None
     _set_current(scenario, scenario_id, report)
-    roles = ("public", "private") if mode == TWO_FILES else ("single",)
     st.session_state[UPLOAD_FILES_KEY] = [
         {"role": role, "name": file.name, "sha256": _public_digest(role, file, data)}
         for role, file, data in zip(roles, files, contents, strict=True)
     ]
     return None
+
+
+def shown_names(roles: tuple[str, ...], names: list[str]) -> list[str]:
+    """The uploaded files' names as the scenario's title (and so every figure's settings and
+    file name, and the ledger) gives them: a file with private rows as "the private file" (or
+    "the uploaded file" split into both sets), as in a link, unless the owner ticked
+    :data:`~ui.runconfig.SHARE_PRIVATE_NAME`; the public file by its name."""
+    shared = bool(st.session_state.get(SHARE_PRIVATE_NAME))
+    return [name if shared or role not in HIDDEN_NAMES else HIDDEN_NAMES[role]
+            for role, name in zip(roles, names, strict=True)]
 
 
 def _preselect(names: tuple[str, ...], public: pd.DataFrame, suggested: dict[str, str]) -> None:

@@ -607,7 +607,8 @@ def scenario_from_uploads(
     raw_private = _impute_raw(private, numeric, medians)
     description = (
         f"**Uploaded data**: a public file E ({_rows(len(public))}) and a private file D "
-        f"({_rows(len(private))}) sharing {len(usable)} usable columns.\n\n"
+        f"({_rows(len(private))}) sharing {len(usable)} usable "
+        f"column{'s' if len(usable) != 1 else ''}.\n\n"
         "**Encoding (from the public file only):** text columns as one-hot items with the "
         "levels of the public file (other values: all-zero items); numeric columns min-max "
         "scaled by their range in the public file, private values clipped to it; missing "

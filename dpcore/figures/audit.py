@@ -40,7 +40,8 @@ def distributions_figure(scores: pd.DataFrame, threshold: float, statistic: str)
     fig.add_vline(x=float(np.clip(threshold, lo, hi)), line_dash="dash",
                   line_color=COLORS["chosen"])
     legend_entry(fig, "threshold (chosen on the other half)", "chosen", dash="dash")
-    return layout(fig, f"score: {statistic}", "share of runs", height=380)
+    # At the foot: above the plot the legend would run into the title's settings line.
+    return legend_at_foot(layout(fig, f"score: {statistic}", "share of runs", height=380))
 
 
 def summary_figure(table: pd.DataFrame) -> go.Figure:

@@ -26,11 +26,13 @@ from dpcore.figures.common import (
     fmt,
     layout,
     layout_spec,
+    legend_at_foot,
     legend_entry,
     reference_line,
     spec_figure,
     titled,
 )
+from dpcore.planning import COMPOSITION_NAMES
 from dpcore.studies.choose_epsilon import ROUTE_LABELS, Params
 
 METHOD_COLORS = {"sequential": COLORS["baseline"], "advanced": COLORS["theory"],
@@ -73,9 +75,17 @@ def target_curve(answer, *, ytitle: str, measured_name: str, fitted_name: str,
     if chosen is not None:
         fig.add_vline(x=chosen, line_color=COLORS["chosen"], line_dash="dot", opacity=0.5)
         legend_entry(fig, f"the slider's ε = {fmt(chosen)}", "chosen", dash="dot")
-    fig.update_xaxes(type="log", tickformat="~g")  # 0.5, not a bare "5" under a decade
+    log_axes(fig)
+    # At the foot: above the plot the legend would run into the title's settings line.
+    return legend_at_foot(layout(fig, "ε (log scale)", f"{ytitle} (log scale)"))
+
+
+def log_axes(fig: go.Figure) -> None:
+    """Both axes logarithmic, labelled at 1, 2 and 5 of each decade only ("0.05  0.1  0.2", not
+    every digit of a decade run together as "0.060.070.080.090.1"), written as a person writes
+    them (0.5, not a bare "5" under a decade)."""
+    fig.update_xaxes(type="log", dtick="D2", tickformat="~g")
     fig.update_yaxes(type="log", dtick="D2", tickformat="~g")
-    return layout(fig, "ε (log scale)", f"{ytitle} (log scale)")
 
 
 def posterior_figure(curves: pd.DataFrame, prior: float, chosen: float,
@@ -110,27 +120,51 @@ def posterior_figure(curves: pd.DataFrame, prior: float, chosen: float,
     text = [f"{100 * t:g} %" for t in ticks]
     fig.update_xaxes(type="log", tickvals=ticks[:-1], ticktext=text[:-1])
     fig.update_yaxes(type="log", tickvals=ticks, ticktext=text)
-    return layout(fig, "prior belief that the person is in the data (log scale)",
-                  "worst-case belief after one release", height=460)
+    # At the foot: above the plot the legend would run into the title's settings line.
+    return legend_at_foot(layout(fig, "prior belief that the person is in the data (log scale)",
+                                 "worst-case belief after one release", height=460))
+
+
+#: The size (px) of every label written on a bar: never shrunk to fit (plotly's default shrinks
+#: a label wider than its bar, to 9 px and less).
+BAR_LABEL_SIZE = 12
+
+
+def method_label(method: str) -> str:
+    """A composition method's name (:data:`dpcore.planning.COMPOSITION_NAMES`) as a bar's axis
+    label: on two lines when it is longer than a narrow bar ("privacy loss<br>distribution")."""
+    name = COMPOSITION_NAMES[method]
+    if len(name) <= 12 or " " not in name:
+        return name
+    cut = name.rfind(" ", 0, 13)
+    cut = cut if cut > 0 else name.find(" ")
+    return f"{name[:cut]}<br>{name[cut + 1:]}"
 
 
 def composition_bars(table: pd.DataFrame) -> go.Figure:
-    """Total ε of the planned releases under each composition method (built from a
-    specification without validation: the planner's option moves redraw it,
-    ``tests/test_figures_spec.py`` validates it)."""
-    data = []
+    """Total ε of the planned releases under each composition method, each bar labelled with
+    its ε and δ on two lines at :data:`BAR_LABEL_SIZE` (built from a specification without
+    validation: the planner's option moves redraw it, ``tests/test_figures_spec.py``
+    validates it)."""
+    data, tallest = [], 0.0
     for row in table.itertuples(index=False):
         value = float(row.epsilon)
         missing = math.isnan(value)
+        tallest = tallest if missing else max(tallest, value)
         data.append({
-            "type": "bar", "x": [row.method], "y": [0.0 if missing else value],
-            "name": row.method, "marker": {"color": METHOD_COLORS[row.method]},
-            "text": ["cannot account" if missing else
-                     f"ε = {value:.3g}, δ = {float(row.delta):.2g}"],
-            "textposition": "outside", "cliponaxis": False,
-            "hovertemplate": "%{x}: total ε %{y:.4g}<extra></extra>"})
+            "type": "bar", "x": [method_label(row.method)], "y": [0.0 if missing else value],
+            "name": COMPOSITION_NAMES[row.method],
+            "marker": {"color": METHOD_COLORS[row.method]},
+            "text": ["cannot<br>account" if missing else
+                     f"ε = {value:.3g}<br>δ = {float(row.delta):.2g}"],
+            "textposition": "outside", "cliponaxis": False, "constraintext": "none",
+            "textfont": {"size": BAR_LABEL_SIZE},
+            "hovertemplate": f"{COMPOSITION_NAMES[row.method]}: total ε %{{y:.4g}}"
+                             "<extra></extra>"})
     spec = layout_spec("composition method", "total ε of the plan", height=400)
     spec["showlegend"] = False
+    # Room above the tallest bar for its two-line label, inside the plot.
+    spec["yaxis"]["range"] = [0.0, 1.3 * tallest if tallest > 0 else 1.0]
     return spec_figure({"data": data, "layout": spec})
 
 
@@ -147,6 +181,7 @@ def stats_split_figure(plan: pd.DataFrame) -> go.Figure:
             "type": "bar", "x": [float(row.epsilon)], "y": [row.statistic], "orientation": "h",
             "name": row.statistic, "marker": {"color": COLORS[role]},
             "text": [f"ε = {row.epsilon:.3g} ({reached})"], "textposition": "auto",
+            "constraintext": "none", "textfont": {"size": BAR_LABEL_SIZE},
             "hovertemplate": "%{y}: ε %{x:.4g}<extra></extra>"})
     spec = layout_spec("ε of each statistic", "", height=160 + 45 * len(plan))
     spec["showlegend"] = False
@@ -158,22 +193,19 @@ def growth_figure(frame: pd.DataFrame, budget: float | None = None) -> go.Figure
     """Total ε against the number of identical releases, one line per method."""
     fig = go.Figure()
     for method, part in frame.groupby("method", sort=False):
-        fig.add_trace(go.Scatter(x=part["count"], y=part["epsilon"], mode="lines", name=method,
+        name = COMPOSITION_NAMES[method]
+        fig.add_trace(go.Scatter(x=part["count"], y=part["epsilon"], mode="lines", name=name,
                                  line={"color": METHOD_COLORS[method],
                                        "dash": "dash" if method == "advanced" else None,
                                        "width": 3 if method == "advanced" else 2},
-                                 hovertemplate=f"{method}<br>%{{x}} releases: total ε "
+                                 hovertemplate=f"{name}<br>%{{x}} releases: total ε "
                                                "%{y:.3g}<extra></extra>"))
     if budget is not None and math.isfinite(budget):
         reference_line(fig, budget, f"session budget ε = {fmt(budget)}", "chosen", dash="dot")
-    fig.update_xaxes(type="log", tickformat="~g")  # 0.5, not a bare "5" under a decade
-    fig.update_yaxes(type="log", dtick="D2", tickformat="~g")
-    fig = layout(fig, "number of identical releases (log scale)", "total ε (log scale)",
-                 height=400)
+    log_axes(fig)
     # Below the plot: above it the legend would run into the two-line title.
-    fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.25, "x": 0,
-                              "xanchor": "left"})
-    return fig
+    return legend_at_foot(layout(fig, "number of identical releases (log scale)",
+                                 "total ε (log scale)", height=400))
 
 
 def _run_answer(m: pd.Series, curve: pd.DataFrame) -> SimpleNamespace:
@@ -292,7 +324,8 @@ def figure_titles(numbers: Mapping[str, pd.DataFrame], params: Params, *,
                if m["split_total"] else "every target met at its smallest ε")
         return {"stats_totals": ("Total ε that meets every target, by method",
                                  f"{int(m['targets'])} statistics; δ = {m['total_delta']:.2g}"),
-                "stats_split": (f"The split of ε between the statistics ({m['method']})", how)}
+                "stats_split": ("The split of ε between the statistics "
+                                f"({COMPOSITION_NAMES[m['method']]})", how)}
     if "composition" in numbers:
         slack = f"δ′ = {m['delta_slack']:g}"
         source = "the plan's first row" if m["growth_from"] == "plan" else "the sidebar's slider"

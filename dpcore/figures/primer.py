@@ -14,12 +14,15 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore.figures.common import COLORS, fmt, layout, legend_entry, titled
+from dpcore.figures.common import COLORS, fmt, layout, legend_at_foot, legend_entry, titled
 from dpcore.studies.primer import Params
 
 __all__ = ["TITLES", "answers_figure", "contexts", "figures", "selection_figure"]
 
 BINS = 61
+#: The answers figure's top margin (px): room for its title of two lines (centred in the
+#: margin) above the first panel's title, which sits just over that panel.
+TOP_MARGIN = 120
 
 
 def _bins(answers: pd.DataFrame, truth: float, widest: float) -> np.ndarray:
@@ -68,7 +71,8 @@ def answers_figure(answers: pd.DataFrame, summary: pd.DataFrame, *, label: str,
         fig.update_yaxes(title_text="% of draws", row=i, col=1)
     fig.update_xaxes(title_text=f"noisy answer: {label}", row=len(rows), col=1)
     # The legend goes under the x axis: above the plot it would cover the first panel's title.
-    fig.update_layout(bargap=0, margin={"b": 80},
+    # The top margin holds the figure's title (centred in it) clear of the first panel's.
+    fig.update_layout(bargap=0, margin={"b": 80, "t": TOP_MARGIN},
                       legend={"y": -70 / height, "yanchor": "top"})
     return fig
 
@@ -96,7 +100,9 @@ def selection_figure(choice: pd.DataFrame, *, column: str, epsilon: float) -> go
         hovertemplate="%{x}<br>exact probability %{y:.3g} %<extra></extra>"))
     legend_entry(fig, "outline: truly most common (non-private)", "nonprivate", kind="marker")
     fig.update_xaxes(type="category")
-    return layout(fig, f"candidate ({column}); ε = {fmt(epsilon)}", "% of draws", height=380)
+    # At the foot: above the plot the legend would run into the title's settings line.
+    return legend_at_foot(layout(fig, f"candidate ({column}); ε = {fmt(epsilon)}", "% of draws",
+                                 height=380))
 
 
 #: Each figure's title, by name (the page shows them with the dataset's name in the context).

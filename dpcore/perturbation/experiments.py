@@ -607,7 +607,9 @@ def scenario_arrays(scenario, *, part: str = "private") -> ScenarioArrays:
     is refused (a public fact), a private one is not (whether D has both classes is private).
     """
     if scenario.target is None:
-        raise DataError("This scenario has no target column; choose one with a 0/1 target.")
+        raise DataError("This scenario has no target column: for an upload, choose one in the "
+                        "sidebar's 'Target (column to predict)'; or choose a built-in scenario "
+                        "with a 0/1 target.")
     if part not in ("private", "public"):
         raise ValueError(f"part == {part!r}, must be 'private' or 'public'.")
     frame = scenario.private if part == "private" else scenario.public

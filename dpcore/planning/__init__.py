@@ -30,6 +30,7 @@ public stand-in (the scenario's E, :func:`public_stand_in`) to choose epsilon wi
 
 from dpcore.composition import (
     COMPOSITION_ASSUMPTIONS,
+    COMPOSITION_NAMES,
     COMPOSITIONS,
     MAX_PART_CHOICES,
     PLAN_DATASET,
@@ -67,13 +68,14 @@ from dpcore.planning.monte_carlo import (
     subset_errors,
 )
 from dpcore.planning.risk import posterior_bound, posterior_curves
-from dpcore.planning.targets import TARGET_MECHANISMS, plan_targets
+from dpcore.planning.targets import TARGET_MECHANISM_NAMES, TARGET_MECHANISMS, plan_targets
 from dpcore.planning.what_if import PLANNABLE, compare_compositions, planned_releases
 
 __all__ = [
     "COARSE_GRID",
     "COMPOSITIONS",
     "COMPOSITION_ASSUMPTIONS",
+    "COMPOSITION_NAMES",
     "DEPLOYMENT_COLUMNS",
     "EPSILON_RANGE",
     "MAX_PART_CHOICES",
@@ -81,6 +83,7 @@ __all__ = [
     "SHOWN_COLUMNS",
     "PLAN_DATASET",
     "TARGET_MECHANISMS",
+    "TARGET_MECHANISM_NAMES",
     "EpsilonAnswer",
     "PlannedRelease",
     "compare_compositions",

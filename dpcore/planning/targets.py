@@ -33,11 +33,14 @@ from dpcore.mechanisms import Gaussian, Laplace
 from dpcore.planning.closed_form import epsilon_for_gaussian, epsilon_for_laplace
 from dpcore.validation import check_choice, check_probability, check_scalar
 
-__all__ = ["TARGET_MECHANISMS", "plan_targets"]
+__all__ = ["TARGET_MECHANISMS", "TARGET_MECHANISM_NAMES", "plan_targets"]
 
 #: The mechanisms a target may name: a closed-form tail (Laplace, Gaussian), or an epsilon fixed
 #: by a study ("fixed", counted as a pure release: the worst case for its epsilon).
 TARGET_MECHANISMS = ("laplace", "gaussian", "fixed")
+#: Each of them as a page names it.
+TARGET_MECHANISM_NAMES = {"laplace": "Laplace", "gaussian": "Gaussian",
+                          "fixed": "fixed ε (from a study)"}
 #: Columns of :func:`plan_targets`'s table.
 COLUMNS = ("statistic", "mechanism", "sensitivity", "error", "level", "epsilon", "delta", "rho",
            "scale", "error_reached", "meets")

@@ -31,7 +31,7 @@ from dpcore.validation import DataError
 
 __all__ = ["AT_RANDOM", "BUILTIN", "BY_VALUE", "CONTROLS", "ONE_FILE", "TWO_FILES", "UPLOAD",
            "UPLOAD_SEED", "DEFAULT_SCENARIO", "DIGEST_ROLES", "DOMAINS", "ROLES",
-           "build_scenario", "file_roles", "sha256", "shareable_files"]
+           "build_scenario", "file_roles", "sha256", "shareable_files", "unused_keys"]
 
 BUILTIN, UPLOAD = "Built-in", "Upload"
 TWO_FILES, ONE_FILE = "Public and private files", "One file, split by a rule"
@@ -54,6 +54,13 @@ CONTROLS: dict[str, Any] = {
 # Options of load_scenario that only some built-in scenarios take (as in the sidebar).
 _ENCODING_SCENARIOS = {"adult"}
 _DIMENSION_SCENARIOS = {"mvn-shift"}
+#: Each such option's sidebar key, and the built-in scenarios that take it.
+_OPTION_SCENARIOS = {"builtin_encoding": _ENCODING_SCENARIOS, "builtin_p": _DIMENSION_SCENARIOS,
+                     "builtin_shift": _DIMENSION_SCENARIOS}
+#: The keys of one file's split, and those each rule reads.
+_SPLIT_KEYS = ("split_rule", "split_column", "split_value", "split_p", "split_fraction")
+_RULE_KEYS = {BY_VALUE: ("split_rule", "split_column", "split_value", "split_p"),
+              AT_RANDOM: ("split_rule", "split_fraction")}
 #: The roles of an upload's files, and those whose SHA-256 a config may hold: the public file's
 #: only. A private file, or a single file split into public and private rows, is named only.
 ROLES = ("public", "private", "single")
@@ -157,6 +164,26 @@ def build_scenario(spec: Mapping[str, Any], files: Mapping[str, bytes] | None = 
         raise DataError(f"The config's scenario source must be {BUILTIN!r} or {UPLOAD!r}, got "
                         f"{source!r}.")
     return _upload(spec, files or {})
+
+
+def unused_keys(spec: Mapping[str, Any]) -> set[str]:
+    """The sidebar keys that the scenario of ``spec`` does not read (left out of its config and
+    its link): a built-in's option that only other built-ins take (Adult's encoding, the
+    simulation's p and shift), the split keys of an upload of two files, and of one file those
+    of the other split rule.
+
+    >>> sorted(unused_keys({"source": BUILTIN, "builtin_name": "adult"}))
+    ['builtin_p', 'builtin_shift']
+    >>> sorted(unused_keys({"source": UPLOAD, "upload_mode": ONE_FILE, "split_rule": AT_RANDOM}))
+    ['split_column', 'split_p', 'split_value']
+    """
+    values = {**CONTROLS, **spec}
+    if values["source"] == BUILTIN:
+        return {key for key, names in _OPTION_SCENARIOS.items()
+                if values["builtin_name"] not in names}
+    if values["upload_mode"] != ONE_FILE:
+        return set(_SPLIT_KEYS)
+    return set(_SPLIT_KEYS) - set(_RULE_KEYS.get(values["split_rule"], _SPLIT_KEYS))
 
 
 def _builtin(spec: Mapping[str, Any]) -> Scenario:

@@ -46,6 +46,7 @@ from dpcore.importance import BootstrapStudy, VarianceTerms, variance_terms
 from dpcore.perturbation.experiments import ScenarioArrays, scenario_arrays
 from dpcore.planning import (
     COARSE_GRID,
+    COMPOSITION_NAMES,
     COMPOSITIONS,
     SHOWN_COLUMNS,
     EpsilonAnswer,
@@ -672,11 +673,12 @@ def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
         if m["split_total"]:
             met = ("Every target is met." if m["all_met"] else
                    "Not every target is met: raise the total or relax a target.")
-            return (f"Split under {m['method']} composition, the total ε = "
+            return (f"Split under {COMPOSITION_NAMES[m['method']]} composition, the total ε = "
                     f"{m['total_epsilon']:.3g} brings every statistic within {m['factor']:.3g} "
                     f"times its error bar, the smallest worst shortfall. {met}")
         return (f"Meeting all {int(m['targets'])} targets costs ε = {totals['sequential']:.3g} "
-                f"under sequential composition and ε = {totals[best]:.3g} under {best}. "
+                f"under sequential composition and ε = {totals[best]:.3g} under "
+                f"{COMPOSITION_NAMES[best]}. "
                 f"Answering each alone would spend {m['separately']:.3g} in all.")
     if "posterior_curves" in numbers:
         odds = numbers["odds"]
@@ -691,8 +693,9 @@ def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
         seq = table[table["method"] == "sequential"]["epsilon"]
         seq_text = f"{float(seq.iloc[0]):.3g}" if len(seq) else "no total"
         fits = "fits" if best["epsilon"] <= m["budget"] else "does not fit"
+        best_name = COMPOSITION_NAMES[best["method"]]
         return (f"The plan's {int(m['releases'])} releases total ε = {seq_text} under sequential "
-                f"composition and ε = {best['epsilon']:.3g} under {best['method']} composition. "
+                f"composition and ε = {best['epsilon']:.3g} under {best_name} composition. "
                 f"The tightest total {fits} the budget ε = {m['budget']:g}.")
     if "study_run" in m and not bool(m["study_run"]):
         name = {"lr": "logistic-regression", "subset": "optimal-subset"}.get(m["target"])

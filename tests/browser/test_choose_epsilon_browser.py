@@ -77,7 +77,7 @@ def test_choose_epsilon_page(page: Page, app_url: str):
 
     panel = open_view(page, "Composition")
     expect(metric_value(page, "sequential")).to_have_text("ε = 7.1")
-    expect(metric_value(page, "pld")).to_have_text("ε = 2.54")  # dp-accounting's tightest
+    expect(metric_value(page, "privacy loss distribution")).to_have_text("ε = 2.54")  # tightest
     expect(panel.get_by_test_id("stPlotlyChart")).to_have_count(2)
     expect(panel.get_by_test_id("stDataFrame").first).to_be_visible()
     screenshot(page, "choose-epsilon-composition")

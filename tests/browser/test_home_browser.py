@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.browser
 
 DATA = ROOT / "tests" / "data"
-PAIR = "Uploaded data: valid_public.csv + valid_private.csv"
+PAIR = "Uploaded data: valid_public.csv + the private file"
 #: How long an upload may show no sign at all (its result, or the file in its uploader) before
 #: the file is given again.
 NO_SIGN = 20_000
