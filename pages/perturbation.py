@@ -245,11 +245,9 @@ def lambda_caption(params: Params) -> str:
 
 #: What to change when λ itself is too large, by how λ is chosen: never the setting in force.
 SMALLER_LAMBDA = {
-    LAMBDA_MODES[0]: "The rule's λ is too large for this table: choose λ by CV on public data, "
-                     "or set it by hand.",
-    LAMBDA_MODES[1]: "Set a smaller λ.",
-    LAMBDA_MODES[2]: "The λ that cross-validation on the public set chose is too large for D: "
-                     "set λ by hand.",
+    LAMBDA_MODES[0]: "choose λ by CV on public data, or set it by hand",
+    LAMBDA_MODES[1]: "set a smaller λ",
+    LAMBDA_MODES[2]: "set λ by hand (cross-validation on the public set chose this one)",
 }
 
 
@@ -257,32 +255,45 @@ def no_better_than_guessing(m: pd.Series, summary: pd.DataFrame, by: str,
                             params: Params) -> None:
     """Warn when the non-private model at the page's λ does no better than always guessing
     (then no private model at that λ can show anything): at the chosen ε, or at the largest
-    training size. Beside it, the non-private model at its own best λ says whether the records
-    carry signal at all; the advice names a setting other than the one in force."""
+    training size. The non-private model at its own best λ (the "Error vs ε" view) says why:
+    if it learns, λ is too large, and the advice names a setting other than the one in force;
+    if it does not, the columns carry no linear signal, and no λ is blamed. Without it (the
+    learning curve), both causes are named."""
     rows = summary[summary["method"] == "non-private"]
     row = rows.loc[rows[by].idxmax()] if by == "n" else rows.loc[
         (rows["epsilon"] - m["epsilon"]).abs().idxmin()]
     guess = float(m["guessing_error_nonprivate"])
     if row["mean"] < guess:
         return
-    first = (f"At λ = {m['lam']:.3g}{MODE_NOTE[params.lambda_mode]} the penalty outweighs "
-             "what the records say: even without noise, a model at this λ has the test error "
-             f"of always guessing the most frequent class ({row['mean']:.3f} against "
-             f"{guess:.3f}), and so has every private model at this λ.")
+    at_lambda = f"λ = {m['lam']:.3g}{MODE_NOTE[params.lambda_mode]}"
+
+    def guessing(at: str) -> str:
+        return (f"even without noise, a model at {at} has the test error of always guessing the "
+                f"most frequent class ({row['mean']:.3f} against {guess:.3f}), and so has every "
+                "private model at this λ.")
+
+    same = guessing(at_lambda)
+    action = SMALLER_LAMBDA[params.lambda_mode]
     best = m.get("best_error_nonprivate")
     if best is None or pd.isna(best):
-        st.warning(f"{first} {SMALLER_LAMBDA[params.lambda_mode]}", icon=":material/warning:")
+        st.warning(
+            f"{same[0].upper()}{same[1:]} Either this λ is too large for the table, or its "
+            "columns do not predict the target (the view 'Error vs ε' shows the model at its "
+            f"own best λ, which tells the two apart). If λ is too large: {action}.",
+            icon=":material/warning:")
     elif best < guess:
         st.warning(
-            f"{first} The non-private model at its own best λ ({best_lambdas(m)}, chosen by "
+            f"At {at_lambda} the penalty outweighs what the records say: {guessing('this λ')} The "
+            f"non-private model at its own best λ ({best_lambdas(m)}, chosen by "
             f"cross-validation on the training rows) reaches {best:.3f}, so the records do "
-            f"predict the target. {SMALLER_LAMBDA[params.lambda_mode]}",
+            f"predict the target: this λ is too large for the table. To fix it, {action}.",
             icon=":material/warning:")
     else:
         st.warning(
-            f"{first} Even at its own best λ ({best_lambdas(m)}; non-private) the model without "
-            f"noise reaches only {best:.3f}: these columns do not predict the target better "
-            "than its base rate with a linear model, so no private model can either.",
+            f"{same[0].upper()}{same[1:]} So has the model without noise at its own best λ "
+            f"({best_lambdas(m)}; non-private: {best:.3f}): these columns do not predict the "
+            "target better than its base rate with a linear model, so no private model can "
+            "either, at any λ.",
             icon=":material/warning:")
 
 
