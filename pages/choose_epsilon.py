@@ -280,8 +280,8 @@ def logistic_target(route: str) -> None:
                           label="Restarts (noise draws per ε)")
     rows = len(scenario.private if route == "private" else scenario.public)
     if not study_switch(
-            f"Run the study ({len(COARSE_GRID)} values of ε on {rows:,} records; can take a "
-            "minute on Adult)", "ce_run_lr",
+            f"Run the study ({len(COARSE_GRID)} values of ε on {rows:,} records; can take "
+            "minutes on Adult)", "ce_run_lr",
             "The study simulates the release the perturbation page publishes (approximate "
             "minima perturbation, at the λ it picks by simulating itself on the public set E) "
             "at every ε of a coarse grid, seeded; switch it on to answer the target."):

@@ -42,7 +42,7 @@ PLAN_EPSILONS = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
 PLAN_ROWS = 2000
 #: Rows times noise draws that one simulated λ may cost: a small E gets more draws (its
 #: errors are noisier), a large one fewer (between 3 and 20).
-PLAN_WORK = 4000
+PLAN_WORK = 2000
 #: The planner's target: a release within this much of the model without noise at its own best
 #: λ on E (a convention: "about as good as these columns allow").
 REACH_MARGIN = 0.05
@@ -150,7 +150,7 @@ def reach_note(point: Callable[[float], tuple[float, float]], *, epsilon: float,
     point : callable
         ``point(ε) -> (λ, error)``: :func:`release_point` at ε for these ``n`` records (a page
         passes a cached one). Called at ``epsilon`` and, when the release is not useful there,
-        at every ε of ``grid``.
+        at the ε of ``grid`` above it, upwards, up to the first that is.
     epsilon, n, d : the release's ε, its number of records and the model's d (public)
     reference : PublicReference
     grid : sequence of float
@@ -176,10 +176,12 @@ def reach_note(point: Callable[[float], tuple[float, float]], *, epsilon: float,
     if here <= target:
         return None
     eps, errors = [float(epsilon)], [here]
-    for e in sorted(set(map(float, grid))):
+    for e in sorted(set(map(float, grid))):  # upwards, only as far as the first that reaches
         if e > epsilon:
             eps.append(e)
             errors.append(point(e)[1])
+            if errors[-1] <= target:
+                break
     needed = crossing(eps, errors, target)
     if needed is None:
         rows = float(f"{n * max(eps) / epsilon:.2g}")
