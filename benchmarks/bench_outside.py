@@ -20,9 +20,11 @@ runs, so the table follows a change of default on a rerun):
   library's ``PrivateLogisticRegression`` default method), drawn as a seeded study; the
   page's non-private reference (its own best λ, cross-validated on the private training part,
   :func:`dpcore.perturbation.experiments.best_lambda`);
-- **masking**: the masked set's model (Algorithm 1 at the page's default N, initial set and
-  λ for the scenario, :func:`dpcore.masking.defaults.default_lambda`); the page's non-private
-  model (the same λ on D);
+- **masking**: the masked set's model (the page's Algorithm 1,
+  :func:`dpcore.studies.masking.generator`: intercept and penalty centred at the public model,
+  at the page's default N, initial set and λ for the scenario,
+  :func:`dpcore.masking.defaults.default_lambda`); the page's non-private model (the same λ
+  on D);
 - **subset**: the subset Algorithm 2 selects (the page's split, grid and λ), its DP estimate;
   the non-private θ_D at the page's λ;
 - **importance**: a logistic regression trained on E weighted by the DP importance weights
@@ -56,7 +58,7 @@ from dpcore.datasets import Scenario, split_random
 from dpcore.importance import ImportanceWeights, default_lambda
 from dpcore.importance.mechanism import design_matrices
 from dpcore.logistic import fit_logistic
-from dpcore.masking import MaskedDataGenerator, scenario_task
+from dpcore.masking import scenario_task
 from dpcore.masking.defaults import default_lambda as masking_lambda
 from dpcore.perturbation import PrivateLogisticRegression
 from dpcore.perturbation.experiments import (
@@ -281,10 +283,8 @@ def masking_rows(scenario: Scenario, draws: int) -> dict[str, float]:
         lam = masking_lambda(scenario, eps)
         scores, reference = [], None
         for r in range(min(draws, MASKING_DRAWS)):
-            gen = MaskedDataGenerator(eps, lam, n, rng=stream(SEED, "bench outside", "mask", eps,
-                                                              r),
-                                      n_classes=task.n_classes, data_norm=task.data_norm,
-                                      bounded=params.bounded)
+            gen = masking_study.generator(task, eps, lam, n, bounded=params.bounded,
+                                          rng=stream(SEED, "bench outside", "mask", eps, r))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 gen.fit(task.X_private, task.y_private, initial=initial)

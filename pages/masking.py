@@ -16,7 +16,7 @@ from dpcore.figures.masking import (
     released_figure,
     settings,
 )
-from dpcore.masking import FIG5_EPSILONS, MaskedDataGenerator
+from dpcore.masking import FIG5_EPSILONS
 from dpcore.masking.defaults import best_lambda, public_lambda_table, reach_note
 from dpcore.studies import masking as study
 from dpcore.studies.masking import (
@@ -93,8 +93,9 @@ with st.sidebar:
                 "mk_lambda", public_lambda(st.session_state.get("mk_epsilon", 5.0)))
     lam = lambda_slider("mk_lambda", 0.5, help="Regularisation of the logistic model (the paper "
                         "uses 0.5; on the sidebar's scenario the page opens at the λ that did "
-                        "best when the release was simulated on the public set). Larger λ: less "
-                        "noise on the classifier, a weaker fit.")
+                        "best when the release was simulated on the public set, and the penalty "
+                        "pulls towards the model fitted on the public set). Larger λ: less "
+                        "noise on the classifier, a fit closer to the public model.")
     initial_choice = st.radio("Initial masked set", INITIAL, key="mk_initial",
                               help="Start the masked set from public or fake records (the "
                                    "paper's 'initially masked' samples), or from nothing.")
@@ -298,10 +299,9 @@ def publish(numbers, params) -> None:
                 "page that leaves the data owner. It spends ε once (for the noisy classifier); "
                 "the records are then post-processing.")
 
-    def release(accountant):
-        return MaskedDataGenerator(params.epsilon, params.lambda_, ready.n, accountant=accountant,
-                                   n_classes=task.n_classes, data_norm=task.data_norm,
-                                   bounded=params.bounded, dataset=task.title).fit(
+    def release(accountant):  # the study's mechanism, with fresh OS entropy and the ledger
+        return study.generator(task, params.epsilon, params.lambda_, ready.n,
+                               bounded=params.bounded, accountant=accountant).fit(
             task.X_private, task.y_private, initial=ready.initial)
 
     published = publish_panel("masking", scenario=route, scenario_id=route_id,

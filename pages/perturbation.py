@@ -156,8 +156,9 @@ def data_caption(m: pd.Series, held_out: bool) -> None:
         f"{dim.model_text(intercept=bool(m['intercept']))}; test error on {tested}. These are "
         "seeded simulations (restarts = noise draws), not releases; the non-private curve is "
         "computed without noise. The data-masking page fits Pham et al.'s model to the same "
-        "tables (its own λ, chosen on the public set, no intercept, records centred by the "
-        "public mean, its own norm bound and split), so its accuracy there differs.")
+        "tables with an intercept and a penalty centred at the model of the public set (its "
+        "λ read off the public set, records centred by the public mean, its own norm bound "
+        "and split), so its accuracy there differs.")
 
 
 def error_metrics(m: pd.Series, params: Params, reach: str | None) -> None:

@@ -308,3 +308,115 @@ def test_input_perturbation_projects_outliers_and_spends():
         input_perturbation([0.1, 0.2], 1.0)
     with pytest.raises(ValueError):
         input_perturbation([[0.1, 0.2]], -1.0)
+
+
+# ------------------------------------------------------------------------------------------
+# The page's model on a scenario: an intercept and a penalty centred at a public model
+# ------------------------------------------------------------------------------------------
+
+
+def test_design_records_keep_the_norm_bound_and_invert():
+    from dpcore.masking import design_records, intercept_value, records_from_design
+
+    X = np.array([[3.0, 4.0], [0.3, 0.4], [0.0, 0.0]])
+    Xd, clipped = design_records(X, 5.0, intercept=True)
+    assert clipped == 0 and Xd.shape == (3, 3)
+    assert np.linalg.norm(Xd, axis=1).max() <= 1.0 + 1e-12  # the sensitivity's ||x|| <= 1
+    np.testing.assert_allclose(Xd[:, -1], intercept_value())  # the constant is not centred
+    np.testing.assert_allclose(records_from_design(Xd, 5.0, intercept=True), X, atol=1e-12)
+    np.testing.assert_array_equal(design_records(X, 5.0)[0], scale_records(X, 5.0)[0])
+
+
+def test_a_prior_centres_the_penalty_and_a_large_lambda_falls_back_to_it():
+    X, y = _blobs(n=80, C=2, spread=0.4)
+    W0 = np.array([[0.7, -0.3, 1.1]])
+    for lam in (0.05, 5.0):
+        fit = fit_logistic_model(X, y, lam=lam, n_classes=2, coef_prior=W0)
+        assert fit.gap <= 1e-12
+        grad = model_gradient(fit.coef, X, y, lam=lam, n_classes=2, coef_prior=W0)
+        assert np.linalg.norm(grad) <= np.sqrt(2 * lam * 1e-12) * (1 + 1e-9)
+        # Optimality: lam (W - W0) = -(1/n) sum r_i x_i, whose norm is at most L max||x|| = 1
+        # times max||x_i||: the fit lies within max||x|| / lam of the prior.
+        assert np.linalg.norm(fit.coef - W0) <= np.linalg.norm(X, axis=1).max() / lam
+    # The same objective written out: J(W) - J0(W) is the shift of the penalty's centre.
+    W = np.array([[0.2, 0.1, -0.4]])
+    shift = (model_objective(W, X, y, lam=0.3, n_classes=2, coef_prior=W0)
+             - model_objective(W, X, y, lam=0.3, n_classes=2))
+    assert shift == pytest.approx(0.15 * (np.sum((W - W0) ** 2) - np.sum(W**2)), rel=1e-12)
+
+
+def test_a_prior_leaves_the_sensitivity_unchanged():
+    # Replace one record: the minimisers of the centred objective (exact up to the certified
+    # gap) differ by at most 2 / (n lam) ([CM08] Corollary 2: the prior is the same on both
+    # neighbours and J stays lam-strongly convex), which is what the generator calibrates to.
+    rng = np.random.default_rng(5)
+    n, lam = 40, 0.05
+    X, y = _blobs(n=n, C=2, spread=0.4)
+    X, _ = scale_records(X, 1.0)
+    W0 = rng.normal(size=(1, 3))
+    fit = fit_logistic_model(X, y, lam=lam, n_classes=2, coef_prior=W0).coef
+    solver = 2 * np.sqrt(2 * 1e-12 / lam)
+    for _ in range(20):
+        X2, y2 = X.copy(), y.copy()
+        i = rng.integers(n)
+        x_new = rng.normal(size=3)
+        X2[i], y2[i] = x_new / max(1.0, np.linalg.norm(x_new)), 1 - y[i]
+        fit2 = fit_logistic_model(X2, y2, lam=lam, n_classes=2, coef_prior=W0).coef
+        assert np.linalg.norm(fit - fit2) <= 2 / (n * lam) + solver
+    gen = MaskedDataGenerator(1.0, lam, 30, rng=0, n_classes=2, fit_intercept=True,
+                              coef_prior=np.zeros((1, 4))).fit(X, y)
+    assert gen.sensitivity_ == pytest.approx(2 / (n * lam) + 2 * np.sqrt(2 * GAP_TOL / lam),
+                                             rel=1e-12)
+
+
+def test_generator_with_intercept_and_prior_releases_through_the_same_noise():
+    from dpcore.masking import design_records, intercept_value
+
+    X, y = _blobs(n=100, d=2, C=2, spread=0.4)
+    W0 = np.array([[0.5, -0.5, 0.8]])
+    gen = MaskedDataGenerator(2.0, 0.2, 60, rng=3, n_classes=2, fit_intercept=True,
+                              coef_prior=W0).fit(X, y)
+    expected = perturb_output(gen.coef_.ravel(), n=100, lam=0.2, epsilon=2.0, gap=GAP_TOL,
+                              rng=np.random.default_rng(3)).reshape(gen.coef_.shape)
+    np.testing.assert_allclose(gen.noisy_coef_, expected, atol=1e-12)
+    assert gen.coef_.shape == (1, 3) and gen.masked_X_.shape == (60, 2)
+    # The masked records come back in the caller's units, inside the domain; as the model reads
+    # them their intercept column is the constant.
+    assert np.linalg.norm(gen.masked_X_, axis=1).max() <= 1.0 + 1e-9
+    Xd, _ = design_records(gen.masked_X_, 1.0, intercept=True)
+    np.testing.assert_allclose(Xd[:, -1], intercept_value())
+    # The refit (same penalty) lies within the strong-convexity bound of w'.
+    assert gen.refit_distance_ <= gen.distance_bound_ * (1 + 1e-9) + 1e-12
+    assert gen.predict(X).shape == (100,)
+
+
+def test_an_intercept_places_the_threshold_at_the_base_rate():
+    # Features that say nothing, labels 1 for 80 %: without an intercept the boundary passes
+    # through the centre and splits the records; with one the model guesses the majority.
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(400, 2)) / np.sqrt(2)
+    y = (rng.random(400) < 0.8).astype(int)
+    common = dict(rng=1, n_classes=2, center=0.0)
+    plain = MaskedDataGenerator(50.0, 0.01, 100, **common).fit(X, y)
+    with_intercept = MaskedDataGenerator(50.0, 0.01, 100, fit_intercept=True, **common).fit(X, y)
+    assert np.mean(with_intercept.predict(X, "private") == 1) == 1.0
+    assert np.mean(plain.predict(X, "private") == 1) < 0.9
+
+
+def test_a_prior_of_the_wrong_shape_is_refused_before_spending():
+    X, y = _blobs(n=50, C=2)
+    accountant = BudgetAccountant(epsilon=1.0)
+    with pytest.raises(ValueError, match="coef_prior has shape"):
+        MaskedDataGenerator(0.5, 0.5, 20, n_classes=2, fit_intercept=True,
+                            coef_prior=np.zeros((1, 3)), accountant=accountant).fit(X, y)
+    assert accountant.spent == (0.0, 0.0)
+
+
+def test_greedy_with_a_fixed_column_searches_the_balls_section():
+    from dpcore.masking import greedy_masked_samples
+
+    rng = np.random.default_rng(2)
+    W = rng.normal(size=(3, 1, 4))
+    res = greedy_masked_samples(W, 5 * W, 20, n_classes=2, rng=rng, fixed=0.6)
+    np.testing.assert_allclose(res.X[..., -1], 0.6)
+    assert np.linalg.norm(res.X, axis=-1).max() <= 1.0 + 1e-12

@@ -355,3 +355,34 @@ def test_model_note_reads_the_studys_settings(toy):
     assert f"norm bound of {ready.task.data_norm:.3g}" in note
     other = dict(numbers, metrics=numbers["metrics"].assign(**{"lambda": 0.01}))
     assert "λ = 0.01 " in model_note(other)
+
+
+def test_sidebar_scenario_has_an_intercept_and_a_prior_fitted_on_public_data_only():
+    import dataclasses
+
+    from dpcore.datasets import load_scenario
+    from dpcore.masking import scenario_task
+
+    scenario = load_scenario("breast-cancer")
+    task = scenario_task(scenario)
+    assert task.intercept and task.prior.shape == (1, task.d + 1)
+    flipped = scenario.private.copy()
+    flipped[scenario.target] = 1.0 - flipped[scenario.target]
+    other = scenario_task(dataclasses.replace(scenario, private=flipped))
+    np.testing.assert_array_equal(other.prior, task.prior)  # W_E reads E only
+    # The study and the Publish view build one mechanism: the task's intercept and prior.
+    gen = study.generator(task, 1.0, 0.1, 150, rng=0)
+    assert gen.fit_intercept and gen.coef_prior is task.prior
+    toy_gen = study.generator(study.load_task("toy"), 1.0, 0.5, 150, rng=0)
+    assert not toy_gen.fit_intercept and toy_gen.coef_prior is None  # the paper's model
+
+
+def test_model_note_names_the_intercept_and_the_public_model(toy):
+    from dpcore.studies.masking import model_note
+
+    params, ready = toy
+    numbers = at(ready, params)
+    scenario_like = dict(numbers, metrics=numbers["metrics"].assign(intercept=True,
+                                                                     prior_lambda=0.03))
+    note = model_note(scenario_like)
+    assert "with an intercept" in note and "w_E" in note and "λ = 0.03" in note

@@ -480,7 +480,7 @@ def released_figure(task: MaskingTask, gen: MaskedDataGenerator) -> go.Figure:
     regions = None
     if task.projection()[2]:
         regions = decision_regions(gen.refit_coef_, task.data_norm, x_range, y_range,
-                                   resolution=REGION_RESOLUTION)
+                                   resolution=REGION_RESOLUTION, intercept=task.intercept)
     xtitle, ytitle = axis_titles(task)
     return scatter_panels([Panel("Released masked set", masked2, gen.masked_y_, regions,
                                  faint=gen.n_initial_)], task.class_names, xtitle=xtitle,

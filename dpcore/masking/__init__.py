@@ -8,9 +8,13 @@ perturbation publishes the noisy classifier itself.
 Public entry points
 -------------------
 ``MaskedDataGenerator(epsilon=1.0, lam="auto", n_samples=None, rng=None, accountant=None,
-center=None).fit(X, y, initial)``
+center=None, fit_intercept=False, coef_prior=None).fit(X, y, initial)``
     Algorithm 1, binary and C-class; ``masked_X_``, ``masked_y_``, ``noisy_coef_`` (w'),
-    ``gradient_norm_``, ``refit_distance_``.
+    ``gradient_norm_``, ``refit_distance_``. ``fit_intercept`` and ``coef_prior`` (a public
+    model, :func:`dpcore.masking.prior.public_model`) are the page's additions on a scenario;
+    the defaults are the paper's model.
+``design_records``
+    The model's records: scaled into the unit ball, with the intercept column if asked.
 ``input_perturbation(X, epsilon, rng=None, accountant=None)``
     Algorithm 2 (features only: labels are not protected).
 ``fit_logistic_model``
@@ -39,11 +43,15 @@ from dpcore.masking.experiments import (
 from dpcore.masking.generator import (
     AUTO_LAMBDA,
     GAP_TOL,
+    INTERCEPT_SCALING,
     MaskedDataGenerator,
     NoInterceptWarning,
     auto_lambda,
+    design_records,
     input_perturbation,
+    intercept_value,
     lipschitz_constant,
+    records_from_design,
     scale_records,
     summed_gradient,
 )
@@ -61,6 +69,7 @@ __all__ = [
     "AUTO_LAMBDA",
     "FIG5_EPSILONS",
     "GAP_TOL",
+    "INTERCEPT_SCALING",
     "METHODS",
     "GreedyResult",
     "LogisticModelFit",
@@ -70,16 +79,19 @@ __all__ = [
     "accuracy_vs_epsilon",
     "auto_lambda",
     "decision_regions",
+    "design_records",
     "digits_task",
     "fit_logistic_model",
     "greedy_masked_samples",
     "input_perturbation",
+    "intercept_value",
     "lipschitz_constant",
     "masking_objective",
     "model_gradient",
     "model_objective",
     "predict_labels",
     "predict_proba",
+    "records_from_design",
     "scale_records",
     "scenario_task",
     "summed_gradient",

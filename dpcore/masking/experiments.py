@@ -24,12 +24,15 @@ from dpcore.datasets import load_scenario
 from dpcore.datasets.builtin import TOY_BOUNDS, TOY_MEANS
 from dpcore.masking.generator import (
     GAP_TOL,
+    design_records,
     input_perturbation,
+    intercept_value,
     lipschitz_constant,
     scale_records,
 )
 from dpcore.masking.greedy import greedy_masked_samples
 from dpcore.masking.model import fit_logistic_model, n_logits, predict_labels
+from dpcore.masking.prior import public_model
 from dpcore.perturbation import perturb_output
 from dpcore.random import stream
 from dpcore.validation import DataError, check_scalar
@@ -82,6 +85,14 @@ class MaskingTask:
     target_columns : int, default=0
         For a scenario task, the encoded columns of the scenario's target (its d is ``d``:
         :mod:`dpcore.datasets.dimension`); 0 otherwise.
+    intercept : bool, default=False
+        Whether the model has the intercept column
+        (:func:`dpcore.masking.generator.design_records`); the paper's experiments have none.
+    prior : ndarray of shape (K, d + intercept) or None, default=None
+        Centre ``W_E`` of the penalty, fitted on public data only
+        (:func:`dpcore.masking.prior.public_model`); None: the paper's penalty, centred at 0.
+    prior_lambda : float or None, default=None
+        The λ ``W_E`` was fitted at.
     """
 
     name: str
@@ -105,6 +116,9 @@ class MaskingTask:
     X_view: np.ndarray | None = None
     valid_private: bool = False
     target_columns: int = 0
+    intercept: bool = False
+    prior: np.ndarray | None = None
+    prior_lambda: float | None = None
 
     @property
     def n_classes(self) -> int:
@@ -113,6 +127,11 @@ class MaskingTask:
     @property
     def d(self) -> int:
         return self.X_private.shape[1]
+
+    def design(self, X) -> np.ndarray:
+        """Records (task units) as the model reads them: scaled by :attr:`data_norm`, with the
+        intercept column if the task has one (:func:`dpcore.masking.generator.design_records`)."""
+        return design_records(X, self.data_norm, intercept=self.intercept)[0]
 
     def to_records(self, X) -> np.ndarray:
         """Features in the units a recipient sees (the public centring undone, if any)."""
@@ -271,7 +290,9 @@ def scenario_task(scenario, *, n_initial: int = 100, valid_fraction: float = 0.3
                   seed: int = 0) -> MaskingTask:
     """A binary masking task from a :class:`~dpcore.datasets.Scenario` (built-in or upload).
 
-    Records are centred by the *public* mean (the model has no intercept). Private: D's
+    Records are centred by the *public* mean (which keeps the norm bound tight) and the model
+    has an intercept (a constant column, not centred) and a penalty centred at the public model
+    ``W_E`` (:func:`dpcore.masking.prior.public_model`, fitted on all of E). Private: D's
     predictors and 0/1 target; a seeded ``valid_fraction`` of D is held out for validation (a
     study's non-private yardstick, as the paper validates on the data's own distribution) and
     the rest is the study pool and the private set. Initial masked set: ``n_initial`` public
@@ -305,29 +326,35 @@ def scenario_task(scenario, *, n_initial: int = 100, valid_fraction: float = 0.3
     order = stream(seed, "holdout", scenario.name).permutation(len(y))
     n_valid = int(round(valid_fraction * len(y)))
     valid, train = np.sort(order[:n_valid]), np.sort(order[n_valid:])
+    prior = public_model(Xe, ye, bound, seed=seed)
     text = (
         f"**{scenario.title}**: {len(train):,} private records (and {n_valid:,} held out for "
         f"validation), target {scenario.target} (1) against the rest (0), "
         f"{scenario.dimension.text()}, centred by the public mean. The initial masked set "
         f"holds {len(pick)} public records. Norm bound {bound:.3g} (from the encoding's domain "
-        "and the public mean)."
+        "and the public mean). The model has an intercept, and its penalty is centred at the "
+        f"model fitted on the public set (λ = {prior.lam:g}, chosen on the public set)."
     )
     return MaskingTask(
         scenario.name, scenario.title, X[train], y[train], Xe[pick], ye[pick],
         X[valid], y[valid], X[train], y[train], bound, ("0", "1"), text,
         feature_names=tuple(cols), offset=mean, X_view=Xe, valid_private=True,
-        target_columns=scenario.dimension.target_columns)
+        target_columns=scenario.dimension.target_columns, intercept=True, prior=prior.coef,
+        prior_lambda=prior.lam)
 
 
-def decision_regions(coef, data_norm: float, x_range, y_range, resolution: int = 120):
+def decision_regions(coef, data_norm: float, x_range, y_range, resolution: int = 120, *,
+                     intercept: bool = False):
     """Predicted class on a grid of a 2-D feature space, for drawing decision regions.
 
     Returns ``(xs, ys, labels)`` with ``labels`` of shape (resolution, resolution), row ``i``
-    at ``ys[i]``. ``coef`` acts on records scaled by ``data_norm``.
+    at ``ys[i]``. ``coef`` acts on design records (scaled by ``data_norm``, with the
+    intercept column if ``intercept``; points outside the bound are scored on it).
     """
     xs = np.linspace(*x_range, resolution)
     ys = np.linspace(*y_range, resolution)
-    grid = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2) / data_norm
+    grid = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
+    grid, _ = design_records(grid, data_norm, intercept=intercept)
     return xs, ys, predict_labels(coef, grid).reshape(resolution, resolution)
 
 
@@ -381,39 +408,50 @@ def accuracy_vs_epsilon(task: MaskingTask, *, epsilons: Sequence[float] = FIG5_E
 
     C, K = task.n_classes, n_logits(task.n_classes)
     E, D, N = eps.size, n_draws, n_samples
+    p = task.d + int(task.intercept)
+    prior = task.prior
     pool, _ = scale_records(task.X_pool, task.data_norm)
-    Xv, _ = scale_records(task.X_valid, task.data_norm)
+    Xv = task.design(task.X_valid)
     keys = stream(seed, "draws", N).random((D, pool.shape[0]))
     idx = np.argsort(keys, axis=1)[:, :N]
-    Xd, yd = pool[idx], task.y_pool[idx]
+    Xs, yd = pool[idx], task.y_pool[idx]
+    Xd = design_records(Xs, intercept=task.intercept)[0]
     report(0.02, "non-private fits")
-    fit = fit_logistic_model(Xd, yd, lam=lam, n_classes=C)
+    fit = fit_logistic_model(Xd, yd, lam=lam, n_classes=C, coef_prior=prior)
     noisy = np.stack([  # the release's law: the solver term of the public GAP_TOL
-        perturb_output(fit.coef.reshape(D, K * task.d), n=N, lam=lam, epsilon=e,
+        perturb_output(fit.coef.reshape(D, K * p), n=N, lam=lam, epsilon=e,
                        lipschitz=lipschitz_constant(C), gap=GAP_TOL,
                        rng=stream(seed, "output", N, float(e)))
-        for e in eps]).reshape(E, D, K, task.d)
+        for e in eps]).reshape(E, D, K, p)
     if K > 1:  # the noise along the softmax's null direction changes nothing; drop it
         noisy = noisy - noisy.mean(axis=-2, keepdims=True)
+        if prior is not None:
+            noisy = noisy + prior.mean(axis=0)
     acc = {"non-private": np.broadcast_to(_accuracy(fit.coef, Xv, task.y_valid), (E, D)),
            "output perturbation": _accuracy(noisy, Xv, task.y_valid)}
     report(0.05, "masked generation")
-    W = noisy.reshape(E * D, K, task.d)
+    W = noisy.reshape(E * D, K, p)
 
     def step(j, total):
         if j % 10 == 0:
             report(0.05 + 0.75 * j / total, f"masked generation: sample {j} of {total}")
 
-    res = greedy_masked_samples(W, N * lam * W, N, n_classes=C, n_starts=n_starts,
+    G0 = N * lam * (W if prior is None else W - prior)
+    res = greedy_masked_samples(W, G0, N, n_classes=C, n_starts=n_starts,
                                 max_iter=max_iter, rng=stream(seed, "greedy", N),
+                                fixed=intercept_value() if task.intercept else None,
                                 callback=step)
     report(0.8, "refitting on masked sets")
-    refit = fit_logistic_model(res.X, res.y, lam=lam, n_classes=C)
+    refit = fit_logistic_model(res.X, res.y, lam=lam, n_classes=C, coef_prior=prior)
     acc["masked generation"] = _accuracy(refit.coef, Xv, task.y_valid).reshape(E, D)
     report(0.9, "input perturbation")
-    Xp = np.stack([input_perturbation(Xd, e, rng=stream(seed, "input", N, float(e)))
+    Xp = np.stack([input_perturbation(Xs, e, rng=stream(seed, "input", N, float(e)))
                    for e in eps])
-    fit_p = fit_logistic_model(Xp, np.broadcast_to(yd, (E, D, N)), lam=lam, n_classes=C)
+    Xp = design_records(Xp, intercept=task.intercept, project=False)[0]
+    # Records of norm ~ d / epsilon saturate the loss at a prior's margins: Newton's steps
+    # shrink there, so these fits get more of them.
+    fit_p = fit_logistic_model(Xp, np.broadcast_to(yd, (E, D, N)), lam=lam, n_classes=C,
+                               coef_prior=prior, max_iter=200)
     acc["input perturbation"] = _accuracy(fit_p.coef, Xv, task.y_valid)
     report(1.0, "done")
     rows = [

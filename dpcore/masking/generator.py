@@ -9,7 +9,12 @@ that does not depend on the data, so it costs no privacy), so the paper's ``||x_
 
 * :class:`MaskedDataGenerator`: neighbours replace one record ``(x, y)`` (``n`` fixed; feature
   *and* label may differ). Step 1 fits the regularised logistic model of
-  :mod:`dpcore.masking.model`; step 2 releases ``W' = W + eta`` through
+  :mod:`dpcore.masking.model`, optionally with an intercept (a constant column appended to every
+  scaled record, the whole divided so that it stays in the unit ball:
+  :func:`design_records`; penalised like the other weights) and a penalty centred at a public
+  model ``W_E`` (``lam/2 ||W - W_E||^2``; ``W_E`` depends on public data only, so it is the same
+  on both neighbours, and the objective stays ``lam``-strongly convex: the argument of [CM08]_
+  Corollary 2 goes through unchanged); step 2 releases ``W' = W + eta`` through
   :func:`dpcore.perturbation.perturb_output` with L2 sensitivity
   ``2 L / (n lam) + 2 sqrt(2 GAP_TOL / lam)`` ([CM08]_ Corollary 2 plus the solver term for a fit
   certified to the public gap :data:`GAP_TOL`; a fit that cannot certify it is refused, so the
@@ -67,8 +72,10 @@ from dpcore.validation import (
     check_study_or_release,
 )
 
-__all__ = ["AUTO_LAMBDA", "GAP_TOL", "MaskedDataGenerator", "NoInterceptWarning", "auto_lambda",
-           "input_perturbation", "lipschitz_constant", "scale_records", "summed_gradient"]
+__all__ = ["AUTO_LAMBDA", "GAP_TOL", "INTERCEPT_SCALING", "MaskedDataGenerator",
+           "NoInterceptWarning", "auto_lambda", "design_records", "input_perturbation",
+           "intercept_value", "lipschitz_constant", "records_from_design", "scale_records",
+           "summed_gradient"]
 
 #: What the generator's release is called in the ledger.
 MECHANISM = "masked data generation (Pham et al. Alg. 1)"
@@ -87,6 +94,11 @@ AUTO_LAMBDA = 0.5
 #: Range ``lam="auto"`` is clipped to: the cap is the paper's own lambda (Fig. 5), the floor
 #: keeps the noise on ``W'`` (scale ``2 / (n lam epsilon)``) finite for huge ``n``.
 AUTO_LAMBDA_MIN, AUTO_LAMBDA_MAX = 1e-4, 0.5
+#: The intercept's constant column, appended to a scaled record (norm <= 1) before the whole is
+#: divided by ``sqrt(1 + INTERCEPT_SCALING^2)``: the design record stays in the unit ball (so
+#: the sensitivity is unchanged) and the features keep ``1 / sqrt(1.25) = 0.894`` of their
+#: length. A constant of the design, not fitted to any data.
+INTERCEPT_SCALING = 0.5
 
 
 def lipschitz_constant(n_classes: int) -> float:
@@ -154,8 +166,61 @@ def scale_records(X, data_norm: float = 1.0) -> tuple[np.ndarray, int]:
     return X, int(outside.sum())
 
 
-def summed_gradient(coef, X, y, *, n_total: int, lam: float) -> np.ndarray:
-    """``sum_i r_i x_i^T + n_total lam W'`` of eq. (4) for a set ``(X, y)``, batched.
+def intercept_value() -> float:
+    """The intercept column's value in a design record (:func:`design_records`).
+
+    >>> round(intercept_value(), 4)
+    0.4472
+    """
+    return INTERCEPT_SCALING / math.sqrt(1.0 + INTERCEPT_SCALING**2)
+
+
+def design_records(X, data_norm: float = 1.0, *, intercept: bool = False,
+                   project: bool = True) -> tuple[np.ndarray, int]:
+    """The model's records: :func:`scale_records`, then, with ``intercept``, the constant
+    column :data:`INTERCEPT_SCALING` appended and the whole divided by
+    ``sqrt(1 + INTERCEPT_SCALING^2)``, so every design record still has norm <= 1.
+
+    ``project=False`` only divides by ``data_norm`` (records a study fits as they are, e.g.
+    input-perturbed ones, or the public initial set); ``n_clipped`` is then 0.
+
+    Returns
+    -------
+    X_design : ndarray of shape (..., n_samples, n_features + intercept)
+    n_clipped : int
+
+    Examples
+    --------
+    >>> Xd, _ = design_records([[0.0, 2.0]], data_norm=2.0, intercept=True)
+    >>> Xd.round(4).tolist(), round(float(np.linalg.norm(Xd)), 4)
+    ([[0.0, 0.8944, 0.4472]], 1.0)
+    """
+    if project:
+        Xs, clipped = scale_records(X, data_norm)
+    else:
+        Xs = np.asarray(X, dtype=float) / check_scalar(data_norm, "data_norm", min_val=0.0)
+        clipped = 0
+    return (_append_intercept(Xs) if intercept else Xs), clipped
+
+
+def _append_intercept(Xs: np.ndarray) -> np.ndarray:
+    c = INTERCEPT_SCALING
+    ones = np.full(Xs.shape[:-1] + (1,), c)
+    return np.concatenate([Xs, ones], axis=-1) / math.sqrt(1.0 + c * c)
+
+
+def records_from_design(X_design, data_norm: float = 1.0, *, intercept: bool = False
+                        ) -> np.ndarray:
+    """Design records back to the caller's units (the inverse of :func:`design_records` on
+    records inside the bound): the intercept column dropped, the scaling undone."""
+    X = np.asarray(X_design, dtype=float)
+    if intercept:
+        X = X[..., :-1] * math.sqrt(1.0 + INTERCEPT_SCALING**2)
+    return X * float(data_norm)
+
+
+def summed_gradient(coef, X, y, *, n_total: int, lam: float, coef_prior=None) -> np.ndarray:
+    """``sum_i r_i x_i^T + n_total lam (W' - W_0)`` of eq. (4) for a set ``(X, y)``, batched.
 
     Parameters
     ----------
@@ -165,11 +230,14 @@ def summed_gradient(coef, X, y, *, n_total: int, lam: float) -> np.ndarray:
     n_total : int
         ``N``, the size the masked set will have.
     lam : float
+    coef_prior : ndarray of shape (..., K, n_features), default=None
+        Centre ``W_0`` of the penalty (0, the paper's, when None).
     """
     coef = np.asarray(coef, dtype=float)
     X = np.asarray(X, dtype=float)
     r = probabilities(X @ np.swapaxes(coef, -1, -2)) - targets(np.asarray(y), coef.shape[-2])
-    return np.swapaxes(r, -1, -2) @ X + n_total * lam * coef
+    centre = 0.0 if coef_prior is None else np.asarray(coef_prior, dtype=float)
+    return np.swapaxes(r, -1, -2) @ X + n_total * lam * (coef - centre)
 
 
 def _check_int(value, name: str, min_val: int) -> int:
@@ -278,16 +346,28 @@ class MaskedDataGenerator:
         standardised records or records in ``[0, 1]^d`` centred at 0.5 keep their direction
         from the centre and lose their length.
     center : float, array-like of shape (n_features,) or None, default=None
-        Public point the records are measured from: the model has no intercept, so its decision
-        boundary passes through it. Take it from the domain or public data, never from the
+        Public point the records are measured from: without ``fit_intercept`` the model's
+        decision boundary passes through it. Take it from the domain or public data, never from the
         private data: e.g. 0.5 for features min-max scaled by their known ranges, or the mean
         of a public sample. None: the origin (records already centred, e.g. standardised). When
-        every feature of every record is >= 0 (or every one <= 0) and ``center`` is None, a
+        every feature of every record is >= 0 (or every one <= 0), ``center`` is None and there
+        is no intercept, a
         :class:`NoInterceptWarning` says so: a boundary through the origin cannot put a
         threshold between such records, and the model may guess the majority class (one-hot
         columns, whose groups sum to 1, carry an intercept of their own and are let through). (The
         check reads the private data; it is a message to the data holder and changes nothing
         that is released.)
+    fit_intercept : bool, default=False
+        Append the intercept column (:func:`design_records`) to every record, the masked
+        samples included (their constant column is fixed, the search runs over the features).
+        False is the paper's model.
+    coef_prior : array-like of shape (K, n_features + fit_intercept) or None, default=None
+        Centre ``W_E`` of the penalty ``lam/2 ||W - W_E||^2``, for design records: a model
+        fitted on *public* data only (e.g. :func:`dpcore.masking.prior.public_model`), never on
+        the private data. The sensitivity is unchanged (module docstring); with a large ``lam``
+        the release falls back to ``W_E``. None: the paper's penalty ``lam/2 ||W||^2``. The
+        masked set is grown for, and refitted with, the same penalty, so a recipient refits it
+        with ``W_E`` too (public).
     n_classes : int or None, default=None
         Number of classes ``C`` (labels are codes ``0 .. C-1``). None reads it off the labels
         (``max + 1``), which reveals the private label set: a :class:`PrivacyLeakWarning`.
@@ -314,12 +394,12 @@ class MaskedDataGenerator:
         The regularisation used (``lam``, or the value of ``"auto"``).
     center_ : ndarray of shape (n_features,)
         The centre used (zeros when ``center`` is None).
-    noisy_coef_ : ndarray of shape (K, n_features)
-        ``W'`` for scaled records (``K = 1`` binary, ``C`` otherwise).
-    coef_ : ndarray of shape (K, n_features)
+    noisy_coef_ : ndarray of shape (K, n_features + fit_intercept)
+        ``W'`` for design records (:func:`design_records`; ``K = 1`` binary, ``C`` otherwise).
+    coef_ : ndarray of shape (K, n_features + fit_intercept)
         The non-private step-1 fit (never release it).
-    refit_coef_ : ndarray of shape (K, n_features)
-        Regularised fit on the masked set (what a recipient would train).
+    refit_coef_ : ndarray of shape (K, n_features + fit_intercept)
+        Regularised fit on the masked set (what a recipient would train), with the same penalty.
     gradient_norm_ : float
         ``||grad J_S(W')||``, the gradient of the averaged objective of the masked set at ``W'``
         (eq. (4) divided by ``N``).
@@ -358,12 +438,15 @@ class MaskedDataGenerator:
 
     def __init__(self, epsilon: float = 1.0, lam: float | str = "auto",
                  n_samples: int | None = None, rng=None, accountant=None, *,
-                 data_norm: float = 1.0, center=None, n_classes: int | None = None,
+                 data_norm: float = 1.0, center=None, fit_intercept: bool = False,
+                 coef_prior=None, n_classes: int | None = None,
                  n_starts: int = 8, max_iter: int = 10, bounded: bool = True,
                  dataset: str = "private data", progress=None) -> None:
         self.epsilon = epsilon
         self.lam = lam
         self.center = center
+        self.fit_intercept = fit_intercept
+        self.coef_prior = coef_prior
         self.n_samples = n_samples
         self.rng = rng
         self.accountant = accountant
@@ -402,7 +485,8 @@ class MaskedDataGenerator:
         n, d = X.shape
         lam = _resolve_lam(self.lam, epsilon, n, d)
         center = _check_center(self.center, d)
-        if self.center is None:
+        intercept = bool(self.fit_intercept)
+        if self.center is None and not intercept:
             _warn_one_orthant(X)
         if self.n_classes is None:
             warnings.warn(
@@ -431,9 +515,10 @@ class MaskedDataGenerator:
         # W' takes its noise from perturb_output (float-safe for a release); the greedy search
         # of step 3 is post-processing and uses its own Generator.
         rng = check_random_state(self.rng)
-        Xs, self.n_clipped_ = scale_records(X - center, data_norm)
-        fit = fit_logistic_model(Xs, y, lam=lam, n_classes=n_classes)
-        K = n_logits(n_classes)
+        Xs, self.n_clipped_ = design_records(X - center, data_norm, intercept=intercept)
+        K, p = n_logits(n_classes), Xs.shape[1]
+        prior = _check_prior(self.coef_prior, K, p)
+        fit = fit_logistic_model(Xs, y, lam=lam, n_classes=n_classes, coef_prior=prior)
         L = lipschitz_constant(n_classes)
         check_certified(float(fit.gap) <= GAP_TOL, tol=GAP_TOL, lam=lam, n=n)  # before spending
         self.sensitivity_ = output_sensitivity(n, lam, 1.0, L, GAP_TOL)
@@ -441,19 +526,23 @@ class MaskedDataGenerator:
                                gap=GAP_TOL, rng=None if self.rng is None else rng,
                                accountant=self.accountant,
                                dataset=self.dataset, mechanism=MECHANISM)
-        W = noisy.reshape(K, d)
-        if K > 1:  # drop the noise along the softmax's null direction (post-processing)
-            W = W - W.mean(axis=0)
-        X0s = (X0 - center) / data_norm
-        G0 = summed_gradient(W, X0s, y0, n_total=N, lam=lam)
+        W = noisy.reshape(K, p)
+        if K > 1:  # drop the noise along the softmax's null direction (post-processing): the
+            W = W - W.mean(axis=0)  # fit's row mean is the prior's (the loss ignores it)
+            if prior is not None:
+                W = W + prior.mean(axis=0)
+        X0s, _ = design_records(X0 - center, data_norm, intercept=intercept, project=False)
+        G0 = summed_gradient(W, X0s, y0, n_total=N, lam=lam, coef_prior=prior)
         res = greedy_masked_samples(W[None], G0[None], N - X0.shape[0], n_classes=n_classes,
                                     rng=rng, n_starts=n_starts, max_iter=max_iter,
                                     radius=1.0 if self.bounded else np.inf,
+                                    fixed=intercept_value() if intercept else None,
                                     callback=None if self.progress is None else
                                     lambda j, total: self.progress(j / max(total, 1)))
         masked = np.concatenate([X0s, res.X[0]])
         self.masked_y_ = np.concatenate([y0, res.y[0]])
-        self.masked_X_ = masked * data_norm + center
+        self.masked_X_ = np.concatenate([
+            X0, records_from_design(res.X[0], data_norm, intercept=intercept) + center])
         self.lam_, self.center_ = lam, center
         self.n_initial_ = X0.shape[0]
         self.n_classes_ = n_classes
@@ -461,7 +550,8 @@ class MaskedDataGenerator:
         self.noisy_coef_ = W
         self.gradient_trace_ = res.trace[0] / N
         self.gradient_norm_ = float(np.sqrt(np.sum(res.G**2))) / N
-        refit = fit_logistic_model(masked, self.masked_y_, lam=lam, n_classes=n_classes)
+        refit = fit_logistic_model(masked, self.masked_y_, lam=lam, n_classes=n_classes,
+                                   coef_prior=prior)
         self.refit_coef_ = refit.coef
         self.refit_distance_ = float(np.sqrt(np.sum((refit.coef - W) ** 2)))
         # J_S is lam-strongly convex: ||argmin J_S - W'|| <= ||grad J_S(W')|| / lam, and the
@@ -475,7 +565,8 @@ class MaskedDataGenerator:
         coef = {"refit": "refit_coef_", "noisy": "noisy_coef_", "private": "coef_"}
         if which not in coef:
             raise ValueError(f"which == {which!r}, must be one of {sorted(coef)}.")
-        Xs = (np.asarray(X, dtype=float) - self.center_) / float(self.data_norm)
+        Xs, _ = design_records(np.asarray(X, dtype=float) - self.center_, float(self.data_norm),
+                               intercept=bool(self.fit_intercept))
         return predict_labels(getattr(self, coef[which]), Xs)
 
 
@@ -487,6 +578,18 @@ def _resolve_lam(lam, epsilon: float, n: int, d: int) -> float:
                              "dpcore.masking.auto_lambda) or a number > 0, e.g. lam=0.05.")
         return auto_lambda(epsilon, n, d)
     return check_scalar(lam, "lam", min_val=0.0)
+
+
+def _check_prior(coef_prior, K: int, p: int) -> np.ndarray | None:
+    """``coef_prior`` as a finite (K, p) matrix, or None."""
+    if coef_prior is None:
+        return None
+    W0 = np.asarray(coef_prior, dtype=float)
+    if W0.shape != (K, p) or not np.all(np.isfinite(W0)):
+        raise ValueError(f"coef_prior has shape {W0.shape}, expected a finite ({K}, {p}) matrix: "
+                         "one row per logit, one column per feature (and the intercept's, with "
+                         "fit_intercept=True), fitted on public data only.")
+    return W0
 
 
 def _check_center(center, d: int) -> np.ndarray:

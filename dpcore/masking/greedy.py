@@ -119,16 +119,32 @@ def masking_objective(x, y: int, coef, G) -> tuple[float, np.ndarray]:
     return float(f[0, 0]), grad[0, :, 0]
 
 
-def _project(X, radius):
-    """Project candidates (R, d, M) onto the ball of ``radius`` (nothing when infinite)."""
+def _project(X, radius, fixed=None):
+    """Project candidates (R, d, M) onto the ball of ``radius`` (nothing when infinite); with
+    ``fixed``, onto its section where the last coordinate is ``fixed`` (that coordinate set,
+    the others projected onto the ball of radius ``sqrt(radius^2 - fixed^2)``)."""
+    if fixed is not None:
+        X = X.copy()
+        X[:, -1] = fixed
+        return np.concatenate([_project(X[:, :-1], _free_radius(radius, fixed)), X[:, -1:]],
+                              axis=1)
     if not np.isfinite(radius):
         return X
     norm = np.sqrt(np.add.reduce(X * X, axis=1, keepdims=True))
     return X * np.minimum(1.0, radius / np.maximum(norm, 1e-300))
 
 
-def _ball(rng, R, d, M, radius):
-    """Uniform points in the ball of ``radius`` (unit ball when unbounded), shape (R, d, M)."""
+def _free_radius(radius, fixed):
+    """Radius left to the free coordinates when the last one is ``fixed``."""
+    return np.sqrt(max(radius**2 - fixed**2, 0.0)) if np.isfinite(radius) else radius
+
+
+def _ball(rng, R, d, M, radius, fixed=None):
+    """Uniform points in the ball of ``radius`` (unit ball when unbounded), shape (R, d, M);
+    with ``fixed``, in its section where the last coordinate is ``fixed``."""
+    if fixed is not None:
+        free = _ball(rng, R, d - 1, M, _free_radius(radius, fixed))
+        return np.concatenate([free, np.full((R, 1, M), float(fixed))], axis=1)
     U = rng.standard_normal((R, d, M))
     U /= np.sqrt(np.add.reduce(U * U, axis=1, keepdims=True))
     rho = rng.random((R, 1, M)) ** (1.0 / d)
@@ -159,7 +175,7 @@ class GreedyResult:
 
 def greedy_masked_samples(W, G0, n_add: int, *, n_classes: int, rng: np.random.Generator,
                           n_starts: int = 8, max_iter: int = 10,
-                          radius: float = 1.0,
+                          radius: float = 1.0, fixed: float | None = None,
                           callback: Callable[[int, int], None] | None = None) -> GreedyResult:
     """Add ``n_add`` samples to each of ``R`` masked sets greedily ([PGY]_ Algorithm 1, step 3).
 
@@ -184,6 +200,10 @@ def greedy_masked_samples(W, G0, n_add: int, *, n_classes: int, rng: np.random.G
     radius : float, default=1.0
         Samples are kept in this ball (the scaled record domain); ``inf`` for the paper's
         unconstrained search.
+    fixed : float or None, default=None
+        The last coordinate of every sample is this constant (the model's intercept column,
+        :func:`dpcore.masking.generator.design_records`); the search runs over the others, in
+        the ball's section. Its "origin" start is then ``(0, ..., 0, fixed)``.
     callback : callable(j, n_add), default=None
         Called before sample ``j`` is searched (for a progress bar).
 
@@ -193,10 +213,11 @@ def greedy_masked_samples(W, G0, n_add: int, *, n_classes: int, rng: np.random.G
     """
     with threadpool_limits(limits=1, user_api="blas"):  # many tiny products: one thread
         return _greedy(np.asarray(W, dtype=float), np.array(G0, dtype=float), n_add,
-                       n_classes, rng, n_starts, max_iter, radius, callback)
+                       n_classes, rng, n_starts, max_iter, radius, fixed, callback)
 
 
-def _greedy(W, G, n_add, n_classes, rng, n_starts, max_iter, radius, callback) -> GreedyResult:
+def _greedy(W, G, n_add, n_classes, rng, n_starts, max_iter, radius, fixed, callback
+            ) -> GreedyResult:
     """Implementation of :func:`greedy_masked_samples`."""
     R, K, d = W.shape
     C = n_classes
@@ -208,23 +229,27 @@ def _greedy(W, G, n_add, n_classes, rng, n_starts, max_iter, radius, callback) -
     out_y = np.empty((R, n_add), dtype=np.intp)
     trace = np.empty((R, n_add + 1))
     trace[:, 0] = np.sqrt(np.sum(G * G, axis=(-2, -1)))
-    warm = _ball(rng, R, d, 1, radius)
+    if fixed is not None and np.isfinite(radius) and abs(fixed) > radius:
+        raise ValueError(f"fixed == {fixed:g} lies outside the ball of radius {radius:g}.")
+    warm = _ball(rng, R, d, 1, radius, fixed)
     rows = np.arange(R)
     scale = radius if np.isfinite(radius) else 1.0
     for j in range(n_add):
         if callback is not None:
             callback(j, n_add)
-        X = _ball(rng, R, d, M, radius)
+        X = _ball(rng, R, d, M, radius, fixed)
         X[:, :, ::S] = warm  # the first start of every label: the previous winner
         if S > 1:  # the second: the origin, where f = ||G||^2, so no step can make G worse
-            X[:, :, 1::S] = 0.0
+            X[:, :, 1::S] = 0.0  # (with a fixed intercept column: the section's centre)
+            if fixed is not None:
+                X[:, -1, 1::S] = fixed
         GG = np.sum(G * G, axis=(-2, -1))
         WG, WGt = _stack(W, G)
         f, grad = _evaluate(X, WG, WGt, GG, T, K)
         gnorm = np.sqrt(np.add.reduce(grad * grad, axis=1))
         t = 0.5 * scale / np.maximum(gnorm, 1e-12)  # first step moves at most half the radius
         for _ in range(max_iter):
-            X_try = _project(X - t[:, None] * grad, radius)
+            X_try = _project(X - t[:, None] * grad, radius, fixed)
             f_try, grad_try = _evaluate(X_try, WG, WGt, GG, T, K)
             step = X_try - X
             ok = f_try <= f - ARMIJO * np.add.reduce(step * step, axis=1) / t

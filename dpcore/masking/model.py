@@ -13,14 +13,18 @@ Both are written as ``K`` logits ``z = W x`` (``K = 1`` binary, ``K = C`` multin
 *averaged* negative log-likelihood plus the L2 penalty ([PGY]_ eq. (1), sign flipped to a
 minimisation)::
 
-    J(W) = (1/n) sum_i s_i * loss(W; x_i, y_i) + lam/2 ||W||_F^2,      n = sum_i s_i,
+    J(W) = (1/n) sum_i s_i * loss(W; x_i, y_i) + lam/2 ||W - W_0||_F^2,      n = sum_i s_i,
 
-with gradient ``(1/n) sum_i s_i r_i x_i^T + lam W`` ([PGY]_ eq. (2), and the C-class gradient
-after eq. (5)). ``J`` is ``lam``-strongly convex, so Newton's method with a backtracking line
-search converges from anywhere, and any ``W`` satisfies ``J(W) - min J <= ||grad J(W)||^2 /
-(2 lam)`` and ``||W - argmin J|| <= ||grad J(W)|| / lam``: the certified gap and distance.
+with gradient ``(1/n) sum_i s_i r_i x_i^T + lam (W - W_0)`` ([PGY]_ eq. (2), and the C-class
+gradient after eq. (5)). The paper's penalty is centred at ``W_0 = 0`` (the default); a public
+``W_0`` (``coef_prior``, e.g. a model fitted on the public set) shifts the penalty's centre and
+changes neither its strong convexity nor the Hessian. ``J`` is ``lam``-strongly convex, so
+Newton's method with a backtracking line search converges from anywhere, and any ``W``
+satisfies ``J(W) - min J <= ||grad J(W)||^2 / (2 lam)`` and ``||W - argmin J|| <= ||grad J(W)||
+/ lam``: the certified gap and distance.
 
-No intercept is added (the paper has none); the overparametrised softmax (``C`` full rows) is
+No intercept is added here (the paper has none; :func:`dpcore.masking.generator.design_records`
+appends a constant column when one is wanted); the overparametrised softmax (``C`` full rows) is
 identifiable because of the penalty.
 
 References
@@ -133,15 +137,27 @@ def _logits(X: np.ndarray, W: np.ndarray) -> np.ndarray:
     return X @ np.swapaxes(W, -1, -2)
 
 
-def _objective(W, X, T, wt, lam) -> np.ndarray:
+def _objective(W, X, T, wt, lam, W0=0.0) -> np.ndarray:
     Z = _logits(X, W)
-    return np.sum(wt * _losses(Z, T), axis=-1) + 0.5 * lam * np.sum(W * W, axis=(-2, -1))
+    V = W - W0
+    return np.sum(wt * _losses(Z, T), axis=-1) + 0.5 * lam * np.sum(V * V, axis=(-2, -1))
 
 
-def _gradient(W, X, T, wt, lam) -> np.ndarray:
+def _gradient(W, X, T, wt, lam, W0=0.0) -> np.ndarray:
     R = probabilities(_logits(X, W)) - T
     R *= wt[..., None]
-    return np.swapaxes(R, -1, -2) @ X + lam * W
+    return np.swapaxes(R, -1, -2) @ X + lam * (W - W0)
+
+
+def _prior(coef_prior, K: int, d: int):
+    """The penalty's centre ``W_0``: 0, or a finite array broadcastable to (..., K, d)."""
+    if coef_prior is None:
+        return 0.0
+    W0 = np.asarray(coef_prior, dtype=float)
+    if W0.ndim < 2 or W0.shape[-2:] != (K, d) or not np.all(np.isfinite(W0)):
+        raise ValueError(f"coef_prior has shape {W0.shape}, expected a finite array of shape "
+                         f"(..., {K}, {d}) (one weight row per logit, one column per feature).")
+    return W0
 
 
 def _hessian(W, X, wt, lam) -> np.ndarray:
@@ -184,7 +200,8 @@ def _prepare(X, y, sample_weight, n_classes):
     return X, targets(y, n_logits(n_classes)), wt
 
 
-def model_objective(coef, X, y, sample_weight=None, *, lam: float, n_classes: int) -> np.ndarray:
+def model_objective(coef, X, y, sample_weight=None, *, lam: float, n_classes: int,
+                    coef_prior=None) -> np.ndarray:
     """The averaged objective ``J`` (module docstring) of each problem at ``coef``.
 
     Parameters
@@ -196,6 +213,8 @@ def model_objective(coef, X, y, sample_weight=None, *, lam: float, n_classes: in
     sample_weight : array-like of shape (..., n_samples), default=None
     lam : float
     n_classes : int
+    coef_prior : array-like of shape (..., K, n_features), default=None
+        Centre ``W_0`` of the penalty (0 when None).
 
     Returns
     -------
@@ -203,14 +222,18 @@ def model_objective(coef, X, y, sample_weight=None, *, lam: float, n_classes: in
     """
     X, T, wt = _prepare(X, y, sample_weight, n_classes)
     lam = check_scalar(lam, "lam", min_val=0.0, include_min=True)
-    return _objective(np.asarray(coef, dtype=float), X, T, wt, lam)
+    W0 = _prior(coef_prior, T.shape[-1], X.shape[-1])
+    return _objective(np.asarray(coef, dtype=float), X, T, wt, lam, W0)
 
 
-def model_gradient(coef, X, y, sample_weight=None, *, lam: float, n_classes: int) -> np.ndarray:
-    """Gradient of ``J`` at ``coef``, shape (..., K, n_features) ([PGY]_ eq. (2))."""
+def model_gradient(coef, X, y, sample_weight=None, *, lam: float, n_classes: int,
+                   coef_prior=None) -> np.ndarray:
+    """Gradient of ``J`` at ``coef``, shape (..., K, n_features) ([PGY]_ eq. (2));
+    ``coef_prior`` as :func:`model_objective`."""
     X, T, wt = _prepare(X, y, sample_weight, n_classes)
     lam = check_scalar(lam, "lam", min_val=0.0, include_min=True)
-    return _gradient(np.asarray(coef, dtype=float), X, T, wt, lam)
+    W0 = _prior(coef_prior, T.shape[-1], X.shape[-1])
+    return _gradient(np.asarray(coef, dtype=float), X, T, wt, lam, W0)
 
 
 def predict_proba(coef, X) -> np.ndarray:
@@ -232,7 +255,8 @@ def predict_labels(coef, X) -> np.ndarray:
 
 
 def fit_logistic_model(X, y, sample_weight=None, *, lam: float, n_classes: int,
-                       coef_init=None, tol: float = 1e-12, max_iter: int = 50) -> LogisticModelFit:
+                       coef_init=None, coef_prior=None, tol: float = 1e-12,
+                       max_iter: int = 50) -> LogisticModelFit:
     """Minimise ``J`` (module docstring) for every problem at once by batched Newton steps.
 
     Each iteration forms every unconverged problem's exact Hessian (one batched
@@ -253,6 +277,8 @@ def fit_logistic_model(X, y, sample_weight=None, *, lam: float, n_classes: int,
         ``C >= 2``; 2 fits one sigmoid weight row, more fit a softmax with ``C`` rows.
     coef_init : array-like of shape (..., K, n_features), default=None
         Starting point (zeros when None).
+    coef_prior : array-like of shape (..., K, n_features), default=None
+        Centre ``W_0`` of the penalty ``lam/2 ||W - W_0||^2`` (0 when None, the paper's).
     tol : float, default=1e-12
         Stop when every problem's certified gap ``||grad J||^2 / (2 lam)`` is at most ``tol``
         (``J`` is averaged, so of order 1 whatever ``n``).
@@ -273,11 +299,12 @@ def fit_logistic_model(X, y, sample_weight=None, *, lam: float, n_classes: int,
     # call (which oversubscribes busy cores), so the solver runs with one.
     with threadpool_limits(limits=1, user_api="blas"):
         return _fit_logistic_model(X, y, sample_weight, lam=lam, n_classes=n_classes,
-                                   coef_init=coef_init, tol=tol, max_iter=max_iter)
+                                   coef_init=coef_init, coef_prior=coef_prior, tol=tol,
+                                   max_iter=max_iter)
 
 
 def _fit_logistic_model(X, y, sample_weight=None, *, lam: float, n_classes: int,
-                        coef_init=None, tol: float = 1e-12, max_iter: int = 50
+                        coef_init=None, coef_prior=None, tol: float = 1e-12, max_iter: int = 50
                         ) -> LogisticModelFit:
     """Implementation of :func:`fit_logistic_model`."""
     X, T, wt = _prepare(X, y, sample_weight, n_classes)
@@ -286,6 +313,9 @@ def _fit_logistic_model(X, y, sample_weight=None, *, lam: float, n_classes: int,
     batch = X.shape[:-2]
     R = int(np.prod(batch, dtype=int))
     Xb, Tb, wb = X.reshape(R, *X.shape[-2:]), T.reshape(R, *T.shape[-2:]), wt.reshape(R, -1)
+    W0 = _prior(coef_prior, K, d)
+    W0b = (np.zeros((R, K, d)) if coef_prior is None else
+           np.array(np.broadcast_to(W0, batch + (K, d))).reshape(R, K, d))
     if coef_init is None:
         W = np.zeros((R, K, d))
     else:
@@ -293,16 +323,16 @@ def _fit_logistic_model(X, y, sample_weight=None, *, lam: float, n_classes: int,
         W = W.reshape(R, K, d)
     active = np.arange(R)
     gap = np.full(R, np.inf)
-    f = _objective(W, Xb, Tb, wb, lam)
+    f = _objective(W, Xb, Tb, wb, lam, W0b)
     n_iter = 0
     for n_iter in range(max_iter + 1):  # noqa: B007 (reported below)
-        Wa, Xa, Ta, wa = W[active], Xb[active], Tb[active], wb[active]
-        G = _gradient(Wa, Xa, Ta, wa, lam)
+        Wa, Xa, Ta, wa, W0a = W[active], Xb[active], Tb[active], wb[active], W0b[active]
+        G = _gradient(Wa, Xa, Ta, wa, lam, W0a)
         gap[active] = np.sum(G * G, axis=(-2, -1)) / (2.0 * lam)
         keep = gap[active] > tol
         if n_iter == max_iter or not keep.any():
             break
-        active, Wa, Xa, Ta, wa, G = (a[keep] for a in (active, Wa, Xa, Ta, wa, G))
+        active, Wa, Xa, Ta, wa, W0a, G = (a[keep] for a in (active, Wa, Xa, Ta, wa, W0a, G))
         H = _hessian(Wa, Xa, wa, lam)
         step = np.linalg.solve(H, G.reshape(-1, K * d, 1)).reshape(G.shape)
         slope = np.sum(G * step, axis=(-2, -1))
@@ -312,7 +342,7 @@ def _fit_logistic_model(X, y, sample_weight=None, *, lam: float, n_classes: int,
         for _ in range(40):  # Armijo backtracking, vectorised across problems
             todo = ~moved
             W_try = Wa[todo] - t[todo, None, None] * step[todo]
-            f_try = _objective(W_try, Xa[todo], Ta[todo], wa[todo], lam)
+            f_try = _objective(W_try, Xa[todo], Ta[todo], wa[todo], lam, W0a[todo])
             ok = f_try <= fa[todo] - 1e-4 * t[todo] * slope[todo]
             idx = np.flatnonzero(todo)[ok]
             Wa[idx], fa[idx], moved[idx] = W_try[ok], f_try[ok], True
@@ -325,7 +355,7 @@ def _fit_logistic_model(X, y, sample_weight=None, *, lam: float, n_classes: int,
             active = active[~stuck]
             if active.size == 0:
                 break
-    G = _gradient(W, Xb, Tb, wb, lam)
+    G = _gradient(W, Xb, Tb, wb, lam, W0b)
     grad_norm = np.sqrt(np.sum(G * G, axis=(-2, -1)))
     gap = grad_norm**2 / (2.0 * lam)
     if np.any(gap > max(tol, 1e-9)):  # the gap reached on the data is not named: it may be D's

@@ -38,7 +38,6 @@ from dpcore.masking import (
     digits_task,
     fit_logistic_model,
     input_perturbation,
-    scale_records,
     scenario_task,
     toy_task,
 )
@@ -51,7 +50,8 @@ from dpcore.validation import DataError
 __all__ = ["ACCURACY", "CONTROLS", "DOMAINS", "FIG5_N", "IMAGES_PER_CLASS", "INITIAL", "N_OPTIONS",
            "REGION_RESOLUTION", "SEED_KEY", "TASKS", "VIEWS", "MaskedSet", "Params", "Prepared",
            "MAJORITY", "accuracy_label", "at", "axis_ranges", "axis_titles", "below_majority",
-           "compute", "domain_ranges", "fig5_sizes", "load_task", "majority_accuracy",
+           "compute", "domain_ranges", "fig5_sizes", "generator", "load_task",
+           "majority_accuracy",
            "majority_warning", "masked_size", "masked_table", "model_note", "points_outside",
            "prepare", "takeaway", "validation_accuracy"]
 
@@ -207,6 +207,18 @@ def load_task(task_key: str, scenario: Any = None) -> MaskingTask:
                     f"{[key for key, _ in TASKS.values()]}.")
 
 
+def generator(task: MaskingTask, epsilon: float, lam: float, n: int, *, bounded: bool = True,
+              rng=None, accountant=None) -> MaskedDataGenerator:
+    """The page's Algorithm 1 for ``task``: its classes, norm bound, intercept and penalty
+    centre (the paper's model on the paper's experiments; on a scenario an intercept and the
+    public model ``W_E``). The study (``rng`` a seeded stream) and the Publish view (``rng=None``
+    and the session's ``accountant``) build it here, so they run one mechanism."""
+    return MaskedDataGenerator(epsilon, lam, n, rng=rng, accountant=accountant,
+                               n_classes=task.n_classes, data_norm=task.data_norm,
+                               fit_intercept=task.intercept, coef_prior=task.prior,
+                               bounded=bounded, dataset=task.title)
+
+
 def masked_size(n_chosen: int, n_initial: int) -> int:
     """Size ``N`` of the masked set: the chosen one, or the initial set plus 50 when the choice
     does not exceed the initial set.
@@ -251,9 +263,9 @@ def prepare(scenario: Any, params: Params, *, progress: Progress = None,
     n = masked_size(params.n, len(task.y_initial) if initial is not None else 0)
     initial_coef = None
     if initial is not None:
-        initial_coef = fit_logistic_model(scale_records(initial[0], task.data_norm)[0],
-                                          initial[1], lam=params.lambda_,
-                                          n_classes=task.n_classes).coef
+        initial_coef = fit_logistic_model(task.design(initial[0]), initial[1],
+                                          lam=params.lambda_, n_classes=task.n_classes,
+                                          coef_prior=task.prior).coef
     curves = {}
     if (params.view or VIEWS[0]) == ACCURACY:
         sizes = fig5_sizes(task)
@@ -270,10 +282,8 @@ def _masked_set(prepared: Prepared, epsilon: float) -> MaskedSet:
     """Algorithm 1 on the task's private set and input perturbation at ``epsilon`` (no budget is
     spent: streams ``(seed, "masking page", "generator" | "input")``)."""
     task, params = prepared.task, prepared.params
-    gen = MaskedDataGenerator(epsilon, params.lambda_, prepared.n,
-                              rng=stream(params.seed, "masking page", "generator"),
-                              n_classes=task.n_classes, data_norm=task.data_norm,
-                              bounded=params.bounded, dataset=task.title)
+    gen = generator(task, epsilon, params.lambda_, prepared.n, bounded=params.bounded,
+                    rng=stream(params.seed, "masking page", "generator"))
     gen.fit(task.X_private, task.y_private, initial=prepared.initial)
     perturbed = input_perturbation(task.X_private, epsilon, data_norm=task.data_norm,
                                    rng=stream(params.seed, "masking page", "input"))
@@ -332,7 +342,7 @@ def _regions(name: str, coef: np.ndarray | None, task: MaskingTask, x_range, y_r
     if coef is None:
         return None
     xs, ys, labels = decision_regions(coef, task.data_norm, x_range, y_range,
-                                      resolution=REGION_RESOLUTION)
+                                      resolution=REGION_RESOLUTION, intercept=task.intercept)
     gx, gy = np.meshgrid(xs, ys)
     return pd.DataFrame({"panel": name, "x": gx.ravel(), "y": gy.ravel(),
                          "label": labels.ravel()})
@@ -482,7 +492,8 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
     dict of str to DataFrame
         ``metrics`` (the masked set's gradient norm at w′, ‖refit − w′‖ and its bound, the
         validation accuracies, the majority class's accuracy on the same records, and the
-        model's settings: λ, intercept, norm bound, d and the target's encoded columns), then
+        model's settings: λ, intercept, the public model's λ (NaN without one), norm bound, d
+        and the target's encoded columns), then
         "Masked vs original": ``masked_points``, ``private_points_nonprivate``, ``initial_points``,
         ``input_perturbed_points``, ``regions``, ``classes``, ``axes``; "Greedy animation":
         ``masked_points``, ``gradient_trace``, ``classes``, ``axes``; "Accuracy vs ε":
@@ -506,7 +517,9 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
         "lambda": float(params.lambda_), "validation_private": bool(task.valid_private),
         "majority_accuracy": majority_accuracy(task.y_valid),
         "validation_records": int(len(task.y_valid)),
-        "intercept": False, "data_norm": float(task.data_norm),  # Pham et al.'s model: none
+        "intercept": bool(task.intercept), "data_norm": float(task.data_norm),
+        "prior_lambda": (float("nan") if task.prior_lambda is None
+                         else float(task.prior_lambda)),
         "d": int(task.d), "target_columns": int(task.target_columns),
     }])}
     view = params.view or VIEWS[0]
@@ -590,19 +603,28 @@ def majority_warning(numbers: Mapping[str, pd.DataFrame]) -> str | None:
 
 def model_note(numbers: Mapping[str, pd.DataFrame]) -> str:
     """Why this page's non-private accuracy differs from the logistic regression page's on the
-    same data, from the study's settings: its λ, whether the model has an intercept, its norm
-    bound."""
+    same data, from the study's settings: its λ, whether the model has an intercept and a
+    penalty centred at the public model, its norm bound."""
     m = numbers["metrics"].iloc[0]
     lam, bound = float(m["lambda"]), float(m["data_norm"])
-    intercept = ("an intercept" if bool(m["intercept"]) else
-                 "no intercept (records are centred by the public mean, so the decision "
-                 "threshold sits at that mean and cannot move to the classes' base rate)")
-    return (f"This page fits Pham et al.'s model: λ = {lam:g} on the averaged loss, {intercept}, "
-            f"and records divided by a norm bound of {bound:.3g} (over "
+    prior = float(m.get("prior_lambda", float("nan")))
+    if bool(m["intercept"]):
+        model = ("Pham et al.'s model with an intercept (a constant column inside the norm "
+                 "bound, which the paper's model lacks) and the penalty λ/2 ‖w − w_E‖² "
+                 "centred at w_E, the same model fitted on the public set alone"
+                 + (f" (at λ = {prior:g})" if prior == prior else "")
+                 + f": λ = {lam:g} on the averaged loss. A recipient refits the masked set "
+                 "with the same penalty (w_E is public). At a large λ the release stays near "
+                 "w_E, what the public set says")
+    else:
+        model = (f"Pham et al.'s model: λ = {lam:g} on the averaged loss, no intercept "
+                 "(records are centred by the public mean, so the decision threshold sits at "
+                 "that mean and cannot move to the classes' base rate)")
+    return (f"This page fits {model}; records are divided by a norm bound of {bound:.3g} (over "
             f"{Dimension(int(m['d']), int(m['target_columns'])).text()}). The logistic "
-            "regression page chooses λ from n, d and ε, keeps an intercept (carried by the "
-            "uncentred one-hot columns), uses its own norm bound and scores on another split, "
-            "so its accuracy on the same data differs from this one.")
+            "regression page chooses its own λ, centres its penalty at 0, uses its own norm "
+            "bound and scores on another split, so its accuracy on the same data differs from "
+            "this one.")
 
 
 def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
