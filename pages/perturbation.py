@@ -16,6 +16,7 @@ from dpcore.datasets.dimension import Dimension
 from dpcore.figures.perturbation import TITLES, coefficient_bars, figures
 from dpcore.perturbation import PrivateLogisticRegression
 from dpcore.perturbation.experiments import release_lambda, scenario_arrays
+from dpcore.planning.release import public_reference, reach_note, release_point
 from dpcore.studies import perturbation as study
 from dpcore.studies.perturbation import (
     EPSILON_GRIDS,
@@ -41,7 +42,7 @@ from ui.state import keep_widget_state
 from ui.study import figures as study_figures
 from ui.study import numbers as study_numbers
 from ui.study import prepared as study_prepared
-from ui.widgets import epsilon_slider, log_slider, replicates_slider, seed_input
+from ui.widgets import EPSILONS, epsilon_slider, log_slider, replicates_slider, seed_input
 
 require_router()
 
@@ -167,12 +168,12 @@ def error_metrics(m: pd.Series, params: Params, reach: str | None) -> None:
     epsilon, guess = m["epsilon"], m["guessing_error_nonprivate"]
     notes = st.container()  # always drawn, so a warning that comes and goes moves no metric
     if m["swamped"] and m["error non-private"] < guess:
-        larger = " or a larger λ" if params.lambda_mode == LAMBDA_MODES[1] else ""
         notes.warning(
-            f"At ε = {epsilon:g}, {' and '.join(m['swamped'].split(', '))} cannot be told from "
-            f"always guessing the most frequent class (test error {guess:.3f}, non-private): the "
-            "noise has erased what the model learned, so these errors mean nothing. Raise ε, or "
-            f"use more records (n){larger}.", icon=":material/blur_on:")
+            f"At ε = {epsilon:g} and λ = {m['lam']:.3g}, "
+            f"{' and '.join(m['swamped'].split(', '))} cannot be told from always guessing the "
+            f"most frequent class (test error {guess:.3f}, non-private): the noise has erased "
+            f"what the model learned, so these errors mean nothing. {less_noise(params)}",
+            icon=":material/blur_on:")
     if reach:
         notes.info(reach, icon=":material/query_stats:")
     methods = [c.removeprefix("error ") for c in m.index if c.startswith("error ")]
@@ -185,6 +186,46 @@ def error_metrics(m: pd.Series, params: Params, reach: str | None) -> None:
                        help="The model without noise at the λ that cross-validation on the "
                             f"training rows chose ({best_lambdas(m)}): what a logistic "
                             "regression can reach on these records. Non-private.")
+
+
+def less_noise(params: Params) -> str:
+    """What would shrink a swamped method's noise, among the settings the page still offers:
+    a larger ε only below the slider's largest, a larger λ only when λ is set by hand (under
+    the rule or CV another message may find λ too large, and λ is not this control's)."""
+    ways = ["a larger ε"] if params.epsilon < max(EPSILONS) else []
+    ways.append("more records (n)")
+    if params.lambda_mode == LAMBDA_MODES[1]:
+        ways.append("a larger λ")
+    return (f"{', '.join(ways[:-1])} or {ways[-1]}" if len(ways) > 1 else ways[0]).capitalize() \
+        + " would shrink the noise."
+
+
+def release_reach(m: pd.Series, epsilon: float, n: int, scenario_id: str) -> str | None:
+    """What the default release (approximate minima perturbation at the λ it picks on E) of
+    ``n`` records gives at ``epsilon``, and which ε or n would make it useful: the planner
+    (:func:`dpcore.planning.release.reach_note`), from public information only (E, or the
+    paper's fresh synthetic holdout; n; d). Each simulated ε is cached, and the reference
+    once, so an ε move simulates at most one new ε (and the curve above it, if needed)."""
+    data = None if source in SYNTHETIC else scenario
+    if data is None:
+        X_pub, y_pub = study.public_data(None, source, seed)
+        classes = None
+    else:
+        public = scenario_arrays(data, part="public")
+        X_pub, y_pub, classes = public.X, public.y, public.classes
+    scenario_id = scenario_id if data is not None else "no scenario"
+    norm, intercept = float(m["data_norm"]), bool(m["intercept"])
+    base = ("release plan", source, seed, norm, intercept)
+
+    def point(eps: float) -> tuple[float, float]:
+        return memo(data, scenario_id, (*base, n, eps), lambda: release_point(
+            X_pub, y_pub, eps, n_private=n, data_norm=norm, fit_intercept=intercept,
+            classes=classes, seed=seed))
+
+    with st.spinner("Simulating the release on the public set…"):
+        reference = memo(data, scenario_id, (*base, "reference"), lambda: public_reference(
+            X_pub, y_pub, data_norm=norm, fit_intercept=intercept, seed=seed))
+        return reach_note(point, epsilon=epsilon, n=n, d=int(m["d"]), reference=reference)
 
 
 def best_lambdas(m: pd.Series) -> str:
@@ -205,11 +246,9 @@ def lambda_caption(params: Params) -> str:
 
 #: What to change when λ itself is too large, by how λ is chosen: never the setting in force.
 SMALLER_LAMBDA = {
-    LAMBDA_MODES[0]: "The rule's λ is too large for this table: choose λ by CV on public data, "
-                     "or set it by hand.",
-    LAMBDA_MODES[1]: "Set a smaller λ.",
-    LAMBDA_MODES[2]: "The λ that cross-validation on the public set chose is too large for D: "
-                     "set λ by hand.",
+    LAMBDA_MODES[0]: "choose λ by CV on public data, or set it by hand",
+    LAMBDA_MODES[1]: "set a smaller λ",
+    LAMBDA_MODES[2]: "set λ by hand (cross-validation on the public set chose this one)",
 }
 
 
@@ -217,38 +256,52 @@ def no_better_than_guessing(m: pd.Series, summary: pd.DataFrame, by: str,
                             params: Params) -> None:
     """Warn when the non-private model at the page's λ does no better than always guessing
     (then no private model at that λ can show anything): at the chosen ε, or at the largest
-    training size. Beside it, the non-private model at its own best λ says whether the records
-    carry signal at all; the advice names a setting other than the one in force."""
+    training size. The non-private model at its own best λ (the "Error vs ε" view) says why:
+    if it learns, λ is too large, and the advice names a setting other than the one in force;
+    if it does not, the columns carry no linear signal, and no λ is blamed. Without it (the
+    learning curve), both causes are named."""
     rows = summary[summary["method"] == "non-private"]
     row = rows.loc[rows[by].idxmax()] if by == "n" else rows.loc[
         (rows["epsilon"] - m["epsilon"]).abs().idxmin()]
     guess = float(m["guessing_error_nonprivate"])
     if row["mean"] < guess:
         return
-    first = (f"At λ = {m['lam']:.3g}{MODE_NOTE[params.lambda_mode]} the penalty outweighs "
-             "what the records say: even without noise, a model at this λ has the test error "
-             f"of always guessing the most frequent class ({row['mean']:.3f} against "
-             f"{guess:.3f}), and so has every private model at this λ.")
+    at_lambda = f"λ = {m['lam']:.3g}{MODE_NOTE[params.lambda_mode]}"
+
+    def guessing(at: str) -> str:
+        return (f"even without noise, a model at {at} has the test error of always guessing the "
+                f"most frequent class ({row['mean']:.3f} against {guess:.3f}), and so has every "
+                "private model at this λ.")
+
+    same = guessing(at_lambda)
+    action = SMALLER_LAMBDA[params.lambda_mode]
     best = m.get("best_error_nonprivate")
     if best is None or pd.isna(best):
-        st.warning(f"{first} {SMALLER_LAMBDA[params.lambda_mode]}", icon=":material/warning:")
+        st.warning(
+            f"{same[0].upper()}{same[1:]} Either this λ is too large for the table, or its "
+            "columns do not predict the target (the view 'Error vs ε' shows the model at its "
+            f"own best λ, which tells the two apart). If λ is too large: {action}.",
+            icon=":material/warning:")
     elif best < guess:
         st.warning(
-            f"{first} The non-private model at its own best λ ({best_lambdas(m)}, chosen by "
+            f"At {at_lambda} the penalty outweighs what the records say: {guessing('this λ')} The "
+            f"non-private model at its own best λ ({best_lambdas(m)}, chosen by "
             f"cross-validation on the training rows) reaches {best:.3f}, so the records do "
-            f"predict the target. {SMALLER_LAMBDA[params.lambda_mode]}",
+            f"predict the target: this λ is too large for the table. To fix it, {action}.",
             icon=":material/warning:")
     else:
         st.warning(
-            f"{first} Even at its own best λ ({best_lambdas(m)}; non-private) the model without "
-            f"noise reaches only {best:.3f}: these columns do not predict the target better "
-            "than its base rate with a linear model, so no private model can either.",
+            f"{same[0].upper()}{same[1:]} So has the model without noise at its own best λ "
+            f"({best_lambdas(m)}; non-private: {best:.3f}): these columns do not predict the "
+            "target better than its base rate with a linear model, so no private model can "
+            "either, at any λ.",
             icon=":material/warning:")
 
 
-def draw(numbers: dict[str, pd.DataFrame], params: Params, context: str, figs: dict) -> None:
+def draw(numbers: dict[str, pd.DataFrame], params: Params, context: str, figs: dict,
+         scenario_id: str) -> None:
     """The view's figure (``figs``: :func:`dpcore.figures.perturbation.figures`, cached) and
-    what goes under it."""
+    what goes under it (the planner's note cached under ``scenario_id``)."""
     if params.view == "Learning curve":
         context = f"{context}; ε = {params.epsilon:g}"
     for name, fig in figs.items():
@@ -256,7 +309,7 @@ def draw(numbers: dict[str, pd.DataFrame], params: Params, context: str, figs: d
     m = numbers["metrics"].iloc[0]
     if params.view == "Error vs ε":
         no_better_than_guessing(m, numbers["summary"], "epsilon", params)
-        error_metrics(m, params, study.reach_note(numbers))
+        error_metrics(m, params, release_reach(m, params.epsilon, int(m["n"]), scenario_id))
     elif params.view == "Learning curve":
         no_better_than_guessing(m, numbers["summary"], "n", params)
     st.caption(CAPTIONS[params.view]
@@ -384,11 +437,15 @@ def live(view: str) -> None:
         m = numbers["metrics"].iloc[0]
         data_caption(m, ready.held_out)
         if view == PUBLISH:
+            if use_rule and source not in SYNTHETIC:  # the release's λ is the one planned
+                reach = release_reach(m, epsilon, len(scenario.private), scenario_id)
+                if reach:
+                    st.info(reach, icon=":material/query_stats:")
             publish(epsilon, float(m["lam"]), bool(m["intercept"]), scenario_id)
         else:
             context = f"{ready.data.where}; {lambda_note(m, params)}"
             draw(numbers, params, context, study_figures(
-                study, data, scenario_id, params, lambda: figures(numbers, params)))
+                study, data, scenario_id, params, lambda: figures(numbers, params)), scenario_id)
 
 
 # A study view is a fragment: an ε move reruns live() alone.

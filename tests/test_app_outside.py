@@ -54,11 +54,16 @@ def perturbation_page(at):
     return rerun(at)
 
 
+def advice(at) -> str:
+    """Every warning and note the page shows, as one text."""
+    return " ".join(box.value for box in (*at.warning, *at.info))
+
+
 def test_breast_cancer_the_non_private_reference_learns_and_the_advice_fits_the_rule():
     at = perturbation_page(upload(*breast_cancer(), "diagnosis"))
     shown = metrics(at)
     warnings = " ".join(w.value for w in at.warning)
-    assert OLD_WARNING not in warnings
+    assert OLD_WARNING not in advice(at)
     # A plain logistic regression is about 95 % accurate here: so is the page's reference.
     assert float(shown["non-private, own best λ"]) < 0.1
     # Under the rule, the advice names another way to choose λ, never "let the rule choose it",
@@ -67,8 +72,21 @@ def test_breast_cancer_the_non_private_reference_learns_and_the_advice_fits_the_
     assert "larger λ" not in warnings
     if "penalty outweighs" in warnings:
         assert "choose λ by CV on public data, or set it by hand" in warnings
-    # What a release needs, with numbers from the study's curve (the planner).
-    assert any("n = 369, d = 30" in i.value for i in at.info)
+    # What the default release needs, with numbers from the planner (public data only).
+    plan = next(i.value for i in at.info if "n = 369, d = 30" in i.value)
+    assert "default release (approximate minima perturbation) at ε = 1 " in plan
+    assert "simulated on the public set E" in plan
+    assert float(plan.split("ε ≈ ")[1].split(",")[0]) > 1.0  # more than the ε it found short
+    # At the slider's largest ε no box asks for a larger one, and none blames the model.
+    at.select_slider(key="lr_epsilon").set_value(10.0)
+    at = rerun(at)
+    assert "larger ε" not in advice(at) and OLD_WARNING not in advice(at)
+    # The Publish view plans the release it makes (λ by the rule: the one simulated on E).
+    at.select_slider(key="lr_epsilon").set_value(1.0)
+    at.session_state["lr_view"] = "Publish"
+    at = rerun(at)
+    assert any(i.value == plan for i in at.info)
+    assert OLD_WARNING not in advice(at)
 
 
 def test_weather_a_null_result_is_put_down_to_the_columns_not_to_the_model():
@@ -82,6 +100,9 @@ def test_weather_a_null_result_is_put_down_to_the_columns_not_to_the_model():
     # regression at its own best λ stays near the base rate, and the page says why.
     if best >= 1.0 - guess - 1e-9:
         assert "do not predict the target" in warnings
+    # a table whose columns say nothing is never put down to the penalty
+    if "do not predict the target" in warnings:
+        assert "penalty outweighs" not in warnings and "too large" not in warnings
 
 
 def test_masking_on_adults_sidebar_scenario_learns_by_default():

@@ -16,6 +16,13 @@ from dpcore.masking.defaults import (
 )
 from dpcore.perturbation.experiments import best_lambda as lr_best_lambda
 from dpcore.perturbation.experiments import epsilon_splits, fit_best, guessing_error
+from dpcore.planning.release import (
+    PLAN_EPSILONS,
+    PublicReference,
+    public_reference,
+    release_point,
+)
+from dpcore.planning.release import reach_note as reach_note_lr
 from dpcore.studies import perturbation as lr_study
 
 
@@ -53,31 +60,77 @@ def test_best_lambda_breaks_a_tie_towards_the_larger_lambda():
                           classes=(0, 1)) == 1.0
 
 
-def test_the_study_reports_the_reference_and_what_a_release_needs(breast_cancer):
+def test_the_study_reports_the_non_private_reference_at_its_own_best_lambda(breast_cancer):
     numbers = lr_study.compute(breast_cancer, lr_study.Params())
     m = numbers["metrics"].iloc[0]
     assert m["best_error_nonprivate"] < 0.1 < m["guessing_error_nonprivate"]
     assert m["lam_best_low"] <= m["lam_best_high"] <= 1e-3
-    note = lr_study.reach_note(numbers)
-    assert note is not None and "n = 369, d = 30" in note and "ε = 1" in note
 
 
-def test_reach_note_reads_the_planner_off_the_curve():
-    """A made-up curve whose error halves with every doubling of ε from 0.4 at ε = 1: the
-    planner reads the target 0.1 + 0.05 off the fit, linear in log ε between grid points, and
-    scales n alike (noise like 1/(n ε))."""
-    epsilons = [0.5, 1.0, 2.0, 4.0, 8.0]
-    rows = [{"method": "output perturbation", "epsilon": e, "restart": r, "fold": 0,
-             "error": 0.4 / e} for e in epsilons for r in range(3)]
-    metrics = pd.DataFrame([{"epsilon": 1.0, "n": 1000, "d": 10, "guessing_error_nonprivate": 0.5,
-                             "best_error_nonprivate": 0.1, "error output perturbation": 0.4}])
-    note = lr_study.reach_note({"metrics": metrics, "results": pd.DataFrame(rows)})
-    # between ε = 2 (0.2) and 4 (0.1), linear in log ε: 0.15 half way, at 2 * sqrt(2)
+def test_the_planner_simulates_the_default_release_on_public_data_only(breast_cancer):
+    """At n = 369, d = 30 and ε = 1 the release is far from the model without noise; the
+    planner says which ε and n would do, and it reads E alone: D with its labels flipped
+    gives the same note."""
+    import dataclasses
+    from functools import cache
+
+    def note(scenario):
+        public, private = (lr_study.scenario_arrays(scenario, part=p)
+                           for p in ("public", "private"))
+        data = lr_study.training_data(scenario, lr_study.SOURCES[0], 17_500, 0)
+
+        @cache
+        def point(eps):
+            return release_point(public.X, public.y, eps, n_private=len(private.y),
+                                 data_norm=data.norm, fit_intercept=data.intercept,
+                                 classes=public.classes)
+
+        reference = public_reference(public.X, public.y, data_norm=data.norm,
+                                     fit_intercept=data.intercept)
+        return reach_note_lr(point, epsilon=1.0, n=len(private.y), d=data.X.shape[1],
+                             reference=reference), reference, point
+
+    text, reference, point = note(breast_cancer)
+    assert reference.error < 0.1 < reference.guess
+    assert text is not None and "n = 369, d = 30" in text and "ε = 1 " in text
+    assert "approximate minima perturbation" in text
+    needed = float(text.split("ε ≈ ")[1].split(",")[0])
+    assert needed > 1.0  # never an ε below the one the release was measured not to reach
+    # the release at the largest ε of the grid is useful: its error is below the target
+    assert point(PLAN_EPSILONS[-1])[1] <= reference.target()
+    flipped = breast_cancer.private.copy()
+    flipped[breast_cancer.target] = 1.0 - flipped[breast_cancer.target]
+    assert note(dataclasses.replace(breast_cancer, private=flipped))[0] == text
+
+
+def test_reach_note_reads_the_first_crossing_above_epsilon():
+    """A made-up release whose error halves with every doubling of ε from 0.4 at ε = 1: the
+    target 0.1 + 0.05 is reached between ε = 2 (0.2) and 4 (0.1), linear in log ε, and n
+    scales alike (noise like 1/(n ε))."""
+    reference = PublicReference(error=0.1, lam=1e-4, guess=0.5, rows=200)
+
+    def point(eps):
+        return 1e-3, 0.4 / eps
+
+    note = reach_note_lr(point, epsilon=1.0, n=1000, d=10, reference=reference,
+                         grid=(0.5, 2.0, 4.0, 8.0))
     needed = 2.0 * np.sqrt(2.0)
     assert f"ε ≈ {needed:.2g}" in note
     assert f"n ≈ {float(f'{1000 * needed:.2g}'):,.0f}" in note
-    done = metrics.assign(**{"error output perturbation": 0.12})
-    assert lr_study.reach_note({"metrics": done, "results": pd.DataFrame(rows)}) is None
+    # a point below ε that happens to reach the target is never read as the answer
+    assert "ε ≈ 0.5" not in reach_note_lr(lambda e: (1e-3, 0.1 if e < 1 else 0.4 / e),
+                                          epsilon=1.0, n=1000, d=10, reference=reference,
+                                          grid=(0.5, 2.0, 4.0, 8.0))
+    assert reach_note_lr(point, epsilon=4.0, n=1000, d=10, reference=reference) is None
+    never = reach_note_lr(lambda e: (1e-3, 0.4), epsilon=1.0, n=1000, d=10,
+                          reference=reference, grid=(2.0, 30.0))
+    assert "No ε up to 30" in never and "n ≈ 30,000" in never
+    # columns that say little on E: the target would be guessing itself, so no advice
+    flat = PublicReference(error=0.29, lam=1e-4, guess=0.3, rows=200)
+    assert reach_note_lr(lambda e: (1e-3, 0.25), epsilon=1.0, n=1000, d=10,
+                         reference=flat) is None
+    assert "say little" in reach_note_lr(lambda e: (1e-3, 0.35), epsilon=1.0, n=1000, d=10,
+                                         reference=flat)
 
 
 def test_masking_lambda_reads_only_the_public_set():

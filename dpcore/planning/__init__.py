@@ -8,8 +8,13 @@ Three questions a data owner asks before any release, answered without spending 
   otherwise a Monte-Carlo curve over a log-epsilon grid is fitted monotone (isotonic,
   :func:`isotonic_decreasing`) and read at the target (:func:`epsilon_from_curve`), with its
   uncertainty from a bootstrap of the runs (:mod:`dpcore.planning.fitting`). Curves for the
-  pages' mechanisms: :func:`importance_errors`, :func:`logistic_errors`, :func:`subset_errors`
-  (:mod:`dpcore.planning.monte_carlo`).
+  pages' mechanisms: :func:`importance_errors`, :func:`logistic_errors` (the default
+  logistic-regression release, approximate minima perturbation at the λ it picks on E),
+  :func:`subset_errors` (:mod:`dpcore.planning.monte_carlo`).
+* **Is the default logistic-regression release useful at this ε and n, and if not, what would
+  make it so?** :func:`~dpcore.planning.release.reach_note`, from public information only: the
+  release simulated on E (:func:`~dpcore.planning.release.release_point`) against a model without
+  noise on E (:mod:`dpcore.planning.release`).
 * **What does epsilon mean as risk?** :func:`posterior_bound`: how far a release can move an
   attacker's belief that a given person is in the data (:mod:`dpcore.planning.risk`).
 * **What do several releases cost together?** :func:`compose` under sequential, advanced

@@ -14,7 +14,10 @@ import numpy as np
 import pandas as pd
 
 from dpcore.importance import bootstrap_estimates
+from dpcore.perturbation import PrivateLogisticRegression
 from dpcore.perturbation.experiments import epsilon_curve, lambda_rule
+from dpcore.planning.release import plan_lambda
+from dpcore.random import stream
 from dpcore.simulation import report
 from dpcore.subset import subset_study
 from dpcore.validation import check_random_state
@@ -36,18 +39,31 @@ def importance_errors(fits: Any, public_values: Any, truth: float,
 
 def logistic_errors(X: Any, y: Any, epsilons: Sequence[float], *, X_test: Any = None,
                     y_test: Any = None, restarts: int = 10, data_norm: float | None = 1.0,
-                    fit_intercept: bool = False, method: str = "objective perturbation",
-                    lam: float | None = None, folds: int = 3, seed: int = 0,
-                    progress: Any = None) -> np.ndarray:
+                    fit_intercept: bool = False, method: str = "amp", X_pub: Any = None,
+                    y_pub: Any = None, classes: Any = None, lam: float | None = None,
+                    folds: int = 3, seed: int = 0, progress: Any = None) -> np.ndarray:
     """Test error of private logistic regression at every epsilon, shape (k, folds x restarts).
 
-    Runs :func:`dpcore.perturbation.experiments.epsilon_curve` (the perturbation page's study)
-    for one method. ``lam=None`` takes :func:`~dpcore.perturbation.experiments.lambda_rule` at
-    each epsilon (a rule of epsilon, n and d that reads no data), one curve call per epsilon;
-    a number uses that lambda at every epsilon in one call. ``progress(fraction)`` is called
-    after each epsilon under the rule (after each fold otherwise).
+    ``method="amp"`` (default): the release the perturbation page publishes, approximate minima
+    perturbation (:class:`~dpcore.perturbation.PrivateLogisticRegression`, seeded: a study of
+    the release's law) at the λ the release picks on the public set (``X_pub``, ``y_pub``;
+    :func:`dpcore.planning.release.plan_lambda`, for the records of a training part), or
+    at ``lam`` when given. Each split's training part is fitted ``restarts`` times and scored
+    on its test part (``X_test`` if given, else ``folds``-fold cross-validation).
+
+    Another method ("output perturbation", "objective perturbation", "objective (2008
+    proof)") runs :func:`dpcore.perturbation.experiments.epsilon_curve` (the perturbation
+    page's study); ``lam=None`` then takes
+    :func:`~dpcore.perturbation.experiments.lambda_rule` at each epsilon (a rule of epsilon,
+    n and d that reads no data). ``progress(fraction)`` is called after each epsilon (after
+    each fold for a study method at one λ).
     """
     eps = [float(e) for e in epsilons]
+    if method == "amp":
+        return _amp_errors(X, y, eps, X_test=X_test, y_test=y_test, restarts=restarts,
+                           data_norm=data_norm, fit_intercept=fit_intercept, X_pub=X_pub,
+                           y_pub=y_pub, classes=classes, lam=lam, folds=folds, seed=seed,
+                           progress=progress)
     common = dict(restarts=restarts, X_test=X_test, y_test=y_test, data_norm=data_norm,
                   fit_intercept=fit_intercept, methods=(method,), seed=seed, excess=False,
                   **({"folds": folds} if X_test is None else {}))
@@ -61,6 +77,39 @@ def logistic_errors(X: Any, y: Any, epsilons: Sequence[float], *, X_test: Any = 
         res = epsilon_curve(X, y, epsilons=eps, lam=lam, progress=progress, **common)
     res = res.sort_values(["epsilon", "fold", "restart"])
     return res["error"].to_numpy().reshape(len(eps), -1)
+
+
+def _amp_errors(X, y, epsilons: list[float], *, X_test, y_test, restarts: int, data_norm,
+                fit_intercept: bool, X_pub, y_pub, classes, lam, folds: int, seed: int,
+                progress) -> np.ndarray:
+    """:func:`logistic_errors` of the default release (``method="amp"``)."""
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    if lam is None and (X_pub is None or y_pub is None):
+        raise ValueError("The release's λ is chosen on public data: pass X_pub and y_pub (the "
+                         "public set E), or a lam.")
+    if X_test is not None:
+        splits = [(np.arange(len(y)), np.asarray(X_test, dtype=float), np.asarray(y_test))]
+    else:
+        order = stream(seed, "planning", "logistic folds").permutation(len(y))
+        parts = np.array_split(order, folds)
+        splits = [(np.concatenate(parts[:k] + parts[k + 1:]), X[part], y[part])
+                  for k, part in enumerate(parts)]
+    n_fit = min(train.size for train, _, _ in splits)  # folds differ by a record at most
+    rows = np.empty((len(epsilons), len(splits) * restarts))
+    for i, eps in enumerate(epsilons):
+        lam_eps = lam if lam is not None else plan_lambda(
+            X_pub, y_pub, eps, n_private=n_fit, data_norm=data_norm, fit_intercept=fit_intercept,
+            classes=classes, seed=seed)
+        for k, (train, X_eval, y_eval) in enumerate(splits):
+            for r in range(restarts):
+                model = PrivateLogisticRegression(
+                    epsilon=eps, lam=lam_eps, method="amp", data_norm=data_norm,
+                    fit_intercept=fit_intercept, classes=classes,
+                    rng=stream(seed, "planning", "logistic", eps, k, r))
+                model.fit(X[train], y[train])
+                rows[i, k * restarts + r] = 1.0 - model.score(X_eval, y_eval)
+        report(progress, (i + 1) / len(epsilons))
+    return rows
 
 
 def subset_errors(data: Any, epsilons: Sequence[float], *, sizes: Sequence[int] | None = None,

@@ -411,12 +411,14 @@ def plan_releases(plan: Any) -> list[PlannedRelease]:
 # ------------------------------------------------------------------------------------ prepare --
 
 def _logistic_grid(epsilons: list[float], shared: tuple, progress: Progress = None) -> np.ndarray:
-    """Test errors of the logistic-regression study at ``epsilons`` (their streams are named by
-    the seed and ε inside :func:`dpcore.planning.logistic_errors`)."""
-    arrays, onehot, restarts, seed = shared
+    """Test errors of the default logistic-regression release (approximate minima perturbation
+    at the λ it picks on E) at ``epsilons``, simulated on the route's data (their streams are
+    named by the seed and ε inside :func:`dpcore.planning.logistic_errors`)."""
+    arrays, public, onehot, restarts, seed = shared
     return logistic_errors(arrays.X, arrays.y, epsilons, X_test=arrays.X_test,
                            y_test=arrays.y_test, restarts=restarts, data_norm=arrays.data_norm,
-                           fit_intercept=not onehot, seed=seed, progress=progress)
+                           fit_intercept=not onehot, X_pub=public.X, y_pub=public.y,
+                           classes=public.classes, seed=seed, progress=progress)
 
 
 def _subset_grid(epsilons: list[float], shared: tuple, progress: Progress = None) -> np.ndarray:
@@ -490,8 +492,9 @@ def prepare(scenario: Any, params: Params, *, progress: Progress = None,
         return Prepared()
     if mode == "lr":
         arrays, onehot = logistic_arrays(scenario, params.route)
-        grid, cell, shared = _logistic_grid, _lr_cell, (arrays, onehot, params.restarts,
-                                                        params.seed)
+        public = scenario_arrays(scenario, part="public")  # where the release picks its λ
+        grid, cell, shared = _logistic_grid, _lr_cell, (arrays, public, onehot,
+                                                        params.restarts, params.seed)
     else:
         data = subset_data(scenario, params.route, params.seed)
         grid, cell, shared = _subset_grid, _subset_cell, (data, subset_sizes(data.n_public),

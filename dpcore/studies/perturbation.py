@@ -47,7 +47,6 @@ from dpcore.perturbation.experiments import (
     swamped_methods,
 )
 from dpcore.perturbation.synthetic import synthetic
-from dpcore.planning.fitting import epsilon_from_curve
 from dpcore.random import stream
 from dpcore.runs.domains import EPSILONS, SEED, OneOf
 from dpcore.simulation import Progress, report
@@ -59,7 +58,7 @@ __all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "SOURCES", "SYNTHETIC", "
            "LAMBDAS", "CV_LAMBDAS", "SIZES", "SYNTHETIC_TEST", "LAMBDA_MODES", "PAPER_N",
            "STAGES", "Params", "Prepared", "TrainingData", "n_options", "training_data",
            "public_data", "cv_lambda", "study_lambda", "epsilon_axis", "learning_sizes",
-           "bound_curves", "best_metrics", "reach_note", "RELEASED", "REACH_MARGIN", "prepare",
+           "bound_curves", "best_metrics", "prepare",
            "at", "compute", "takeaway"]
 
 VIEWS = ("Error vs ε", "Learning curve", "Distance to non-private", "Bounds (Lemmas 3-4)",
@@ -502,52 +501,6 @@ def best_metrics(best: tuple[Fitted, ...]) -> dict[str, float]:
     lams = [fitted.lam for fitted in best]
     return {"best_error_nonprivate": float(np.mean([fitted.error for fitted in best])),
             "lam_best_low": min(lams), "lam_best_high": max(lams)}
-
-
-#: The private method that the page's Publish view releases, whose reach :func:`reach_note` reads.
-RELEASED = "output perturbation"
-#: :func:`reach_note` asks for a release within this much of the non-private model at its own
-#: best λ (a convention: "about as good as the data allow").
-REACH_MARGIN = 0.05
-
-
-def reach_note(numbers: Mapping[str, pd.DataFrame], *, margin: float = REACH_MARGIN) -> str | None:
-    """What ε, or what n at this ε, a release would need to come within ``margin`` of the
-    non-private model at its own best λ, read off the study's own ε curve by the planner
-    (:func:`dpcore.planning.fitting.epsilon_from_curve`: a monotone fit of the mean test error
-    of :data:`RELEASED` over its runs, read at the target); None when the release at the
-    chosen ε already does, or the view has no ε curve.
-
-    The noise of output perturbation scales like ``1 / (n ε)``, so at the chosen ε the n that
-    would do is about ``n ε* / ε``. Non-private: the curve is evaluated on D's test rows.
-    """
-    m = numbers["metrics"].iloc[0]
-    if "best_error_nonprivate" not in m or "results" not in numbers:
-        return None
-    res = numbers["results"]
-    res = res[res["method"] == RELEASED]
-    epsilon, n, d = float(m["epsilon"]), int(m["n"]), int(m["d"])
-    here = float(m[f"error {RELEASED}"])
-    guess = float(m["guessing_error_nonprivate"])
-    target = min(float(m["best_error_nonprivate"]) + margin, guess)
-    if here <= target:
-        return None
-    eps = sorted(res["epsilon"].unique())
-    runs = [res.loc[np.isclose(res["epsilon"], e), "error"].to_numpy() for e in eps]
-    width = min(len(r) for r in runs)
-    answer = epsilon_from_curve(eps, np.stack([r[:width] for r in runs]), target, n_boot=0)
-    start = (f"At n = {n:,}, d = {d} a release ({RELEASED}) at ε = {epsilon:g} has a test "
-             f"error of {here:.2f}, against {float(m['best_error_nonprivate']):.2f} for the "
-             "non-private model at its own best λ. ")
-    if not answer.met:
-        return start + (f"No ε up to {max(eps):g} brings it within {margin:g} of that "
-                        f"({answer.achieved:.2f} at best): it needs more records than ε can "
-                        "make up for (the noise shrinks like 1/(n·ε)).")
-    needed = float(answer.epsilon)
-    rows = float(f"{n * needed / epsilon:.2g}")
-    return start + (f"ε ≈ {needed:.2g}, or n ≈ {rows:,.0f} records at ε = {epsilon:g}, would "
-                    f"reach {target:.2f} (the noise shrinks like 1/(n·ε); from this study's "
-                    "curve, a non-private evaluation).")
 
 
 def _guessing(data: TrainingData) -> float:
