@@ -23,8 +23,9 @@ runs, so the table follows a change of default on a rerun):
 - **masking**: the masked set's model (Algorithm 1 at the page's default N, initial set and
   λ for the scenario, :func:`dpcore.masking.defaults.default_lambda`); the page's non-private
   model (the same λ on D);
-- **subset**: the subset Algorithm 2 selects (the page's split, grid and λ), its DP estimate;
-  the non-private θ_D at the page's λ;
+- **subset**: the subset Algorithm 2 selects (the page's split, grid and λ: λ cross-validated
+  on E, :func:`dpcore.studies.subset.default_lambda`), its DP estimate; the non-private θ_D at
+  the page's λ;
 - **importance**: a logistic regression trained on E weighted by the DP importance weights
   (the page's default λ for the weights; the model's penalty cross-validated on E, as in the
   page's "Model training" view); the same model trained on D at its own best penalty
@@ -302,12 +303,12 @@ def masking_rows(scenario: Scenario, draws: int) -> dict[str, float]:
 def subset_rows(scenario: Scenario, draws: int) -> dict[str, float]:
     """The optimal-subset page at its defaults: the selected subset's DP estimate."""
     params = subset_study.Params()
-    lam = params.lambda_
+    lam = subset_study.default_lambda(scenario)  # the page's λ for a new scenario
     arguments = scenario_arguments(scenario)
     data = rescale(scenario.private, scenario.public, **arguments)
     test = rescale(scenario.test, scenario.public, **arguments).private
     sizes = subset_study.grid_sizes(params.grid, data.n_public, params.start, params.step,
-                                    params.count)
+                                    params.count, coefficients=len(data.covariates) + 1)
     truth = test[:, data.target]
 
     def accuracy(theta) -> float:

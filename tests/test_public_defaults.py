@@ -19,6 +19,7 @@ from dpcore.importance import (
 )
 from dpcore.model_selection import PENALTIES, cv_accuracy, cv_penalty
 from dpcore.runs.domains import LAMBDAS
+from dpcore.studies import subset as subset_study
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +42,8 @@ def test_cv_penalty_is_seeded_and_a_tie_goes_to_the_larger_penalty():
     y = (x[:, 0] + 0.3 * rng.standard_normal(200) > 0.5).astype(float)
     first = cv_penalty(X, y)
     assert first in PENALTIES and first == cv_penalty(X, y)
+    # The one-standard-error rule: the largest penalty within one SE of the best, never smaller.
+    assert first <= cv_penalty(X, y, one_se=True) in PENALTIES
     np.testing.assert_array_equal(cv_accuracy(X, y, seed=3), cv_accuracy(X, y, seed=3))
     # A signal: a small penalty fits it better than the largest, which shrinks it away.
     scores = cv_accuracy(X, y, [min(PENALTIES), max(PENALTIES)])
@@ -95,3 +98,29 @@ def test_importance_reference_is_the_model_on_d_at_its_own_best_penalty(wine):
     again = model_distances(wine.private, wine.public, wine.target, lam, [1.0, 10.0], 2, rng=0,
                             exclude=group)
     assert again.equals(dist) and again.attrs == a
+
+
+def test_subset_lambda_is_cross_validated_on_the_public_set_only():
+    scenario = load_scenario("breast-cancer")
+    lam = subset_study.default_lambda(scenario)
+    assert lam in LAMBDAS and lam == subset_study.default_lambda(scenario)
+    assert subset_study.default_lambda(_flipped(scenario)) == lam
+    # The public set decides: E's labels flipped is another public set, with its own answer
+    # computed the same way (the rule reads E, so it must change with E's rows, not D's).
+    shuffled = scenario.public.copy()
+    shuffled[scenario.target] = np.random.default_rng(0).permutation(
+        shuffled[scenario.target].to_numpy())
+    assert subset_study.default_lambda(dataclasses.replace(scenario, public=shuffled)) > lam
+
+
+def test_subset_default_grid_starts_at_ten_points_per_coefficient():
+    sizes = subset_study.grid_sizes(subset_study.DEFAULT_GRID, 3000, coefficients=8)
+    paper = subset_study.grid_sizes(subset_study.GRIDS[0], 3000)
+    assert sizes.min() >= subset_study.POINTS_PER_COEFFICIENT * 8
+    assert set(sizes) == {s for s in paper if s >= 80}
+    # Too few public points to reach the floor twice: the paper's sizes, unfiltered.
+    np.testing.assert_array_equal(
+        subset_study.grid_sizes(subset_study.DEFAULT_GRID, 100, coefficients=14),
+        subset_study.grid_sizes(subset_study.GRIDS[0], 100))
+    # The paper's slides keep the paper's grid and λ (ui.registry's presets set them).
+    assert subset_study.Params().lambda_ == 0.01
