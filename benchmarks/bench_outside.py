@@ -25,11 +25,13 @@ runs, so the table follows a change of default on a rerun):
   at the page's default N, initial set and λ for the scenario,
   :func:`dpcore.masking.defaults.default_lambda`); the page's non-private model (the same λ
   on D);
-- **subset**: the subset Algorithm 2 selects (the page's split, grid and λ), its DP estimate;
-  the non-private θ_D at the page's λ;
+- **subset**: the subset Algorithm 2 selects (the page's split, grid and λ: λ cross-validated
+  on E, :func:`dpcore.studies.subset.default_lambda`), its DP estimate; the non-private θ_D at
+  the page's λ;
 - **importance**: a logistic regression trained on E weighted by the DP importance weights
-  (the page's default λ for the weights; the model's own penalty as in the page's "Model
-  training" view); the same model trained on D (non-private).
+  (the page's default λ for the weights; the model's penalty cross-validated on E, as in the
+  page's "Model training" view); the same model trained on D at its own best penalty
+  (cross-validated on the private training part: non-private).
 
 Beside them: the majority class of the test part, and a tuned non-private scikit-learn model
 (``LogisticRegression`` on the same encoded columns, C chosen by 3-fold cross-validation on the
@@ -55,11 +57,12 @@ import pandas as pd
 from timing import ROOT  # noqa: F401  (puts the clone's root on the import path)
 
 from dpcore.datasets import Scenario, split_random
-from dpcore.importance import ImportanceWeights, default_lambda
+from dpcore.importance import ImportanceWeights, default_lambda, model_design, model_penalty
 from dpcore.importance.mechanism import design_matrices
 from dpcore.logistic import fit_logistic
 from dpcore.masking import scenario_task
 from dpcore.masking.defaults import default_lambda as masking_lambda
+from dpcore.model_selection import cv_penalty
 from dpcore.perturbation import PrivateLogisticRegression
 from dpcore.perturbation.experiments import (
     epsilon_splits,
@@ -300,12 +303,12 @@ def masking_rows(scenario: Scenario, draws: int) -> dict[str, float]:
 def subset_rows(scenario: Scenario, draws: int) -> dict[str, float]:
     """The optimal-subset page at its defaults: the selected subset's DP estimate."""
     params = subset_study.Params()
-    lam = params.lambda_
+    lam = subset_study.default_lambda(scenario)  # the page's λ for a new scenario
     arguments = scenario_arguments(scenario)
     data = rescale(scenario.private, scenario.public, **arguments)
     test = rescale(scenario.test, scenario.public, **arguments).private
     sizes = subset_study.grid_sizes(params.grid, data.n_public, params.start, params.step,
-                                    params.count)
+                                    params.count, coefficients=len(data.covariates) + 1)
     truth = test[:, data.target]
 
     def accuracy(theta) -> float:
@@ -326,39 +329,31 @@ def subset_rows(scenario: Scenario, draws: int) -> dict[str, float]:
 
 def importance_rows(scenario: Scenario, draws: int) -> dict[str, float]:
     """The importance page: a logistic regression on E weighted by the DP weights at the page's
-    default λ, and the same model on D (non-private)."""
+    default λ, its penalty cross-validated on E (the "Model training" view's); the page's
+    non-private reference, the same model trained on D at its own best penalty."""
     target = scenario.target
     group = next(cols for cols in scenario.groups.values() if target in cols)
-    features = [c for c in scenario.features if c not in group]
-    F_D, F_E = design_matrices(scenario.private[features], scenario.public[features], True)
+    F_D, F_E, y_D, y_E = model_design(scenario.private, scenario.public, target, group)
+    features = [c for c in scenario.private.columns if c != target and c not in set(group)]
     F_T, _ = design_matrices(scenario.test[features], scenario.public[features], True)
-    y_D, y_E = (part[target].to_numpy(float) for part in (scenario.private, scenario.public))
     yt = scenario.test[target].to_numpy(float)
-    penalty = masking_study_penalty()
+    penalty = model_penalty(scenario.public, target, group)
     n = len(y_D)
 
-    def accuracy(F, y, weights) -> float:
-        coef = fit_logistic(F, y, weights / weights.sum(), lam=penalty).coef
+    def accuracy(F, y, weights, lam) -> float:
+        coef = fit_logistic(F, y, weights / weights.sum(), lam=lam).coef
         return _accuracy(F_T @ coef > 0, yt > 0.5)
 
-    out = {"reference": accuracy(F_D, y_D, np.ones(n))}
+    out = {"reference": accuracy(F_D, y_D, np.ones(n), cv_penalty(F_D, y_D)),
+           "penalty": penalty}
     for eps in EPSILONS:
         lam = default_lambda(scenario.public, n, eps, LAMBDAS)
         scores = [accuracy(F_E, y_E, ImportanceWeights(
             eps, lam, rng=stream(SEED, "bench outside", "iw", eps, r)).fit(
-            scenario.private, scenario.public).weights_) for r in range(draws)]
+            scenario.private, scenario.public).weights_, penalty) for r in range(draws)]
         out[eps] = float(np.mean(scores))
         out[f"lam {eps:g}"] = lam
     return out
-
-
-def masking_study_penalty() -> float:
-    """The penalty of the importance page's models (its "Model training" view)."""
-    import inspect
-
-    from dpcore.importance.experiments import model_distances
-
-    return float(inspect.signature(model_distances).parameters["Lambda"].default)
 
 
 RUNS = {"logistic regression": logistic_rows, "masking": masking_rows, "subset": subset_rows,

@@ -40,7 +40,7 @@ def _cases(scenario) -> dict[str, Callable[[object], object]]:
     task = scenario_task(scenario)
     initial = (task.X_initial, task.y_initial) if task.X_initial is not None else None
     data = rescale(D, E, **scenario_arguments(scenario))
-    sizes = grid_sizes(GRIDS[0], data.n_public)  # the page's default grid
+    sizes = grid_sizes(GRIDS[0], data.n_public)  # the paper's p = 2 grid (all its sizes)
     prepared = prepare_selection(data, "logistic", 0.01)  # cached by the page, as step 1
 
     return {

@@ -67,8 +67,8 @@ keep_widget_state({"iw_view": VIEWS[0], "iw_model_reps": 10, "iw_models": False,
                    "iw_epsilon": 0.1})
 if scenario is not None and st.session_state.get("_iw_defaults_for") != st.session_state.get(
         "scenario_id"):
-    # A new scenario opens at the smallest λ whose noise leaves the weights some signal: a rule
-    # of N_D, d and the public records (the paper's λ = 0.1 on Adult).
+    # A new scenario opens at the smallest λ whose noise moves a typical log-weight by at most
+    # PAGE_LOG_WEIGHT_NOISE: a rule of N_D, d, ε and the public records (nothing private).
     st.session_state["_iw_defaults_for"] = st.session_state["scenario_id"]
     # A link's own values stay (ui.links.data_default).
     st.session_state["iw_lambda"] = st.session_state["_kept_iw_lambda"] = data_default(
@@ -197,7 +197,8 @@ def model_controls() -> None:
         return
     st.markdown(
         "Train a linear SVM and a logistic regression on **weighted E** and measure "
-        "how far each lands from the same model trained on D (non-private). This view "
+        "how far each lands from the same model trained on D (non-private). Their penalty is "
+        "chosen by cross-validation on E alone (free: it reads nothing private). This view "
         f"uses its own budgets ε = {OWN_EPS}, not the slider's.")
     st.select_slider("Replicates for the model comparison", (5, 10, 20, 50),
                      key="iw_model_reps")
@@ -235,11 +236,17 @@ def draw(numbers: dict[str, pd.DataFrame], params: Params) -> None:
         st.dataframe(numbers["baselines_summary"], hide_index=True)
     elif "model_reference_norms_nonprivate" in numbers:
         norms = numbers["model_reference_norms_nonprivate"].set_index("model")["reference_norm"]
+        penalty = numbers["model_accuracy_nonprivate"]["penalty"].iloc[0]
         st.caption(
-            "How far a classifier trained on weighted E lands from the one trained on D "
-            f"(norms {norms['linear SVM']:.2f} for the SVM, "
-            f"{norms['logistic regression']:.2f} for logistic regression; non-private "
-            f"references), against releasing the SVM itself by output perturbation. {words}")
+            "How far a classifier trained on weighted E lands from the one trained on D at the "
+            f"same penalty Λ = {penalty:g} (cross-validated on E; norms "
+            f"{norms['linear SVM']:.2f} for the SVM, {norms['logistic regression']:.2f} for "
+            "logistic regression; non-private references), against releasing the SVM itself "
+            f"by output perturbation. {words}")
+        st.markdown("**Does the logistic regression learn?** Accuracy on D of each model "
+                    "(non-private evaluations; the model on D is scored by cross-validation at "
+                    "its own best penalty)")
+        st.dataframe(numbers["model_accuracy_nonprivate"], hide_index=True)
 
 
 def publish(epsilon: float) -> None:

@@ -14,6 +14,7 @@ import ui.study
 from dpcore.figures.subset import TITLES, figures, settings
 from dpcore.studies import subset as study
 from dpcore.studies.subset import (
+    DEFAULT_GRID,
     GRIDS,
     LEI_BINS,
     LEI_BUDGETS,
@@ -31,6 +32,7 @@ from dpcore.text import csv_bytes
 from ui.budget import budget_sidebar, fit_publish_epsilon
 from ui.errors import show_errors
 from ui.export import export_panel, refresh_export
+from ui.links import data_default
 from ui.navigation import require_router
 from ui.release import publish_panel
 from ui.show import show
@@ -68,10 +70,18 @@ CAPTIONS = {
 PUBLISH = VIEWS[-1]
 
 scenario = scenario_sidebar()
-keep_widget_state({"sub_view": VIEWS[0], "sub_split": next(iter(SPLITS)), "sub_grid": GRIDS[0],
+keep_widget_state({"sub_view": VIEWS[0], "sub_split": next(iter(SPLITS)), "sub_grid": DEFAULT_GRID,
                    "sub_accounting": "calibrated", "sub_selection": "exponential",
                    "sub_start": 10, "sub_step": 50, "sub_count": 30,
                    "sub_lei_budget": "paper", "sub_lei_bins": None})
+if (scenario is not None and scenario.target is not None
+        and st.session_state.get("_sub_defaults_for") != st.session_state.get("scenario_id")):
+    # A new scenario opens at the λ cross-validated on the public set E alone (free, nothing
+    # private); a link's own value stays (ui.links.data_default). The paper's slides set 0.01.
+    st.session_state["_sub_defaults_for"] = st.session_state["scenario_id"]
+    with show_errors():
+        st.session_state["sub_lambda"] = st.session_state["_kept_sub_lambda"] = data_default(
+            "sub_lambda", study.default_lambda(scenario))
 with st.sidebar:
     st.header("Optimal public subset")
     epsilon_slot = st.container()  # the ε slider, drawn by live() below
@@ -94,7 +104,9 @@ with st.sidebar:
                   "step": int(c2.number_input("Step", 1, 100_000, key="sub_step")),
                   "count": int(c3.number_input("Count", 2, 100, key="sub_count"))}
     lam = lambda_slider("sub_lambda", 0.01, help="L2 penalty of every logistic fit. It bounds "
-                        "how far one record moves θ_D, hence the criterion's sensitivity S.")
+                        "how far one record moves θ_D, hence the criterion's sensitivity S. A "
+                        "new scenario opens at the λ that cross-validates best on the public "
+                        "set E alone (free).")
     n_reps = replicates_slider("sub_reps", 3, options=(1, 2, 3, 5, 10), label="Repeats",
                                help="Independent runs of Algorithm 2 on the same D and E; the "
                                     "curves average them (the paper uses 10).")

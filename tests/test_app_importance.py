@@ -14,8 +14,11 @@ from app_support import DATA, captions, changed_charts, metrics, rerun
 from streamlit.runtime.caching import cache_data_api, cache_resource_api
 from streamlit.testing.v1 import AppTest
 
+from dpcore.datasets import load_scenario
 from dpcore.figures.common import COLORS
 from dpcore.figures.importance import DISTANCE_ROLES
+from dpcore.importance import default_lambda
+from dpcore.runs.domains import LAMBDAS
 from dpcore.studies.importance import WHISKERS
 from dpcore.text import md as escape
 from ui.cache import SHARED
@@ -242,7 +245,10 @@ def test_uploaded_data_never_enters_a_cache_shared_across_sessions():
 
 def test_small_data_opens_on_defaults_with_signal_and_says_when_noise_swamps_it():
     at = open_page(builtin_name="wine")
-    assert at.select_slider(key="iw_lambda").value == 2.0  # the rule of N_D, d and public E
+    # The rule of N_D, d, ε and public E (at the page's ε = 0.1 on wine: the largest λ, 10).
+    wine = load_scenario("wine")
+    default = default_lambda(wine.public, len(wine.private), 0.1, LAMBDAS)
+    assert at.select_slider(key="iw_lambda").value == default == 10.0
     assert not at.warning
     shown = metrics(at)
     assert float(shown["SD over replicates"]) < 0.25  # boxes no longer span the whole range
@@ -250,15 +256,18 @@ def test_small_data_opens_on_defaults_with_signal_and_says_when_noise_swamps_it(
     rerun(at)
     (warning,) = at.warning
     assert "the weights are mostly noise" in warning.value
-    assert "raise λ to 2" in warning.value and "raise ε to" in warning.value
+    assert f"raise λ to {default:g}" in warning.value and "raise ε to" in warning.value
     at.session_state["builtin_name"] = "adult"
     rerun(at)
-    assert at.select_slider(key="iw_lambda").value == 0.1  # Adult keeps the paper's default
+    adult = load_scenario("adult")
+    # Adult opens on the same rule: λ = 0.5 at ε = 0.1 (the paper's λ = 0.1 is its slides').
+    assert at.select_slider(key="iw_lambda").value == default_lambda(
+        adult.public, len(adult.private), 0.1, LAMBDAS) == 0.5
     assert not [i for i in at.info if "weights stay close to 1" in i.value]
 
 
 def test_small_data_default_says_when_the_estimates_sit_at_the_public_mean():
-    # Wine at its default lambda = 2: little noise, but the weights barely move, so the median
+    # Wine at its default lambda = 10: little noise, but the weights barely move, so the median
     # estimate is the public mean (0.109), not the truth (0.570): the page says it is lambda's
     # bias, and what a larger budget would allow, by the rule of N_D, d and E.
     at = open_page(builtin_name="wine")
@@ -269,7 +278,7 @@ def test_small_data_default_says_when_the_estimates_sit_at_the_public_mean():
     (info,) = [i.value for i in at.info if "weights stay close to 1" in i.value]
     assert "λ's bias" in info and "non-private)" in info
     eps, lam = map(float, re.search(r"at ε = ([\d.]+) the rule picks λ = ([\d.]+)", info).groups())
-    assert eps > 0.1 and lam <= 2.0 / 20
+    assert eps > 0.1 and lam <= 10.0 / 50
     at.select_slider(key="iw_epsilon").set_value(eps)
     at.select_slider(key="iw_lambda").set_value(lam)
     rerun(at)  # what it suggests: the estimates move off the public mean, towards the truth

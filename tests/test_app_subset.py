@@ -92,3 +92,18 @@ def test_lei_legend_and_the_near_uniform_note():
     (spec,) = charts(at).values()
     names = [trace.get("name", "") for trace in json.loads(spec)["data"]]
     assert "Lei's perturbed histogram of D (ε = 0.1, 20 bins per axis)" in names
+
+
+def test_a_new_scenario_opens_at_the_lambda_cross_validated_on_the_public_set():
+    from dpcore.datasets import load_scenario
+    from dpcore.studies.subset import DEFAULT_GRID, default_lambda
+
+    at = open_page(builtin_name="wine", sub_grid="Coarse: 13 sizes over all of E", sub_reps=1)
+    expected = default_lambda(load_scenario("wine"))  # 0.003, not the paper's 0.01
+    assert at.select_slider(key="sub_lambda").value == expected != 0.01
+    assert at.selectbox(key="sub_grid").value == "Coarse: 13 sizes over all of E"
+    at.select_slider(key="sub_lambda").set_value(0.1)  # the user's choice stays on a rerun
+    rerun(at)
+    assert at.select_slider(key="sub_lambda").value == 0.1
+    fresh = open_page(builtin_name="wine", sub_reps=1)
+    assert fresh.selectbox(key="sub_grid").value == DEFAULT_GRID

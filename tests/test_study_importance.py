@@ -37,7 +37,8 @@ TABLES = {
     "Variance: theory": ["summary_by_lambda", "theory_by_lambda_nonprivate",
                          "summary_by_epsilon", "theory_by_epsilon_nonprivate"],
     "Baselines": ["baselines", "baselines_summary"],
-    "Model training": ["model_distances", "model_reference_norms_nonprivate"],
+    "Model training": ["model_distances", "model_reference_norms_nonprivate",
+                       "model_accuracy_nonprivate"],
     "Publish": [],
 }
 #: The figures each view draws, by name.

@@ -55,7 +55,7 @@ def test_controls_and_keys_are_the_pages():
     assert CONTROLS == {
         "sub_epsilon": 3.0, "sub_split": "0.8 : 0.2 : 1 (Sect. 5.1)",
         "sub_accounting": "calibrated", "sub_selection": "exponential",
-        "sub_grid": "Paper, low dimension: 10, 60, … (60 sizes)", "sub_start": 10,
+        "sub_grid": "Low dimension from 10 points per coefficient", "sub_start": 10,
         "sub_step": 50, "sub_count": 30, "sub_lambda": 0.01, "sub_reps": 3,
         "sub_view": "Error vs size", "sub_size": None, "sub_lei_budget": "paper",
         "sub_lei_bins": None}

@@ -9,7 +9,7 @@ Modules
 ``experiments``
     The Monte-Carlo study over bootstrap resamples of D: :class:`BootstrapStudy`,
     :func:`monte_carlo`, :func:`bootstrap_estimates`, the model comparison of Fig. 3
-    (:func:`model_distances`).
+    (:func:`model_distances`, its penalty cross-validated on E by :func:`model_penalty`).
 ``theory``
     Theorem 2's variance bound (:func:`variance_bound`, both forms), the plug-in prediction and
     Theorem 3's bias.
@@ -27,12 +27,15 @@ from dpcore.importance.experiments import (
     BootstrapStudy,
     bootstrap_estimates,
     bootstrap_fits,
+    model_design,
     model_distances,
+    model_penalty,
     monte_carlo,
 )
 from dpcore.importance.mechanism import (
     AUTO_LOG_WEIGHT_NOISE,
     LOG_WEIGHT_NOISE_LIMIT,
+    PAGE_LOG_WEIGHT_NOISE,
     PULL_SHARE,
     BalancedFit,
     ImportanceWeights,
@@ -61,6 +64,7 @@ from dpcore.simulation import summarise
 __all__ = [
     "AUTO_LOG_WEIGHT_NOISE",
     "LOG_WEIGHT_NOISE_LIMIT",
+    "PAGE_LOG_WEIGHT_NOISE",
     "PULL_SHARE",
     "BalancedFit",
     "BootstrapFits",
@@ -77,7 +81,9 @@ __all__ = [
     "default_lambda",
     "estimate_gradient",
     "expected_noise_norm",
+    "model_design",
     "model_distances",
+    "model_penalty",
     "monte_carlo",
     "noise_scale",
     "plugin_variance",

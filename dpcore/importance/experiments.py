@@ -27,21 +27,25 @@ from dpcore.importance.mechanism import (
     query_values,
     release_sensitivity,
     weighted_means,
+    with_intercept,
 )
 from dpcore.logistic import BatchedProblem, fit_logistic, fit_logistic_batched
 from dpcore.mechanisms import L2Laplace
+from dpcore.model_selection import cv_accuracy, cv_penalty
 from dpcore.parallel import SEQUENTIAL, Parallel
 from dpcore.perturbation import perturb_output
 from dpcore.random import stream, study_seed
 from dpcore.simulation import Progress, bootstrap_counts, noisy_replicates, report
-from dpcore.validation import DataError, check_epsilon, check_scalar
+from dpcore.validation import DataError, check_array, check_epsilon, check_scalar
 
 __all__ = [
     "BootstrapFits",
     "BootstrapStudy",
     "bootstrap_estimates",
     "bootstrap_fits",
+    "model_design",
     "model_distances",
+    "model_penalty",
     "monte_carlo",
 ]
 
@@ -219,8 +223,38 @@ def _svm_coef(X: np.ndarray, y: np.ndarray, weights: np.ndarray, Lambda: float) 
     return model.coef_[0]
 
 
+def model_design(private, public, target: str, exclude: Sequence[str] = ()
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The models' rows: ``(F_D, F_E, y_D, y_E)``, the features every column but ``target`` and
+    ``exclude`` (private ones clipped into [0, 1], :func:`design_matrices`) with a constant
+    column appended, the labels ``target``'s 0/1 values."""
+    if not isinstance(private, pd.DataFrame) or target not in private.columns:
+        raise DataError(f"target {target!r} must be a column of the private DataFrame.")
+    features = [c for c in private.columns if c != target and c not in set(exclude)]
+    F_D, F_E = design_matrices(private[features], public[features], True)
+    y_D, y_E = private[target].to_numpy(float), public[target].to_numpy(float)
+    if len(np.unique(y_D)) < 2 or len(np.unique(y_E)) < 2:
+        raise DataError(f"target {target!r} needs both classes in the private and public sets.")
+    return F_D, F_E, y_D, y_E
+
+
+def model_penalty(public, target: str, exclude: Sequence[str] = ()) -> float:
+    """The models' penalty ``Lambda``: :func:`dpcore.model_selection.cv_penalty` of the logistic
+    regression on the public set E alone (free: it reads nothing private)."""
+    if not isinstance(public, pd.DataFrame) or target not in public.columns:
+        raise DataError(f"target {target!r} must be a column of the public DataFrame.")
+    features = [c for c in public.columns if c != target and c not in set(exclude)]
+    F_E = with_intercept(check_array(public[features], "public"), True)
+    return cv_penalty(F_E, public[target].to_numpy(float))
+
+
+def _accuracy(F: np.ndarray, y: np.ndarray, coef: np.ndarray) -> np.ndarray:
+    """The share of rows of ``F`` each row of ``coef`` classifies right (labels ``y``)."""
+    return np.mean((np.atleast_2d(coef) @ F.T > 0) == (y == 1), axis=1)
+
+
 def model_distances(private, public, target: str, lam: float, epsilons: Iterable[float],
-                    n_reps: int = 20, *, rng=None, Lambda: float = 0.1,
+                    n_reps: int = 20, *, rng=None, Lambda: float | None = None,
                     exclude: Sequence[str] = (), progress: Progress = None,
                     fit_intercept: bool = True) -> pd.DataFrame:
     """Distance between linear models trained on weighted E and on D ([JE13]_ Fig. 3).
@@ -230,6 +264,15 @@ def model_distances(private, public, target: str, lam: float, epsilons: Iterable
     an appended constant feature, are trained on weighted E to predict ``target`` from the other
     columns (minus ``exclude``, for example the other items of the target's one-hot group), and
     compared by Euclidean distance with the same model trained on D (non-private reference).
+    ``Lambda=None`` takes :func:`model_penalty`, cross-validated on E alone (public).
+
+    Each model is also scored by its accuracy on D (column ``accuracy_nonprivate``: a
+    non-private evaluation; E and D are disjoint, so it is out of sample). The ``attrs`` hold
+    ``Lambda``, the reference norms, and what the logistic regression reaches without the
+    weights: ``"accuracy_public_only"`` (trained on E alone, on D), ``"best_penalty_nonprivate"``
+    and ``"best_accuracy_nonprivate"`` (the model on D at its own best penalty and its
+    cross-validated accuracy: a non-private reference) and ``"majority_nonprivate"`` (the
+    majority class's share of D).
 
     Two references sit beside them: ``"no noise (non-private)"`` (weights from ``beta*``,
     bootstrap only) and
@@ -242,14 +285,9 @@ def model_distances(private, public, target: str, lam: float, epsilons: Iterable
     Returns a DataFrame with columns ``model``, ``method``, ``epsilon``, ``rep``, ``distance``.
     """
     epsilons = [check_epsilon(eps) for eps in epsilons]
-    Lambda = check_scalar(Lambda, "Lambda", min_val=0.0)
-    if not isinstance(private, pd.DataFrame) or target not in private.columns:
-        raise DataError(f"target {target!r} must be a column of the private DataFrame.")
-    features = [c for c in private.columns if c != target and c not in set(exclude)]
-    F_D, F_E = design_matrices(private[features], public[features], True)
-    y_D, y_E = private[target].to_numpy(float), public[target].to_numpy(float)
-    if len(np.unique(y_D)) < 2 or len(np.unique(y_E)) < 2:
-        raise DataError(f"target {target!r} needs both classes in the private and public sets.")
+    F_D, F_E, y_D, y_E = model_design(private, public, target, exclude)
+    Lambda = check_scalar(model_penalty(public, target, exclude) if Lambda is None else Lambda,
+                          "Lambda", min_val=0.0)
     n_D = F_D.shape[0]
     study = BootstrapStudy(private, public, n_reps, rng=rng, fit_intercept=fit_intercept)
     fits, seed = study.fit(lam), study.seed
@@ -270,7 +308,8 @@ def model_distances(private, public, target: str, lam: float, epsilons: Iterable
             svm = _svm_coef(F_E, y_E, W[:, r] * F_E.shape[0], Lambda)
             for model, coef in (("linear SVM", svm), ("logistic regression", logreg[r])):
                 rows.append({"model": model, "method": method, "epsilon": eps, "rep": r,
-                             "distance": float(np.linalg.norm(coef - ref[model]))})
+                             "distance": float(np.linalg.norm(coef - ref[model])),
+                             "accuracy_nonprivate": float(_accuracy(F_D, y_D, coef)[0])})
         report(progress, (k + 1) / (len(settings) + 1))
     d_svm = F_D.shape[1]
     svm_ref = np.broadcast_to(ref["linear SVM"], (fits.n_reps, d_svm))
@@ -278,10 +317,20 @@ def model_distances(private, public, target: str, lam: float, epsilons: Iterable
         released = perturb_output(svm_ref, n=n_D, lam=Lambda, epsilon=eps,
                                   data_norm=np.sqrt(d_svm),
                                   rng=stream(seed, "output perturbation", eps))
+        correct = _accuracy(F_D, y_D, released)
         rows += [{"model": "linear SVM", "method": "output perturbation", "epsilon": eps, "rep": r,
-                  "distance": float(np.linalg.norm(released[r] - ref["linear SVM"]))}
+                  "distance": float(np.linalg.norm(released[r] - ref["linear SVM"])),
+                  "accuracy_nonprivate": float(correct[r])}
                  for r in range(fits.n_reps)]
+    public_only = fit_logistic(F_E, y_E, np.full(len(y_E), 1.0 / len(y_E)), lam=Lambda,
+                               tol=TOL).coef
+    best = cv_penalty(F_D, y_D)
     report(progress, 1.0)
     out = pd.DataFrame(rows)
     out.attrs["reference_norm"] = {m: float(np.linalg.norm(c)) for m, c in ref.items()}
+    out.attrs.update({
+        "Lambda": Lambda, "accuracy_public_only": float(_accuracy(F_D, y_D, public_only)[0]),
+        "best_penalty_nonprivate": best,
+        "best_accuracy_nonprivate": float(cv_accuracy(F_D, y_D, [best])[0]),
+        "majority_nonprivate": float(max(y_D.mean(), 1.0 - y_D.mean()))})
     return out

@@ -79,7 +79,8 @@ class Params(QueryParams, StudyParams):
         The slider's budget: the only field an ε move changes (:func:`at`).
     lam : float, default=0.1
         The regularisation λ (widget ``iw_lambda``). The page opens a new scenario at
-        :func:`~dpcore.importance.default_lambda` (0.1 on Adult).
+        :func:`~dpcore.importance.default_lambda` (0.5 on Adult at ε = 0.1), the noise-limited
+        rule of N_D, d, ε and the public records.
     reps : int, default=100
         Bootstrap resamples of D (:data:`REPLICATES`).
     view : str, default="Estimates vs ε"
@@ -308,10 +309,23 @@ def _models(prepared: Prepared, params: Params, cells: _Cells) -> dict[str, pd.D
     dist = prepared.model_distances
     if dist is None:
         return {}
-    norms = dist.attrs["reference_norm"]
+    norms, a = dist.attrs["reference_norm"], dist.attrs
+    weighted = (dist[(dist["model"] == "logistic regression")
+                     & (dist["method"] == "importance weights")]
+                .groupby("epsilon")["accuracy_nonprivate"].median())
+    rows = [{"model": f"weighted E, ε = {eps:g} (median)", "penalty": a["Lambda"],
+             "accuracy_on_D_nonprivate": float(acc)} for eps, acc in weighted.items()]
+    rows += [{"model": "E alone (free)", "penalty": a["Lambda"],
+              "accuracy_on_D_nonprivate": a["accuracy_public_only"]},
+             {"model": "D at its own best penalty (non-private, cross-validated)",
+              "penalty": a["best_penalty_nonprivate"],
+              "accuracy_on_D_nonprivate": a["best_accuracy_nonprivate"]},
+             {"model": "majority class of D (non-private)", "penalty": float("nan"),
+              "accuracy_on_D_nonprivate": a["majority_nonprivate"]}]
     return {"model_distances": pd.DataFrame(dist),
             "model_reference_norms_nonprivate": pd.DataFrame(
-                {"model": list(norms), "reference_norm": [float(v) for v in norms.values()]})}
+                {"model": list(norms), "reference_norm": [float(v) for v in norms.values()]}),
+            "model_accuracy_nonprivate": pd.DataFrame(rows)}
 
 
 def _headline(prepared: Prepared, params: Params, cells: _Cells) -> dict[str, pd.DataFrame]:
@@ -340,8 +354,10 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
         answer on D without noise) and the tables behind the selected view's figure:
         ``estimates_by_epsilon`` / ``estimates_by_lambda`` (one row per replicate),
         ``summary_by_*`` and ``theory_by_*_nonprivate`` (Theorem 2/3 and plug-in terms read
-        from D without noise), ``baselines`` and ``baselines_summary``, or ``model_distances``
-        and ``model_reference_norms_nonprivate``.
+        from D without noise), ``baselines`` and ``baselines_summary``, or ``model_distances``,
+        ``model_reference_norms_nonprivate`` and ``model_accuracy_nonprivate`` (the logistic
+        regression's accuracy on D: on weighted E at the view's budgets, on E alone, on D at
+        its own best penalty, and the majority class; non-private evaluations).
 
     Raises
     ------

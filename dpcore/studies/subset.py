@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.datasets import MAX_UPLOAD_BYTES, Scenario
+from dpcore.model_selection import cv_penalty
 from dpcore.runs.domains import EPSILONS, LAMBDAS, SEED, Between, OneOf
 from dpcore.studies.base import StudyParams
 from dpcore.subset import (
@@ -45,12 +46,13 @@ from dpcore.subset import (
     scenario_arguments,
 )
 from dpcore.subset.baselines import LEI_MAX_DIM
+from dpcore.subset.estimators import design
 from dpcore.validation import DataError
 
-__all__ = ["CONTROLS", "COARSE", "DOMAINS", "GRIDS", "LEI_BINS", "LEI_BUDGETS",
+__all__ = ["CONTROLS", "COARSE", "DEFAULT_GRID", "DOMAINS", "GRIDS", "LEI_BINS", "LEI_BUDGETS",
            "NEAR_UNIFORM_RATIO", "SEED_KEY", "SET_FROM_DATA", "SLIDER_EPSILONS", "SPLITS", "VIEWS",
-           "Params",
-           "PreparedStudy", "StudyRuns", "at", "candidate_sizes", "compute", "grid_sizes",
+           "Params", "POINTS_PER_COEFFICIENT", "PreparedStudy", "StudyRuns", "at",
+           "candidate_sizes", "compute", "default_lambda", "grid_sizes",
            "lei_applies", "lei_epsilon", "near_uniform_note", "prepare", "split_epsilon",
            "takeaway"]
 
@@ -69,7 +71,17 @@ SPLITS = {
 SLIDER_EPSILONS = tuple(sorted({*EPSILONS, 6.0}))
 GRIDS = ("Paper, low dimension: 10, 60, … (60 sizes)",
          "Paper, high dimension: 100, 300, … (50 sizes)",
-         "Coarse: 13 sizes over all of E", "Custom")
+         "Coarse: 13 sizes over all of E", "Custom",
+         "Low dimension from 10 points per coefficient")
+#: The page's default grid (:data:`GRIDS`' last): the paper's low-dimension sizes from
+#: :data:`POINTS_PER_COEFFICIENT` points per coefficient of the logistic fit.
+DEFAULT_GRID = GRIDS[4]
+#: The smallest candidate of :data:`DEFAULT_GRID`, per coefficient of the logistic fit (the
+#: covariates and the intercept): the usual "ten events per variable" of logistic regression
+#: (Peduzzi et al. 1996), a convention, not tuned. Smaller subsets give a fit that is mostly
+#: noise; under a near-uniform selection (:data:`NEAR_UNIFORM_RATIO`) Algorithm 2 then releases
+#: them as often as any other size. Public: the number of coefficients follows from the columns.
+POINTS_PER_COEFFICIENT = 10
 COARSE = (10, 30, 100, 300, 600, 1000, 1500, 2000, 3000, 4000, 6000, 8000, 10000)
 #: Sets of runs kept with a prepared part (the oldest dropped first): every ε of the slider,
 #: for two settings of the other controls (with fewer than the slider's values, a walk across
@@ -107,7 +119,9 @@ class Params(StudyParams):
         One of :data:`GRIDS`; ``start``, ``step`` and ``count`` define the custom one.
     start, step, count : int
     lambda_ : float, default=0.01
-        L2 penalty of every logistic fit (``sub_lambda``).
+        L2 penalty of every logistic fit (``sub_lambda``): the paper's. The page opens a new
+        scenario at :func:`default_lambda` (cross-validated on E); the paper's slides keep
+        0.01.
     reps : int, default=3
         Independent runs of Algorithm 2 on the same D and E.
     view : str
@@ -132,7 +146,7 @@ class Params(StudyParams):
     split: str = next(iter(SPLITS))
     accounting: str = "calibrated"
     selection: str = "exponential"
-    grid: str = GRIDS[0]
+    grid: str = DEFAULT_GRID
     start: int = 10
     step: int = 50
     count: int = 30
@@ -184,6 +198,25 @@ def split_epsilon(epsilon: float, split: str) -> tuple[float, float, float]:
     return tuple(float(epsilon) * r / sum(ratios) for r in ratios)
 
 
+def default_lambda(scenario: Scenario) -> float:
+    """The page's λ for ``scenario``: :func:`dpcore.model_selection.cv_penalty` of the logistic
+    regression of the target on the covariates, fitted to the public set E alone after Step 1
+    (each distinct point as many times as E holds it), by the one-standard-error rule: every
+    DP estimate is fitted to a few points with noisy weights, so of the penalties E cannot tell
+    apart it takes the largest.
+
+    Public information only: E rescaled by its own ranges (what Step 1 does to E, whatever D
+    holds), so it spends nothing and two private sets give the same λ. The values are the λ
+    slider's (:data:`~dpcore.runs.domains.LAMBDAS`); a tie goes to the larger λ.
+    """
+    if scenario.target is None:
+        raise DataError("The optimal-subset page fits a logistic regression: choose a scenario "
+                        "with a 0/1 target.")
+    public = rescale(scenario.public, scenario.public, **scenario_arguments(scenario))
+    X, y = design(np.repeat(public.public, public.multiplicity, axis=0), public.target)
+    return cv_penalty(X, y, LAMBDAS, one_se=True)
+
+
 def lei_applies(scenario: Scenario | None) -> bool:
     """Whether the page draws Lei's histogram for ``scenario``: at most
     :data:`~dpcore.subset.baselines.LEI_MAX_DIM` covariates (the scenario's d features: every
@@ -212,17 +245,26 @@ def lei_epsilon(epsilons: tuple[float, float, float], budget: str) -> float:
 
 
 def grid_sizes(grid: str, n_public: int, start: int = 10, step: int = 50,
-               count: int = 30) -> np.ndarray:
+               count: int = 30, *, coefficients: int = 1) -> np.ndarray:
     """The candidate sizes of the grid named ``grid`` (one of :data:`GRIDS`) within ``n_public``
-    distinct public points; ``start``, ``step`` and ``count`` define the custom grid.
+    distinct public points; ``start``, ``step`` and ``count`` define the custom one,
+    ``coefficients`` (the covariates and the intercept) the floor of :data:`DEFAULT_GRID`, whose
+    sizes are the paper's low-dimension ones from ``POINTS_PER_COEFFICIENT * coefficients`` on
+    (all of them when fewer than two reach it).
 
     >>> grid_sizes(GRIDS[2], 2500).tolist()
     [10, 30, 100, 300, 600, 1000, 1500, 2000, 2500]
     >>> grid_sizes(GRIDS[3], 2500, start=100, step=1000, count=5).tolist()
     [100, 1100, 2100]
+    >>> grid_sizes(DEFAULT_GRID, 420, coefficients=8).tolist()
+    [110, 160, 210, 260, 310, 360, 410]
     """
     if grid == GRIDS[0]:
         return paper_sizes(2, n_public)
+    if grid == DEFAULT_GRID:
+        sizes = paper_sizes(2, n_public)
+        kept = sizes[sizes >= POINTS_PER_COEFFICIENT * int(coefficients)]
+        return kept if kept.size >= 2 else sizes
     if grid == GRIDS[1]:
         return paper_sizes(100, n_public)
     if grid == GRIDS[2]:
@@ -351,8 +393,10 @@ def prepare(scenario: Scenario, params: Params, *,
 def candidate_sizes(prepared: PreparedStudy, params: Params) -> np.ndarray:
     """The candidate sizes of ``params``'s grid within the distinct public points (at least
     two, else a :class:`~dpcore.validation.DataError` that says what to change)."""
-    n_public = prepared.setup.data.n_public
-    sizes = grid_sizes(params.grid, n_public, params.start, params.step, params.count)
+    data = prepared.setup.data
+    n_public = data.n_public
+    sizes = grid_sizes(params.grid, n_public, params.start, params.step, params.count,
+                       coefficients=len(data.covariates) + 1)
     if sizes.size < 2:
         raise DataError(f"The grid has fewer than two sizes within the {n_public:,} "
                         "distinct public points: lower the first size or the step.")
