@@ -587,7 +587,8 @@ def release_lambda(X_pub, y_pub, *, n_private: int, epsilon: float, data_norm: f
     how much noise it saves), so no rule of (epsilon, n, d) alone serves every table: on Adult
     the best constant of output perturbation's ``lam ~ (d / (n epsilon))^(2/3)`` is near 0.07
     (the rule's, :func:`lambda_rule`), on the paper's synthetic data near 10. This reads the
-    *public* set only: for each lambda it fits E's first 70 % (seeded split) with ``draws``
+    *public* set only: for each lambda of ``lams`` (None: :data:`RELEASE_LAMBDAS`, or
+    :data:`CENTRED_LAMBDAS` when centred) it fits E's first 70 % (seeded split) with ``draws``
     draws of the release's noise at the scale of ``n_private`` records and scores the other
     30 %; the lambda with the smallest mean error wins. Nothing private is read and nothing is
     spent (``n_private`` is public under replace-one).
