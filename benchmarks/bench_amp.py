@@ -19,8 +19,11 @@ Data: Adult as the built-in scenario encodes it (one-hot, 111 predictor columns,
   epsilon), output perturbation released at its rule, and objective perturbation as the page
   studies it (2011 calibration, its rule, seeded draws). Mean test error +- its standard error.
 * ``page``: the page's Publish on the Adult scenario: trained on the private set D (20,688
-  rows), lambda chosen by simulating the release on the public set E
-  (:func:`dpcore.perturbation.experiments.release_lambda`), scored on the test part.
+  rows), centred on the public model fitted on E
+  (:func:`dpcore.perturbation.experiments.public_prior`), lambda chosen by simulating that
+  release on E (:func:`dpcore.perturbation.experiments.release_lambda` with ``centred=True``),
+  scored on the test part; beside it the uncentred release at E's simulated lambda and at the
+  rule.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from timing import markdown  # first: puts the repository root on the import pat
 
 from dpcore.datasets import load_scenario
 from dpcore.perturbation import lambda_rule, perturb_output, prepare, private_coefs
-from dpcore.perturbation.experiments import release_lambda, scenario_arrays
+from dpcore.perturbation.experiments import public_prior, release_lambda, scenario_arrays
 from dpcore.perturbation.model import RULE_AMP, TOL, nonprivate_coef
 from dpcore.random import stream
 
@@ -129,15 +132,23 @@ def page(releases: int) -> pd.DataFrame:
     prep = prepare(private.X, private.y, data_norm=private.data_norm, fit_intercept=True,
                    classes=private.classes)
     n, d = prep.Z.shape
+    fitted = public_prior(public.X, public.y, data_norm=private.data_norm, fit_intercept=True,
+                          classes=private.classes)
+    prior = prep.from_model(fitted.coef_, fitted.intercept_[0])
     rows = []
     for eps in EPSILONS:
+        centred, _ = release_lambda(public.X, public.y, n_private=n, epsilon=eps,
+                                    data_norm=private.data_norm, fit_intercept=True,
+                                    classes=private.classes, centred=True)
         lam, _ = release_lambda(public.X, public.y, n_private=n, epsilon=eps,
                                 data_norm=private.data_norm, fit_intercept=True,
                                 classes=private.classes)
-        for label, lam_used in (("λ simulated on E (the page's)", lam),
-                                ("λ by the rule", lambda_rule(eps, n, d, "amp"))):
+        for label, lam_used, centre in (
+                ("centred on E's model, λ simulated on E (the page's)", centred, prior),
+                ("uncentred, λ simulated on E", lam, None),
+                ("uncentred, λ by the rule", lambda_rule(eps, n, d, "amp"), None)):
             W = private_coefs(prep, epsilons=[eps], lam=lam_used, restarts=releases,
-                              method="amp", proof="2019", strict=True)[0][0]
+                              method="amp", proof="2019", strict=True, prior=centre)[0][0]
             rows.append({"ε": eps, "λ": label, "value": f"{lam_used:.3g}",
                          "test error": cell(errors(prep, W, private.X_test, private.y_test)),
                          "releases": releases})

@@ -16,8 +16,9 @@ of the private rows is then held out as the test part (kept out of every fit and
 For every page that fits a model, at the page's defaults (whatever ``dpcore`` holds when this
 runs, so the table follows a change of default on a rerun):
 
-- **logistic regression**: the Publish view's release (λ by ``release_lambda`` on E, the
-  library's ``PrivateLogisticRegression`` default method), drawn as a seeded study; the
+- **logistic regression**: the Publish view's release (the library's
+  ``PrivateLogisticRegression`` default method centred on the public model ``public_prior``
+  fitted on E, λ by ``release_lambda(centred=True)`` on E), drawn as a seeded study; the
   page's non-private reference (its own best λ, cross-validated on the private training part,
   :func:`dpcore.perturbation.experiments.best_lambda`);
 - **masking**: the masked set's model (the page's Algorithm 1,
@@ -67,6 +68,7 @@ from dpcore.perturbation import PrivateLogisticRegression
 from dpcore.perturbation.experiments import (
     epsilon_splits,
     fit_best,
+    public_prior,
     release_lambda,
     scenario_arrays,
 )
@@ -254,15 +256,17 @@ def logistic_rows(scenario: Scenario, draws: int) -> dict[str, float]:
                            classes=arrays.classes)[0]
     best = fit_best(split, seed=params.seed)
     out = {"reference": 1.0 - best.error, "reference_lam": best.lam}
+    prior = public_prior(public.X, public.y, data_norm=data.norm, fit_intercept=data.intercept,
+                         classes=arrays.classes)
     for eps in EPSILONS:
         lam, _ = release_lambda(public.X, public.y, n_private=len(data.y), epsilon=eps,
                                 data_norm=data.norm, fit_intercept=data.intercept,
-                                classes=arrays.classes)
+                                classes=arrays.classes, centred=True)
         scores = []
         for r in range(draws):
             model = PrivateLogisticRegression(epsilon=eps, lam=lam, data_norm=data.norm,
                                               fit_intercept=data.intercept,
-                                              classes=arrays.classes,
+                                              classes=arrays.classes, prior=prior,
                                               rng=stream(SEED, "bench outside", "lr", eps, r))
             model.fit(data.X, data.y)
             scores.append(_accuracy(model.predict(data.X_test), data.y_test))

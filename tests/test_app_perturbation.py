@@ -143,6 +143,9 @@ def test_publish_releases_approximate_minima_perturbation_by_default_and_output_
     assert "approximate minima perturbation" in ledger["mechanism"].iloc[0]
     assert "in the objective and on the output" in ledger["note"].iloc[0]
     assert "L2-Laplace (OpenDP)" in ledger["note"].iloc[1]
+    # both releases are centred on the model fitted on the public set E
+    assert all("centred on the public model" in note for note in ledger["note"])
+    assert payload["penalty_centre"] == "public model"
 
 
 @pytest.mark.parametrize("public", ["identical", "bootstrap"])

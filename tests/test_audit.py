@@ -195,6 +195,18 @@ def test_objective_likelihood_ratio_is_a_density():
     w = np.linspace(-2000.0, 2000.0, 2_000_001)  # |b| > 60 beyond: mass e^-27
     dens = np.exp(_objective_llr(w, z, y, 0.03, 0.9))
     assert float(np.sum(dens) * (w[1] - w[0])) == pytest.approx(1.0, abs=2e-3)
+    # centred on a public w0 (the page's release): the same density, moved by the centre's
+    # linear term only
+    centred = np.exp(_objective_llr(w, z, y, 0.03, 0.9, centre=0.5))
+    assert float(np.sum(centred) * (w[1] - w[0])) == pytest.approx(1.0, abs=2e-3)
+    assert not np.allclose(centred, dens)
+
+
+def test_the_amp_release_case_audits_the_centred_release():
+    """The audit's amp_release case is the page's release, centred on a public w0: its runs
+    come from the release function with the prior, and its score uses the centred density."""
+    case = A.audit_case("amp_release", 1.0)
+    assert "centred on a public model w0 = 0.5" in case.pair
 
 
 def test_audit_table_rows_cover_every_case():

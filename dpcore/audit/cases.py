@@ -370,16 +370,17 @@ def _norm_from_data_case(epsilon: float, *, n: int = 50, d: int = 2, lam: float 
 
 
 def _objective_llr(w: np.ndarray, z: np.ndarray, y01: np.ndarray, n_lam: float,
-                   eps_noise: float) -> np.ndarray:
+                   eps_noise: float, centre: float = 0.0) -> np.ndarray:
     """``log p(w)`` of 1-D objective perturbation: ``p_b(b(w)) |b'(w)|``.
 
-    The summed objective is ``sum_i logloss + (n lam)/2 w^2 + b w``; its minimiser solves
-    ``b(w) = -n lam w + sum_i y_i z_i sigma(-y_i z_i w)`` (``y = +-1``), a bijection with
-    ``|b'(w)| = n lam + sum_i z_i^2 sigma(z_i w) sigma(-z_i w)``; ``b`` is Laplace(2/eps') in 1-D.
+    The summed objective is ``sum_i logloss + (n lam)/2 (w - centre)^2 + b w``; its minimiser
+    solves ``b(w) = -n lam (w - centre) + sum_i y_i z_i sigma(-y_i z_i w)`` (``y = +-1``), a
+    bijection with ``|b'(w)| = n lam + sum_i z_i^2 sigma(z_i w) sigma(-z_i w)``; ``b`` is
+    Laplace(2/eps') in 1-D.
     """
     s = 2.0 * y01 - 1.0
     m = np.outer(w, s * z)
-    b = -n_lam * w + np.sum(s * z * special.expit(-m), axis=1)
+    b = -n_lam * (w - centre) + np.sum(s * z * special.expit(-m), axis=1)
     jac = n_lam + np.sum(z * z * special.expit(m) * special.expit(-m), axis=1)
     return math.log(eps_noise / 4.0) - eps_noise * np.abs(b) / 2.0 + np.log(jac)
 
@@ -524,9 +525,11 @@ def _selection_case(epsilon: float, *, k: int = 10, mode: str = "exponential") -
 
 
 def _amp_release_case(epsilon: float, *, n: int = 10, lam: float = 0.001,
-                      seed: int = 13) -> AuditCase:
+                      seed: int = 13, centre: float = 0.5) -> AuditCase:
     """Approximate minima perturbation, the default release of private logistic regression, on
-    the 1-D pair of :func:`_objective_case` (n lam = 0.01, where the Jacobian matters most).
+    the 1-D pair of :func:`_objective_case` (n lam = 0.01, where the Jacobian matters most),
+    centred as the page releases it: the penalty ``mu/2 (w - w0)^2`` around a public model's
+    coefficient ``w0 = centre`` (``centre=0`` audits the uncentred estimator's default).
 
     Each run is the release's own function (:func:`dpcore.perturbation.amp.amp_coefs`: the
     objective noise, the certified batched solve, the output noise), its noise drawn by the
@@ -545,19 +548,21 @@ def _amp_release_case(epsilon: float, *, n: int = 10, lam: float = 0.001,
     p0, p1 = prepare(X, y, data_norm=1.0), prepare(Xp, y, data_norm=1.0)
     cal = amp_calibration(epsilon, n=n, lam=lam)
     n_lam = n * cal.lam_total
+    prior = None if centre == 0.0 else np.array([centre])
 
     def sample(runs, rng):
-        outs = [amp_coefs(p, epsilon=epsilon, lam=lam, size=runs, tol=TOL, rng=rng)[0][:, 0]
-                for p in (p0, p1)]
-        return tuple(_objective_llr(w, p1.Z[:, 0], p1.y01, n_lam, cal.epsilon_noise)
-                     - _objective_llr(w, p0.Z[:, 0], p0.y01, n_lam, cal.epsilon_noise)
+        outs = [amp_coefs(p, epsilon=epsilon, lam=lam, size=runs, tol=TOL, rng=rng,
+                          prior=prior)[0][:, 0] for p in (p0, p1)]
+        return tuple(_objective_llr(w, p1.Z[:, 0], p1.y01, n_lam, cal.epsilon_noise, centre)
+                     - _objective_llr(w, p0.Z[:, 0], p0.y01, n_lam, cal.epsilon_noise, centre)
                      for w in outs)
 
+    centred = f", centred on a public model w0 = {centre:g}" if prior is not None else ""
     return AuditCase(
         "amp_release", "Approximate minima perturbation as released (Iyengar et al. 2019 Alg. 1)",
         epsilon, 0.0, "replace one record (n fixed)",
         f"n = {n}, d = 1, n lam = {n * lam:g} (n mu = {n_lam:.3g} after the extra "
-        "regularisation): changed record x = 1 -> x = 0", 0.5,
+        f"regularisation){centred}: changed record x = 1 -> x = 0", 0.5,
         "exact log-likelihood ratio of the exact perturbed minimiser at the output (Jacobian "
         "included)", sample, refits=True,
         covers="the whole release (objective noise, certified solve, output noise), one "

@@ -23,7 +23,8 @@ Modules
     The data of [CM08]_ Sect. 6 (uniform on the unit sphere, margin or label noise).
 ``experiments``
     Error vs epsilon, learning curves, coefficient distances, Lemma 3/4 bounds, lambda by
-    cross-validation or on public data (the release's lambda).
+    cross-validation or on public data (the release's lambda), and the public model a release
+    is centred on (:func:`~dpcore.perturbation.experiments.public_prior`).
 
 References
 ----------

@@ -11,11 +11,12 @@ L2-Laplace) and output noise that covers the solver's gap:
 2. draw ``b`` with density ``proportional to exp(-epsilon_noise ||b|| / 2)`` through
    :meth:`dpcore.mechanisms.L2Laplace.release` (OpenDP's discrete Gaussian on the 2^-60 grid
    with a Gamma variance; sensitivity 2, so its scale also covers the grid);
-3. minimise ``J_b(w) = mu/2 ||w||^2 + (1/n) sum_i log(1 + exp(-y_i w.x_i)) + b.w / n``
-   (``mu = lam + Delta``) and *certify* the result: :func:`certified_distance` bounds, with the
-   floating-point error of its own evaluation, how far ``w`` is from the exact minimiser for
-   *every* real noise vector that the drawn ``b`` can stand for (the grid cell of the exact
-   lattice value, and the rounding of that value to a double);
+3. minimise ``J_b(w) = mu/2 ||w - w0||^2 + (1/n) sum_i log(1 + exp(-y_i w.x_i)) + b.w / n``
+   (``mu = lam + Delta``; ``w0 = 0`` unless centred on a public model, below) and *certify*
+   the result: :func:`certified_distance` bounds, with the floating-point error of its own
+   evaluation, how far ``w`` is from the exact minimiser for *every* real noise vector that
+   the drawn ``b`` can stand for (the grid cell of the exact lattice value, and the rounding
+   of that value to a double);
 4. release ``w`` plus L2-Laplace noise of sensitivity ``2 r`` with ``epsilon_correction``
    (:func:`~dpcore.perturbation.objective.amp_sensitivity`: ``r = sqrt(2 tol / mu)``, the
    distance that a solve of objective gap ``tol`` guarantees), again through OpenDP.
@@ -31,6 +32,25 @@ minimiser (step 3), and the output noise turns "within ``r``" into at most
 log-density is ``1/scale``-Lipschitz). A solve that cannot be certified is refused: before any
 budget is spent for the fit without noise, and after it (nothing released) for the perturbed
 one, an event this module makes rare (see the docs for its size and what it costs).
+
+Centred on a public model (``prior``): the penalty ``mu/2 ||w||^2`` becomes ``mu/2 ||w -
+w0||^2`` with ``w0`` a model fitted on the public set E alone (in the scaled space of the
+records), so that where the noise swamps what ``n`` records say the release falls back on the
+public model instead of on ``w = 0`` (the majority class at best). Since ``mu/2 ||w - w0||^2 =
+mu/2 ||w||^2 - mu w0.w + mu/2 ||w0||^2``, this is one more linear term, ``-n mu w0`` in the summed
+objective, and every step of the proof is unchanged: ``w0`` is a function of public data only,
+fixed before D is read, so the regulariser is still data-independent, twice differentiable and
+``mu``-strongly convex with Hessian ``mu I``; the map from the noise to the exact minimiser,
+``b(w) = -n (mu (w - w0) + grad L(w))``, has the same Jacobian ``n (mu I + Hess L(w))`` (the
+rank-one Hessian of the loss added to ``mu I``), and on neighbours ``b_D(w) - b_D'(w)`` is the
+difference of one record's gradient, norm <= 2, as before ([CMS11]_ Theorem 9 with the
+regulariser ``N(w) = ||w - w0||^2 / 2``, which its proof allows: any data-independent, doubly
+differentiable, 1-strongly convex ``N``; equivalently the change of variables ``w' = w - w0``,
+under which the loss ``l(y (w' + w0).x)`` is still convex with the same derivatives in the
+margin). The certificate uses the centred gradient (``mu (W - w0)``, its subtraction's rounding
+added to the bound). E must not be derived from D: a release on such an E is refused before
+anything is drawn (:meth:`dpcore.datasets.Scenario.check_publishable`), and a prior fitted
+on it would read D.
 
 Neighbouring relation: replace one record (``n`` fixed). Records of norm <= 1 and labels in
 {0, 1} (the caller scales, clips and encodes them: :func:`dpcore.perturbation.prepare`).
@@ -64,10 +84,13 @@ from dpcore.perturbation.solver import fit_linear_terms
 from dpcore.release_noise import GRID_EXPONENT, SAMPLER
 from dpcore.validation import DataError, check_epsilon, check_random_state, check_scalar
 
-__all__ = ["AMP_NAME", "AMP_UNCERTIFIED", "amp_calibration", "amp_coefs", "certified_distance"]
+__all__ = ["AMP_NAME", "AMP_UNCERTIFIED", "CENTRED_NOTE", "amp_calibration", "amp_coefs",
+           "certified_distance", "check_prior"]
 
 #: How the ledger and the pages name the release.
 AMP_NAME = "approximate minima perturbation"
+#: What the ledger's note adds for a release centred on a public model.
+CENTRED_NOTE = "; centred on the public model"
 #: Unit roundoff of float64.
 _U = 2.0**-53
 #: Half the release grid: the most a real number is from its grid point in one coordinate.
@@ -92,19 +115,21 @@ def _gamma(k: int) -> float:
 
 
 def certified_distance(Z: np.ndarray, y01: np.ndarray, W: np.ndarray, B: np.ndarray, *,
-                       lam: float, n_noise: int | None = None) -> np.ndarray:
+                       lam: float, n_noise: int | None = None,
+                       prior: np.ndarray | None = None) -> np.ndarray:
     """Upper bounds on ``||w_k - w*(b~)||`` for every ``b~`` that the double ``B[k]`` stands for.
 
-    ``w*(b~)`` minimises ``J(w) = lam/2 ||w||^2 + (1/n) sum_i logloss_i(w) + b~.w / n_noise``
-    (``n_noise = n`` for a release; a simulation on other records passes the release's ``n``),
-    a ``lam``-strongly convex function, so ``||w - w*|| <= ||grad J(w)|| / lam``. The gradient
-    is computed in float64, and three things are added to its norm, each a bound, not an
-    estimate:
+    ``w*(b~)`` minimises ``J(w) = lam/2 ||w - w0||^2 + (1/n) sum_i logloss_i(w) + b~.w /
+    n_noise`` (``w0 = prior``, or 0; ``n_noise = n`` for a release; a simulation on other
+    records passes the release's ``n``), a ``lam``-strongly convex function, so ``||w - w*|| <=
+    ||grad J(w)|| / lam``. The gradient is computed in float64, and three things are added to
+    its norm, each a bound, not an estimate:
 
     * the rounding of its evaluation: the margins ``Z w`` (each record's norm is <= 1, so an
       error of at most ``gamma_d ||w||``, passed through the sigmoid's slope 1/4), scipy's
       ``expit`` and the subtraction of the label (at most 5 units of roundoff, absolutely),
-      the product ``Z^T q`` (``gamma_n`` times ``|Z|^T |q|``, [Hig02]_) and the last sums;
+      the product ``Z^T q`` (``gamma_n`` times ``|Z|^T |q|``, [Hig02]_), the last sums and,
+      with a prior, the subtraction ``w - w0`` (one more unit of roundoff of ``lam |w - w0|``);
     * the noise's own representation: ``B[k]`` is the double nearest an exact lattice value
       ``z`` (OpenDP rounds its exact sum once), at most ``spacing(|B|)`` away in each
       coordinate, and ``b~ = z + u`` with ``u`` in the grid cell, at most ``2^-61`` away;
@@ -124,6 +149,8 @@ def certified_distance(Z: np.ndarray, y01: np.ndarray, W: np.ndarray, B: np.ndar
         Strong convexity of the averaged objective.
     n_noise : int, default=None
         The number of records the noise is scaled for; ``n`` when None.
+    prior : ndarray of shape (d,), default=None
+        The centre ``w0`` of the penalty (a public model, module docstring); None: 0.
 
     Returns
     -------
@@ -141,13 +168,16 @@ def certified_distance(Z: np.ndarray, y01: np.ndarray, W: np.ndarray, B: np.ndar
     P = expit(Z @ W.T)  # (n, K)
     Q = P - y01[:, None]
     T1 = (Z.T @ Q) / n  # (d, K)
-    T2 = lam * W.T
+    T2 = lam * (W if prior is None else W - prior).T
     T3 = B.T / n_noise
     grad = T1 + T2 + T3
     margin = _gamma(d) * np.linalg.norm(W, axis=1)  # per K, bound on every |delta m_i|
     q_err = 0.25 * margin + 5.0 * _U  # bound on every |delta q_i|; ||Z^T dq||/n <= this
     dot_err = _gamma(n + 2) * (np.abs(Z).T @ np.abs(Q)) / n * (1.0 + _gamma(n + 2))
+    # the product and the two sums; a prior's subtraction W - w0 adds one rounding to T2
     sum_err = 3.0 * _U * (np.abs(T1) + np.abs(T2) + np.abs(T3))
+    if prior is not None:
+        sum_err = sum_err + 1.01 * _U * np.abs(T2)
     rounding = q_err + np.linalg.norm(dot_err + sum_err, axis=0)
     cell = np.linalg.norm(np.spacing(np.abs(B)) + _HALF_GRID, axis=1) / n_noise
     return (np.linalg.norm(grad, axis=0) + rounding + cell) / lam * (1.0 + 1e-6)
@@ -166,24 +196,39 @@ def amp_calibration(epsilon: float, *, n: int, lam: float,
 
 
 def _solve(Z, y01, problem, B, *, lam_total: float, n_noise: int, tol: float,
-           coef_init) -> tuple[np.ndarray, np.ndarray]:
+           coef_init, prior: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """Minimise the perturbed objectives (one per row of ``B``) and certify each solution."""
     n = Z.shape[0]
     radius = amp_sensitivity(tol, lam_total) / 2.0
     # the solver's own gap: ||grad|| <= _AIM * lam * radius on the averaged objective
     solver_tol = (_AIM * lam_total * radius) ** 2 / (2.0 * lam_total)
     linear = B.T * (n / n_noise)  # the summed objective over n records
+    if prior is not None:  # n mu/2 ||w - w0||^2 = n mu/2 ||w||^2 - n mu w0.w + constant
+        linear = linear - (n * lam_total) * prior[:, None]
     fits = fit_linear_terms(problem, lam=n * lam_total, linear=linear, tol=solver_tol,
                             coef_init=coef_init)
-    distance = certified_distance(Z, y01, fits.coef, B, lam=lam_total, n_noise=n_noise)
+    distance = certified_distance(Z, y01, fits.coef, B, lam=lam_total, n_noise=n_noise,
+                                  prior=prior)
     return fits.coef, distance <= radius
+
+
+def check_prior(prior, dim: int) -> np.ndarray | None:
+    """``prior`` as the centre of the penalty: None, or ``dim`` finite numbers (scaled space)."""
+    if prior is None:
+        return None
+    arr = np.asarray(prior, dtype=float)
+    if arr.shape != (dim,) or not np.all(np.isfinite(arr)):
+        raise ValueError(f"prior must be {dim} finite coefficients in the scaled space of the "
+                         f"records (got shape {arr.shape}); fit it on the public set E "
+                         "(dpcore.perturbation.experiments.public_prior), or pass None.")
+    return arr
 
 
 def amp_coefs(prep, *, epsilon: float, lam: float, size: int | tuple[int, ...] = (),
               tol: float, proof: str = "2019", rng=None, n_noise: int | None = None,
               strict: bool | None = None, accountant=None,
               dataset: str = "", mechanism: str = f"private logistic regression ({AMP_NAME})",
-              note: str = "") -> tuple[np.ndarray, ObjectiveCalibration]:
+              note: str = "", prior=None) -> tuple[np.ndarray, ObjectiveCalibration]:
     """Coefficients released by approximate minima perturbation (module docstring).
 
     Parameters
@@ -217,6 +262,10 @@ def amp_coefs(prep, *, epsilon: float, lam: float, size: int | tuple[int, ...] =
         Spent before any noise is drawn (release only).
     dataset, mechanism, note : str
         Recorded in the ledger.
+    prior : array-like of shape (d,), default=None
+        Centre ``w0`` of the penalty ``mu/2 ||w - w0||^2``, in the scaled space of ``prep.Z``:
+        a model fitted on public data only (module docstring; the ledger's note says "centred
+        on the public model"). None: ``w0 = 0``, the penalty of [CMS11]_.
 
     Returns
     -------
@@ -241,6 +290,7 @@ def amp_coefs(prep, *, epsilon: float, lam: float, size: int | tuple[int, ...] =
         raise ValueError("A seeded AMP fit is a study and cannot spend budget; pass rng=None "
                          "to release.")
     n, dz = prep.Z.shape
+    prior = check_prior(prior, dz)
     n_noise = n if n_noise is None else int(n_noise)
     cal = amp_calibration(epsilon, n=n_noise, lam=lam, proof=proof)
     lam_total = cal.lam_total
@@ -248,18 +298,20 @@ def amp_coefs(prep, *, epsilon: float, lam: float, size: int | tuple[int, ...] =
     # the fit without noise first: a start for every solve, and a release's one refusal
     # before anything is spent (it reads D only through floating point)
     start, ok = _solve(prep.Z, prep.y01, prep.problem, np.zeros((1, dz)), lam_total=lam_total,
-                       n_noise=n_noise, tol=tol, coef_init=None)
+                       n_noise=n_noise, tol=tol, coef_init=None, prior=prior)
     if strict:
         check_certified(bool(ok.all()), tol=tol, lam=lam_total, n=n)
     if accountant is not None:
         accountant.spend(epsilon * count, 0.0, mechanism=mechanism, dataset=dataset,
-                         note=(note or f"n={n}, lam={lam:g}") + f"; noise: L2-Laplace in the "
-                              f"objective and on the output ({SAMPLER})", relation="replace")
+                         note=(note or f"n={n}, lam={lam:g}")
+                         + (CENTRED_NOTE if prior is not None else "")
+                         + f"; noise: L2-Laplace in the objective and on the output ({SAMPLER})",
+                         relation="replace")
     gen = None if release else check_random_state(rng)
     objective = L2Laplace(cal.epsilon_noise, 2.0, dz, neighbouring=REPLACE_ONE)
     B = objective.draw(np.zeros((count, dz)), rng=gen)
     W, ok = _solve(prep.Z, prep.y01, prep.problem, B, lam_total=lam_total, n_noise=n_noise,
-                   tol=tol, coef_init=start[0])
+                   tol=tol, coef_init=start[0], prior=prior)
     if strict and not ok.all():
         raise DataError(AMP_UNCERTIFIED.format(
             tol=tol, lam=lam_total, n=n,

@@ -43,7 +43,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from dpcore.logistic import BatchedProblem
-from dpcore.perturbation.amp import AMP_NAME, amp_coefs
+from dpcore.perturbation.amp import AMP_NAME, CENTRED_NOTE, amp_coefs, check_prior
 from dpcore.perturbation.objective import (
     AMP_FRACTION,
     FLAWED_2008,
@@ -324,6 +324,18 @@ class Prepared:
             return W[..., :-1] / self.factor, W[..., -1] * self.intercept_scaling / k
         return W / self.factor, np.zeros(W.shape[:-1])
 
+    def from_model(self, coef, intercept: float = 0.0) -> np.ndarray:
+        """The inverse of :meth:`to_model`: ``coef`` (d,) and ``intercept`` in the units of
+        ``X`` as a vector of the scaled space of ``Z``."""
+        coef = np.asarray(coef, dtype=float).reshape(-1) * self.factor
+        if self.fit_intercept:
+            k = math.sqrt(1.0 + self.intercept_scaling**2)
+            return np.r_[coef, float(intercept) * k / self.intercept_scaling]
+        if float(intercept) != 0.0:
+            raise ValueError("prior has an intercept, but fit_intercept=False: fit the public "
+                             "model without one, or pass fit_intercept=True.")
+        return coef
+
 
 def prepare(X, y, *, data_norm: float | None = None, fit_intercept: bool = False,
             intercept_scaling: float = 1.0, min_rows: int = MIN_ROWS,
@@ -351,14 +363,18 @@ def _certified(fits: Fits, strict: bool, lam: float, n: int, tol: float) -> np.n
 
 
 def nonprivate_coef(prep: Prepared, lam: float, tol: float = TOL, *,
-                    strict: bool = False) -> np.ndarray:
+                    strict: bool = False, prior: np.ndarray | None = None) -> np.ndarray:
     """The minimiser of the averaged objective, certified to gap ``tol``; not private.
 
     ``strict=True`` raises :class:`~dpcore.DataError` when rounding keeps the certificate out of
-    reach (a release needs it); studies accept the last iterate.
+    reach (a release needs it); studies accept the last iterate. ``prior``: the centre ``w0``
+    of the penalty ``lam/2 ||w - w0||^2`` (scaled space; None: 0), the linear term ``-n lam
+    w0`` of the summed objective.
     """
-    fits = fit_linear_terms(prep.problem, lam=prep.n * lam, linear=np.zeros((prep.Z.shape[1], 1)),
-                            tol=tol)
+    linear = np.zeros((prep.Z.shape[1], 1))
+    if prior is not None:
+        linear = linear - (prep.n * lam) * np.asarray(prior, dtype=float)[:, None]
+    fits = fit_linear_terms(prep.problem, lam=prep.n * lam, linear=linear, tol=tol)
     return _certified(fits, strict, lam, prep.n, tol)[0]
 
 
@@ -366,7 +382,7 @@ def private_coefs(prep: Prepared, *, epsilons, lam: float, restarts: int = 1,
                   method: str = "objective", proof: str = "2011", tol: float = TOL,
                   amp_fraction: float = AMP_FRACTION, rng=None,
                   coef_nonprivate: np.ndarray | None = None, warn: bool = True,
-                  strict: bool = False) -> tuple[np.ndarray, list]:
+                  strict: bool = False, prior=None) -> tuple[np.ndarray, list]:
     """Private coefficients for every (epsilon, restart) pair, shape (E, R, d_z), vectorised.
 
     Output perturbation ([CM08]_ Algorithm 1) adds noise to one non-private fit, reused for
@@ -387,7 +403,10 @@ def private_coefs(prep: Prepared, *, epsilons, lam: float, restarts: int = 1,
     Notes
     -----
     ``strict=True`` (releases) raises :class:`~dpcore.DataError` if a solve cannot be certified
-    to ``tol``; studies (the default) keep the last iterate.
+    to ``tol``; studies (the default) keep the last iterate. ``prior`` (shape (d_z,), scaled
+    space, from public data only) centres every method's penalty on it: ``lam/2 ||w -
+    w0||^2`` (:mod:`dpcore.perturbation.amp`); ``coef_nonprivate``, if given, must be the fit
+    with the same centre.
     """
     method = check_choice(method, "method", METHODS)
     eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
@@ -397,16 +416,17 @@ def private_coefs(prep: Prepared, *, epsilons, lam: float, restarts: int = 1,
     if restarts < 1:
         raise ValueError(f"restarts == {restarts}, must be >= 1.")
     n, dz = prep.Z.shape
+    prior = check_prior(prior, dz)
     if method == "amp":
         gen = None if rng is None else check_random_state(rng)
         fits = [amp_coefs(prep, epsilon=float(e), lam=lam, size=restarts, tol=tol, proof=proof,
-                          rng=gen, strict=strict or gen is None) for e in eps]
+                          rng=gen, strict=strict or gen is None, prior=prior) for e in eps]
         return np.stack([w for w, _ in fits]), [cal for _, cal in fits]
     rng = check_random_state(rng)
     W = np.empty((eps.size, restarts, dz))
     if method == "output":
-        w0 = (nonprivate_coef(prep, lam, tol, strict=strict) if coef_nonprivate is None
-              else coef_nonprivate)
+        w0 = (nonprivate_coef(prep, lam, tol, strict=strict, prior=prior)
+              if coef_nonprivate is None else coef_nonprivate)
         for i, e in enumerate(eps):
             W[i] = perturb_output(np.broadcast_to(w0, (restarts, dz)), n=n, lam=lam,
                                   epsilon=float(e), gap=tol, rng=rng)
@@ -418,6 +438,8 @@ def private_coefs(prep: Prepared, *, epsilons, lam: float, restarts: int = 1,
     for lt in np.unique(lam_totals):  # one batched solve per distinct lam + Delta
         rows = np.flatnonzero(lam_totals == lt)
         linear = B[rows].reshape(-1, dz).T  # (dz, k * R)
+        if prior is not None:
+            linear = linear - (n * lt) * prior[:, None]
         fits = fit_linear_terms(prep.problem, lam=n * lt, linear=linear, tol=tol,
                                 coef_init=coef_nonprivate if lt == lam else None)
         W[rows] = _certified(fits, strict, lt, n, tol).reshape(rows.size, restarts, dz)
@@ -510,6 +532,18 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         published in ``classes_`` and a target with a single class would refuse the release,
         so one record would decide it. None (a seeded study only) reads them from ``y`` as
         scikit-learn does, and refuses a ``y`` with one class or more than two.
+    prior : None, (coef, intercept) or a fitted linear model, default=None
+        Centre of the penalty: ``(lam/2) ||w - w0||^2`` instead of ``(lam/2) ||w||^2``, with
+        ``w0`` a model fitted on **public data only** (the public set E, never D or a set
+        derived from it), given as its coefficients of shape (n_features,) and intercept in the
+        units of ``X``, or as any fitted model with ``coef_`` and ``intercept_`` (e.g.
+        :func:`dpcore.perturbation.experiments.public_prior`'s). Where ``n epsilon`` is too
+        small for the records to move it far, the release stays near the public model instead
+        of near ``w = 0`` (the majority class at best). The privacy guarantee is unchanged: the
+        penalty is still data-independent and ``lam``-strongly convex
+        (:mod:`dpcore.perturbation.amp`, ``docs/privacy.md``). For every method; the ledger's
+        note says "centred on the public model". None (the default): centred on 0, as in the
+        papers.
 
     Attributes
     ----------
@@ -558,7 +592,7 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
     def __init__(self, epsilon: float = 1.0, lam: float | str = AUTO, method: str = "amp",
                  proof: str = "2019", data_norm: float | None = None, fit_intercept: bool = True,
                  intercept_scaling: float = 1.0, tol: float = TOL, accountant=None,
-                 dataset: str = "", rng=None, classes=None) -> None:
+                 dataset: str = "", rng=None, classes=None, prior=None) -> None:
         self.epsilon = epsilon
         self.lam = lam
         self.method = method
@@ -571,6 +605,7 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         self.dataset = dataset
         self.rng = rng
         self.classes = classes
+        self.prior = prior
 
     def _check_params(self) -> None:
         check_epsilon(self.epsilon)
@@ -620,12 +655,14 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         prep = prepare(X, y, data_norm=self.data_norm, fit_intercept=self.fit_intercept,
                        intercept_scaling=self.intercept_scaling, classes=self.classes)
         eps, lam = float(self.epsilon), self._resolve_lam(prep)
+        prior = self._prior(prep)
         if self.method == "amp":  # spends (after its refusals, before its noise) on its own
             W, cal = amp_coefs(prep, epsilon=eps, lam=lam, tol=float(self.tol), proof=self.proof,
                                rng=self.rng, strict=True,
                                accountant=self.accountant, dataset=self.dataset,
                                mechanism=self._mechanism_name(),
-                               note=f"n={prep.n}, lam={lam:g}, data_norm={prep.factor:g}")
+                               note=f"n={prep.n}, lam={lam:g}, data_norm={prep.factor:g}",
+                               prior=prior)
             self.lam_ = cal.lam_total
             self.noise_scale_ = cal.noise_scale
             self.calibration_ = cal
@@ -637,12 +674,13 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
                 warnings.warn(FLAWED_2008, FlawedProofWarning, stacklevel=2)
         w0 = None
         if self.method == "output":  # the exact fit first: a failed certificate spends nothing
-            w0 = nonprivate_coef(prep, lam, float(self.tol), strict=True)
+            w0 = nonprivate_coef(prep, lam, float(self.tol), strict=True, prior=prior)
         if self.accountant is not None:  # spend before any noise is drawn
             self.accountant.spend(eps, 0.0, mechanism=self._mechanism_name(),
                                   dataset=self.dataset,
-                                  note=f"n={prep.n}, lam={lam:g}, data_norm={prep.factor:g}; "
-                                       "noise: L2-Laplace (OpenDP)",
+                                  note=f"n={prep.n}, lam={lam:g}, data_norm={prep.factor:g}"
+                                       + (CENTRED_NOTE if prior is not None else "")
+                                       + "; noise: L2-Laplace (OpenDP)",
                                   relation="replace")
         if self.method == "output":
             W = perturb_output(w0, n=prep.n, lam=lam, epsilon=eps, gap=float(self.tol),
@@ -652,7 +690,8 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         else:
             W, _ = private_coefs(prep, epsilons=[eps], lam=lam, method="objective",
                                  proof=self.proof, tol=float(self.tol),
-                                 rng=check_random_state(self.rng), warn=False, strict=True)
+                                 rng=check_random_state(self.rng), warn=False, strict=True,
+                                 prior=prior)
             W = W[0, 0]
             self.lam_ = cal.lam_total
             self.noise_scale_ = cal.noise_scale
@@ -672,6 +711,28 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
                            if self.data_norm is None else float(self.data_norm))
         self.n_features_in_ = self.coef_.shape[1]
 
+    def _prior(self, prep: Prepared) -> np.ndarray | None:
+        """``prior`` as a vector of the scaled space of ``prep.Z`` (None: centred on 0)."""
+        if self.prior is None:
+            return None
+        if hasattr(self.prior, "coef_") and hasattr(self.prior, "intercept_"):
+            coef, intercept = self.prior.coef_, self.prior.intercept_
+        elif isinstance(self.prior, tuple) and len(self.prior) == 2:
+            coef, intercept = self.prior
+        else:
+            raise TypeError("prior must be None, (coef, intercept) of a model fitted on public "
+                            "data, or a fitted model with coef_ and intercept_ (e.g. "
+                            "dpcore.perturbation.experiments.public_prior(X_public, y_public, "
+                            f"...)); got {type(self.prior).__name__}.")
+        coef = np.asarray(coef, dtype=float).reshape(-1)
+        intercept = np.asarray(intercept, dtype=float).reshape(-1)
+        d = prep.Z.shape[1] - int(prep.fit_intercept)
+        if coef.size != d or intercept.size != 1:
+            raise ValueError(f"prior has {coef.size} coefficients and {intercept.size} "
+                             f"intercepts; X has {d} features: fit the public model on the same "
+                             "columns (one intercept).")
+        return check_prior(prep.from_model(coef, float(intercept[0])), prep.Z.shape[1])
+
     def _resolve_lam(self, prep: Prepared) -> float:
         """``lam``, or for ``"auto"`` the rule at (epsilon, n, d) with d the fitted columns."""
         if self.lam == AUTO:
@@ -682,7 +743,8 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         """The released model as plain JSON-ready values (what a data owner publishes).
 
         Coefficients, intercept, classes, epsilon, lambda (how it was chosen, its value and the
-        value the objective used), the norm bound, the method and calibration. Nothing here is
+        value the objective used), the penalty's centre (a public model, or zero), the norm
+        bound, the method and calibration. Nothing here is
         read from the data except through the model (and ``n``, public under replace-one).
         """
         check_is_fitted(self)
@@ -694,6 +756,7 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
             "lambda_choice": (_RULE_WORDS[self.method] if self.lam == AUTO else "set"),
             "lambda": float(self.lam_resolved_),
             "lambda_used": float(self.lam_),
+            "penalty_centre": "public model" if self.prior is not None else "zero",
             "norm_bound": float(self.data_norm_),
             "fit_intercept": bool(self.fit_intercept),
             "classes": [c.item() if hasattr(c, "item") else c for c in self.classes_],
