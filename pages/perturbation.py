@@ -15,7 +15,12 @@ import ui.preload  # noqa: F401  (first: every module, one order; see ui/preload
 from dpcore.datasets.dimension import Dimension
 from dpcore.figures.perturbation import TITLES, coefficient_bars, figures
 from dpcore.perturbation import PrivateLogisticRegression
-from dpcore.perturbation.experiments import public_prior, release_lambda, scenario_arrays
+from dpcore.perturbation.experiments import (
+    CENTRED_MIN_ROWS,
+    public_prior,
+    release_lambda,
+    scenario_arrays,
+)
 from dpcore.planning.release import public_reference, reach_note, release_point
 from dpcore.studies import perturbation as study
 from dpcore.studies.perturbation import (
@@ -338,27 +343,40 @@ def publish(epsilon: float, lam: float, intercept: bool, scenario_id: str) -> No
     arrays = scenario_arrays(scenario)
     public = scenario_arrays(scenario, part="public")
     n_all = arrays.X.shape[0]
-    # the release's penalty is centred on a model fitted on the public set E alone
+    # the release's penalty is centred on a model fitted on the public set E alone, when E has
+    # the rows to fit it and to choose λ for it (a public fact: E's size)
+    centred = public.X.shape[0] >= CENTRED_MIN_ROWS
     prior = memo(scenario, scenario_id, ("public prior", intercept),
                  lambda: public_prior(public.X, public.y, data_norm=arrays.data_norm,
-                                      fit_intercept=intercept, classes=arrays.classes))
+                                      fit_intercept=intercept, classes=arrays.classes)
+                 ) if centred else None
     if use_rule:  # public data only: E with the release's simulated noise at N_D
         lam_release, _ = memo(scenario, scenario_id,
-                              ("release λ", epsilon, intercept, method, "centred"),
+                              ("release λ", epsilon, intercept, method, centred),
                               lambda: release_lambda(
                                   public.X, public.y, n_private=n_all, epsilon=epsilon,
                                   data_norm=arrays.data_norm, fit_intercept=intercept,
-                                  classes=arrays.classes, method=method, centred=True))
+                                  classes=arrays.classes, method=method, centred=centred))
     else:
         lam_release = lam
     what = ("an approximate-minima-perturbation model (objective perturbation, Algorithm 2 "
             "with its 2011 correction, made float-safe)" if method == "amp"
             else "an output-perturbation model (Algorithm 1)")
-    st.markdown(
-        f"**One release** at ε = {epsilon:g}, λ = {lam_release:.3g}: {what} trained on all "
-        f"{n_all:,} records of D, its penalty λ/2·‖w − w₀‖² centred on the public model w₀ (a "
-        "logistic regression fitted on the public set E alone), so where the noise swamps the "
-        "records the release stays near w₀. Everything else on this page is a simulation.")
+    if centred:
+        st.markdown(
+            f"**One release** at ε = {epsilon:g}, λ = {lam_release:.3g}: {what} trained on all "
+            f"{n_all:,} records of D, its penalty λ/2·‖w − w₀‖² centred on the public model w₀ "
+            "(a logistic regression fitted on the public set E alone), so where the noise swamps "
+            "the records the release stays near w₀. Everything else on this page is a "
+            "simulation.")
+    else:
+        st.markdown(
+            f"**One release** at ε = {epsilon:g}, λ = {lam_release:.3g}: {what} trained on all "
+            f"{n_all:,} records of D, its penalty λ/2·‖w‖². The public set has "
+            f"{public.X.shape[0]} rows, too few to fit a public model and choose λ for a release "
+            f"centred on it ({CENTRED_MIN_ROWS} or more), so this release is not centred: where "
+            "the noise swamps the records it is no better than guessing. Everything else on this "
+            "page is a simulation.")
     if use_rule:
         st.caption(
             "λ of the release: the one that did best when this release was simulated on the "
@@ -382,7 +400,7 @@ def publish(epsilon: float, lam: float, intercept: bool, scenario_id: str) -> No
         X_eval, y_eval, eval_name = public.X, public.y, "the public set E"
     settings = (f"ε = {epsilon:g}, λ = {lam_release:.3g}, "
                 + ("approximate minima perturbation" if method == "amp" else "output perturbation")
-                + ", centred on the public model")
+                + (", centred on the public model" if centred else ""))
 
     def release(accountant):
         model = PrivateLogisticRegression(
@@ -403,9 +421,12 @@ def publish(epsilon: float, lam: float, intercept: bool, scenario_id: str) -> No
         error = 1.0 - model.score(X_eval, y_eval)
         st.success(f"Published at {published.settings} ({published.time:%H:%M:%S} UTC).",
                    icon=":material/check_circle:")
+        flatters = arrays.X_test is None and centred
         st.metric(f"Test error on {eval_name}", f"{error:.4f}",
                   help="Measured on data the model was not trained on; the released model "
-                       "itself is the private output.")
+                       "itself is the private output."
+                       + (" E is also where the public model w₀ that the release is centred on "
+                          "was fitted, so this error flatters the release." if flatters else ""))
         show(coefficient_bars(model.coef_[0], arrays.features), "fig_coef",
              title="Released coefficients (largest 20)",
              context=f"{scenario.title}; {published.settings}")

@@ -11,6 +11,7 @@ from dpcore import DataError
 from dpcore.datasets.builtin import load_scenario
 from dpcore.perturbation.experiments import (
     CENTRED_LAMBDAS,
+    CENTRED_MIN_ROWS,
     CURVE_METHODS,
     best_lambda,
     epsilon_curve,
@@ -194,8 +195,8 @@ def test_centred_release_lambda_fits_no_prior_on_the_rows_it_simulates_or_scores
     assert [sorted(r[0]) for r in roles] == [sorted(r[1]) for r in roles[-1:] + roles[:-1]]
     (plain,) = release_roles(100, False, seed=3)  # the uncentred 70 / 30 split, unchanged
     assert plain[0] is None and len(plain[1]) == 70 and len(plain[2]) == 30
-    with pytest.raises(DataError, match="at least 30"):
-        release_roles(29, True, seed=3)
+    with pytest.raises(DataError, match=f"at least {CENTRED_MIN_ROWS}"):
+        release_roles(CENTRED_MIN_ROWS - 1, True, seed=3)
 
 
 def test_centred_release_lambda_falls_back_on_the_public_model_at_small_epsilon_n():

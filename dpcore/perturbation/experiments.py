@@ -55,6 +55,7 @@ __all__ = [
     "CURVE_METHODS",
     "BEST_LAMBDAS",
     "CENTRED_LAMBDAS",
+    "CENTRED_MIN_ROWS",
     "Fitted",
     "PublicPrior",
     "RELEASE_LAMBDAS",
@@ -562,6 +563,13 @@ RELEASE_LAMBDAS = (1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 3e-2, 0.1, 0.3)
 CENTRED_LAMBDAS = RELEASE_LAMBDAS + (1.0, 3.0, 10.0, 30.0)
 
 
+#: The fewest rows of E that :func:`release_lambda` can split into its three roles for a
+#: centred release: each third must leave :data:`MIN_ROWS` training rows to each fold of the
+#: prior's 3-fold cross-validation (a third of 15 rows leaves 10). A page releases without a
+#: centre below it, and says so.
+CENTRED_MIN_ROWS = 3 * (MIN_ROWS + MIN_ROWS // 2)
+
+
 def release_roles(size: int, centred: bool, seed: int) -> list[tuple]:
     """Rows of E (``size`` rows) by role in :func:`release_lambda`: per rotation, (the prior's
     rows or None, the simulated private set, the scoring part); seeded."""
@@ -569,9 +577,9 @@ def release_roles(size: int, centred: bool, seed: int) -> list[tuple]:
     if not centred:
         cut = int(0.7 * order.size)
         return [(None, order[:cut], order[cut:])]
-    if size < 3 * MIN_ROWS:
+    if size < CENTRED_MIN_ROWS:
         raise DataError(f"The public set has {size} rows; choosing lambda for a release "
-                        f"centred on a public model needs at least {3 * MIN_ROWS} (three parts "
+                        f"centred on a public model needs at least {CENTRED_MIN_ROWS} (three parts "
                         "of E, one per role).")
     parts = np.array_split(order, 3)
     return [(parts[k], parts[(k + 1) % 3], parts[(k + 2) % 3]) for k in range(3)]
