@@ -30,6 +30,7 @@ from dpcore.studies.perturbation import (
     Params,
     n_options,
 )
+from dpcore.validation import DataError
 from ui.budget import budget_sidebar
 from ui.cache import memo
 from ui.errors import show_errors
@@ -229,9 +230,12 @@ def release_reach(m: pd.Series, epsilon: float, n: int, scenario_id: str,
             classes=classes, seed=seed, lam=given))
 
     with st.spinner("Simulating the release on the public set…"):
-        reference = memo(data, scenario_id, (*base, "reference"), lambda: public_reference(
-            X_pub, y_pub, data_norm=norm, fit_intercept=intercept, seed=seed))
-        return reach_note(point, epsilon=epsilon, n=n, d=int(m["d"]), reference=reference)
+        try:
+            reference = memo(data, scenario_id, (*base, "reference"), lambda: public_reference(
+                X_pub, y_pub, data_norm=norm, fit_intercept=intercept, seed=seed))
+            return reach_note(point, epsilon=epsilon, n=n, d=int(m["d"]), reference=reference)
+        except DataError as err:  # E too small to simulate the release in three parts
+            return f"The planner cannot simulate the release Publish makes: {err}"
 
 
 def best_lambdas(m: pd.Series) -> str:

@@ -147,3 +147,14 @@ def test_masking_on_adults_sidebar_scenario_learns_by_default():
     # Not the paper's λ: the one the simulation on E chose (dpcore.masking.defaults).
     assert at.session_state["mk_lambda"] != 0.5
     assert any("with an intercept" in c.value for c in at.caption)
+
+
+def test_a_public_set_too_small_to_simulate_the_release_says_so_and_keeps_the_view():
+    """40 public rows cannot be split in three parts that each cross-validate a public model:
+    the planner says why it has no answer, and the figure and its caption stay."""
+    public, private = breast_cancer()
+    frame = pd.concat([public, private]).sample(frac=1.0, random_state=0)
+    at = perturbation_page(upload(frame.iloc[:40], frame.iloc[40:], "diagnosis"))
+    note = next(i.value for i in at.info if "planner cannot simulate" in i.value)
+    assert "has 40 rows" in note and "at least 45" in note
+    assert any("centred on zero" in c.value for c in at.caption)

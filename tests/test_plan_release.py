@@ -10,6 +10,7 @@ from dpcore.perturbation.experiments import RELEASE_LAMBDAS, release_lambda
 from dpcore.perturbation.synthetic import synthetic
 from dpcore.planning import logistic_errors
 from dpcore.planning.release import PLAN_ROWS, plan_draws, plan_lambda, public_rows, release_point
+from dpcore.validation import DataError
 
 
 def test_public_rows_take_all_of_a_small_set_and_a_seeded_subset_of_a_large_one():
@@ -53,3 +54,14 @@ def test_the_planner_plans_the_centred_release():
     assert lam_point == lam and error < 0.15  # the public model, scored on E's other rows
     # a λ the page already chose (its release's own) is scored, not chosen again
     assert release_point(X_pub, y_pub, 0.1, lam=1e-4, **common)[0] == 1e-4
+
+
+def test_the_centred_simulation_needs_three_parts_that_each_cross_validate():
+    """Each third of E fits a public model at its λ by 3-fold cross-validation, whose training
+    folds need MIN_ROWS = 10 rows: 45 rows of E will do, 44 will not (a third of 14 rows)."""
+    X_pub, y_pub = synthetic("separable", 45, rng=1)
+    common = dict(n_private=500, epsilon=1.0, data_norm=1.0, fit_intercept=False, draws=3,
+                  centred=True)
+    assert release_lambda(X_pub, y_pub, **common)[0] > 0
+    with pytest.raises(DataError, match="at least 45"):
+        release_lambda(X_pub[:44], y_pub[:44], **common)

@@ -569,10 +569,13 @@ def release_roles(size: int, centred: bool, seed: int) -> list[tuple]:
     if not centred:
         cut = int(0.7 * order.size)
         return [(None, order[:cut], order[cut:])]
-    if size < 3 * MIN_ROWS:
+    # each part fits a public model whose λ is chosen by 3-fold cross-validation on it: its
+    # folds' training parts (two thirds of the part) need MIN_ROWS rows each
+    need = 3 * math.ceil(1.5 * MIN_ROWS)
+    if size < need:
         raise DataError(f"The public set has {size} rows; choosing lambda for a release "
-                        f"centred on a public model needs at least {3 * MIN_ROWS} (three parts "
-                        "of E, one per role).")
+                        f"centred on a public model needs at least {need} (three parts of E, "
+                        "one per role, each large enough to cross-validate its public model).")
     parts = np.array_split(order, 3)
     return [(parts[k], parts[(k + 1) % 3], parts[(k + 2) % 3]) for k in range(3)]
 
