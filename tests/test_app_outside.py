@@ -158,3 +158,8 @@ def test_a_public_set_too_small_to_simulate_the_release_says_so_and_keeps_the_vi
     note = next(i.value for i in at.info if "planner cannot simulate" in i.value)
     assert "has 40 rows" in note and "at least 45" in note
     assert any("centred on zero" in c.value for c in at.caption)
+    # Publish refuses, with the same reason, before anything is spent
+    at.session_state["lr_view"] = "Publish"
+    at = rerun(at, allow_errors=True)
+    assert any("at least 45" in e.value for e in at.error)
+    assert not any("Publish" in b.label for b in at.button)  # nothing to press
