@@ -282,11 +282,12 @@ def logistic_target(route: str) -> None:
                           label="Restarts (noise draws per ε)")
     rows = len(scenario.private if route == "private" else scenario.public)
     if not study_switch(
-            f"Run the study ({len(COARSE_GRID)} values of ε on {rows:,} records; can take "
-            "minutes on Adult)", "ce_run_lr",
+            f"Run the study ({len(COARSE_GRID)} values of ε on {rows:,} records; seconds "
+            "on Adult)", "ce_run_lr",
             "The study simulates the release the perturbation page publishes (approximate "
-            "minima perturbation, at the λ it picks by simulating itself on the public set E) "
-            "at every ε of a coarse grid, seeded; switch it on to answer the target."):
+            "minima perturbation centred on the public model fitted on E, at the λ it picks "
+            "by simulating itself on the public set E) at every ε of a coarse grid, seeded; "
+            "switch it on to answer the target."):
         return
     held = "the held-out test part" if scenario.test is not None else "3-fold cross-validation"
     grid_study("Fitting private models at every ε…",

@@ -35,6 +35,7 @@ from dpcore.studies.perturbation import (
     Params,
     n_options,
 )
+from dpcore.validation import DataError
 from ui.budget import budget_sidebar
 from ui.cache import memo
 from ui.errors import show_errors
@@ -117,7 +118,9 @@ CAPTIONS = {
                   "the most frequent class. Objective perturbation adds its noise to the "
                   "objective before the fit, output perturbation to the fitted coefficients "
                   "(scale 2/(nλε)); the 2008 calibration spends slightly less budget on the "
-                  "Jacobian term than the corrected one.",
+                  "Jacobian term than the corrected one. These curves are the paper's "
+                  "mechanisms, their penalty centred on zero; the release Publish makes is "
+                  "centred on the public model, and the note above (if any) is about it.",
     "Learning curve": "More records make every private method cheaper: the noise of both "
                       "shrinks like 1/n. λ stays fixed across sizes here; dashed: the error of "
                       "always guessing the most frequent class.",
@@ -205,12 +208,15 @@ def less_noise(params: Params) -> str:
         + " would shrink the noise."
 
 
-def release_reach(m: pd.Series, epsilon: float, n: int, scenario_id: str) -> str | None:
-    """What the default release (approximate minima perturbation at the λ it picks on E) of
-    ``n`` records gives at ``epsilon``, and which ε or n would make it useful: the planner
-    (:func:`dpcore.planning.release.reach_note`), from public information only (E, or the
-    paper's fresh synthetic holdout; n; d). Each simulated ε is cached, and the reference
-    once, so an ε move simulates at most one new ε (and the curve above it, if needed)."""
+def release_reach(m: pd.Series, epsilon: float, n: int, scenario_id: str,
+                  lam: float | None = None) -> str | None:
+    """What the release Publish makes (approximate minima perturbation centred on the public
+    model, at the λ it picks on E) of ``n`` records gives at ``epsilon``, and which ε or n
+    would make it useful: the planner (:func:`dpcore.planning.release.reach_note`), from
+    public information only (E, or the paper's fresh synthetic holdout; n; d). ``lam``: the
+    release's own λ at ``epsilon`` when the page has it (the Publish view), else the
+    planner's. Each simulated ε is cached, and the reference once, so an ε move simulates at
+    most one new ε (and the curve above it, if needed)."""
     data = None if source in SYNTHETIC else scenario
     if data is None:
         X_pub, y_pub = study.public_data(None, source, seed)
@@ -223,14 +229,18 @@ def release_reach(m: pd.Series, epsilon: float, n: int, scenario_id: str) -> str
     base = ("release plan", source, seed, norm, intercept)
 
     def point(eps: float) -> tuple[float, float]:
-        return memo(data, scenario_id, (*base, n, eps), lambda: release_point(
+        given = lam if eps == epsilon else None
+        return memo(data, scenario_id, (*base, n, eps, given), lambda: release_point(
             X_pub, y_pub, eps, n_private=n, data_norm=norm, fit_intercept=intercept,
-            classes=classes, seed=seed))
+            classes=classes, seed=seed, lam=given))
 
     with st.spinner("Simulating the release on the public set…"):
-        reference = memo(data, scenario_id, (*base, "reference"), lambda: public_reference(
-            X_pub, y_pub, data_norm=norm, fit_intercept=intercept, seed=seed))
-        return reach_note(point, epsilon=epsilon, n=n, d=int(m["d"]), reference=reference)
+        try:
+            reference = memo(data, scenario_id, (*base, "reference"), lambda: public_reference(
+                X_pub, y_pub, data_norm=norm, fit_intercept=intercept, seed=seed))
+            return reach_note(point, epsilon=epsilon, n=n, d=int(m["d"]), reference=reference)
+        except DataError as err:  # E too small to simulate the release in three parts
+            return f"The planner cannot simulate the release Publish makes: {err}"
 
 
 def best_lambdas(m: pd.Series) -> str:
@@ -326,6 +336,21 @@ RELEASE_METHODS = {"approximate minima perturbation (default)": "amp",
                    "output perturbation (Algorithm 1)": "output"}
 
 
+def release_lam(epsilon: float, intercept: bool, method: str, scenario_id: str) -> float:
+    """λ of the release of ``method`` at ``epsilon``: the one that did best when the release,
+    centred on the public model (when E has :data:`CENTRED_MIN_ROWS` rows), was simulated on
+    the public set E with the noise of N_D records (public data only; cached, shared by the
+    Publish view's planner note)."""
+    arrays = scenario_arrays(scenario)
+    public = scenario_arrays(scenario, part="public")
+    centred = public.X.shape[0] >= CENTRED_MIN_ROWS  # else Publish releases without a centre
+    return memo(scenario, scenario_id, ("release λ", epsilon, intercept, method, centred),
+                lambda: release_lambda(
+                    public.X, public.y, n_private=arrays.X.shape[0], epsilon=epsilon,
+                    data_norm=arrays.data_norm, fit_intercept=intercept,
+                    classes=arrays.classes, method=method, centred=centred))[0]
+
+
 def publish(epsilon: float, lam: float, intercept: bool, scenario_id: str) -> None:
     """The release: fresh OS entropy, spent through the session's accountant, never cached."""
     if source in SYNTHETIC:
@@ -350,15 +375,7 @@ def publish(epsilon: float, lam: float, intercept: bool, scenario_id: str) -> No
                  lambda: public_prior(public.X, public.y, data_norm=arrays.data_norm,
                                       fit_intercept=intercept, classes=arrays.classes)
                  ) if centred else None
-    if use_rule:  # public data only: E with the release's simulated noise at N_D
-        lam_release, _ = memo(scenario, scenario_id,
-                              ("release λ", epsilon, intercept, method, centred),
-                              lambda: release_lambda(
-                                  public.X, public.y, n_private=n_all, epsilon=epsilon,
-                                  data_norm=arrays.data_norm, fit_intercept=intercept,
-                                  classes=arrays.classes, method=method, centred=centred))
-    else:
-        lam_release = lam
+    lam_release = release_lam(epsilon, intercept, method, scenario_id) if use_rule else lam
     what = ("an approximate-minima-perturbation model (objective perturbation, Algorithm 2 "
             "with its 2011 correction, made float-safe)" if method == "amp"
             else "an output-perturbation model (Algorithm 1)")
@@ -468,7 +485,8 @@ def live(view: str) -> None:
         data_caption(m, ready.held_out)
         if view == PUBLISH:
             if use_rule and source not in SYNTHETIC:  # the release's λ is the one planned
-                reach = release_reach(m, epsilon, len(scenario.private), scenario_id)
+                lam_here = release_lam(epsilon, bool(m["intercept"]), "amp", scenario_id)
+                reach = release_reach(m, epsilon, len(scenario.private), scenario_id, lam_here)
                 if reach:
                     st.info(reach, icon=":material/query_stats:")
             publish(epsilon, float(m["lam"]), bool(m["intercept"]), scenario_id)

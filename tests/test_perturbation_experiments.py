@@ -197,6 +197,7 @@ def test_centred_release_lambda_fits_no_prior_on_the_rows_it_simulates_or_scores
     assert plain[0] is None and len(plain[1]) == 70 and len(plain[2]) == 30
     with pytest.raises(DataError, match=f"at least {CENTRED_MIN_ROWS}"):
         release_roles(CENTRED_MIN_ROWS - 1, True, seed=3)
+    assert len(release_roles(CENTRED_MIN_ROWS, True, seed=3)) == 3
 
 
 def test_centred_release_lambda_falls_back_on_the_public_model_at_small_epsilon_n():

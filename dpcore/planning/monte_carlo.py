@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from dpcore.importance import bootstrap_estimates
-from dpcore.perturbation import PrivateLogisticRegression
-from dpcore.perturbation.experiments import epsilon_curve, lambda_rule
+from dpcore.perturbation.experiments import epsilon_curve, lambda_rule, public_prior
+from dpcore.perturbation.model import prepare, private_coefs
 from dpcore.planning.release import plan_lambda
 from dpcore.random import stream
 from dpcore.simulation import report
@@ -45,11 +45,13 @@ def logistic_errors(X: Any, y: Any, epsilons: Sequence[float], *, X_test: Any = 
     """Test error of private logistic regression at every epsilon, shape (k, folds x restarts).
 
     ``method="amp"`` (default): the release the perturbation page publishes, approximate minima
-    perturbation (:class:`~dpcore.perturbation.PrivateLogisticRegression`, seeded: a study of
-    the release's law) at the λ the release picks on the public set (``X_pub``, ``y_pub``;
-    :func:`dpcore.planning.release.plan_lambda`, for the records of a training part), or
-    at ``lam`` when given. Each split's training part is fitted ``restarts`` times and scored
-    on its test part (``X_test`` if given, else ``folds``-fold cross-validation).
+    perturbation (seeded: a study of the release's law) with its penalty centred on the public
+    model (:func:`~dpcore.perturbation.experiments.public_prior` of ``X_pub``, ``y_pub``), at
+    the λ the release picks on the public set (:func:`dpcore.planning.release.plan_lambda`,
+    for the records of a training part), or at ``lam`` when given (centred on 0 without E).
+    Each split's training part is fitted ``restarts`` times (one batched solve,
+    :func:`~dpcore.perturbation.model.private_coefs`) and scored on its test part (``X_test``
+    if given, else ``folds``-fold cross-validation).
 
     Another method ("output perturbation", "objective perturbation", "objective (2008
     proof)") runs :func:`dpcore.perturbation.experiments.epsilon_curve` (the perturbation
@@ -82,7 +84,10 @@ def logistic_errors(X: Any, y: Any, epsilons: Sequence[float], *, X_test: Any = 
 def _amp_errors(X, y, epsilons: list[float], *, X_test, y_test, restarts: int, data_norm,
                 fit_intercept: bool, X_pub, y_pub, classes, lam, folds: int, seed: int,
                 progress) -> np.ndarray:
-    """:func:`logistic_errors` of the default release (``method="amp"``)."""
+    """:func:`logistic_errors` of the default release (``method="amp"``): centred on the
+    public model of E (:func:`~dpcore.perturbation.experiments.public_prior`) when E is given,
+    each (ε, split) one batch of ``restarts`` seeded solves
+    (:func:`~dpcore.perturbation.model.private_coefs`)."""
     X, y = np.asarray(X, dtype=float), np.asarray(y)
     if lam is None and (X_pub is None or y_pub is None):
         raise ValueError("The release's λ is chosen on public data: pass X_pub and y_pub (the "
@@ -94,20 +99,27 @@ def _amp_errors(X, y, epsilons: list[float], *, X_test, y_test, restarts: int, d
         parts = np.array_split(order, folds)
         splits = [(np.concatenate(parts[:k] + parts[k + 1:]), X[part], y[part])
                   for k, part in enumerate(parts)]
-    n_fit = min(train.size for train, _, _ in splits)  # folds differ by a record at most
+    preps = [prepare(X[train], y[train], data_norm=data_norm, fit_intercept=fit_intercept,
+                     classes=classes) for train, _, _ in splits]
+    centre = None if X_pub is None or y_pub is None else public_prior(
+        X_pub, y_pub, data_norm=data_norm, fit_intercept=fit_intercept, classes=classes,
+        seed=seed)
+    n_fit = min(prep.n for prep in preps)  # folds differ by a record at most
     rows = np.empty((len(epsilons), len(splits) * restarts))
     for i, eps in enumerate(epsilons):
         lam_eps = lam if lam is not None else plan_lambda(
             X_pub, y_pub, eps, n_private=n_fit, data_norm=data_norm, fit_intercept=fit_intercept,
             classes=classes, seed=seed)
-        for k, (train, X_eval, y_eval) in enumerate(splits):
-            for r in range(restarts):
-                model = PrivateLogisticRegression(
-                    epsilon=eps, lam=lam_eps, method="amp", data_norm=data_norm,
-                    fit_intercept=fit_intercept, classes=classes,
-                    rng=stream(seed, "planning", "logistic", eps, k, r))
-                model.fit(X[train], y[train])
-                rows[i, k * restarts + r] = 1.0 - model.score(X_eval, y_eval)
+        for k, (prep, (_, X_eval, y_eval)) in enumerate(zip(preps, splits, strict=True)):
+            prior = None if centre is None else prep.from_model(centre.coef_,
+                                                                centre.intercept_[0])
+            W, _ = private_coefs(prep, epsilons=[eps], lam=lam_eps, restarts=restarts,
+                                 method="amp", rng=stream(seed, "planning", "logistic", eps, k),
+                                 prior=prior)
+            coef, intercept = prep.to_model(W[0])  # (restarts, d), (restarts,)
+            margin = X_eval @ coef.T + intercept  # (n_eval, restarts)
+            truth = (y_eval == prep.classes[1])[:, None]
+            rows[i, k * restarts:(k + 1) * restarts] = np.mean((margin > 0) != truth, axis=0)
         report(progress, (i + 1) / len(epsilons))
     return rows
 

@@ -1,10 +1,13 @@
 """Planning the default logistic-regression release from public information: error vs (ε, n).
 
 The release a data owner publishes on the logistic-regression page is approximate minima
-perturbation (:class:`~dpcore.perturbation.PrivateLogisticRegression`, ``method="amp"``) at the
-λ that :func:`~dpcore.perturbation.experiments.release_lambda` picks by simulating it on the
-public set E. The planner simulates that same release the same way: fits to part of E with the
-noise of a release of ``n`` records, scored on the rest of E (:func:`release_point`). Beside it,
+perturbation (:class:`~dpcore.perturbation.PrivateLogisticRegression`, ``method="amp"``) with
+its penalty centred on a public model (``prior=``
+:func:`~dpcore.perturbation.experiments.public_prior` of E), at the λ that
+:func:`~dpcore.perturbation.experiments.release_lambda` (``centred=True``) picks by simulating
+it on the public set E. The planner simulates that same release the same way: E in three parts
+taking turns as the public model's rows, the private set (fitted with the noise of a release
+of ``n`` records, centred on that model) and the scoring rows (:func:`release_point`). Beside it,
 a model without noise at its own best λ on E (:func:`public_reference`) says how low an error
 these columns allow. :func:`reach_note` reads the curve of the release's error against ε at the
 target "within :data:`REACH_MARGIN` of that model" and says which ε, or which n at the chosen ε,
@@ -107,21 +110,26 @@ def _subset(X_pub, y_pub, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def plan_lambda(X_pub, y_pub, epsilon: float, *, n_private: int, data_norm: float | None,
                 fit_intercept: bool, classes=None, seed: int = 0) -> float:
     """λ as the release of ``n_private`` records at ``epsilon`` picks it:
-    :func:`~dpcore.perturbation.experiments.release_lambda` on (up to :data:`PLAN_ROWS` rows
-    of) E with :func:`plan_draws` draws."""
+    :func:`~dpcore.perturbation.experiments.release_lambda` of the release centred on a public
+    model (``centred=True``) on (up to :data:`PLAN_ROWS` rows of) E with :func:`plan_draws`
+    draws."""
     X, y = _subset(X_pub, y_pub, seed)
     return release_lambda(X, y, n_private=int(n_private), epsilon=float(epsilon),
                           data_norm=data_norm, fit_intercept=fit_intercept, classes=classes,
-                          draws=plan_draws(len(y)), seed=seed)[0]
+                          draws=plan_draws(len(y)), seed=seed, centred=True)[0]
 
 
 def release_point(X_pub, y_pub, epsilon: float, *, n_private: int, data_norm: float | None,
-                  fit_intercept: bool, classes=None, seed: int = 0) -> tuple[float, float]:
-    """The default release of ``n_private`` records at ``epsilon``, simulated on E.
+                  fit_intercept: bool, classes=None, seed: int = 0,
+                  lam: float | None = None) -> tuple[float, float]:
+    """The default release of ``n_private`` records at ``epsilon``, centred on a public model,
+    simulated on E.
 
     λ as the release picks it (:func:`plan_lambda`); its error from a second, independent
-    simulation at that λ (another 70/30 split of E, other draws), so that picking the best of
-    many λ does not flatter it.
+    simulation of the centred release at that λ (another seeded split of E in three parts,
+    other draws), so that picking the best of many λ does not flatter it. ``lam``, if given,
+    is that λ already chosen (a page passes the one its release picked on all of E, so the
+    note and the release name one λ); it too must come from public data.
 
     Returns
     -------
@@ -131,10 +139,11 @@ def release_point(X_pub, y_pub, epsilon: float, *, n_private: int, data_norm: fl
     """
     common = dict(n_private=int(n_private), data_norm=data_norm, fit_intercept=fit_intercept,
                   classes=classes)
-    lam = plan_lambda(X_pub, y_pub, epsilon, seed=seed, **common)
+    if lam is None:
+        lam = plan_lambda(X_pub, y_pub, epsilon, seed=seed, **common)
     X, y = _subset(X_pub, y_pub, seed)
     _, table = release_lambda(X, y, epsilon=float(epsilon), lams=(lam,), draws=plan_draws(len(y)),
-                              seed=seed + 1, **common)
+                              seed=seed + 1, centred=True, **common)
     return lam, float(table["error"].iloc[0])
 
 
@@ -162,7 +171,8 @@ def reach_note(point: Callable[[float], tuple[float, float]], *, epsilon: float,
     is about ``n ε* / ε`` for the ε* read off the curve.
     """
     lam, here = point(float(epsilon))
-    start = (f"At n = {n:,}, d = {d} the default release (approximate minima perturbation) at "
+    start = (f"At n = {n:,}, d = {d} the release Publish makes (approximate minima "
+             "perturbation centred on the public model, a logistic regression fitted on E) at "
              f"ε = {epsilon:g} has a test error of {here:.2f}, simulated on the public set E "
              f"({reference.rows:,} rows, λ = {lam:.2g} as the release would choose it). A model "
              f"without noise reaches {reference.error:.2f} there (its own best λ), always "
@@ -187,7 +197,10 @@ def reach_note(point: Callable[[float], tuple[float, float]], *, epsilon: float,
         rows = float(f"{n * max(eps) / epsilon:.2g}")
         return start + (f"No ε up to {max(eps):g} brings the release to {target:.2f} "
                         f"({min(errors):.2f} at best): at ε = {epsilon:g} it would need more "
-                        f"than n ≈ {rows:,.0f} records (the noise shrinks like 1/(n·ε)).")
+                        f"than n ≈ {rows:,.0f} records (the noise shrinks like 1/(n·ε)). The "
+                        f"simulation fits a third of E ({reference.rows // 3:,} rows) as the "
+                        "private set, so part of the shortfall may be E's size rather than "
+                        "the noise.")
     rows = float(f"{n * needed / epsilon:.2g}")
     return start + (f"ε ≈ {needed:.2g}, or n ≈ {rows:,.0f} records at ε = {epsilon:g}, would "
                     f"reach {target:.2f} (the noise shrinks like 1/(n·ε)).")

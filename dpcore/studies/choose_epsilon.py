@@ -412,8 +412,9 @@ def plan_releases(plan: Any) -> list[PlannedRelease]:
 
 def _logistic_grid(epsilons: list[float], shared: tuple, progress: Progress = None) -> np.ndarray:
     """Test errors of the default logistic-regression release (approximate minima perturbation
-    at the λ it picks on E) at ``epsilons``, simulated on the route's data (their streams are
-    named by the seed and ε inside :func:`dpcore.planning.logistic_errors`)."""
+    centred on E's model, at the λ it picks on E) at ``epsilons``, simulated on the route's
+    data (their streams are named by the seed and ε inside
+    :func:`dpcore.planning.logistic_errors`)."""
     arrays, public, onehot, restarts, seed = shared
     return logistic_errors(arrays.X, arrays.y, epsilons, X_test=arrays.X_test,
                            y_test=arrays.y_test, restarts=restarts, data_norm=arrays.data_norm,
