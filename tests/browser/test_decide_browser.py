@@ -20,6 +20,8 @@ from browser_support import (
     wait_idle,
 )
 
+from dpcore.composition import COMPOSITION_NAMES
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -87,6 +89,6 @@ def test_several_statistics_planner(page: Page, app_url: str):
     _open(page, "Choose epsilon")
     panel = open_view(page, "Several statistics", shows="List what you will release")
     expect(metric_value(page, "sequential")).to_have_text("ε = 1.49")
-    expect(metric_value(page, "pld")).to_have_text("ε = 1.44")
+    expect(metric_value(page, COMPOSITION_NAMES["pld"])).to_have_text("ε = 1.44")
     expect(panel.get_by_test_id("stPlotlyChart")).to_have_count(2)
     screenshot(page, "choose-epsilon-statistics")
