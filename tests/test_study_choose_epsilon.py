@@ -286,3 +286,14 @@ def test_a_data_targets_figure_context_starts_with_the_data(wine):
     assert context == (f"{wine.title}; I(cultivar == 1); λ = 0.1; "
                        "Private D (a non-private study)")
     assert figure_titles(numbers, p)["target"][1].startswith("I(cultivar == 1)")
+
+
+def test_a_target_met_at_the_grids_smallest_epsilon_says_it_says_little():
+    row = {"target": "lr", "statistic": "test error", "source": "simulated", "target_value": 0.17,
+           "met": True, "smallest_epsilon": 0.01, "risk_of_1pct_prior": 0.0101,
+           "route": "private", "study_run": True, "grid_smallest": 0.01}
+    text = takeaway({"metrics": pd.DataFrame([row])}, None)
+    assert "met already at the smallest ε tried (0.01)" in text
+    assert "centred on a model fitted on the public set" in text
+    text = takeaway({"metrics": pd.DataFrame([row | {"smallest_epsilon": 0.3}])}, None)
+    assert "smallest ε tried" not in text

@@ -560,7 +560,8 @@ def _data_target(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
                    else (params.err_sub, "prediction error t"))
     answer = epsilon_from_curve(COARSE_GRID, prepared.runs, error, rng=params.seed, name=name)
     numbers = _answer_numbers(answer, target=target, private_curve=private_curve,
-                              extra={"route": route, "study_run": True})
+                              extra={"route": route, "study_run": True,
+                                     "grid_smallest": float(min(COARSE_GRID))})
     runs = pd.DataFrame(prepared.runs,
                         columns=[f"run_{r + 1}" for r in range(prepared.runs.shape[1])])
     runs.insert(0, "epsilon", list(COARSE_GRID))
@@ -710,6 +711,13 @@ def takeaway(numbers: Mapping[str, pd.DataFrame], params: Params) -> str:
                  f"is {m['smallest_epsilon']:.3g} ({m['source']}).")
         second = (f"At that ε a 1 % prior belief that a person is in the data can rise to "
                   f"{100 * m['risk_of_1pct_prior']:.1f} %.")
+        if m.get("grid_smallest") is not None and m["smallest_epsilon"] <= m["grid_smallest"]:
+            second += (f" The target is met already at the smallest ε tried "
+                       f"({m['grid_smallest']:g}), so it says little about the budget: "
+                       + ("the release is centred on a model fitted on the public set, which "
+                          "meets it without the private records. "
+                          if m["target"] == "lr" else "")
+                       + "A stricter target shows what more budget buys.")
     else:
         first = (f"No ε up to 10 keeps the {m['statistic']} at most {m['target_value']:g} "
                  f"({m['source']}).")
