@@ -10,6 +10,10 @@ from urllib.parse import urlparse
 
 import pytest
 
+from dpcore.datasets import load_scenario
+from dpcore.importance import default_lambda
+from dpcore.runs.domains import LAMBDAS
+
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
 
@@ -112,6 +116,22 @@ def step_slider(page: Page, thumb: Locator, key: str, expected: str, *,
             wait_idle(page, timeout=timeout)
     expect(thumb).to_have_attribute("aria-valuetext", expected)
     wait_idle(page, timeout=timeout)
+
+
+def epsilon_shown(page: Page) -> float:
+    """The ε that the sidebar's "Privacy budget ε" slider shows (once it is drawn)."""
+    thumb = page.get_by_test_id("stSidebar").get_by_test_id("stSlider").filter(
+        has_text="Privacy budget ε").get_by_role("slider")
+    expect(thumb).to_be_visible()
+    return float(thumb.get_attribute("aria-valuetext"))
+
+
+def importance_default_lambda(name: str, epsilon: float) -> float:
+    """The λ that the importance page opens at on the built-in scenario ``name`` at
+    ``epsilon``: the page's own public rule (:func:`dpcore.importance.default_lambda` of E, N_D
+    and ε, on the λ slider's grid), computed here as the page computes it."""
+    scenario = load_scenario(name)
+    return default_lambda(scenario.public, len(scenario.private), epsilon, LAMBDAS)
 
 
 def server_log(module: str) -> Path:

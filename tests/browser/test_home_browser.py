@@ -11,7 +11,17 @@ import re
 from typing import TYPE_CHECKING
 
 import pytest
-from browser_support import ROOT, assert_no_exception, expect, for_docs, screenshot
+from browser_support import (
+    ROOT,
+    assert_no_exception,
+    epsilon_shown,
+    expect,
+    for_docs,
+    importance_default_lambda,
+    screenshot,
+)
+
+from dpcore.datasets import load_scenario
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -141,10 +151,16 @@ def test_home_scenarios_and_uploads(page: Page, tmp_path: Path):
 
 
 def test_small_data_default_on_the_importance_page(page: Page, app_url: str):
+    # The page opens a scenario at its public rule's λ (E, N_D and the ε shown): on the small
+    # wine table a larger λ than on Adult at the same ε, so the weights are not noise.
     page.goto(f"{app_url}/importance")
-    choose(page, "Scenario", "Wine cultivars (scikit-learn)")
+    wine = load_scenario("wine")
+    choose(page, "Scenario", wine.title)
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_text("λ = 2, 100 bootstrap resamples")).to_be_visible(
+    epsilon = epsilon_shown(page)
+    lam = importance_default_lambda("wine", epsilon)
+    assert lam > importance_default_lambda("adult", epsilon)
+    expect(main.get_by_text(f"λ = {lam:g}, 100 bootstrap resamples")).to_be_visible(
         timeout=90_000)
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
     expect(main.locator(".boxlayer path").first).to_be_visible()

@@ -12,14 +12,18 @@ from typing import TYPE_CHECKING
 import pytest
 from browser_support import (
     assert_no_exception,
+    epsilon_shown,
     expect,
     for_docs,
+    importance_default_lambda,
     metric_value,
     open_view,
     screenshot,
     url_path,
     wait_idle,
 )
+
+from dpcore.studies.importance import lambda_axis
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -30,7 +34,6 @@ pytestmark = pytest.mark.browser
 # The first run fits 8 lambdas x 100 bootstrap replicates of Adult: allow 90 s on 2 busy cores.
 FIRST_RUN_TIMEOUT = 90_000
 
-LAMBDA_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)  # boxes of "Estimates vs λ"
 EPSILON_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)  # boxes of "Estimates vs ε"
 # CSS selectors of drawn Plotly traces: box plots, scatter markers, histogram bars.
 BOXES, DOTS, BARS = ".boxlayer path", ".scatterlayer .points path", ".barlayer .bars path"
@@ -54,25 +57,30 @@ def test_importance_page_epsilon_views_and_publish(page: Page, app_url: str):
     assert url_path(page).endswith("/importance")
     expect(main.get_by_role("heading", name="Importance weighting: publish weights, not data")
            ).to_be_visible()
-    expect(main.get_by_text("λ = 0.1, 100 bootstrap resamples")).to_be_visible()
-    expect(main.locator(".gtitle", has_text="ε = 0.1, λ = 0.1").first).to_be_visible()
+    # Adult opens at its public rule's λ (E, N_D and the ε shown), as the page computes it.
+    epsilon = epsilon_shown(page)
+    lam = importance_default_lambda("adult", epsilon)
+    expect(main.get_by_text(f"λ = {lam:g}, 100 bootstrap resamples")).to_be_visible()
+    expect(main.locator(".gtitle", has_text=f"ε = {epsilon:g}, λ = {lam:g}").first
+           ).to_be_visible()
     expect_plots(main, 1, BOXES)  # only the view that is shown is built
     expect(main.locator(".boxlayer path.box")).to_have_count(len(EPSILON_GRID))
     screenshot(page, "importance-default")
 
-    # Move the ε slider two steps up (0.1 → 0.3): the fits are reused, the estimates redrawn.
+    # Move the ε slider two steps up (0.1 → 0.3; λ stays): the fits are reused, the estimates
+    # redrawn.
     sd = metric_value(page, "SD over replicates")
     sd_before = sd.inner_text()
     thumb = page.get_by_test_id("stSidebar").get_by_test_id("stSlider").filter(
         has_text="Privacy budget ε").get_by_role("slider")
-    expect(thumb).to_have_attribute("aria-valuetext", "0.1")
+    expect(thumb).to_have_attribute("aria-valuetext", f"{epsilon:g}")
     thumb.focus()
     thumb.press("ArrowRight")
     thumb.press("ArrowRight")
     expect(thumb).to_have_attribute("aria-valuetext", "0.3")
     # The figure's title names the new ε only once the rerun for 0.3 (not an earlier one for 0.2)
     # drew.
-    expect(main.locator(".gtitle", has_text="ε = 0.3, λ = 0.1")).to_be_visible()
+    expect(main.locator(".gtitle", has_text=f"ε = 0.3, λ = {lam:g}")).to_be_visible()
     expect(sd).not_to_have_text(sd_before)
     wait_idle(page)
     expect_plots(main, 1, BOXES)
@@ -81,7 +89,8 @@ def test_importance_page_epsilon_views_and_publish(page: Page, app_url: str):
 
     panel = open_view(page, "Estimates vs λ")
     expect_plots(panel, 1, BOXES)
-    expect(panel.locator(".boxlayer path.box")).to_have_count(len(LAMBDA_GRID))
+    # The grid's λ and the slider's (a box of its own when the grid lacks it).
+    expect(panel.locator(".boxlayer path.box")).to_have_count(len(lambda_axis(lam)))
     screenshot(page, "importance-view-lambda")
     expect_plots(open_view(page, "Bias vs SD"), 1, DOTS)
     screenshot(page, "importance-view-bias-sd")
@@ -134,7 +143,8 @@ def test_importance_page_epsilon_views_and_publish(page: Page, app_url: str):
 
     # The page's own URL works too: a new session starts at the default ε, from cached fits.
     page.goto(f"{app_url}/importance")
-    expect(main.get_by_text("λ = 0.1, 100 bootstrap resamples")).to_be_visible()
-    expect(main.locator(".gtitle", has_text="ε = 0.1, λ = 0.1").first).to_be_visible()
+    expect(main.get_by_text(f"λ = {lam:g}, 100 bootstrap resamples")).to_be_visible()
+    expect(main.locator(".gtitle", has_text=f"ε = {epsilon:g}, λ = {lam:g}").first
+           ).to_be_visible()
     wait_idle(page)
     expect_plots(main, 1, BOXES)

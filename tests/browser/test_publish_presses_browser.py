@@ -23,7 +23,17 @@ import time
 from typing import TYPE_CHECKING
 
 import pytest
-from browser_support import assert_no_exception, expect, open_view, screenshot, wait_idle
+from browser_support import (
+    assert_no_exception,
+    epsilon_shown,
+    expect,
+    importance_default_lambda,
+    open_view,
+    screenshot,
+    wait_idle,
+)
+
+from dpcore.datasets import load_scenario
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -98,8 +108,10 @@ def test_quick_presses_and_presses_during_a_run_are_each_a_release_or_a_message(
     page.goto(f"{app_url}/importance")
     sidebar, main = page.get_by_test_id("stSidebar"), page.get_by_test_id("stMain")
     sidebar.get_by_test_id("stSelectbox").filter(has_text="Scenario").click()
-    page.get_by_role("option", name="Wine cultivars (scikit-learn)", exact=True).click()
-    expect(main.get_by_text("λ = 2, 100 bootstrap resamples")).to_be_visible(
+    page.get_by_role("option", name=load_scenario("wine").title, exact=True).click()
+    # The page opens wine at its public rule's λ (E, N_D and the ε shown).
+    lam = importance_default_lambda("wine", epsilon_shown(page))
+    expect(main.get_by_text(f"λ = {lam:g}, 100 bootstrap resamples")).to_be_visible(
         timeout=FIRST_RUN_TIMEOUT)
     wait_idle(page, timeout=FIRST_RUN_TIMEOUT)
     panel = open_view(page, "Publish", shows="the only output on this page that leaves")
