@@ -5,6 +5,8 @@ releases; :mod:`dpcore.studies.subset`); the "Publish" view makes the only thing
 would release: the selected public rows with their DP weights.
 """
 
+from contextlib import suppress
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -29,10 +31,12 @@ from dpcore.studies.subset import (
 from dpcore.subset import select_subset
 from dpcore.subset.weights import COUNT_SENSITIVITY
 from dpcore.text import csv_bytes
+from dpcore.validation import DataError
 from ui.budget import budget_sidebar, fit_publish_epsilon
+from ui.cache import memo
 from ui.errors import show_errors
 from ui.export import export_panel, refresh_export
-from ui.links import data_default
+from ui.links import data_default, settle
 from ui.navigation import require_router
 from ui.release import publish_panel
 from ui.show import show
@@ -82,6 +86,24 @@ if (scenario is not None and scenario.target is not None
     with show_errors():
         st.session_state["sub_lambda"] = st.session_state["_kept_sub_lambda"] = data_default(
             "sub_lambda", study.default_lambda(scenario))
+not_offered = {}  # grids that would repeat another on this scenario's E, or cannot run on it
+if scenario is not None and scenario.target is not None:
+    with suppress(DataError):  # the study below says what is wrong with the data
+        not_offered = memo(scenario, st.session_state["scenario_id"], ("subset-grids",),
+                           lambda: study.grids_not_offered(scenario))
+# A grid not offered here (kept from another scenario, or a link's) gives way to the one
+# offered in its place.
+settle("sub_grid", lambda value: value not in not_offered,
+       not_offered.get(st.session_state["sub_grid"], DEFAULT_GRID))
+
+
+def grid_label(grid: str) -> str:
+    """The grid's name; the default's says when it stands for the paper's low-dimension grid."""
+    if not_offered.get(GRIDS[0]) == grid:
+        return f"{grid} (E too small: all the paper's low-dimension sizes, 10, 60, …)"
+    return grid
+
+
 with st.sidebar:
     st.header("Optimal public subset")
     epsilon_slot = st.container()  # the ε slider, drawn by live() below
@@ -96,7 +118,8 @@ with st.sidebar:
     if accounting == "calibrated":
         selection = st.radio("Selection", list(SELECTION), key="sub_selection",
                              format_func=SELECTION.get)
-    grid = st.selectbox("Candidate sizes", GRIDS, key="sub_grid")
+    grid = st.selectbox("Candidate sizes", [g for g in GRIDS if g not in not_offered],
+                        key="sub_grid", format_func=grid_label)
     custom = {}
     if grid == "Custom":
         c1, c2, c3 = st.columns(3)

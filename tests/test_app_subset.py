@@ -107,3 +107,22 @@ def test_a_new_scenario_opens_at_the_lambda_cross_validated_on_the_public_set():
     assert at.select_slider(key="sub_lambda").value == 0.1
     fresh = open_page(builtin_name="wine", sub_reps=1)
     assert fresh.selectbox(key="sub_grid").value == DEFAULT_GRID
+
+
+def test_a_grid_that_repeats_the_default_on_this_scenario_is_not_offered():
+    """Breast cancer's E has 284 distinct points for 31 coefficients: the default grid falls
+    back to all the paper's low-dimension sizes, which the page then offers once, saying so;
+    the paper's high-dimension grid (one size) is not offered; a kept value of either shows
+    the default."""
+    from dpcore.studies.subset import DEFAULT_GRID, GRIDS
+
+    at = open_page(builtin_name="breast-cancer", sub_grid=GRIDS[0], sub_reps=1)
+    grid = at.selectbox(key="sub_grid")
+    assert grid.value == DEFAULT_GRID
+    assert [o for o in grid.options if o.startswith(DEFAULT_GRID)] == [
+        f"{DEFAULT_GRID} (E too small: all the paper's low-dimension sizes, 10, 60, …)"]
+    assert not any(o in grid.options for o in GRIDS[:2]) and GRIDS[2] in grid.options
+    assert "6 candidate sizes from 10 to 260" in " ".join(c.value for c in at.caption)
+    # On Adult (7,399 points, 112 coefficients) every grid differs: all are offered as named.
+    adult = open_page(builtin_name="adult", sub_reps=1)
+    assert list(adult.selectbox(key="sub_grid").options) == list(GRIDS)

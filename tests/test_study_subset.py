@@ -194,6 +194,35 @@ def test_bad_scenario_and_grid_are_refused(mvn, prepared):
         study.prepare(dataclasses.replace(mvn, target=None), Params())
 
 
+
+@pytest.mark.parametrize("name", ["breast-cancer", "wine", "mvn-shift"])
+def test_the_page_offers_no_two_grids_alike_and_none_that_cannot_run(name):
+    """On a small E the default grid falls back to the paper's (issue 34): the page then
+    offers one of the two, and no fixed grid with fewer than the two sizes Algorithm 2 needs."""
+    scenario = load_scenario(name)
+    left_out = study.grids_not_offered(scenario)
+    public = rescale(scenario.public, scenario.public, **scenario_arguments(scenario))
+
+    def sizes(grid: str) -> tuple[int, ...]:
+        return tuple(study.grid_sizes(grid, public.n_public,
+                                      coefficients=len(public.covariates) + 1).tolist())
+
+    offered = [g for g in GRIDS if g not in left_out and g != GRIDS[3]]
+    assert GRIDS[3] not in left_out and study.DEFAULT_GRID in offered
+    assert len({sizes(g) for g in offered}) == len(offered)  # no two alike
+    assert all(len(sizes(g)) >= 2 for g in offered)
+    for grid, instead in left_out.items():
+        assert instead in offered
+        assert sizes(grid) == sizes(instead) or (len(sizes(grid)) < 2
+                                                 and instead == study.DEFAULT_GRID)
+    if name == "mvn-shift":  # 10,000 points, 3 coefficients: every grid differs
+        assert left_out == {}
+    else:  # fewer points than 10 per coefficient times 2: the paper's sizes, offered once
+        assert left_out[GRIDS[0]] == study.DEFAULT_GRID
+    # Public information only: another private set leaves the offer as it is.
+    half = dataclasses.replace(scenario, private=scenario.private.iloc[::2])
+    assert study.grids_not_offered(half) == left_out
+
 # --- Lei's baseline ------------------------------------------------------------------------------
 
 def test_lei_gets_the_papers_budget_and_the_rules_bins_by_default(prepared):

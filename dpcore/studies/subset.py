@@ -53,8 +53,8 @@ __all__ = ["CONTROLS", "COARSE", "DEFAULT_GRID", "DOMAINS", "GRIDS", "LEI_BINS",
            "NEAR_UNIFORM_RATIO", "SEED_KEY", "SET_FROM_DATA", "SLIDER_EPSILONS", "SPLITS", "VIEWS",
            "Params", "POINTS_PER_COEFFICIENT", "PreparedStudy", "StudyRuns", "at",
            "candidate_sizes", "compute", "default_lambda", "grid_sizes",
-           "lei_applies", "lei_epsilon", "near_uniform_note", "prepare", "split_epsilon",
-           "takeaway"]
+           "lei_applies", "lei_epsilon", "near_uniform_note", "prepare", "grids_not_offered",
+           "split_epsilon", "takeaway"]
 
 VIEWS = ("Error vs size", "Distance vs size", "Points and weights", "Publish")
 #: Split of the total ε into (ε₁ ranks, ε₂ weights, ε₃ selects), as ratios: the page's ε is the
@@ -273,6 +273,45 @@ def grid_sizes(grid: str, n_public: int, start: int = 10, step: int = 50,
         raise DataError(f"Unknown grid {grid!r}; expected one of {list(GRIDS)}.")
     sizes = int(start) + int(step) * np.arange(int(count))
     return sizes[sizes <= n_public]
+
+
+def grids_not_offered(scenario: Scenario) -> dict[str, str]:
+    """The grids of :data:`GRIDS` that the page does not offer on ``scenario``'s public set E,
+    each mapped to the grid offered in its place.
+
+    Left out: a grid whose candidate sizes within E's distinct points repeat those of a grid
+    before it (the paper's low-dimension grid, when :data:`DEFAULT_GRID` falls back to it
+    because fewer than two of its sizes reach :data:`POINTS_PER_COEFFICIENT` points per
+    coefficient), and one with fewer than two sizes (Algorithm 2 needs two; the paper's
+    high-dimension grid on a few hundred points), which gives way to :data:`DEFAULT_GRID`.
+    :data:`DEFAULT_GRID` comes first and is always offered, then :data:`GRIDS`' order; so is the
+    custom grid (its sizes are the user's). Public information only: E rescaled by its own
+    ranges, as in :func:`default_lambda` (Step 1 finds E's distinct points and the coefficients
+    from E alone).
+
+    Examples
+    --------
+    >>> from dpcore.datasets import load_scenario
+    >>> for grid, instead in grids_not_offered(load_scenario("breast-cancer")).items():
+    ...     print(f"{grid} -> {instead}")  # 284 distinct points, 31 coefficients
+    Paper, low dimension: 10, 60, … (60 sizes) -> Low dimension from 10 points per coefficient
+    Paper, high dimension: 100, 300, … (50 sizes) -> Low dimension from 10 points per coefficient
+    >>> grids_not_offered(load_scenario("adult"))  # 7,399 points, 112 coefficients
+    {}
+    """
+    public = rescale(scenario.public, scenario.public, **scenario_arguments(scenario))
+    offered: dict[tuple[int, ...], str] = {}
+    left_out: dict[str, str] = {}
+    for grid in (DEFAULT_GRID, *(g for g in GRIDS if g not in (DEFAULT_GRID, GRIDS[3]))):
+        sizes = tuple(grid_sizes(grid, public.n_public,
+                                 coefficients=len(public.covariates) + 1).tolist())
+        if sizes in offered:
+            left_out[grid] = offered[sizes]
+        elif len(sizes) < 2 and grid != DEFAULT_GRID:
+            left_out[grid] = DEFAULT_GRID
+        else:
+            offered[sizes] = grid
+    return left_out
 
 
 class StudyRuns:
