@@ -1,0 +1,136 @@
+"""Where a cold move's time goes: the studies behind the pages under cProfile (issue 35).
+
+Run: ``python benchmarks/profile_cold.py [--target NAME] [--top 12]`` (``--target`` may repeat;
+without it, every target). For each target, on the built-in scenario the pages open on (the
+sidebar's default, Adult; masking's own toy task), the state a page has before the move is
+computed first and not timed; then the move is timed once
+without the profiler (wall time) and once more, at another value no cache has seen, under
+cProfile. Prints the top functions by cumulative and by own time, with their share of the
+profiled move.
+
+Targets: ``subset-epsilon`` (``at`` at a new ε after the page's first view), ``subset-seed``
+(``prepare`` and ``at`` at a new simulation seed), ``importance-lambda`` (the "Estimates vs λ"
+view opened: ``prepare`` and ``at``), ``masking-accuracy`` (the "Accuracy vs ε" view opened:
+``prepare`` and ``at``) and ``perturbation-lambda`` (a λ typed by hand: ``prepare``
+and ``at``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import time
+from collections.abc import Callable
+
+from timing import ROOT
+
+from dpcore.runs import build_scenario
+from dpcore.runs.scenarios import DEFAULT_SCENARIO
+from dpcore.studies import importance, masking, perturbation, subset
+
+Move = Callable[[], object]
+
+
+def _subset_epsilon(scenario) -> Callable[[int], Move]:
+    """The page's first view at ε = 3 (untimed), then ``at`` at a new ε (2, then 1)."""
+    params = subset.Params()
+    ready = subset.prepare(scenario, params)
+    subset.at(ready, params)
+    return lambda i: lambda: subset.at(ready, params.replace(epsilon=(2.0, 1.0)[i]))
+
+
+def _subset_seed(scenario) -> Callable[[int], Move]:
+    """``prepare`` and ``at`` at a new simulation seed (1, then 2)."""
+    def stage(i: int) -> Move:
+        params = subset.Params(seed=1 + i)
+        return lambda: subset.at(subset.prepare(scenario, params), params)
+    return stage
+
+
+def _importance_lambda(scenario) -> Callable[[int], Move]:
+    """The "Estimates vs λ" view opened: ``prepare`` and ``at`` (seed 0, then 1)."""
+    def stage(i: int) -> Move:
+        params = importance.Params(seed=i, view="Estimates vs λ")
+        return lambda: importance.at(importance.prepare(scenario, params), params)
+    return stage
+
+
+def _masking_accuracy(scenario) -> Callable[[int], Move]:
+    """The page's first view (untimed), then the "Accuracy vs ε" view: ``prepare`` (its view is
+    a prepare key: the curves) and ``at`` (seed 0, then 1)."""
+    def stage(i: int) -> Move:
+        params = masking.Params(seed=i)
+        masking.at(masking.prepare(scenario, params), params)
+        moved = params.replace(view=masking.ACCURACY)
+        return lambda: masking.at(masking.prepare(scenario, moved), moved)
+    return stage
+
+
+def _perturbation_lambda(scenario) -> Callable[[int], Move]:
+    """The page's first view (untimed), then λ typed by hand (0.05, then 0.02): ``prepare``
+    and ``at``."""
+    params = perturbation.Params()
+    perturbation.at(perturbation.prepare(scenario, params), params)
+
+    def stage(i: int) -> Move:
+        moved = params.replace(lambda_mode=perturbation.LAMBDA_MODES[1], lam=(0.05, 0.02)[i])
+        return lambda: perturbation.at(perturbation.prepare(scenario, moved), moved)
+    return stage
+
+
+TARGETS: dict[str, Callable[..., Callable[[int], Move]]] = {
+    "subset-epsilon": _subset_epsilon, "subset-seed": _subset_seed,
+    "importance-lambda": _importance_lambda, "masking-accuracy": _masking_accuracy,
+    "perturbation-lambda": _perturbation_lambda,
+}
+
+
+def _name(key: tuple[str, int, str]) -> str:
+    """``module.py:function`` of a pstats key, relative to the checkout when inside it."""
+    path, _, func = key
+    path = path.removeprefix(str(ROOT) + "/")
+    if "site-packages/" in path:
+        path = path.split("site-packages/", 1)[1]
+    return f"{path}:{func}"
+
+
+def _table(stats: pstats.Stats, total: float, column: int, top: int) -> str:
+    """The ``top`` rows of ``stats`` by cumulative (``column=3``) or own (``2``) time."""
+    rows = sorted(((k, v) for k, v in stats.stats.items() if k[0] != __file__),
+                  key=lambda kv: kv[1][column], reverse=True)
+    lines = ["| function | calls | own (s) | cumulative (s) | share |", "|---|---:|---:|---:|---:|"]
+    for key, (_, calls, own, cum, _) in rows[:top]:
+        lines.append(f"| `{_name(key)}` | {calls} | {own:.2f} | {cum:.2f} | "
+                     f"{(cum if column == 3 else own) / total:.0%} |")
+    return "\n".join(lines)
+
+
+def profile(name: str, top: int) -> None:
+    """Print the wall time and the cProfile tables of target ``name``."""
+    stage = TARGETS[name](build_scenario(DEFAULT_SCENARIO))
+    move = stage(0)
+    t0 = time.perf_counter()
+    move()
+    wall = time.perf_counter() - t0
+    move, profiler = stage(1), cProfile.Profile()
+    t0 = time.perf_counter()
+    profiler.runcall(move)
+    total = time.perf_counter() - t0
+    print(f"\n## {name}: wall {wall:.2f} s (profiled, another value: {total:.2f} s)\n")
+    stats = pstats.Stats(profiler)
+    print("By cumulative time:\n\n" + _table(stats, total, 3, top))
+    print("\nBy own time:\n\n" + _table(stats, total, 2, top))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--target", choices=tuple(TARGETS), action="append")
+    parser.add_argument("--top", type=int, default=12)
+    args = parser.parse_args()
+    for name in args.target or TARGETS:
+        profile(name, args.top)
+
+
+if __name__ == "__main__":
+    main()
