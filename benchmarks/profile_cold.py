@@ -9,7 +9,7 @@ cProfile. Prints the top functions by cumulative and by own time, with their sha
 profiled move.
 
 Targets: ``subset-epsilon`` (``at`` at a new ε after the page's first view), ``subset-seed``
-(``prepare`` and ``at`` at a new simulation seed), ``importance-lambda`` (the "Estimates vs λ"
+(``at`` at a new simulation seed; ``prepare`` is kept, its key is λ alone), ``importance-lambda`` (the "Estimates vs λ"
 view opened: ``prepare`` and ``at``), ``masking-accuracy`` (the "Accuracy vs ε" view opened:
 ``prepare`` and ``at``) and ``perturbation-lambda`` (a λ typed by hand: ``prepare``
 and ``at``).
@@ -41,11 +41,12 @@ def _subset_epsilon(scenario) -> Callable[[int], Move]:
 
 
 def _subset_seed(scenario) -> Callable[[int], Move]:
-    """``prepare`` and ``at`` at a new simulation seed (1, then 2)."""
-    def stage(i: int) -> Move:
-        params = subset.Params(seed=1 + i)
-        return lambda: subset.at(subset.prepare(scenario, params), params)
-    return stage
+    """The page's first view (untimed), then ``at`` at a new simulation seed (1, then 2): the
+    page reuses ``prepare``, whose key (``subset.Params.prepare_key``) is λ alone."""
+    params = subset.Params()
+    ready = subset.prepare(scenario, params)
+    subset.at(ready, params)
+    return lambda i: lambda: subset.at(ready, params.replace(seed=1 + i))
 
 
 def _importance_lambda(scenario) -> Callable[[int], Move]:
