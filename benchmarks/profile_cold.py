@@ -9,10 +9,10 @@ cProfile. Prints the top functions by cumulative and by own time, with their sha
 profiled move.
 
 Targets: ``subset-epsilon`` (``at`` at a new ε after the page's first view), ``subset-seed``
-(``at`` at a new simulation seed; ``prepare`` is kept, its key is λ alone), ``importance-lambda`` (the "Estimates vs λ"
-view opened: ``prepare`` and ``at``), ``masking-accuracy`` (the "Accuracy vs ε" view opened:
-``prepare`` and ``at``) and ``perturbation-lambda`` (a λ typed by hand: ``prepare``
-and ``at``).
+(``at`` at a new simulation seed; ``prepare`` is kept, its key is λ alone),
+``importance-lambda`` (the "Estimates vs λ" view opened: ``prepare`` and ``at``),
+``masking-accuracy`` (the "Accuracy vs ε" view opened: ``prepare`` and ``at``) and
+``perturbation-lambda`` (a λ typed by hand: ``prepare`` and ``at``).
 """
 
 from __future__ import annotations
