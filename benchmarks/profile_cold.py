@@ -12,7 +12,8 @@ Targets: ``subset-epsilon`` (``at`` at a new ε after the page's first view), ``
 (``at`` at a new simulation seed; ``prepare`` is kept, its key is λ alone),
 ``importance-lambda`` (the "Estimates vs λ" view opened: ``prepare`` and ``at``),
 ``masking-accuracy`` (the "Accuracy vs ε" view opened: ``prepare`` and ``at``) and
-``perturbation-lambda`` (a λ typed by hand: ``prepare`` and ``at``).
+``perturbation-lambda`` (a λ typed by hand: ``prepare`` on the kept part no λ changes, and
+``at``).
 """
 
 from __future__ import annotations
@@ -70,13 +71,21 @@ def _masking_accuracy(scenario) -> Callable[[int], Move]:
 
 def _perturbation_lambda(scenario) -> Callable[[int], Move]:
     """The page's first view (untimed), then λ typed by hand (0.05, then 0.02): ``prepare``
-    and ``at``."""
+    and ``at``, with the part no λ changes kept from the first view as the page keeps it
+    (``prepare``'s ``keep``)."""
     params = perturbation.Params()
-    perturbation.at(perturbation.prepare(scenario, params), params)
+    kept: dict[tuple, object] = {}
+
+    def keep(parts: tuple, compute: Callable[[], object]) -> object:
+        if parts not in kept:
+            kept[parts] = compute()
+        return kept[parts]
+
+    perturbation.at(perturbation.prepare(scenario, params, keep=keep), params)
 
     def stage(i: int) -> Move:
         moved = params.replace(lambda_mode=perturbation.LAMBDA_MODES[1], lam=(0.05, 0.02)[i])
-        return lambda: perturbation.at(perturbation.prepare(scenario, moved), moved)
+        return lambda: perturbation.at(perturbation.prepare(scenario, moved, keep=keep), moved)
     return stage
 
 

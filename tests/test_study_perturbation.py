@@ -235,6 +235,77 @@ def test_the_rows_at_an_epsilon_do_not_depend_on_the_other_epsilons():
         with_three[with_three["epsilon"] == 3.0].reset_index(drop=True), alone)
 
 
+def test_the_shared_key_holds_what_shared_reads():
+    base = params_of()
+    # no λ, λ mode, restarts, grid or ε: a λ typed by hand (or another mode) shares the part
+    for other in (base.replace(lam=0.1), base.replace(lambda_mode=RULE),
+                  base.replace(lambda_mode=CV), base.replace(restarts=10, epsilon=0.3),
+                  base.replace(grid=PAPER_GRID), base.replace(view="Bounds (Lemmas 3-4)")):
+        assert other.shared_key() == base.shared_key()
+        assert other.prepare_key() != base.prepare_key()
+    # the data and the splits it prepares
+    for other in (base.replace(n=100), base.replace(seed=12), base.replace(source=SOURCES[1]),
+                  base.replace(view="Learning curve"), base.replace(view="Publish")):
+        assert other.shared_key() != base.shared_key()
+
+
+def counting(monkeypatch, name: str) -> list[int]:
+    """Count the calls of the study's ``name`` (patched where the study looks it up)."""
+    calls: list[int] = []
+    original = getattr(study, name)
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(study, name, counted)
+    return calls
+
+
+@pytest.mark.parametrize("view", [VIEWS[0], "Learning curve"])
+def test_a_lambda_by_hand_reuses_the_shared_part_and_keeps_the_numbers(monkeypatch, view):
+    """Two λ typed by hand after the page's first view (λ by the rule): the data, splits and
+    non-private reference are computed once, kept by ``keep``, and the tables equal those of a
+    fresh computation."""
+    best = counting(monkeypatch, "fit_best")
+    data = counting(monkeypatch, "training_data")
+    kept: dict[tuple, object] = {}
+
+    def keep(parts, compute):
+        if parts not in kept:
+            kept[parts] = compute()
+        return kept[parts]
+
+    first = params_of(view, lambda_mode=RULE)
+    study.at(study.prepare(_cancer(), first, keep=keep), first)
+    moves = [params_of(view, lambda_mode=HAND, lam=lam) for lam in (0.1, 0.003)]
+    numbers = [study.at(study.prepare(_cancer(), moved, keep=keep), moved) for moved in moves]
+    assert len(kept) == 1 and len(data) == 1
+    assert len(best) == (3 if view == VIEWS[0] else 0)  # one per fold of the ε curve
+    monkeypatch.undo()  # fresh computations, nothing kept
+    for moved, got in zip(moves, numbers, strict=True):
+        assert_same_numbers(got, study.compute(_cancer(), moved))
+
+
+def test_the_page_keeps_the_shared_part_once_for_every_lambda(monkeypatch):
+    """:func:`ui.study.prepared` passes ``keep``: the shared part goes into the page's store
+    (here the shared one: breast cancer is built in) and a new λ computes it no more."""
+    import uuid
+
+    from ui import study as page_study
+
+    best = counting(monkeypatch, "fit_best")
+    scenario_id = f"test {uuid.uuid4().hex}"  # keys unique to the test (the store outlives it)
+    moves = [params_of(lam=lam) for lam in (0.1, 0.003)]
+    ready = [page_study.prepared(study, _cancer(), scenario_id, params, bar=False)
+             for params in moves]
+    assert len(best) == 3  # one per fold, for both λ
+    assert ready[0].best is ready[1].best and ready[1].fits[0].lam == 0.003
+    monkeypatch.undo()  # fresh computations, nothing kept
+    for params, part in zip(moves, ready, strict=True):
+        assert_same_numbers(study.at(part, params), computed(params))
+
+
 def test_at_refuses_a_part_prepared_for_other_parameters():
     prepared = prepared_part(params_of())
     with pytest.raises(ValueError, match="computed for other parameters"):

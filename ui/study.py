@@ -8,11 +8,13 @@ puts them: shared by every session for built-in data (or data the study builds i
 ``prepare`` has work to do, a spinner while a slow ``at`` computes. The figures that draw the
 numbers are cached beside them, frozen (:func:`figures`). Where ``at`` itself is slow
 (an ε that feeds every fit), the neighbouring ε values of built-in data are computed ahead
-(:mod:`ui.prefetch`).
+(:mod:`ui.prefetch`). A ``prepare`` that takes ``keep`` (:mod:`dpcore.studies.base`) keeps
+the parts that several of its keys share in the same store, computed once.
 """
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable, Mapping
 from types import ModuleType
@@ -54,15 +56,20 @@ def prepared(study: ModuleType, scenario: Scenario | None, scenario_id: str | No
     """
     scenario_id = scenario_id if scenario is not None and scenario_id else _NO_SCENARIO
     parts = ("prepare", study.__name__, params.prepare_key())
+    kept = {}
+    if "keep" in inspect.signature(study.prepare).parameters:
+        kept["keep"] = lambda stage, compute: memo(scenario, scenario_id,
+                                                   ("stage", study.__name__, stage), compute)
     if is_cached(scenario, scenario_id, parts):
-        return memo(scenario, scenario_id, parts, lambda: study.prepare(scenario, params))
+        return memo(scenario, scenario_id, parts, lambda: study.prepare(scenario, params, **kept))
     if not bar:
         with st.spinner(text):
-            return memo(scenario, scenario_id, parts, lambda: study.prepare(scenario, params))
+            return memo(scenario, scenario_id, parts,
+                        lambda: study.prepare(scenario, params, **kept))
     shown = st.progress(0.0, text=text)
     try:
         return memo(scenario, scenario_id, parts, lambda: study.prepare(
-            scenario, params, progress=shown.progress))
+            scenario, params, progress=shown.progress, **kept))
     finally:
         shown.empty()
 

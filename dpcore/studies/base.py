@@ -7,6 +7,12 @@ numbers in two stages, so that a slider that changes only the cheap stage redraw
     The expensive part (fits, Monte-Carlo grids), which reads every parameter except the
     study's :attr:`StudyParams.CHEAP` ones. A page caches it under
     :meth:`StudyParams.prepare_key`.
+
+    A ``prepare`` may also take ``keep``, a function ``keep(parts, compute)`` that returns
+    ``compute()`` kept under ``parts`` (the study names in ``parts`` everything ``compute``
+    reads): a page passes one (:func:`ui.study.prepared`) so that work which several prepare
+    keys share (the perturbation page's data, splits and non-private reference, which no λ
+    changes) is computed once; without it (:func:`computed`) everything is computed.
 ``at(prepared, params)``
     The cheap part: the tables the page shows at the cheap parameters (usually ε), by name.
 ``compute(scenario, params, *, progress=None, parallel=None)``
@@ -43,12 +49,16 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from collections.abc import Mapping
-from typing import Any, ClassVar, Self
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, Self, TypeVar
 
 from dpcore.queries import INDICATOR
 
-__all__ = ["QueryParams", "StudyParams", "check_prepared"]
+__all__ = ["Keep", "QueryParams", "StudyParams", "check_prepared", "computed"]
+
+T = TypeVar("T")
+#: ``keep(parts, compute)``: ``compute()``, kept under ``parts`` (a ``prepare``'s shared stages).
+Keep = Callable[[tuple, Callable[[], T]], T]
 
 _COERCE = {"float": float, "int": int, "str": str, "bool": bool}
 
@@ -168,3 +178,9 @@ def check_prepared(key: tuple, params: StudyParams) -> None:
         raise ValueError("prepared was computed for other parameters; call "
                          "prepare(scenario, params) with these params (only the cheap ones, "
                          "such as epsilon, may differ).")
+
+
+def computed(parts: tuple, compute: Callable[[], T]) -> T:
+    """``compute()``, kept nowhere: the :data:`Keep` of a ``prepare`` called without one."""
+    del parts
+    return compute()

@@ -5,7 +5,9 @@ view's release draws fresh OS entropy and cannot be recomputed, so a run of that
 headline numbers only. The study runs in two stages (:mod:`dpcore.studies.base`):
 :func:`prepare` builds the training data, chooses λ on public data (CV), prepares every split,
 fits the non-private models when λ does not depend on ε, and computes the curve on the chosen
-ε grid (:data:`EPSILON_GRIDS`); :func:`at` draws what ε changes.
+ε grid (:data:`EPSILON_GRIDS`); :func:`at` draws what ε changes. The data, the splits and the
+non-private reference at its own best λ read no λ: :func:`shared` computes them, and a page
+keeps them apart (``prepare``'s ``keep``), so a λ typed by hand reuses them.
 
 Every ε of a curve is computed as if alone: each split's private methods draw its noise from the
 stream of (seed, method, split), the same for every ε (common random numbers: two points of a
@@ -50,15 +52,15 @@ from dpcore.perturbation.synthetic import synthetic
 from dpcore.random import stream
 from dpcore.runs.domains import EPSILONS, SEED, OneOf
 from dpcore.simulation import Progress, report
-from dpcore.studies.base import StudyParams, check_prepared
+from dpcore.studies.base import Keep, StudyParams, check_prepared, computed
 from dpcore.validation import DataError
 
 __all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "SOURCES", "SYNTHETIC", "EPSILON_GRID",
            "PAPER_EPSILON_GRID", "PAPER_GRID", "EPSILON_GRIDS", "PAPER_LAMBDA",
            "LAMBDAS", "CV_LAMBDAS", "SIZES", "SYNTHETIC_TEST", "LAMBDA_MODES", "PAPER_N",
-           "STAGES", "Params", "Prepared", "TrainingData", "n_options", "training_data",
+           "STAGES", "Params", "Shared", "Prepared", "TrainingData", "n_options", "training_data",
            "public_data", "cv_lambda", "study_lambda", "epsilon_axis", "learning_sizes",
-           "bound_curves", "best_metrics", "prepare",
+           "bound_curves", "best_metrics", "shared", "prepare",
            "at", "compute", "takeaway"]
 
 VIEWS = ("Error vs ε", "Learning curve", "Distance to non-private", "Bounds (Lemmas 3-4)",
@@ -90,6 +92,9 @@ STAGES = {"Error vs ε": "curve", "Distance to non-private": "curve",
           "Bounds (Lemmas 3-4)": "curve with excess loss", "Learning curve": "learning curve",
           "Publish": "data"}
 _CURVES = ("curve", "curve with excess loss")
+#: The splits each stage prepares (:func:`shared`): the ε curves share theirs.
+_SPLITS = {"curve": "epsilon", "curve with excess loss": "epsilon",
+           "learning curve": "learning", "data": "none"}
 _LAMBDA_KEY = "lr_lambda"  # the field ``lam`` (:attr:`Params.KEYS`)
 
 
@@ -169,6 +174,12 @@ class Params(StudyParams):
         key = (item for item in super().prepare_key()
                if not (isinstance(item, tuple) and item[0] in unread))
         return (*key, ("stage", stage))
+
+    def shared_key(self) -> tuple:
+        """What :func:`shared` reads: the data (source, n, seed) and which splits the view's
+        stage prepares; neither ε, λ nor how λ is chosen, nor the restarts or the grid."""
+        return (type(self).__qualname__, self.seed, ("source", self.source), ("n", self.n),
+                ("splits", _SPLITS[self.stage()]))
 
 
 SEED_KEY = Params.seed_key()
@@ -298,6 +309,60 @@ def epsilon_axis(epsilon: float, grid: tuple[float, ...] = EPSILON_GRID) -> tupl
 
 
 @dataclass(frozen=True)
+class Shared:
+    """What :func:`prepare` reads that no λ changes (:meth:`Params.shared_key`).
+
+    Attributes
+    ----------
+    data : TrainingData
+    splits : tuple of Split
+        As :attr:`Prepared.splits`.
+    best : tuple of Fitted
+        As :attr:`Prepared.best` (non-private).
+    """
+
+    data: TrainingData
+    splits: tuple[Split, ...]
+    best: tuple[Fitted, ...]
+
+
+def shared(scenario, params: Params, *, progress: Progress = None) -> Shared:
+    """The training data, the splits of the view's stage and, for an ε curve, each split's
+    non-private fit at its own best λ: what :func:`prepare` reads that reads no λ (only what
+    :meth:`Params.shared_key` holds).
+
+    Parameters
+    ----------
+    scenario : Scenario or None
+        Unused (may be None) when the training data is the paper's synthetic data.
+    params : Params
+    progress : callable, optional
+        Called with the fraction of the reference fits done.
+
+    Returns
+    -------
+    Shared
+    """
+    data = training_data(scenario, params.source, params.n, params.seed)
+    common = dict(X_test=data.X_test, y_test=data.y_test, data_norm=data.norm,
+                  fit_intercept=data.intercept, seed=params.seed,
+                  **({"folds": 3} if data.X_test is None else {}))
+    splits: list[Split] = []
+    best: list[Fitted] = []
+    kind = _SPLITS[params.stage()]
+    if kind == "epsilon":
+        splits = epsilon_splits(data.X, data.y, **common)
+        for split in splits:
+            best.append(fit_best(split, seed=params.seed))
+            report(progress, len(best) / len(splits))
+    elif kind == "learning":
+        splits = learning_splits(data.X, data.y, **common,
+                                 sizes=learning_sizes(data.X.shape[0], data.X_test is not None)[1])
+    report(progress, 1.0)
+    return Shared(data, tuple(splits), tuple(best))
+
+
+@dataclass(frozen=True)
 class Prepared:
     """What every ε move reuses: the data, its prepared splits, for a λ that does not depend
     on ε the non-private fits, and the ε curve on the grid.
@@ -367,9 +432,10 @@ def _lambda(params: Params, data: TrainingData, lam_cv: float | None) -> float:
                         lam_set=params.lam, lam_cv=lam_cv)
 
 
-def prepare(scenario, params: Params, *, progress: Progress = None, parallel=None) -> Prepared:
+def prepare(scenario, params: Params, *, progress: Progress = None, parallel=None,
+            keep: Keep = computed) -> Prepared:
     """The part of the study that no ε move changes (it reads what
-    :meth:`Params.prepare_key` holds, never ε).
+    :meth:`Params.prepare_key` holds, never ε), on :func:`shared`'s part that no λ changes.
 
     Parameters
     ----------
@@ -380,37 +446,35 @@ def prepare(scenario, params: Params, *, progress: Progress = None, parallel=Non
         Called with the fraction of the non-private fits and the grid's curve done.
     parallel : dpcore.parallel.Parallel, optional
         Unused: the study is batched per fold already (accepted for the common signature).
+    keep : callable, optional
+        ``keep(parts, compute)`` (:data:`~dpcore.studies.base.Keep`): where :func:`shared`'s
+        part is kept under ``("shared", params.shared_key())``, so that the parameters that
+        share it (another λ, another λ mode) compute it once. By default it is computed.
 
     Returns
     -------
     Prepared
     """
     del parallel
-    data = training_data(scenario, params.source, params.n, params.seed)
+    stage = params.stage()
+    first = 0.5 if stage in _CURVES else 0.3  # of the progress bar, for the shared part
+    part = keep(("shared", params.shared_key()), lambda: shared(
+        scenario, params, progress=None if progress is None else lambda f: progress(first * f)))
+    data, splits = part.data, part.splits
+    report(progress, first)
     lam_cv = None
     if params.lambda_mode == LAMBDA_MODES[2]:
         lam_cv = cv_lambda(*public_data(scenario, params.source, params.seed), data.norm,
                            data.intercept, params.seed)
-    stage = params.stage()
-    common = dict(X_test=data.X_test, y_test=data.y_test, data_norm=data.norm,
-                  fit_intercept=data.intercept, seed=params.seed,
-                  **({"folds": 3} if data.X_test is None else {}))
-    splits: list[Split] = []
-    if stage in _CURVES:
-        splits = epsilon_splits(data.X, data.y, **common)
-    elif stage == "learning curve":
-        splits = learning_splits(data.X, data.y, **common,
-                                 sizes=learning_sizes(data.X.shape[0], data.X_test is not None)[1])
     fits = grid = None
-    best = tuple(fit_best(split, seed=params.seed) for split in splits) if stage in _CURVES else ()
-    share = 0.0  # of the progress bar, for the non-private fits
+    share = first  # of the progress bar, up to the end of the non-private fits
     if params.fixed_lambda and splits:
         lam = _lambda(params, data, lam_cv)
-        share = 0.3 if stage in _CURVES else 1.0
+        share = first + (1 - first) * (0.3 if stage in _CURVES else 1.0)
         fitted: list[Fitted] = []
         for split in splits:
             fitted.append(fit_split(split, lam))
-            report(progress, share * len(fitted) / len(splits))
+            report(progress, first + (share - first) * len(fitted) / len(splits))
         fits = tuple(fitted)
     if stage in _CURVES:
         rows: list[dict] = []
@@ -420,7 +484,7 @@ def prepare(scenario, params: Params, *, progress: Progress = None, parallel=Non
             report(progress, share + (1 - share) * done / len(params.epsilons))
         grid = pd.DataFrame(rows)
     report(progress, 1.0)
-    return Prepared(params.prepare_key(), data, lam_cv, tuple(splits), fits, grid, best)
+    return Prepared(params.prepare_key(), data, lam_cv, part.splits, fits, grid, part.best)
 
 
 def _curve(prepared: Prepared, params: Params) -> pd.DataFrame:
