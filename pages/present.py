@@ -17,6 +17,7 @@ from ui.presentation import (
     available,
     enlarge,
     figure_title,
+    is_computed,
     pick_figure,
     result,
     return_page,
@@ -27,12 +28,16 @@ from ui.state import keep_widget_state
 require_router()
 
 CHOICE = "present_choice"
-# The sidebar, header and toolbar go; the type grows for a projector.
+# The sidebar, the header's bar and its menus go, but not Streamlit's "Running..." sign (the
+# status widget, top right): a slide that computes says so. The type grows for a projector.
 STYLE = """
 <style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
-[data-testid="stExpandSidebarButton"], [data-testid="stHeader"], [data-testid="stToolbar"],
+[data-testid="stExpandSidebarButton"], [data-testid="stToolbarActions"],
+[data-testid="stMainMenu"], [data-testid="stAppDeployButton"],
 [data-testid="stDecoration"] {display: none !important;}
+[data-testid="stHeader"] {background: transparent; pointer-events: none;}
+[data-testid="stStatusWidget"] {pointer-events: auto;}
 [data-testid="stMainBlockContainer"] {max-width: 100%; padding: 1.2rem 2.5rem 2rem 2.5rem;}
 [data-testid="stMain"] h1 {font-size: 2.5rem;}
 [data-testid="stMain"] [data-testid="stCaptionContainer"] {font-size: 1.1rem;}
@@ -112,25 +117,41 @@ st.title(preset.title)
 with st.container(key="present_paper"):
     st.markdown(f"Paper: {md(preset.paper)}")
 
+# The slide's body (takeaway, figures, caption) has one slot, and a note one above it. A slide
+# still to compute first puts a progress bar (one element, not a block: a block would keep the
+# previous slide's elements in it) in the body's slot and a "computing" note in the note's: the
+# previous slide's takeaway, figures and caption leave the screen at once, where Streamlit would
+# otherwise keep them, faded, under this slide's title until the run ends. A computed slide
+# makes its figures before it writes the body, which then replaces the previous one at once.
+note = st.empty()
+body = st.empty()
 with show_errors():
-    bar = st.progress(0.0, text=f"Computing {preset.paper}…")
-    run_result = result(preset, progress=lambda f, *_: bar.progress(min(max(float(f), 0.0),
-                                                                         1.0)))
-    bar.empty()
-    with st.container(key="present_takeaway"):
-        st.markdown(md(run_result.takeaway()))
-    shown = pick_figure(figures(run_result), preset)
-    columns = st.columns(len(shown)) if len(shown) > 1 else [st.container()]
-    for column, (name, fig) in zip(columns, shown.items(), strict=True):
-        with column:
-            show(enlarge(fig, height=640 if len(shown) == 1 else 560),
-                 f"present_{preset.key}_{name}",
-                 title=f"{figure_title(preset, name)} ({preset.paper})",
-                 context=preset.note if len(shown) == 1 else "")
-    st.caption(" ".join(part for part in (preset.note, preset.remark) if part)
-               + " A seeded study of the mechanism (reproducible, run through the "
-               f"{preset.page.replace('_', ' ')} page's computation), not a release: it spends no "
-               "budget.")
+    if not is_computed(preset):
+        note.info(f"Computing this slide's study: its figure, {md(preset.title)}, appears "
+                  "below when done (a first view takes a while; later visits open at once).",
+                  icon=":material/hourglass_top:")
+        bar = body.progress(0.0, text=f"Computing {md(preset.paper)}…")
+        run_result = result(preset, progress=lambda f, *_: bar.progress(
+            min(max(float(f), 0.0), 1.0), text=f"Computing {md(preset.paper)}…"))
+        note.empty()
+    else:
+        run_result = result(preset)
+    picked = pick_figure(figures(run_result), preset)
+    height = 640 if len(picked) == 1 else 560
+    shown = {name: enlarge(fig, height=height) for name, fig in picked.items()}
+    with body.container(key="present_body"):
+        with st.container(key="present_takeaway"):
+            st.markdown(md(run_result.takeaway()))
+        columns = st.columns(len(shown)) if len(shown) > 1 else [st.container()]
+        for column, (name, fig) in zip(columns, shown.items(), strict=True):
+            with column:
+                show(fig, f"present_{preset.key}_{name}",
+                     title=f"{figure_title(preset, name)} ({preset.paper})",
+                     context=preset.note if len(shown) == 1 else "")
+        st.caption(" ".join(part for part in (preset.note, preset.remark) if part)
+                   + " A seeded study of the mechanism (reproducible, run through the "
+                   f"{preset.page.replace('_', ' ')} page's computation), not a release: it "
+                   "spends no budget.")
 
 if missing:
     st.caption("Not offered yet, because their page has no study and figures: "

@@ -73,6 +73,11 @@ class _SharedStore:
         self.lock = threading.Lock()
         self.pending: dict[str, threading.Event] = {}
 
+    def has(self, key: str) -> bool:
+        """Whether the value under ``key`` is stored (a :meth:`get` returns it at once)."""
+        with self.lock:
+            return key in self.values
+
     def get(self, key: str, compute: Callable[[], T]) -> T:
         """The value under ``key``, computed once: a session that asks while another computes
         it waits for that result instead of computing it again (a class opening the same

@@ -31,7 +31,7 @@ from ui.cache import SHARED, content_key
 from ui.registry import PAGES, PRESENT, Preset, page, presets
 
 __all__ = ["PRESENT_PAGE", "PRESETS", "Preset", "available", "enlarge", "figure_title",
-           "pick_figure", "presentation_toggle", "result", "return_page"]
+           "is_computed", "pick_figure", "presentation_toggle", "result", "return_page"]
 
 #: The presentation page's script and address (:data:`ui.registry.PRESENT`).
 PRESENT_PAGE = page(PRESENT).path
@@ -56,14 +56,23 @@ def available(presets: Sequence[Preset] = PRESETS) -> tuple[list[Preset], list[P
     return offered, [p for p in presets if p not in offered]
 
 
+def _key(preset: Preset) -> str:
+    """The shared store's key of the run of ``preset``."""
+    return content_key("presentation preset", preset.config().to_json())
+
+
+def is_computed(preset: Preset) -> bool:
+    """Whether the run of ``preset`` is in the shared store (its slide opens without computing)."""
+    return SHARED.has(_key(preset))
+
+
 def result(preset: Preset, progress: Callable[[float], None] | None = None) -> RunResult:
     """The run of ``preset``, shared by every session (built-in data, a seeded study).
 
     The result is shared: callers must not mutate it.
     """
     config = preset.config()
-    key = content_key("presentation preset", config.to_json())
-    return SHARED.get(key, lambda: run(config, progress=progress))
+    return SHARED.get(_key(preset), lambda: run(config, progress=progress))
 
 
 def pick_figure(figures: dict[str, go.Figure], preset: Preset) -> dict[str, go.Figure]:
@@ -113,8 +122,8 @@ def _toggled() -> None:
 
 
 def return_page() -> str:
-    """The page the presenter came from (the home page when the presentation was opened by a
-    link): where leaving presentation mode goes."""
+    """The page the presenter came from (the last other page this session showed; the home page
+    when the presentation was opened by a link first): where leaving presentation mode goes."""
     return _page_by_url(st.session_state.get(_RETURN))
 
 
@@ -127,6 +136,8 @@ def presentation_toggle(current: Any) -> None:
     with :func:`return_page`.
     """
     here = current.url_path == PRESENT_URL
+    if not here:  # however the presenter then enters (switch, navigation), leaving comes back
+        st.session_state[_RETURN] = current.url_path
     target = st.session_state.pop(_TARGET, None)
     if target is None:
         st.session_state[TOGGLE_KEY] = here
@@ -136,7 +147,6 @@ def presentation_toggle(current: Any) -> None:
                        "with a takeaway each. Arrow keys or Page Up/Down step through them; "
                        "Escape leaves.")
     if target == "on" and not here:
-        st.session_state[_RETURN] = current.url_path
         st.switch_page(PRESENT_PAGE)
     elif target == "off" and here:
         st.switch_page(return_page())

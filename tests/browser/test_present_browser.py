@@ -1,7 +1,7 @@
 """Presentation mode in a real browser: the sidebar toggle, full-screen slides, the keyboard.
 
 From the home page the sidebar's "Presentation mode" toggle opens ``/present``: no sidebar, no
-header, the first preset (Ji & Elkan Fig. 1) with its figure and takeaway. → and Page Down go to
+toolbar, the first preset (Ji & Elkan Fig. 1) with its figure and takeaway. → and Page Down go to
 the next slide, ← back, Escape leaves to the page the presenter came from. A direct link to
 ``/present`` opens it too. Screenshots of two slides go to ``tests/artifacts/present-*.png``.
 
@@ -59,9 +59,11 @@ def test_toggle_slides_and_keyboard(page: Page):
     toggle.click()
     expect_slide(page, 0)
     assert url_path(page).endswith("/present")
-    # The controls are hidden: no sidebar, no header.
+    # The controls are hidden: no sidebar, no toolbar (the header stays, transparent, for
+    # Streamlit's "Running..." sign).
     expect(page.get_by_test_id("stSidebar")).to_be_hidden()
-    expect(page.get_by_test_id("stHeader")).to_be_hidden()
+    expect(page.get_by_test_id("stToolbar")).to_be_hidden()
+    expect(page.get_by_test_id("stMainMenu")).to_be_hidden()
     # Larger type than a page's: the takeaway's paragraphs are set at 1.75rem (28 px).
     size = main.locator(".st-key-present_takeaway p").first.evaluate(
         "e => parseFloat(getComputedStyle(e).fontSize)")

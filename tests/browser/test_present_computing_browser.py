@@ -1,0 +1,97 @@
+"""Presentation mode while a slide computes, and leaving it, in a real browser (issue 35).
+
+This module has its own server (the ``app_url`` fixture is per module), so its slides are not yet
+computed: moving to the next slide computes its study. From the moment the new slide's title is
+on screen until its figure is, a watcher in the page records every state of the DOM: no chart
+titled with the previous slide's figure may be under the new title, and a progress bar with a
+"computing" note must take the figure's place.
+
+Leaving presentation mode returns to the page the presenter came from (here the primer, entered
+from the navigation), with the link it had.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from browser_support import assert_no_exception, expect, screenshot, url_path, wait_idle
+from test_present_browser import SLIDE_TIMEOUT, expect_slide
+
+from dpcore.runs.scenarios import unused_keys
+from ui.presentation import PRESETS, figure_title
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+
+pytestmark = pytest.mark.browser
+
+# Records, for every DOM change while the new slide's title is shown, the previous slide's chart
+# titles under it, and whether the "computing" note and its progress bar are there.
+WATCH = """([title, old]) => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const seen = window.__slide = {stale: [], placeholder: false};
+  const check = () => {
+    const heading = main.querySelector("h1");
+    if (!heading || heading.textContent.trim() !== title) return;
+    for (const t of main.querySelectorAll('[data-testid="stPlotlyChart"] .gtitle')) {
+      if (old.some(o => t.textContent.includes(o))) seen.stale.push(t.textContent);
+    }
+    const note = [...main.querySelectorAll('[data-testid="stAlert"]')].some(
+      a => a.textContent.includes("Computing this slide's study"));
+    if (note && main.querySelector('[data-testid="stProgress"]')) seen.placeholder = true;
+  };
+  new MutationObserver(check).observe(document.body, {subtree: true, childList: true,
+                                                      characterData: true, attributes: true});
+  check();
+}"""
+
+
+def test_a_computing_slide_shows_progress_never_the_previous_figure(page: Page, app_url: str):
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    page.goto(f"{app_url}/present")
+    expect_slide(page, 0)
+    previous, new = PRESETS[0], PRESETS[1]
+    old_titles = [f"{figure_title(previous, name)} ({previous.paper})"
+                  for name in previous.figure]
+    page.evaluate(WATCH, [new.title, old_titles])
+    page.get_by_role("button", name="Next").click()
+    main = page.get_by_test_id("stMain")
+    # Wait for the placeholder as the watcher saw it (it may be gone before a poll would be).
+    page.wait_for_function("window.__slide.placeholder", timeout=SLIDE_TIMEOUT)
+    if main.get_by_test_id("stProgress").count():  # still computing: look at it
+        screenshot(page, "present-computing")
+    expect_slide(page, 1)
+    seen = page.evaluate("window.__slide")
+    assert seen["stale"] == [], seen["stale"]  # the previous figure under the new title
+    assert_no_exception(page)
+
+
+def test_leaving_returns_to_the_page_entered_from(page: Page, app_url: str):
+    main = page.get_by_test_id("stMain")
+    primer = main.get_by_role("heading", name="Mechanism primer: how noise hides one person")
+    page.goto(f"{app_url}/primer")
+    expect(primer).to_be_visible(timeout=SLIDE_TIMEOUT)
+    wait_idle(page, timeout=SLIDE_TIMEOUT)
+    link = page.url
+    nav = page.get_by_test_id("stSidebar").get_by_test_id("stSidebarNav")
+    entry = nav.get_by_text("Present", exact=True)
+    expect(entry).to_be_visible(timeout=SLIDE_TIMEOUT)
+    entry.click(timeout=SLIDE_TIMEOUT)
+    expect(main.get_by_role("heading", name=PRESETS[0].title, exact=True)).to_be_visible(
+        timeout=SLIDE_TIMEOUT)
+    wait_idle(page, timeout=SLIDE_TIMEOUT)
+    page.get_by_role("button", name="Leave presentation").click()
+    expect(primer).to_be_visible(timeout=SLIDE_TIMEOUT)
+    wait_idle(page, timeout=SLIDE_TIMEOUT)
+    assert url_path(page).endswith("/primer")
+    # The scenario's link parameters as before (the primer's own, "pr_", may follow its
+    # defaults), and none that the scenario does not use.
+    before, after = (parse_qs(urlparse(url).query) for url in (link, page.url))
+    assert {k for k in after if not k.startswith("pr_")} == {
+        k for k in before if not k.startswith("pr_")}
+    spec = {k: v[0] for k, v in after.items() if k in ("source", "builtin_name")}
+    assert spec and not set(after) & unused_keys(spec), after
+    assert_no_exception(page)
