@@ -10,7 +10,8 @@ profiled move.
 
 Targets: ``subset-epsilon`` (``at`` at a new ε after the page's first view), ``subset-seed``
 (``at`` at a new simulation seed; ``prepare`` is kept, its key is λ alone),
-``importance-lambda`` (the "Estimates vs λ" view opened: ``prepare`` and ``at``),
+``importance-lambda`` (the "Estimates vs λ" view opened after the first view: ``prepare`` and
+``at``), ``importance-lambda-move`` (λ moved on that view: ``prepare`` and ``at``),
 ``masking-accuracy`` (the "Accuracy vs ε" view opened: ``prepare`` and ``at``) and
 ``perturbation-lambda`` (a λ typed by hand: ``prepare`` on the kept part no λ changes, and
 ``at``).
@@ -51,10 +52,27 @@ def _subset_seed(scenario) -> Callable[[int], Move]:
 
 
 def _importance_lambda(scenario) -> Callable[[int], Move]:
-    """The "Estimates vs λ" view opened: ``prepare`` and ``at`` (seed 0, then 1)."""
+    """The page's first view ("Estimates vs ε", untimed), then the "Estimates vs λ" view opened:
+    ``prepare`` and ``at``, with the λ cells the page shares (seed 0, then 1)."""
     def stage(i: int) -> Move:
-        params = importance.Params(seed=i, view="Estimates vs λ")
-        return lambda: importance.at(importance.prepare(scenario, params), params)
+        first = importance.Params(seed=i, lam=0.5)
+        cells = importance.share(scenario, first)
+        importance.at(importance.prepare(scenario, first, shared=cells), first)
+        moved = first.replace(view="Estimates vs λ")
+        return lambda: importance.at(importance.prepare(scenario, moved, shared=cells), moved)
+    return stage
+
+
+def _importance_lambda_move(scenario) -> Callable[[int], Move]:
+    """The "Estimates vs λ" view at λ = 0.5 (untimed), then λ moved (to 0.2, then 0.05):
+    ``prepare`` and ``at``, with the λ cells the page shares."""
+    params = importance.Params(lam=0.5, view="Estimates vs λ")
+    cells = importance.share(scenario, params)
+    importance.at(importance.prepare(scenario, params, shared=cells), params)
+
+    def stage(i: int) -> Move:
+        moved = params.replace(lam=(0.2, 0.05)[i])
+        return lambda: importance.at(importance.prepare(scenario, moved, shared=cells), moved)
     return stage
 
 
@@ -91,7 +109,8 @@ def _perturbation_lambda(scenario) -> Callable[[int], Move]:
 
 TARGETS: dict[str, Callable[..., Callable[[int], Move]]] = {
     "subset-epsilon": _subset_epsilon, "subset-seed": _subset_seed,
-    "importance-lambda": _importance_lambda, "masking-accuracy": _masking_accuracy,
+    "importance-lambda": _importance_lambda, "importance-lambda-move": _importance_lambda_move,
+    "masking-accuracy": _masking_accuracy,
     "perturbation-lambda": _perturbation_lambda,
 }
 

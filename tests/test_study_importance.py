@@ -5,6 +5,7 @@ that every ε move reuses, each view's tables, and a takeaway that quotes them."
 from __future__ import annotations
 
 import dataclasses
+import uuid
 
 import numpy as np
 import pandas as pd
@@ -21,6 +22,7 @@ from dpcore.runs.domains import query_domains
 from dpcore.studies import importance as study
 from dpcore.studies.importance import (
     EPSILON_GRID,
+    LAMBDA_GRID,
     MODEL_EPSILONS,
     VIEWS,
     Params,
@@ -163,6 +165,67 @@ def test_each_cell_draws_its_own_stream(wine, prepared, numbers):
     metrics = numbers["Estimates vs ε"]["metrics"].iloc[0]
     assert metrics["median_estimate"] == float(np.median(here))
     assert metrics["sd_estimate"] == pytest.approx(np.std(here, ddof=1), rel=1e-12)
+
+
+def test_lambda_cells_are_computed_once_across_lambda_moves_and_views(wine, monkeypatch):
+    """The prepared parts of every λ and view share their λ cells (:func:`study.share`): the λ
+    view opened after the ε view fits only the grid's other λ, a λ move on it fits and computes
+    the variance terms of the new λ alone (a move to a grid λ computes nothing), and every table
+    equals a fresh computation's, to the bit."""
+    eps_view, lam_view = params_of("Estimates vs ε", lam=0.5), params_of("Estimates vs λ", lam=0.5)
+    moves = [lam_view, lam_view.replace(lam=0.2), lam_view.replace(lam=0.3),
+             params_of("Bias vs SD", lam=0.2)]
+    fresh = [study.compute(wine, p) for p in moves]  # each with cells of its own
+    fitted, termed = [], []
+    real_fit, real_terms = BootstrapStudy.fit, study.dp_variance_terms
+
+    def counted_fit(self, lam):
+        fitted.append(lam)
+        return real_fit(self, lam)
+
+    def counted_terms(private, public, query, lam, **kwargs):
+        termed.append(lam)
+        return real_terms(private, public, query, lam, **kwargs)
+
+    monkeypatch.setattr(iw_experiments.BootstrapStudy, "fit", counted_fit)
+    monkeypatch.setattr(study, "dp_variance_terms", counted_terms)
+    cells = study.share(wine, eps_view)
+    study.at(study.prepare(wine, eps_view, shared=cells), eps_view)
+    assert (fitted, termed) == ([0.5], [])
+    new_cells = [([lv for lv in lambda_axis(0.5) if lv != 0.5], list(lambda_axis(0.5))),
+                 ([0.2], [0.2]), ([], []), ([], [])]
+    for params, expected, again in zip(moves, new_cells, fresh, strict=True):
+        fitted.clear()
+        termed.clear()
+        tables = study.at(study.prepare(wine, params, shared=cells), params)
+        assert (fitted, termed) == expected, params
+        assert list(tables) == list(again)
+        for name, table in again.items():
+            pd.testing.assert_frame_equal(tables[name], table, check_exact=True)
+    assert cells.fitted == 1 + len(LAMBDA_GRID) + 1
+    with pytest.raises(ValueError, match="same seed and replicates"):
+        study.prepare(wine, lam_view.replace(seed=8), shared=cells)
+
+
+def test_the_page_shares_the_lambda_cells_across_its_prepared_parts(wine, monkeypatch):
+    """:func:`ui.study.prepared` gives every prepared part of the page the one
+    :func:`study.share` of its seed and replicates: the λ view after the ε view, then a λ move,
+    fit the grid's other λ and then the new λ alone."""
+    from ui import study as page_study
+
+    fitted = []
+    real_fit = BootstrapStudy.fit
+
+    def counted_fit(self, lam):
+        fitted.append(lam)
+        return real_fit(self, lam)
+
+    monkeypatch.setattr(iw_experiments.BootstrapStudy, "fit", counted_fit)
+    scenario_id = f"wine {uuid.uuid4()}"  # a store of this test's own
+    for params in (params_of("Estimates vs ε", lam=0.5), params_of("Estimates vs λ", lam=0.5),
+                   params_of("Estimates vs λ", lam=0.2)):
+        page_study.numbers(study, wine, scenario_id, params, bar=False)
+    assert fitted == [0.5, *LAMBDA_GRID, 0.2]
 
 
 # --- each view's tables ------------------------------------------------------------------------

@@ -6,7 +6,9 @@ estimates at the "Estimates vs ε" grid's budgets (:data:`EPSILON_GRID`), Theore
 and the model comparison of Fig. 3 (which uses its own budgets). :func:`at` draws only what ε
 changes: the noise of the cells at the slider's ε. Each cell's noise comes from its own stream
 ``(seed, "importance", lam, epsilon)`` (:func:`~dpcore.importance.bootstrap_estimates`), so a
-cell is the same whichever stage computes it and in whatever order.
+cell is the same whichever stage computes it and in whatever order. The λ cells (fits and
+variance terms) are shared by the prepared parts of every λ and view at one seed and number of
+replicates (:func:`share`, passed to :func:`prepare`): a λ move fits the new λ alone.
 
 Everything is a seeded simulation of the mechanism, not a release; the "Publish" view's release
 draws fresh OS entropy on the page and cannot be recomputed, so that view's numbers are the
@@ -19,6 +21,9 @@ References
 
 from __future__ import annotations
 
+import dataclasses
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -46,9 +51,9 @@ from dpcore.simulation import Progress
 from dpcore.studies.base import QueryParams, StudyParams, check_prepared
 
 __all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "GRID_VIEWS", "LAMBDA_GRID",
-           "EPSILON_GRID", "MODEL_EPSILONS", "REPLICATES", "QUERY_KEY", "Params", "Prepared",
-           "WHISKERS", "WHISKER_QUANTILES", "epsilon_axis", "lambda_axis", "prepare", "at",
-           "compute", "caption", "takeaway"]
+           "EPSILON_GRID", "MODEL_EPSILONS", "REPLICATES", "QUERY_KEY", "CELLS_KEPT", "Params",
+           "LambdaCells", "Prepared", "WHISKERS", "WHISKER_QUANTILES", "epsilon_axis",
+           "lambda_axis", "share", "prepare", "at", "compute", "caption", "takeaway"]
 
 #: The lambdas of the "Estimates vs λ" view ([JE13]_ Fig. 1), plus the slider's value.
 LAMBDA_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
@@ -124,6 +129,15 @@ class Params(QueryParams, StudyParams):
                if not (isinstance(item, tuple) and item[0] in _STAGE_FIELDS))
         return (*key, ("stage", self.stage()))
 
+    def share_key(self) -> tuple:
+        """What :func:`share` reads: the resamples' seed and number (and the scenario, which
+        the caller's cache keys by), the same for every λ, query and view."""
+        return (type(self).__qualname__, self.seed, ("reps", self.reps))
+
+    def query_key(self) -> tuple:
+        """The query builder's controls (what the variance terms read beyond λ)."""
+        return tuple(getattr(self, f.name) for f in dataclasses.fields(QueryParams))
+
 
 CONTROLS: dict[str, Any] = Params.defaults()
 SEED_KEY = Params.seed_key()
@@ -143,6 +157,98 @@ def lambda_axis(lam: float) -> tuple[float, ...]:
 def epsilon_axis(epsilon: float) -> tuple[float, ...]:
     """The ε of the boxes and curves against ε: :data:`EPSILON_GRID` and ``epsilon``, sorted."""
     return tuple(sorted(set(EPSILON_GRID) | {epsilon}))
+
+
+#: The λ cells one :class:`LambdaCells` keeps (fits, and variance terms per query): the
+#: slider's λ values (:data:`~dpcore.runs.domains.LAMBDAS`, which hold :data:`LAMBDA_GRID`),
+#: and as many again for the terms of a second query.
+CELLS_KEPT = 2 * len(LAMBDAS)
+
+
+class LambdaCells:
+    """The λ cells of one scenario's bootstrap resamples at a seed and a number of replicates,
+    each computed once: the batched fits of a λ (:meth:`BootstrapStudy.fit`) and its variance
+    terms for a query.
+
+    Shared by the prepared parts of every λ and view at the same seed and replicates
+    (:func:`share`), so that a λ move on a grid view fits only the new λ and the λ view reuses
+    the slider's cell that the ε view fitted. A cell's numbers do not depend on which part
+    computes it: the fits are deterministic (the resamples are the seed's) and each cell's noise
+    is drawn from its own stream later (:func:`~dpcore.importance.bootstrap_estimates`). The
+    resamples themselves (:class:`BootstrapStudy`'s merged design, tens of MB on Adult) are
+    drawn again for each batch of missing cells and not kept: the cells hold what the prepared
+    parts hold. The last :data:`CELLS_KEPT` of each table are kept. Thread safe (one lock for
+    the tables, the cells computed outside it: two threads computing the same cell get the
+    same numbers), and picklable without its lock.
+
+    Parameters
+    ----------
+    scenario : Scenario
+    params : Params
+        Read for its seed and replicates only (:meth:`Params.share_key`).
+    """
+
+    def __init__(self, scenario: Scenario, params: Params) -> None:
+        self.key = params.share_key()
+        self.scenario = scenario
+        self.reps, self.seed = params.reps, params.seed
+        self.kept_fits: OrderedDict[float, BootstrapFits] = OrderedDict()
+        self.kept_terms: OrderedDict[tuple, VarianceTerms] = OrderedDict()
+        self.fitted = 0  # λ cells fitted so far (the others were kept)
+        self.lock = threading.Lock()
+
+    def _keep(self, table: OrderedDict, key: Any, value: Any) -> None:
+        """``table[key] = value``, the oldest dropped beyond :data:`CELLS_KEPT` (under the
+        lock)."""
+        table[key] = value
+        table.move_to_end(key)
+        while len(table) > CELLS_KEPT:
+            table.popitem(last=False)
+
+    def fits(self, lams: Sequence[float], *, parallel=None,
+             progress: Progress = None) -> list[BootstrapFits]:
+        """The fits at each of ``lams``, the missing ones in one
+        :meth:`BootstrapStudy.fit_many` (run by ``parallel``, reporting to ``progress``)."""
+        with self.lock:
+            found = {lv: self.kept_fits[lv] for lv in lams if lv in self.kept_fits}
+        missing = [lv for lv in lams if lv not in found]
+        if missing:
+            study = BootstrapStudy(self.scenario.private, self.scenario.public, self.reps,
+                                   rng=self.seed)
+            found |= dict(zip(missing, study.fit_many(missing, parallel=parallel,
+                                                      progress=progress), strict=True))
+        with self.lock:
+            self.fitted += len(missing)
+            for lv in lams:
+                self._keep(self.kept_fits, lv, found[lv])
+        return [found[lv] for lv in lams]
+
+    def terms(self, query: Query, key: tuple, fits: BootstrapFits) -> VarianceTerms:
+        """Theorem 2/3's terms at ``fits.lam`` for ``query`` (keyed by ``key``, the query's
+        controls: :meth:`Params.query_key`)."""
+        cell = (fits.lam, key)
+        with self.lock:
+            if cell in self.kept_terms:
+                self.kept_terms.move_to_end(cell)
+                return self.kept_terms[cell]
+        value = dp_variance_terms(self.scenario.private, self.scenario.public, query, fits.lam,
+                                  beta0=fits.coef_full)
+        with self.lock:
+            self._keep(self.kept_terms, cell, value)
+        return value
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "lock"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.lock = threading.Lock()
+
+
+def share(scenario: Scenario, params: Params) -> LambdaCells:
+    """What the prepared parts of every λ, query and view at ``params``' seed and replicates
+    share: their λ cells (keyed by :meth:`Params.share_key`; none computed yet)."""
+    return LambdaCells(scenario, params)
 
 
 @dataclass(frozen=True)
@@ -200,7 +306,7 @@ class Prepared:
 
 
 def prepare(scenario: Scenario, params: Params, *, progress: Progress = None,
-            parallel=None) -> Prepared:
+            parallel=None, shared: LambdaCells | None = None) -> Prepared:
     """The part of the study that no ε move changes (reads every field of ``params`` but ε).
 
     Parameters
@@ -213,21 +319,32 @@ def prepare(scenario: Scenario, params: Params, *, progress: Progress = None,
         Where the lambdas' batched solves run, one cell per lambda (default: in this process).
         Each cell runs with the caller's BLAS thread count (:class:`dpcore.parallel.Parallel`),
         so the fits, and so the numbers, are the same on every backend.
+    shared : LambdaCells, optional
+        :func:`share` of this scenario at ``params``' :meth:`~Params.share_key`, whose λ cells
+        this part reuses and adds to (default: a new one, used by this part alone). The
+        numbers are the same either way.
 
     Returns
     -------
     Prepared
+
+    Raises
+    ------
+    ValueError
+        When ``shared`` was drawn for another seed or number of replicates than ``params``'.
     """
+    if shared is not None and shared.key != params.share_key():
+        raise ValueError("shared was drawn for other parameters; call share(scenario, params) "
+                         "with these params (same seed and replicates).")
     D, E = scenario.private, scenario.public
     query = query_from_controls(scenario, params.controls(), QUERY_KEY)
     b_D, b_E = query.evaluate(D), query.evaluate(E)
     grid, model_reps = params.stage()
     lams = lambda_axis(params.lam) if grid else (params.lam,)
-    study = BootstrapStudy(D, E, params.reps, rng=params.seed)
-    fits = dict(zip(lams, study.fit_many(lams, parallel=parallel, progress=progress),
-                    strict=True))
+    cells = share(scenario, params) if shared is None else shared
+    fits = dict(zip(lams, cells.fits(lams, parallel=parallel, progress=progress), strict=True))
     at_lam = fits[params.lam]
-    terms = {lv: dp_variance_terms(D, E, query, lv, beta0=fits[lv].coef_full)
+    terms = {lv: cells.terms(query, params.query_key(), fits[lv])
              for lv in lams} if grid else {}
     models = None
     if model_reps is not None and scenario.target is not None:
