@@ -6,13 +6,11 @@ parameters (ε on most pages) reruns ``at`` alone. Both stages go where :func:`u
 puts them: shared by every session for built-in data (or data the study builds itself, when
 ``scenario`` is None), this session's memory for an upload. A progress bar is drawn only when
 ``prepare`` has work to do, a spinner while a slow ``at`` computes. The figures that draw the
-numbers are cached beside them, frozen (:func:`figures`). A study whose prepared parts share
-cells across their keys (a ``share(scenario, params)`` function, keyed by
-``params.share_key()``: the importance study's λ cells) gets that shared part from the same
-store, passed to ``prepare`` as ``shared``. Where ``at`` itself is slow
+numbers are cached beside them, frozen (:func:`figures`). Where ``at`` itself is slow
 (an ε that feeds every fit), the neighbouring ε values of built-in data are computed ahead
 (:mod:`ui.prefetch`). A ``prepare`` that takes ``keep`` (:mod:`dpcore.studies.base`) keeps
-the parts that several of its keys share in the same store, computed once.
+the parts that several of its keys share in the same store, computed once (the perturbation
+study's splits and reference fits, the importance study's λ cells).
 """
 
 from __future__ import annotations
@@ -65,28 +63,16 @@ def prepared(study: ModuleType, scenario: Scenario | None, scenario_id: str | No
                                                    ("stage", study.__name__, stage), compute)
     if is_cached(scenario, scenario_id, parts):
         return memo(scenario, scenario_id, parts, lambda: study.prepare(scenario, params, **kept))
-    extra = kept | _shared(study, scenario, scenario_id, params)
     if not bar:
         with st.spinner(text):
             return memo(scenario, scenario_id, parts,
-                        lambda: study.prepare(scenario, params, **extra))
+                        lambda: study.prepare(scenario, params, **kept))
     shown = st.progress(0.0, text=text)
     try:
         return memo(scenario, scenario_id, parts, lambda: study.prepare(
-            scenario, params, progress=shown.progress, **extra))
+            scenario, params, progress=shown.progress, **kept))
     finally:
         shown.empty()
-
-
-def _shared(study: ModuleType, scenario: Scenario | None, scenario_id: str,
-            params) -> dict[str, Any]:
-    """``{"shared": study.share(scenario, params)}``, cached where :func:`memo` keeps the
-    prepared parts, under ``params.share_key()``; ``{}`` for a study without ``share``."""
-    share = getattr(study, "share", None)
-    if share is None:
-        return {}
-    parts = ("share", study.__name__, params.share_key())
-    return {"shared": memo(scenario, scenario_id, parts, lambda: share(scenario, params))}
 
 
 def numbers(study: ModuleType, scenario: Scenario | None, scenario_id: str | None, params,

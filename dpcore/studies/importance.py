@@ -8,7 +8,8 @@ changes: the noise of the cells at the slider's ε. Each cell's noise comes from
 ``(seed, "importance", lam, epsilon)`` (:func:`~dpcore.importance.bootstrap_estimates`), so a
 cell is the same whichever stage computes it and in whatever order. The λ cells (fits and
 variance terms) are shared by the prepared parts of every λ and view at one seed and number of
-replicates (:func:`share`, passed to :func:`prepare`): a λ move fits the new λ alone.
+replicates (:func:`share`, kept through :func:`prepare`'s ``keep`` or passed as ``shared``): a λ
+move fits the new λ alone.
 
 Everything is a seeded simulation of the mechanism, not a release; the "Publish" view's release
 draws fresh OS entropy on the page and cannot be recomputed, so that view's numbers are the
@@ -48,7 +49,7 @@ from dpcore.importance import variance_terms as dp_variance_terms
 from dpcore.queries import Query, query_from_controls
 from dpcore.runs.domains import EPSILONS, LAMBDAS, SEED, OneOf, query_domains
 from dpcore.simulation import Progress
-from dpcore.studies.base import QueryParams, StudyParams, check_prepared
+from dpcore.studies.base import Keep, QueryParams, StudyParams, check_prepared, computed
 
 __all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "GRID_VIEWS", "LAMBDA_GRID",
            "EPSILON_GRID", "MODEL_EPSILONS", "REPLICATES", "QUERY_KEY", "CELLS_KEPT", "Params",
@@ -306,7 +307,8 @@ class Prepared:
 
 
 def prepare(scenario: Scenario, params: Params, *, progress: Progress = None,
-            parallel=None, shared: LambdaCells | None = None) -> Prepared:
+            parallel=None, shared: LambdaCells | None = None,
+            keep: Keep = computed) -> Prepared:
     """The part of the study that no ε move changes (reads every field of ``params`` but ε).
 
     Parameters
@@ -321,8 +323,12 @@ def prepare(scenario: Scenario, params: Params, *, progress: Progress = None,
         so the fits, and so the numbers, are the same on every backend.
     shared : LambdaCells, optional
         :func:`share` of this scenario at ``params``' :meth:`~Params.share_key`, whose λ cells
-        this part reuses and adds to (default: a new one, used by this part alone). The
-        numbers are the same either way.
+        this part reuses and adds to (default: the one ``keep`` holds). The numbers are the
+        same either way.
+    keep : callable, optional
+        ``keep(parts, compute)`` (:data:`~dpcore.studies.base.Keep`): where the λ cells of
+        :func:`share` are kept, under ``("λ cells", *params.share_key())``, when ``shared`` is
+        not given (default: a new store, used by this part alone; a page passes its cache).
 
     Returns
     -------
@@ -341,7 +347,8 @@ def prepare(scenario: Scenario, params: Params, *, progress: Progress = None,
     b_D, b_E = query.evaluate(D), query.evaluate(E)
     grid, model_reps = params.stage()
     lams = lambda_axis(params.lam) if grid else (params.lam,)
-    cells = share(scenario, params) if shared is None else shared
+    cells = shared if shared is not None else keep(("λ cells", *params.share_key()),
+                                                   lambda: share(scenario, params))
     fits = dict(zip(lams, cells.fits(lams, parallel=parallel, progress=progress), strict=True))
     at_lam = fits[params.lam]
     terms = {lv: cells.terms(query, params.query_key(), fits[lv])
