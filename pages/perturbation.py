@@ -17,6 +17,7 @@ from dpcore.figures.perturbation import TITLES, coefficient_bars, figures
 from dpcore.perturbation import PrivateLogisticRegression
 from dpcore.perturbation.experiments import (
     CENTRED_MIN_ROWS,
+    is_centred,
     public_prior,
     release_lambda,
     scenario_arrays,
@@ -343,7 +344,7 @@ def release_lam(epsilon: float, intercept: bool, method: str, scenario_id: str) 
     Publish view's planner note)."""
     arrays = scenario_arrays(scenario)
     public = scenario_arrays(scenario, part="public")
-    centred = public.X.shape[0] >= CENTRED_MIN_ROWS  # else Publish releases without a centre
+    centred = is_centred(public.X.shape[0])
     return memo(scenario, scenario_id, ("release λ", epsilon, intercept, method, centred),
                 lambda: release_lambda(
                     public.X, public.y, n_private=arrays.X.shape[0], epsilon=epsilon,
@@ -370,7 +371,7 @@ def publish(epsilon: float, lam: float, intercept: bool, scenario_id: str) -> No
     n_all = arrays.X.shape[0]
     # the release's penalty is centred on a model fitted on the public set E alone, when E has
     # the rows to fit it and to choose λ for it (a public fact: E's size)
-    centred = public.X.shape[0] >= CENTRED_MIN_ROWS
+    centred = is_centred(public.X.shape[0])
     prior = memo(scenario, scenario_id, ("public prior", intercept),
                  lambda: public_prior(public.X, public.y, data_norm=arrays.data_norm,
                                       fit_intercept=intercept, classes=arrays.classes)

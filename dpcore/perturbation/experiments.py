@@ -56,6 +56,7 @@ __all__ = [
     "BEST_LAMBDAS",
     "CENTRED_LAMBDAS",
     "CENTRED_MIN_ROWS",
+    "is_centred",
     "Fitted",
     "PublicPrior",
     "RELEASE_LAMBDAS",
@@ -568,6 +569,13 @@ CENTRED_LAMBDAS = RELEASE_LAMBDAS + (1.0, 3.0, 10.0, 30.0)
 #: prior's 3-fold cross-validation (a third of 15 rows leaves 10). A page releases without a
 #: centre below it, and says so.
 CENTRED_MIN_ROWS = 3 * (MIN_ROWS + MIN_ROWS // 2)
+
+
+def is_centred(n_public: int) -> bool:
+    """Whether a release is centred on a model of the public set E of ``n_public`` rows: when E
+    has :data:`CENTRED_MIN_ROWS` rows (a public fact: E's size); else it is released without a
+    centre."""
+    return n_public >= CENTRED_MIN_ROWS
 
 
 def release_roles(size: int, centred: bool, seed: int) -> list[tuple]:
