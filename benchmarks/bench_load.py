@@ -6,7 +6,7 @@ Run: ``python benchmarks/bench_load.py --users N --seconds S [--uploads SHARE] [
 The benchmark starts its own ``streamlit run app.py`` on a free port of 127.0.0.1 (headless,
 no file watcher, one BLAS thread, as the test suite's servers), waits for ``/_stcore/health``,
 then plays N users with Locust (run as a library, headless): each user is a WebSocket that
-speaks Streamlit's protocol (:mod:`load_client`), arriving within ``--ramp`` seconds. A user
+speaks Streamlit's protocol (:mod:`ui.protocol`), arriving within ``--ramp`` seconds. A user
 opens one page with an ε slider, views and a Publish button (the pages of :data:`PAGES`, in
 turn), then acts on a think-time schedule (``--think`` seconds between actions, uniform,
 seeded per user): moves the ε slider one step (``epsilon_move``), picks another view
@@ -66,7 +66,13 @@ import gevent
 import psutil
 import requests
 from bench_upload import make_upload_csv
-from load_client import (
+from locust.env import Environment
+from locust.exception import StopUser
+from locust.stats import StatsEntry
+from timing import stop
+
+from dpcore.runs.scenarios import AT_RANDOM, ONE_FILE, UPLOAD
+from ui.protocol import (
     CLASS_PAGES,
     EPSILON_LABEL,
     PUBLISH_VIEW,
@@ -80,15 +86,9 @@ from load_client import (
     check_streamlit,
     walk,
 )
-from locust.env import Environment
-from locust.exception import StopUser
-from locust.stats import StatsEntry
-from timing import stop
-
-from dpcore.runs.scenarios import AT_RANDOM, ONE_FILE, UPLOAD
 
 ROOT = Path(__file__).resolve().parents[1]
-#: The pages users open, in turn (:data:`load_client.CLASS_PAGES`).
+#: The pages users open, in turn (:data:`ui.protocol.CLASS_PAGES`).
 PAGES = CLASS_PAGES
 #: The page an uploading user opens: its query builder lists the upload's columns.
 UPLOAD_PAGE = "importance"

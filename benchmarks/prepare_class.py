@@ -5,7 +5,7 @@ Run, once the server is up (``docs/class.md``)::
 
     python benchmarks/prepare_class.py http://127.0.0.1:8501 [--pages importance masking]
 
-It opens one session over Streamlit's own protocol (:func:`load_client.walk`, no browser), shows
+It opens one session over Streamlit's own protocol (:func:`ui.protocol.walk`, no browser), shows
 each view of each page (Publish too, never pressed) and moves the ε slider across every value,
 on the pages' default settings. The students' slider moves then draw results and figures that
 are already computed. About two minutes for the four pages on a 2-core machine; a second run
@@ -17,7 +17,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from load_client import (
+import timing  # noqa: F401  (first: puts the repository on the import path)
+
+from ui.protocol import (
     CLASS_PAGES,
     ProtocolError,
     StreamlitVersionError,
