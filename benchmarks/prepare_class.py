@@ -10,6 +10,10 @@ each view of each page (Publish too, never pressed) and moves the ε slider acro
 on the pages' default settings. The students' slider moves then draw results and figures that
 are already computed. About two minutes for the four pages on a 2-core machine; a second run
 takes seconds (everything is cached). It spends nothing and uploads nothing.
+
+A server started with ``streamlit run app.py`` does the same walk by itself in the background
+while it is idle (:mod:`ui.warm`); this script is the explicit option: to see each view done,
+to wait until everything is, or where the server cannot reach itself on localhost.
 """
 
 from __future__ import annotations
