@@ -23,9 +23,11 @@ markers: a user that receives another's marker is a *crossed session*; an upload
 never receives its own is an error (its upload did not reach the page). The server's output is
 kept in memory and checked for the markers too.
 
-With ``--warm``, one visit to the home page comes first (untimed): the app's modules are then
-imported, as on a server that has served one visitor (the teacher, checking it works); without
-it the users arrive at a server that has served nobody. With ``--walk``, the teacher prepares
+The server imports the app's modules when it starts and prepares the class pages by itself in
+the background while it is idle (``ui/warm.py``; ``EXPLORER_PREPARE=0`` in the environment turns
+the preparation off). With ``--warm``, one visit to the home page comes first (untimed), as on a
+server that has served one visitor (the teacher, checking it works); without it the users
+arrive at a server that has served nobody. With ``--walk``, the teacher prepares
 the class instead (untimed, before the users arrive): opens each page of :data:`PAGES`, shows
 each of its views (Publish too, unpressed) and moves its ε slider across every value in each,
 so that the cache every session shares holds those results and their figures

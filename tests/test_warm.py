@@ -53,10 +53,11 @@ def test_local_url_reaches_the_server_from_this_machine(monkeypatch, options, ur
     assert warm.local_url() == url
 
 
-@pytest.mark.parametrize(("cpu_used", "busy"), [(0.0, False), (0.04, False), (0.06, True),
-                                                (0.2, True)])
+@pytest.mark.parametrize(("cpu_used", "busy"), [(0.0, False), (0.02, False), (0.03, True),
+                                                (0.1, True)])
 def test_the_server_is_busy_while_its_process_computes(monkeypatch, cpu_used, busy):
-    """Over a 0.2 s sample, a quarter of a core (0.05 s of CPU) or more is somebody's request."""
+    """Over a 0.1 s sample, a quarter of a core (0.025 s of CPU) or more is somebody's
+    request."""
     clock = {"cpu": 10.0, "wall": 100.0}
     monkeypatch.setattr(warm.time, "process_time", lambda: clock["cpu"])
     monkeypatch.setattr(warm.time, "perf_counter", lambda: clock["wall"])

@@ -17,7 +17,7 @@ answers anyone:
 The walk is a session like any other, on built-in data only: it never presses Publish, spends
 no budget and uploads nothing. Before each step it waits while the machine has no idle core
 (the rule of :func:`ui.prefetch.busy`) or while this server is computing for someone (its own
-CPU over a fifth of a second: people's requests first), and it stops once every page is walked,
+CPU over a tenth of a second: people's requests first), and it stops once every page is walked,
 when the server stops, or on the first error (said on the server's console; the pages then
 compute what people ask for, as without it).
 
@@ -52,7 +52,7 @@ POLL_SECONDS = 5.0
 #: Seconds one step of the walk (one rerun) may take before the walk gives up.
 STEP_TIMEOUT = 600.0
 #: Before each step, the server's own CPU is sampled over this many seconds...
-SAMPLE_SECONDS = 0.2
+SAMPLE_SECONDS = 0.1
 #: ... and the walk waits while it used this share of a core or more (people's requests).
 SERVER_BUSY_SHARE = 0.25
 _OFF = {"0", "off", "false", "no"}
@@ -228,8 +228,9 @@ class Preparation:
                      "people ask for; `python benchmarks/prepare_class.py` prepares them.")
             return
         self.say(f"Prepared {len(self.pages)} class page(s) in {self.seconds:.0f} s, "
-                 f"{self.waited:.0f} s of it waiting for an idle core: every view at every ε "
-                 "is in the cache that every session shares.")
+                 f"{self.waited:.0f} s of it in the pauses between steps (checking that the "
+                 "server is idle, waiting while it or the machine is busy): every view at every "
+                 "ε is in the cache that every session shares.")
 
 
 def _say(text: str) -> None:
