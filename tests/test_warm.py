@@ -67,7 +67,20 @@ def test_the_server_is_busy_while_its_process_computes(monkeypatch, cpu_used, bu
         clock["cpu"] += cpu_used
 
     monkeypatch.setattr(warm.time, "sleep", sleep)
-    assert warm._server_busy() is busy
+    assert warm._server_busy(0.1) is busy
+
+
+def test_once_busy_the_server_must_stay_idle_longer(monkeypatch):
+    """Between two clicks of a class the server idles for a moment: after a busy look, the
+    walk waits for QUIET_SECONDS of idleness, not a tenth of a second."""
+    windows, answers = [], iter([False, True, False, False])
+    monkeypatch.setattr(warm, "_machine_busy", lambda: False)
+    monkeypatch.setattr(warm, "_server_busy",
+                        lambda seconds: windows.append(seconds) or next(answers))
+    quiet = warm.Quiet()
+    assert [quiet() for _ in range(4)] == [False, True, False, False]
+    assert windows == [warm.SAMPLE_SECONDS, warm.SAMPLE_SECONDS, warm.QUIET_SECONDS,
+                       warm.SAMPLE_SECONDS]
 
 
 class _Busy:

@@ -17,9 +17,10 @@ answers anyone:
 The walk is a session like any other, on built-in data only: it never presses Publish, spends
 no budget and uploads nothing. Before each step it waits while the machine has no idle core
 (the rule of :func:`ui.prefetch.busy`) or while this server is computing for someone (its own
-CPU over a tenth of a second: people's requests first), and it stops once every page is walked,
-when the server stops, or on the first error (said on the server's console; the pages then
-compute what people ask for, as without it).
+CPU, sampled over a tenth of a second; once busy, until it has been idle for 2 s: people's
+requests first, :class:`Quiet`), and it stops once every page is walked, when the server
+stops, or on the first error (said on the server's console; the pages then compute what people
+ask for, as without it).
 
 Settings (environment): ``EXPLORER_PREPARE`` ``0`` turns the walk off (the imports stay), a
 comma-separated list of pages walks those only (default: :data:`ui.protocol.CLASS_PAGES`);
@@ -41,7 +42,8 @@ from streamlit import config
 
 from ui.protocol import CLASS_PAGES, ProtocolError, walk
 
-__all__ = ["ENV_MAX_LOAD", "ENV_PAGES", "Preparation", "lifespan", "local_url", "pages_to_prepare"]
+__all__ = ["ENV_MAX_LOAD", "ENV_PAGES", "Preparation", "Quiet", "lifespan", "local_url",
+           "pages_to_prepare"]
 
 #: The environment variable that turns the walk off (``0``) or names its pages.
 ENV_PAGES = "EXPLORER_PREPARE"
@@ -53,8 +55,10 @@ POLL_SECONDS = 5.0
 STEP_TIMEOUT = 600.0
 #: Before each step, the server's own CPU is sampled over this many seconds...
 SAMPLE_SECONDS = 0.1
-#: ... and the walk waits while it used this share of a core or more (people's requests).
+#: ... and the walk waits while it used this share of a core or more (people's requests)...
 SERVER_BUSY_SHARE = 0.25
+#: ... then until the server has been idle for this many seconds at a stretch.
+QUIET_SECONDS = 2.0
 _OFF = {"0", "off", "false", "no"}
 _WILDCARD_ADDRESSES = {"", "0.0.0.0", "::"}
 
@@ -119,20 +123,32 @@ def _machine_busy() -> bool:
         return False
 
 
-def _server_busy() -> bool:
+def _server_busy(seconds: float) -> bool:
     """Whether this server is working for someone: its process used at least
-    :data:`SERVER_BUSY_SHARE` of a core over the last :data:`SAMPLE_SECONDS` (measured now,
-    between two steps of the walk, so the walk's own work is not counted)."""
+    :data:`SERVER_BUSY_SHARE` of a core over the next ``seconds`` (measured between two steps
+    of the walk, so the walk's own work is not counted)."""
     cpu, wall = time.process_time(), time.perf_counter()
-    time.sleep(SAMPLE_SECONDS)
+    time.sleep(seconds)
     return time.process_time() - cpu >= SERVER_BUSY_SHARE * (time.perf_counter() - wall)
 
 
-def _busy() -> bool:
-    """Whether the walk should wait: the machine has no idle core, or this server's
+class Quiet:
+    """Whether the walk should wait (call it): the machine has no idle core, or this server's
     interpreter is serving people (one Python process runs its sessions about one at a time, so
-    a step of the walk would hold their requests back)."""
-    return _machine_busy() or _server_busy()
+    a step of the walk would hold their requests back).
+
+    The server is sampled over :data:`SAMPLE_SECONDS` while nobody is about; once it was busy,
+    over :data:`QUIET_SECONDS`: a class between two clicks leaves the server idle for a moment,
+    and a step of the walk (up to seconds of computing) must not land in that moment.
+    """
+
+    def __init__(self) -> None:
+        self.window = SAMPLE_SECONDS
+
+    def __call__(self) -> bool:
+        busy = _machine_busy() or _server_busy(self.window)
+        self.window = QUIET_SECONDS if busy else SAMPLE_SECONDS
+        return busy
 
 
 class Preparation:
@@ -144,8 +160,8 @@ class Preparation:
         The server, as a local client reaches it (:func:`local_url`).
     pages : sequence of str
         The pages to walk, first views first (:func:`ui.protocol.walk`).
-    busy : callable() -> bool
-        Whether the walk should wait before its next step.
+    busy : callable() -> bool, optional
+        Whether the walk should wait before its next step (default: :class:`Quiet`).
     say : callable(str)
         Where the walk says what it did (the server's console).
     walker : callable
@@ -162,11 +178,11 @@ class Preparation:
     """
 
     def __init__(self, url: str, pages: Sequence[str], *,
-                 busy: Callable[[], bool] = _busy, say: Callable[[str], None] = print,
+                 busy: Callable[[], bool] | None = None, say: Callable[[str], None] = print,
                  walker: Callable[..., float] = walk) -> None:
         self.url = url
         self.pages = tuple(pages)
-        self.busy = busy
+        self.busy = busy or Quiet()
         self.say = say
         self.walker = walker
         self.opened: dict[str, float] = {}
