@@ -151,6 +151,10 @@ class Quiet:
         return busy
 
 
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
 class Preparation:
     """The walk of the class pages in one background thread, paused while ``busy()``.
 
@@ -175,10 +179,12 @@ class Preparation:
         The whole walk's seconds, once it is done.
     error : str or None
         Why the walk stopped early, if it did.
+    waited : float
+        Seconds spent in :meth:`pause` (the idle checks, and waiting while busy).
     """
 
     def __init__(self, url: str, pages: Sequence[str], *,
-                 busy: Callable[[], bool] | None = None, say: Callable[[str], None] = print,
+                 busy: Callable[[], bool] | None = None, say: Callable[[str], None] = _say,
                  walker: Callable[..., float] = walk) -> None:
         self.url = url
         self.pages = tuple(pages)
@@ -188,7 +194,7 @@ class Preparation:
         self.opened: dict[str, float] = {}
         self.seconds: float | None = None
         self.error: str | None = None
-        self.waited = 0.0  # seconds spent waiting for an idle core
+        self.waited = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="prepare", daemon=True)
 
@@ -249,10 +255,6 @@ class Preparation:
                  "ε is in the cache that every session shares.")
 
 
-def _say(text: str) -> None:
-    print(text, flush=True)
-
-
 @asynccontextmanager
 async def lifespan(_app: object) -> AsyncIterator[None]:
     """The server's start-up and shutdown (``streamlit.App``'s ``lifespan``): the app's
@@ -267,7 +269,7 @@ async def lifespan(_app: object) -> AsyncIterator[None]:
     if pages and url is None:
         _say("The class pages are not prepared on a Unix socket or with TLS: run "
              "`python benchmarks/prepare_class.py URL` once the server is up.")
-    preparation = Preparation(url, pages, say=_say).start() if url else None
+    preparation = Preparation(url, pages).start() if url else None
     try:
         yield
     finally:
