@@ -289,8 +289,9 @@ def streamlit_server(script: str, log: Path) -> Iterator[str]:
         # the checkout) must not reload modules in the middle of a run.
         "--server.fileWatcherType", "none",
     ]  # fmt: skip
+    env = {**os.environ, "EXPLORER_PREPARE": "0"}  # cold is cold: no self-preparation
     with log.open("w") as out:
-        proc = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + STARTUP_TIMEOUT
         while True:

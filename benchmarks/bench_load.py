@@ -6,7 +6,7 @@ Run: ``python benchmarks/bench_load.py --users N --seconds S [--uploads SHARE] [
 The benchmark starts its own ``streamlit run app.py`` on a free port of 127.0.0.1 (headless,
 no file watcher, one BLAS thread, as the test suite's servers), waits for ``/_stcore/health``,
 then plays N users with Locust (run as a library, headless): each user is a WebSocket that
-speaks Streamlit's protocol (:mod:`load_client`), arriving within ``--ramp`` seconds. A user
+speaks Streamlit's protocol (:mod:`ui.protocol`), arriving within ``--ramp`` seconds. A user
 opens one page with an ε slider, views and a Publish button (the pages of :data:`PAGES`, in
 turn), then acts on a think-time schedule (``--think`` seconds between actions, uniform,
 seeded per user): moves the ε slider one step (``epsilon_move``), picks another view
@@ -23,9 +23,11 @@ markers: a user that receives another's marker is a *crossed session*; an upload
 never receives its own is an error (its upload did not reach the page). The server's output is
 kept in memory and checked for the markers too.
 
-With ``--warm``, one visit to the home page comes first (untimed): the app's modules are then
-imported, as on a server that has served one visitor (the teacher, checking it works); without
-it the users arrive at a server that has served nobody. With ``--walk``, the teacher prepares
+The server imports the app's modules when it starts and prepares the class pages by itself in
+the background while it is idle (``ui/warm.py``; ``EXPLORER_PREPARE=0`` in the environment turns
+the preparation off). With ``--warm``, one visit to the home page comes first (untimed), as on a
+server that has served one visitor (the teacher, checking it works); without it the users
+arrive at a server that has served nobody. With ``--walk``, the teacher prepares
 the class instead (untimed, before the users arrive): opens each page of :data:`PAGES`, shows
 each of its views (Publish too, unpressed) and moves its ε slider across every value in each,
 so that the cache every session shares holds those results and their figures
@@ -66,7 +68,13 @@ import gevent
 import psutil
 import requests
 from bench_upload import make_upload_csv
-from load_client import (
+from locust.env import Environment
+from locust.exception import StopUser
+from locust.stats import StatsEntry
+from timing import stop
+
+from dpcore.runs.scenarios import AT_RANDOM, ONE_FILE, UPLOAD
+from ui.protocol import (
     CLASS_PAGES,
     EPSILON_LABEL,
     PUBLISH_VIEW,
@@ -80,15 +88,9 @@ from load_client import (
     check_streamlit,
     walk,
 )
-from locust.env import Environment
-from locust.exception import StopUser
-from locust.stats import StatsEntry
-from timing import stop
-
-from dpcore.runs.scenarios import AT_RANDOM, ONE_FILE, UPLOAD
 
 ROOT = Path(__file__).resolve().parents[1]
-#: The pages users open, in turn (:data:`load_client.CLASS_PAGES`).
+#: The pages users open, in turn (:data:`ui.protocol.CLASS_PAGES`).
 PAGES = CLASS_PAGES
 #: The page an uploading user opens: its query builder lists the upload's columns.
 UPLOAD_PAGE = "importance"

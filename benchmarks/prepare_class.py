@@ -5,11 +5,15 @@ Run, once the server is up (``docs/class.md``)::
 
     python benchmarks/prepare_class.py http://127.0.0.1:8501 [--pages importance masking]
 
-It opens one session over Streamlit's own protocol (:func:`load_client.walk`, no browser), shows
+It opens one session over Streamlit's own protocol (:func:`ui.protocol.walk`, no browser), shows
 each view of each page (Publish too, never pressed) and moves the ε slider across every value,
 on the pages' default settings. The students' slider moves then draw results and figures that
 are already computed. About two minutes for the four pages on a 2-core machine; a second run
 takes seconds (everything is cached). It spends nothing and uploads nothing.
+
+A server started with ``streamlit run app.py`` does the same walk by itself in the background
+while it is idle (:mod:`ui.warm`); this script is the explicit option: to see each view done,
+to wait until everything is, or where the server cannot reach itself on localhost.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from load_client import (
+import timing  # noqa: F401  (first: puts the repository on the import path)
+
+from ui.protocol import (
     CLASS_PAGES,
     ProtocolError,
     StreamlitVersionError,

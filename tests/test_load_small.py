@@ -1,6 +1,6 @@
 """A class in miniature: three simulated users on one ``streamlit run app.py``, without browsers.
 
-The load benchmark (``benchmarks/bench_load.py``, its users in ``benchmarks/load_client.py``)
+The load benchmark (``benchmarks/bench_load.py``, its users in ``ui/protocol.py``)
 runs in a subprocess: Locust runs on gevent, which patches the standard library, so it gets a
 process of its own rather than pytest's. Three users arrive within three seconds at a server
 that has served one visit (``--warm``: the app's modules imported), one of them uploads a
@@ -37,8 +37,9 @@ def _run_bench(*args: str) -> subprocess.CompletedProcess:
     """``python benchmarks/bench_load.py *args``; on timeout the benchmark and its server (one
     process group) are killed."""
     command = [sys.executable, str(BENCH), *args]
-    with subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True, start_new_session=True) as process:
+    env = {**os.environ, "EXPLORER_PREPARE": "0"}  # the users alone (tests/test_warm.py: with it)
+    with subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, start_new_session=True) as process:
         try:
             out, err = process.communicate(timeout=RUN_TIMEOUT)
         except subprocess.TimeoutExpired:

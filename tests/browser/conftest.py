@@ -6,6 +6,7 @@ Modelled on Streamlit's own ``e2e_playwright/conftest.py``: one server per test 
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -65,8 +66,11 @@ def app_url(request: pytest.FixtureRequest) -> Iterator[str]:
         "--server.headless", "true",
         "--browser.gatherUsageStats", "false",
     ]  # fmt: skip
+    # The server's own preparation of the class pages (ui/warm.py) would compete with the tests
+    # for the cores and fill caches the tests expect cold; tests/test_warm.py tests it.
+    env = {**os.environ, "EXPLORER_PREPARE": "0"}
     with log.open("w") as out:
-        proc = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
         _wait_healthy(url, proc, log)
         yield url

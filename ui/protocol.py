@@ -1,4 +1,9 @@
-"""One simulated user of ``streamlit run app.py``: a WebSocket that speaks Streamlit's protocol.
+"""A session of ``streamlit run app.py`` without a browser: a WebSocket that speaks Streamlit's
+protocol.
+
+Two users: the server's own preparation (:mod:`ui.warm`, which walks the class pages over this
+protocol on localhost), and the benchmarks' simulated users (``benchmarks/bench_load.py``,
+``benchmarks/prepare_class.py``).
 
 A browser and the server talk in protobuf messages, the classes of ``streamlit.proto``: the
 browser sends a ``BackMsg`` (a ``rerun_script`` with its ``ClientState``: the query string, the
@@ -90,13 +95,13 @@ def check_streamlit(found: str | None = None, *, where: str = "is installed") ->
     >>> check_streamlit("1.68.0", where="runs the server")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    load_client.StreamlitVersionError: Streamlit 1.68.0 runs the server, but ...
+    ui.protocol.StreamlitVersionError: Streamlit 1.68.0 runs the server, but ...
     """
     found = version("streamlit") if found is None else found
     if SpecifierSet(STREAMLIT_CHECKED).contains(found, prereleases=True):
         return found
     raise StreamlitVersionError(
-        f"Streamlit {found} {where}, but benchmarks/load_client.py speaks Streamlit's "
+        f"Streamlit {found} {where}, but ui/protocol.py speaks Streamlit's "
         f"private WebSocket protocol as checked against streamlit{STREAMLIT_CHECKED} only. "
         "Install the checked release (bash scripts/install.sh installs requirements.txt's "
         f"pin), or check the protocol against {found} and widen STREAMLIT_CHECKED and "
@@ -184,11 +189,15 @@ class Run:
         From sending the request to the ``script_finished`` that ended it.
     messages, nbytes : int
         ``ForwardMsg``\\ s received and their bytes.
+    elements : list of (str, str)
+        The elements drawn, in order: each one's kind (``"progress"``, ``"slider"``, ...) and
+        its text or label ("" for none).
     """
 
     seconds: float
     messages: int = 0
     nbytes: int = 0
+    elements: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -405,6 +414,10 @@ class StreamlitClient:
         msg = ForwardMsg()
         msg.ParseFromString(raw)
         self._read(msg)
+        if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            kind = msg.delta.new_element.WhichOneof("type")
+            proto = getattr(msg.delta.new_element, kind)
+            run.elements.append((kind, getattr(proto, "text", "") or getattr(proto, "label", "")))
         return msg
 
     def _check_markers(self, raw: bytes) -> None:
@@ -455,24 +468,58 @@ EPSILON_LABEL = "Privacy budget ε"
 
 
 def walk(base_url: str, pages: Sequence[str], *, timeout: float = 600.0,
-         report: Callable[[str, str, float], None] | None = None) -> float:
+         report: Callable[[str, str, float], None] | None = None,
+         opened: Callable[[str, float], None] | None = None,
+         pause: Callable[[], None] | None = None) -> float:
     """Prepare a server for a class: open each of ``pages``, show each of its views (Publish
     too, without pressing it) and move its ε slider across every value in each, so that the
-    cache every session shares holds those results and their figures. Returns the seconds it
-    took; ``report(page, view, seconds)`` is called after each view.
+    cache every session shares holds those results and their figures.
+
+    The pages' first views come first (what a class opening the pages asks for at once), then
+    every view of each page at every ε. Nothing is published and no budget is spent.
+
+    Parameters
+    ----------
+    base_url : str
+        The server (``http://127.0.0.1:PORT``).
+    pages : sequence of str
+        The pages' URL paths (:data:`CLASS_PAGES`).
+    timeout : float, default=600.0
+        Seconds one step may take.
+    report : callable(page, view, seconds), optional
+        Called after each view (at every ε).
+    opened : callable(page, seconds), optional
+        Called after each page's first view.
+    pause : callable(), optional
+        Called before each step (a rerun); it may block, to hold the walk while the machine
+        is busy (:mod:`ui.warm`).
+
+    Returns
+    -------
+    float
+        The seconds the walk took.
     """
     start = time.perf_counter()
+    pause = pause or (lambda: None)
     client = StreamlitClient(base_url, MarkerBoard(), timeout=timeout)
     client.connect()
     try:
+        for page in pages:  # the first views, as a class opens them
+            pause()
+            run = client.open_page(page)
+            if opened is not None:
+                opened(page, run.seconds)
         for page in pages:
+            pause()
             client.open_page(page)
             views = client.find("button_group", VIEW_LABEL)
             for view in views.options:
                 began = time.perf_counter()
+                pause()
                 client.choose(views, [view])
                 slider = client.find("slider", EPSILON_LABEL)
                 for option in slider.options:
+                    pause()
                     client.choose(slider, [option])
                 if report is not None:
                     report(page, view, time.perf_counter() - began)
