@@ -343,9 +343,7 @@ def streamlit_server() -> Iterator[Server]:
         "--browser.gatherUsageStats", "false",
         "--server.fileWatcherType", "none",
     ]  # fmt: skip
-    env = dict(os.environ)
-    for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        env.setdefault(variable, "1")
+    env = dict(os.environ)  # the server limits its BLAS threads itself (ui.warm)
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT)
     server = Server(process, f"http://127.0.0.1:{port}")

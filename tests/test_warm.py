@@ -239,3 +239,20 @@ def test_a_fresh_server_prepares_a_page_by_itself():
             process.wait()
         reader.join()  # the output ends with the server
         process.stdout.close()
+
+
+@pytest.mark.parametrize("value, threads", [(None, 1), ("", 1), (" 2 ", 2)])
+def test_the_server_limits_blas_threads(value, threads):
+    import numpy  # noqa: F401  (loads the BLAS library that threadpoolctl limits)
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    with threadpool_limits():  # restores this process's limits on leaving
+        assert warm.limit_blas_threads(value) == threads
+        blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas"]
+        assert blas and all(pool["num_threads"] == threads for pool in blas)
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two", "1.5"])
+def test_a_bad_blas_thread_setting_says_what_to_give(value):
+    with pytest.raises(ValueError, match="whole number of threads"):
+        warm.limit_blas_threads(value)

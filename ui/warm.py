@@ -6,7 +6,9 @@ hook, see ``app.py``), whose :func:`lifespan` runs once when the server starts, 
 answers anyone:
 
 1. it imports every module of the app (:mod:`ui.preload`, about 4 s on 2 cores), which the first
-   visitor of a fresh server paid before, every other visitor waiting behind it;
+   visitor of a fresh server paid before, every other visitor waiting behind it, and limits
+   BLAS to one thread per call (:func:`limit_blas_threads`: a server's parallelism is its
+   sessions);
 2. it starts one background thread (:class:`Preparation`) that walks the class pages over the
    server's own WebSocket on localhost, exactly as ``benchmarks/prepare_class.py`` does
    (:func:`ui.protocol.walk`): the four pages' first views first, then every view of each at
@@ -25,7 +27,7 @@ ask for, as without it).
 Settings (environment): ``EXPLORER_PREPARE`` ``0`` turns the walk off (the imports stay), a
 comma-separated list of pages walks those only (default: :data:`ui.protocol.CLASS_PAGES`);
 ``EXPLORER_PREPARE_MAX_LOAD``, the 1-minute load average from which the walk waits (default:
-the number of cores).
+the number of cores); ``EXPLORER_BLAS_THREADS``, BLAS's threads per call (default: 1).
 """
 
 from __future__ import annotations
@@ -39,16 +41,19 @@ from contextlib import asynccontextmanager
 
 import requests
 from streamlit import config
+from threadpoolctl import threadpool_limits
 
 from ui.protocol import CLASS_PAGES, ProtocolError, walk
 
-__all__ = ["ENV_MAX_LOAD", "ENV_PAGES", "Preparation", "Quiet", "lifespan", "local_url",
-           "pages_to_prepare"]
+__all__ = ["ENV_BLAS_THREADS", "ENV_MAX_LOAD", "ENV_PAGES", "Preparation", "Quiet", "lifespan",
+           "limit_blas_threads", "local_url", "pages_to_prepare"]
 
 #: The environment variable that turns the walk off (``0``) or names its pages.
 ENV_PAGES = "EXPLORER_PREPARE"
 #: The environment variable that sets the load average from which the walk waits.
 ENV_MAX_LOAD = "EXPLORER_PREPARE_MAX_LOAD"
+#: The environment variable that sets the server's BLAS threads (default: 1).
+ENV_BLAS_THREADS = "EXPLORER_BLAS_THREADS"
 #: Seconds between two looks at the load while the walk waits for an idle core.
 POLL_SECONDS = 5.0
 #: Seconds one step of the walk (one rerun) may take before the walk gives up.
@@ -255,11 +260,40 @@ class Preparation:
                  "ε is in the cache that every session shares.")
 
 
+def limit_blas_threads(value: str | None) -> int:
+    """Limit the BLAS library's threads in this server process to ``value`` (None: 1) and
+    return the limit.
+
+    A server's parallelism is its sessions: each runs in a thread of its own, and numpy releases
+    the interpreter's lock in its loops. OpenBLAS's default of one thread per core in every call
+    then oversubscribes the cores as soon as two sessions compute: on this 2-core machine at
+    load 4, the logistic-regression page's first view took 5.0-7.7 s with OpenBLAS's 2 threads
+    and 1.5-1.6 s with one (``docs/performance.md``, "A class on one server").
+    ``EXPLORER_BLAS_THREADS`` sets another number (a larger machine serving few people).
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not a whole number of at least 1.
+    """
+    text = "1" if value is None or not value.strip() else value.strip()
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{ENV_BLAS_THREADS}={value!r}: give a whole number of threads, 1 or "
+                         "more.")
+    limit = int(text)
+    threadpool_limits(limits=limit, user_api="blas")
+    return limit
+
+
 @asynccontextmanager
 async def lifespan(_app: object) -> AsyncIterator[None]:
     """The server's start-up and shutdown (``streamlit.App``'s ``lifespan``): the app's
     modules imported, then the class pages prepared in the background (module docstring)."""
     importlib.import_module("ui.preload")  # before anyone is served: no visitor waits for it
+    try:
+        limit_blas_threads(os.environ.get(ENV_BLAS_THREADS))
+    except ValueError as exc:
+        _say(f"{exc} BLAS keeps its own number of threads.")
     try:
         pages = pages_to_prepare(os.environ.get(ENV_PAGES))
     except ValueError as exc:
