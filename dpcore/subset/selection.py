@@ -59,10 +59,12 @@ from dpcore.subset.estimators import (
 from dpcore.subset.rescale import Rescaled, rescale
 from dpcore.subset.weights import (
     NEIGHBOURING,
+    Neighbours,
     check_sizes,
     distance_to_subset,
     hybrid_counts,
-    nearest_public,
+    nearest_in_prefixes,
+    neighbour_lists,
     noisy_counts,
 )
 from dpcore.validation import (
@@ -288,6 +290,10 @@ class Prepared:
         (always True for losses without a solver); a release refuses an uncertified one.
     nearest : ndarray of int of shape (n_D,)
         Each private point's nearest point in all of E (step 2's counts).
+    neighbours : Neighbours
+        Each distinct private point's nearest public points in tie groups
+        (:func:`~dpcore.subset.weights.neighbour_lists`), from which every run finds the
+        nearest points of its nested candidates (step 4) for its own ranking.
     loss : str
     lam : float
     fingerprint : str
@@ -298,14 +304,16 @@ class Prepared:
     reference: np.ndarray
     certified: bool
     nearest: np.ndarray
+    neighbours: Neighbours
     loss: str
     lam: float
     fingerprint: str
 
 
 def prepare_selection(data: Rescaled, loss: str = "logistic", lam: float = 1e-2) -> Prepared:
-    """``theta_D`` and the nearest public points of D in all of E: the non-private, ε-free part
-    of Algorithm 2 (its step 2's counts and step 4's reference), computed once.
+    """``theta_D`` and the nearest public points of D: the non-private, ε-free part of
+    Algorithm 2 (its step 2's counts, step 4's reference and the neighbour lists from which
+    step 4 finds the nearest points of any ranking's candidates), computed once.
 
     Parameters
     ----------
@@ -321,8 +329,8 @@ def prepare_selection(data: Rescaled, loss: str = "logistic", lam: float = 1e-2)
     loss = check_loss(loss)
     lam = check_scalar(lam, "lam", min_val=0.0)
     reference, certified = reference_fit(data.private, loss, target=data.target, lam=lam)
-    index, _ = nearest_public(data.private, data.public)
-    return Prepared(reference, certified, index[:, 0], loss, lam,
+    neighbours = neighbour_lists(data.private, data.public)
+    return Prepared(reference, certified, neighbours.nearest, neighbours, loss, lam,
                     fingerprint(data.private, data.public))
 
 
@@ -358,8 +366,9 @@ class _Curves:
     distance: np.ndarray
 
 
-def _weights_by_prefix(data: Rescaled, ranked: np.ndarray, sizes: np.ndarray) -> tuple:
-    index, sqdist = nearest_public(data.private, data.public[ranked], sizes)
+def _weights_by_prefix(data: Rescaled, ranked: np.ndarray, sizes: np.ndarray,
+                       neighbours: Neighbours) -> tuple:
+    index, sqdist = nearest_in_prefixes(neighbours, ranked, sizes)
     counts = hybrid_counts(index, data.n_public)
     mask = np.arange(data.n_public)[:, None] < sizes[None, :]
     return counts, mask, distance_to_subset(sqdist)
@@ -375,15 +384,16 @@ def _run(
     h_ref: np.ndarray,
     gen: np.random.Generator | None,
     progress: Progress,
-    nearest: np.ndarray,
+    prepared: Prepared,
     accountant: Any = None,
     dataset: str = "private",
     clean: bool = False,
 ) -> _Curves:
     """Steps 2-4 of Algorithm 2 (study noise from ``gen``, release noise when it is None);
-    optionally also the non-private curve. ``nearest``: D's nearest points in all of E."""
+    optionally also the non-private curve. ``prepared``: D's nearest points in all of E and
+    its neighbour lists."""
     n, m, k = data.n_private, data.n_public, sizes.size
-    counts_all = hybrid_counts(nearest[:, None], m)[:, 0]
+    counts_all = hybrid_counts(prepared.nearest[:, None], m)[:, 0]
     e1, e2, _ = eps
     if accountant is not None:
         accountant.spend(e1, mechanism=f"{MECHANISM}: ranking weights (epsilon1)",
@@ -392,7 +402,7 @@ def _run(
     ranking = noisy_counts(counts_all, e1, rng=gen) / n
     order = np.argsort(-ranking, kind="stable")  # decreasing; ties by the public order
     report_progress(progress, 0.25, f"nearest points in {k} nested candidate subsets")
-    counts, mask, distance = _weights_by_prefix(data, order, sizes)
+    counts, mask, distance = _weights_by_prefix(data, order, sizes, prepared.neighbours)
     if accountant is not None:
         accountant.spend(e2, mechanism=f"{MECHANISM}: candidate weights (epsilon2)",
                          dataset=dataset, note=f"{k} candidates at epsilon2/{k} each",
@@ -682,7 +692,7 @@ def run_algorithm2(
     if accountant is not None:  # refuse before any work if the whole run does not fit
         accountant.check(e1 + e2 + e3_true, relation="replace")
     curves = _run(data, sizes, eps, loss, lam, truncate, h_ref, gen,
-                  progress, prepared.nearest, accountant, dataset, clean=clean)
+                  progress, prepared, accountant, dataset, clean=clean)
     report_progress(progress, 0.95, "selection")
     if accountant is not None:
         accountant.spend(
