@@ -288,6 +288,9 @@ class Prepared:
     certified : bool
         Whether ``theta_D`` reached the objective gap the criterion's sensitivity assumes
         (always True for losses without a solver); a release refuses an uncertified one.
+    reference_prediction : ndarray
+        ``h(theta_D)`` (:func:`~dpcore.subset.estimators.predict`), the reference of every
+        criterion ``t_i``.
     nearest : ndarray of int of shape (n_D,)
         Each private point's nearest point in all of E (step 2's counts).
     neighbours : Neighbours
@@ -303,6 +306,7 @@ class Prepared:
 
     reference: np.ndarray
     certified: bool
+    reference_prediction: np.ndarray
     nearest: np.ndarray
     neighbours: Neighbours
     loss: str
@@ -330,7 +334,8 @@ def prepare_selection(data: Rescaled, loss: str = "logistic", lam: float = 1e-2)
     lam = check_scalar(lam, "lam", min_val=0.0)
     reference, certified = reference_fit(data.private, loss, target=data.target, lam=lam)
     neighbours = neighbour_lists(data.private, data.public)
-    return Prepared(reference, certified, neighbours.nearest, neighbours, loss, lam,
+    h_ref = predict(data.private, reference, loss, data.target)[0]
+    return Prepared(reference, certified, h_ref, neighbours.nearest, neighbours, loss, lam,
                     fingerprint(data.private, data.public))
 
 
@@ -423,7 +428,11 @@ def _run(
     both = np.hstack([W, clean_W]) if clean else W
     theta = m_estimate(ranked_points, both, loss, target=data.target, lam=lam)
     report_progress(progress, 0.85, "criteria")
-    h = predict(data.private, theta, loss, data.target)
+    if loss == "logistic":  # h on the distinct private points, then on every record
+        lists = prepared.neighbours
+        h = predict(lists.private, theta, loss, data.target)[:, lists.inverse]
+    else:
+        h = predict(data.private, theta, loss, data.target)
     t = np.linalg.norm(h - h_ref, axis=1)
     return _Curves(
         order=order,
@@ -681,8 +690,7 @@ def run_algorithm2(
     k = sizes.size
     if gen is None and not prepared.certified:  # a release: before anything is spent
         raise DataError(UNCERTIFIED.format(tol=SOLVER_TOL, lam=lam))
-    reference = prepared.reference
-    h_ref = predict(data.private, reference, loss, data.target)[0]
+    reference, h_ref = prepared.reference, prepared.reference_prediction
     bound = criterion_sensitivity(data.n_private, data.radius, lam, loss=loss,
                                   dim=data.public.shape[1])
     used = criterion_sensitivity(data.n_private, data.radius, lam, loss=loss,
