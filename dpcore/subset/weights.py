@@ -227,7 +227,9 @@ class Neighbours:
     public : ndarray of shape (m, q)
         E, in its own order.
     members : ndarray of int32 of shape (n, K)
-        Positions in ``public`` of each point's K nearest, by increasing squared distance.
+        Positions in ``public`` of each point's nearest, by increasing squared distance: every
+        point up to a bound per row, at most K (0 after a row's last listed point, a slot that
+        no complete group holds).
     starts : ndarray of int
         Flat positions (in ``members.ravel()``) where each tie group starts.
     slots : ndarray of int
@@ -271,7 +273,9 @@ def neighbour_lists(private: Any, public: Any, k: int = NEIGHBOURS, *,
     private : array-like of shape (n_D, q)
     public : array-like of shape (m, q)
     k : int, default=NEIGHBOURS
-        Neighbours kept per distinct private point (all of E when m <= k).
+        Most neighbours kept per distinct private point (all of E when m <= k). The tree
+        method lists the k nearest; the matrix method every point up to a bound per row that
+        leaves about k (:data:`LIST_SAMPLE`), cut at k.
     method : {"auto", "tree", "matrix"}, default="auto"
         As in :func:`nearest_public`; the matrix method reads each distance block once for the
         nearest point and the neighbours.
