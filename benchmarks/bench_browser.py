@@ -11,7 +11,9 @@ warm-up moves, then ``--moves`` measured ones). The targets are interleaved move
 busy machine slows all of them alike. With ``--fresh`` there is no warm-up and only ArrowRight, so
 that every move goes to a value no cache has seen, until the slider's end; each page then opens
 with its slider at the first value (a link parameter), so that the moves cross the whole slider.
-One move is timed *in the page*, from the ``keydown`` event to the first moment at which
+A target may also be a number input (the subset page's simulation seed): its "+" and "-" buttons
+are clicked instead of the arrow keys.
+One move is timed *in the page*, from the ``keydown`` (or click) event to the first moment at which
 
 - the target's change detector (by default: the data of the visible Plotly charts in the main
   area, hashed) differs from its value before the key press, and
@@ -148,6 +150,9 @@ class Target:
         Link parameters the page always opens with (a view, for example).
     sidebar : bool
         Whether the slider is in the sidebar (else in the main area).
+    number : bool
+        The control is a number input (``slider`` is its label), moved by its step buttons:
+        ArrowRight clicks "+", ArrowLeft "-" (the clock starts at the pointer press).
     """
 
     name: str
@@ -160,6 +165,7 @@ class Target:
     start: str = ""
     query: str = ""
     sidebar: bool = True
+    number: bool = False
 
 
 FLOOR = Target("floor", "/", "Floor value", script=FLOOR_SCRIPT, first_load_timeout=60.0,
@@ -176,6 +182,10 @@ TARGETS: list[Target] = [
            start="mk_epsilon=0.1"),
     Target("subset ε", "/subset", "Privacy budget ε", first_load_timeout=300.0,
            start="sub_epsilon=0.01"),
+    # issue 35: a new simulation seed reruns Algorithm 2's repeats (from seed 1000 on, values
+    # that no other target or prefetch has computed)
+    Target("subset seed", "/subset", "Simulation seed", first_load_timeout=300.0,
+           start="sub_seed=1000", number=True),
     # issue 25: the decision view (its prior slider redraws the risk) and the planner of
     # several statistics (the Gaussian statistics' δ redraws both figures)
     Target("decision prior", "/decide", "Prior belief that a given person is in the data",
@@ -188,9 +198,11 @@ TARGETS: list[Target] = [
 
 INIT_SCRIPT = """(() => {
     const bench = (window.__bench = { keyT: null, before: null, log: [] });
-    document.addEventListener("keydown", () => {
+    const start = () => {
         if (bench.keyT === null) bench.keyT = performance.now();
-    }, true);
+    };
+    document.addEventListener("keydown", start, true);
+    document.addEventListener("pointerdown", start, true);  // a number input's step buttons
     const size = (d) => d == null ? 0 : (d.byteLength ?? d.size ?? d.length ?? 0);
     const Native = window.WebSocket;
     class TimedWebSocket extends Native {
@@ -337,8 +349,28 @@ def new_tab(browser: Browser) -> Page:
 
 
 def _thumb(page: Page, target: Target):
+    """The slider's thumb, or a number input's field."""
     area = page.get_by_test_id("stSidebar" if target.sidebar else "stMain")
+    if target.number:
+        return area.get_by_test_id("stNumberInput").filter(has_text=target.slider).get_by_role(
+            "spinbutton")
     return area.get_by_test_id("stSlider").filter(has_text=target.slider).get_by_role("slider")
+
+
+def _step(page: Page, target: Target, key: str) -> str:
+    """Click a number input's "+" (ArrowRight) or "-" (ArrowLeft); returns its value before.
+    Raises :class:`EndOfSlider` at its bound."""
+    area = page.get_by_test_id("stSidebar" if target.sidebar else "stMain")
+    box = area.get_by_test_id("stNumberInput").filter(has_text=target.slider)
+    button = box.get_by_test_id("stNumberInputStepUp" if key == "ArrowRight"
+                                else "stNumberInputStepDown")
+    value = box.get_by_role("spinbutton").input_value()
+    if button.is_disabled():
+        raise EndOfSlider(f"the number input is at its bound ({value})")
+    if page.evaluate(ARM) is None:
+        raise RuntimeError("nothing to compare: the change detector found no figure")
+    button.click()
+    return value
 
 
 def wait_idle(page: Page, timeout: float) -> None:
@@ -375,6 +407,9 @@ def move(page: Page, target: Target, key: str) -> Move:
     time.sleep(SETTLE)
     page.bring_to_front()
     thumb = _thumb(page, target)
+    if target.number:
+        _step(page, target, key)
+        return _timed(page, target, lambda: thumb.input_value())
     now, low, high = (thumb.get_attribute(a) for a in
                       ("aria-valuenow", "aria-valuemin", "aria-valuemax"))
     end = high if key == "ArrowRight" else low
@@ -392,6 +427,11 @@ def move(page: Page, target: Target, key: str) -> Move:
             time.sleep(0.1)
         else:
             raise EndOfSlider(f"the slider is at its end ({text})")
+    return _timed(page, target, lambda: thumb.get_attribute("aria-valuetext") or "?")
+
+
+def _timed(page: Page, target: Target, value: Callable[[], str]) -> Move:
+    """Wait for the redraw that the key press or click just started, and time it."""
     done = page.wait_for_function(
         REDRAWN, timeout=target.move_timeout * 1000, polling=POLL_MS
     ).json_value()
@@ -412,7 +452,7 @@ def move(page: Page, target: Target, key: str) -> Move:
         kb_in=sum(n for _, n in received) / 1024,
         messages_in=len(received),
         largest_kb=max((n for _, n in received), default=0) / 1024,
-        value=thumb.get_attribute("aria-valuetext") or "?",
+        value=value(),
     )
 
 

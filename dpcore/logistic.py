@@ -358,7 +358,8 @@ class BatchedProblem:
         times its total weight.
 
         In float32 a replicate leaves when its gap stops shrinking (rounding); in float64 it is
-        then finished by exact Newton.
+        then finished by exact Newton, on the rows its weights use (sparse weight columns, such
+        as the subset page's truncated DP weights, need far smaller Hessians).
         """
         design = self.design
         S, y = (self.S32, self.y32) if single else (self.S, self.y)
@@ -370,8 +371,12 @@ class BatchedProblem:
         last = np.full(n_reps, np.inf)
 
         def newton(j: int) -> np.ndarray:
-            return _newton(design, self.y, self.S[:, 0 if shared else j], lam,
-                           linear[:, j] if per_rep else linear, W[:, j], tol, 100)[0].coef
+            s, part, labels = self.S[:, 0 if shared else j], design, self.y
+            rows = np.flatnonzero(s)  # a row without weight changes no term: fit on the others
+            if 0 < rows.size < s.size:
+                s, part, labels = s[rows], _Design(design.X[rows]), labels[rows]
+            return _newton(part, labels, s, lam, linear[:, j] if per_rep else linear, W[:, j],
+                           tol, 100)[0].coef
 
         for _ in range(max_iter):
             every = active.size == n_reps  # avoid copying S while all are active

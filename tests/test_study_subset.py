@@ -173,6 +173,16 @@ def test_points_view_shows_the_inspected_candidate(prepared):
     assert len(numbers["estimate"]) == 3  # two covariates and the intercept
 
 
+def test_the_display_plane_waits_for_the_points_view(mvn):
+    """The first view computes only what it shows: the points view's plane comes later."""
+    ready = study.prepare(mvn, BASE)
+    study.at(ready, BASE)
+    assert ready.runs.kept_plane is None
+    numbers = study.at(ready, BASE.replace(view=VIEWS[2]))
+    public_xy, _, _ = ready.runs.plane()
+    np.testing.assert_array_equal(numbers["public_points"][["x", "y"]].to_numpy(), public_xy)
+
+
 @pytest.mark.parametrize("size", [None, 7])
 def test_an_unset_or_off_grid_size_inspects_the_selected_one(prepared, size):
     m = study.at(prepared, BASE.replace(size=size))["metrics"].iloc[0]

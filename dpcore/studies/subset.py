@@ -2,13 +2,16 @@
 
 The page's numbers for its parameters: one row of headline metrics and the table behind the
 figure of the selected view, in two stages. :func:`prepare` does what ε does not change, once
-per scenario and λ: Step 1, ``theta_D`` and the nearest public points, the public-only
-baseline (:func:`dpcore.subset.prepare_study`). :func:`at` runs Algorithm 2's repeats on the
-candidate grid at the split ε (:func:`dpcore.subset.run_study`; repeat ``r`` draws from
-``stream(seed, "subset", r)``): ε feeds every step of Algorithm 2 (the ε₁ ranking orders the
-nested subsets that every fit uses), so a new ε runs them all. Each set of runs is computed once
-and kept with the prepared part, so that the view, the inspected size and an ε seen before only
-re-read them.
+per scenario and λ: Step 1, ``theta_D``, the nearest public points and each private point's
+nearest public points in tie groups (from which every ranking's nested candidates find their
+nearest points without a distance computation), the public-only baseline
+(:func:`dpcore.subset.prepare_study`). :func:`at` runs Algorithm 2's repeats on the candidate
+grid at the split ε (:func:`dpcore.subset.run_study`; repeat ``r`` draws from
+``stream(seed, "subset", r)``): ε and the seed feed every step of Algorithm 2 (the ε₁ ranking
+orders the nested subsets that every fit uses), so a new ε or seed ranks and fits them all
+again, but reads the distances from the prepared part. Each set of runs is computed once and
+kept with the prepared part, so that the view, the inspected size and an ε seen before only
+re-read them; the points view's display plane is computed when that view is first shown.
 
 Every error here is measured against D without noise (an evaluation, labelled non-private); the
 weights and estimates are DP. Nothing is released and no budget is spent.
@@ -333,6 +336,7 @@ class StudyRuns:
         self.kept: OrderedDict[tuple, SubsetStudy] = OrderedDict()
         self.kept_lei: OrderedDict[tuple, tuple[np.ndarray, int]] = OrderedDict()
         self.kept_selection: OrderedDict[tuple, dict[str, float]] = OrderedDict()
+        self.kept_plane: tuple[np.ndarray, np.ndarray, tuple[str, str]] | None = None
         self.computed = 0  # sets of Algorithm 2 runs computed so far (the others were kept)
         self.lock = threading.Lock()
 
@@ -370,9 +374,19 @@ class StudyRuns:
         return self._kept(self.kept_selection,
                           lambda _setup, **a: _selection_metrics(self(**a)), arguments)[0]
 
+    def plane(self) -> tuple[np.ndarray, np.ndarray, tuple[str, str]]:
+        """:func:`dpcore.subset.display_plane` of the data, computed when the points view first
+        needs it (a principal-axes fit of E that no other view reads) and kept."""
+        if self.kept_plane is None:
+            plane = display_plane(self.setup.data)
+            with self.lock:
+                self.kept_plane = plane
+        return self.kept_plane
+
     def __getstate__(self) -> dict[str, Any]:
         return {"setup": self.setup, "kept": self.kept, "kept_lei": self.kept_lei,
-                "kept_selection": self.kept_selection, "computed": self.computed}
+                "kept_selection": self.kept_selection, "kept_plane": self.kept_plane,
+                "computed": self.computed}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -386,23 +400,23 @@ class PreparedStudy(NamedTuple):
     Attributes
     ----------
     setup : dpcore.subset.StudySetup
-        Step 1's data, ``theta_D``, the nearest points, the public-only baseline.
-    plane : (ndarray, ndarray, (str, str))
-        :func:`dpcore.subset.display_plane` of the data (the points view).
+        Step 1's data, ``theta_D``, the nearest points and neighbour lists, the public-only
+        baseline.
     runs : StudyRuns
         :func:`dpcore.subset.run_study` on ``setup``, keyword arguments only, each set of runs
-        computed once.
+        computed once; also the display plane of the points view (:meth:`StudyRuns.plane`),
+        computed when that view is first shown.
     """
 
     setup: StudySetup
-    plane: tuple[np.ndarray, np.ndarray, tuple[str, str]]
     runs: StudyRuns
 
 
 def prepare(scenario: Scenario, params: Params, *,
             progress: Callable[[float], None] | None = None,
             parallel: Any = None) -> PreparedStudy:
-    """Step 1, ``theta_D``, the nearest public points and the public-only baseline.
+    """Step 1, ``theta_D``, the nearest public points (and the neighbour lists every run reads)
+    and the public-only baseline; the display plane waits for the points view.
 
     Parameters
     ----------
@@ -426,7 +440,7 @@ def prepare(scenario: Scenario, params: Params, *,
     if progress is not None:
         progress(0.1)
     setup = prepare_study(data, lam=params.lambda_)
-    return PreparedStudy(setup, display_plane(data), StudyRuns(setup))
+    return PreparedStudy(setup, StudyRuns(setup))
 
 
 def candidate_sizes(prepared: PreparedStudy, params: Params) -> np.ndarray:
@@ -566,7 +580,7 @@ def _points_tables(study: SubsetStudy, prepared: PreparedStudy, size: int,
     """Repeat 1's DP weights of candidate ``j`` (of ``size`` points) on the display plane
     (Figs 2-3), its estimate next to ``theta_D`` and a summary of its weights."""
     data, first = prepared.setup.data, study.first
-    public_xy, private_xy, labels = prepared.plane
+    public_xy, private_xy, labels = prepared.runs.plane()
     weights = np.zeros(data.n_public)
     weights[first.order] = first.candidate_weights[:, j]
     in_subset = np.zeros(data.n_public, dtype=bool)

@@ -52,8 +52,10 @@ def design(points: np.ndarray, target: int | None) -> tuple[np.ndarray, np.ndarr
         raise DataError(
             "The logistic loss needs a 0/1 target column; pass target= (a scenario's target)."
         )
-    keep = [j for j in range(points.shape[1]) if j != target]
-    X = np.column_stack([points[:, keep], np.ones(points.shape[0])])
+    X = np.empty(points.shape)  # the columns but the target's, then 1 (copies, by slices)
+    X[:, :target] = points[:, :target]
+    X[:, target:-1] = points[:, target + 1 :]
+    X[:, -1] = 1.0
     return X, points[:, target]
 
 

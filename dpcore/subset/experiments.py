@@ -233,7 +233,7 @@ def prepare_study(
     )
     prepared = (prepare_selection(data, loss, lam) if prepared is None  # theta_D, nearest points
                 else check_prepared(prepared, data, loss, lam))
-    h_ref = predict(data.private, prepared.reference, loss, data.target)[0]
+    h_ref = prepared.reference_prediction
     pub = public_only_estimate(data, loss, lam=lam)
     public_t = float(np.linalg.norm(predict(data.private, pub, loss, data.target)[0] - h_ref))
     return StudySetup(data, prepared, h_ref, public_t)

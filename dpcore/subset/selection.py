@@ -59,10 +59,12 @@ from dpcore.subset.estimators import (
 from dpcore.subset.rescale import Rescaled, rescale
 from dpcore.subset.weights import (
     NEIGHBOURING,
+    Neighbours,
     check_sizes,
     distance_to_subset,
     hybrid_counts,
-    nearest_public,
+    nearest_in_prefixes,
+    neighbour_lists,
     noisy_counts,
 )
 from dpcore.validation import (
@@ -286,8 +288,15 @@ class Prepared:
     certified : bool
         Whether ``theta_D`` reached the objective gap the criterion's sensitivity assumes
         (always True for losses without a solver); a release refuses an uncertified one.
+    reference_prediction : ndarray
+        ``h(theta_D)`` (:func:`~dpcore.subset.estimators.predict`), the reference of every
+        criterion ``t_i``.
     nearest : ndarray of int of shape (n_D,)
         Each private point's nearest point in all of E (step 2's counts).
+    neighbours : Neighbours
+        Each distinct private point's nearest public points in tie groups
+        (:func:`~dpcore.subset.weights.neighbour_lists`), from which every run finds the
+        nearest points of its nested candidates (step 4) for its own ranking.
     loss : str
     lam : float
     fingerprint : str
@@ -297,15 +306,18 @@ class Prepared:
 
     reference: np.ndarray
     certified: bool
+    reference_prediction: np.ndarray
     nearest: np.ndarray
+    neighbours: Neighbours
     loss: str
     lam: float
     fingerprint: str
 
 
 def prepare_selection(data: Rescaled, loss: str = "logistic", lam: float = 1e-2) -> Prepared:
-    """``theta_D`` and the nearest public points of D in all of E: the non-private, ε-free part
-    of Algorithm 2 (its step 2's counts and step 4's reference), computed once.
+    """``theta_D`` and the nearest public points of D: the non-private, ε-free part of
+    Algorithm 2 (its step 2's counts, step 4's reference and the neighbour lists from which
+    step 4 finds the nearest points of any ranking's candidates), computed once.
 
     Parameters
     ----------
@@ -321,8 +333,9 @@ def prepare_selection(data: Rescaled, loss: str = "logistic", lam: float = 1e-2)
     loss = check_loss(loss)
     lam = check_scalar(lam, "lam", min_val=0.0)
     reference, certified = reference_fit(data.private, loss, target=data.target, lam=lam)
-    index, _ = nearest_public(data.private, data.public)
-    return Prepared(reference, certified, index[:, 0], loss, lam,
+    neighbours = neighbour_lists(data.private, data.public)
+    h_ref = predict(data.private, reference, loss, data.target)[0]
+    return Prepared(reference, certified, h_ref, neighbours.nearest, neighbours, loss, lam,
                     fingerprint(data.private, data.public))
 
 
@@ -358,8 +371,9 @@ class _Curves:
     distance: np.ndarray
 
 
-def _weights_by_prefix(data: Rescaled, ranked: np.ndarray, sizes: np.ndarray) -> tuple:
-    index, sqdist = nearest_public(data.private, data.public[ranked], sizes)
+def _weights_by_prefix(data: Rescaled, ranked: np.ndarray, sizes: np.ndarray,
+                       neighbours: Neighbours) -> tuple:
+    index, sqdist = nearest_in_prefixes(neighbours, ranked, sizes)
     counts = hybrid_counts(index, data.n_public)
     mask = np.arange(data.n_public)[:, None] < sizes[None, :]
     return counts, mask, distance_to_subset(sqdist)
@@ -375,15 +389,16 @@ def _run(
     h_ref: np.ndarray,
     gen: np.random.Generator | None,
     progress: Progress,
-    nearest: np.ndarray,
+    prepared: Prepared,
     accountant: Any = None,
     dataset: str = "private",
     clean: bool = False,
 ) -> _Curves:
     """Steps 2-4 of Algorithm 2 (study noise from ``gen``, release noise when it is None);
-    optionally also the non-private curve. ``nearest``: D's nearest points in all of E."""
+    optionally also the non-private curve. ``prepared``: D's nearest points in all of E and
+    its neighbour lists."""
     n, m, k = data.n_private, data.n_public, sizes.size
-    counts_all = hybrid_counts(nearest[:, None], m)[:, 0]
+    counts_all = hybrid_counts(prepared.nearest[:, None], m)[:, 0]
     e1, e2, _ = eps
     if accountant is not None:
         accountant.spend(e1, mechanism=f"{MECHANISM}: ranking weights (epsilon1)",
@@ -392,7 +407,7 @@ def _run(
     ranking = noisy_counts(counts_all, e1, rng=gen) / n
     order = np.argsort(-ranking, kind="stable")  # decreasing; ties by the public order
     report_progress(progress, 0.25, f"nearest points in {k} nested candidate subsets")
-    counts, mask, distance = _weights_by_prefix(data, order, sizes)
+    counts, mask, distance = _weights_by_prefix(data, order, sizes, prepared.neighbours)
     if accountant is not None:
         accountant.spend(e2, mechanism=f"{MECHANISM}: candidate weights (epsilon2)",
                          dataset=dataset, note=f"{k} candidates at epsilon2/{k} each",
@@ -413,7 +428,11 @@ def _run(
     both = np.hstack([W, clean_W]) if clean else W
     theta = m_estimate(ranked_points, both, loss, target=data.target, lam=lam)
     report_progress(progress, 0.85, "criteria")
-    h = predict(data.private, theta, loss, data.target)
+    if loss == "logistic":  # h on the distinct private points, then on every record
+        lists = prepared.neighbours
+        h = predict(lists.private, theta, loss, data.target)[:, lists.inverse]
+    else:
+        h = predict(data.private, theta, loss, data.target)
     t = np.linalg.norm(h - h_ref, axis=1)
     return _Curves(
         order=order,
@@ -671,8 +690,7 @@ def run_algorithm2(
     k = sizes.size
     if gen is None and not prepared.certified:  # a release: before anything is spent
         raise DataError(UNCERTIFIED.format(tol=SOLVER_TOL, lam=lam))
-    reference = prepared.reference
-    h_ref = predict(data.private, reference, loss, data.target)[0]
+    reference, h_ref = prepared.reference, prepared.reference_prediction
     bound = criterion_sensitivity(data.n_private, data.radius, lam, loss=loss,
                                   dim=data.public.shape[1])
     used = criterion_sensitivity(data.n_private, data.radius, lam, loss=loss,
@@ -682,7 +700,7 @@ def run_algorithm2(
     if accountant is not None:  # refuse before any work if the whole run does not fit
         accountant.check(e1 + e2 + e3_true, relation="replace")
     curves = _run(data, sizes, eps, loss, lam, truncate, h_ref, gen,
-                  progress, prepared.nearest, accountant, dataset, clean=clean)
+                  progress, prepared, accountant, dataset, clean=clean)
     report_progress(progress, 0.95, "selection")
     if accountant is not None:
         accountant.spend(

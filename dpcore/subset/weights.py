@@ -5,6 +5,13 @@ a public point y is ``|D_y| / n_D``. Nearest points are found for every *prefix*
 order at once (the nested candidate subsets of [WJ18]_ Algorithm 2), by a k-d tree in low
 dimension and by chunked matrix products otherwise; there is no Python loop over points.
 
+Algorithm 2 ranks E anew at every ε and seed, but the distances do not change:
+:func:`neighbour_lists` keeps each distinct private point's :data:`NEIGHBOURS` nearest public
+points, sorted and grouped into ties, once per (D, E); :func:`nearest_in_prefixes` then finds the
+nearest point of every prefix of any ranking from the ranks of those neighbours (a cumulative
+minimum), and computes exactly, as :func:`nearest_public`, only the rows and small prefixes that
+none of the neighbours reaches.
+
 Tie rule
 --------
 A private point at the same distance from several public points (up to ``TIE_TOL`` in squared
@@ -20,7 +27,8 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -33,9 +41,13 @@ from dpcore.validation import DataError, check_array, check_epsilon
 __all__ = [
     "COUNT_SENSITIVITY",
     "NEIGHBOURING",
+    "NEIGHBOURS",
     "TIE_TOL",
+    "Neighbours",
     "check_sizes",
+    "nearest_in_prefixes",
     "nearest_public",
+    "neighbour_lists",
     "hybrid_counts",
     "hybrid_weights",
     "noisy_counts",
@@ -53,6 +65,11 @@ NEIGHBOURING = "replace one private record (n_D fixed)"
 TREE_MAX_DIM = 8
 #: Elements of a distance block of the matrix method (about 32 MB in float64).
 BLOCK_ELEMENTS = 4_000_000
+#: Nearest public points listed per distinct private point by :func:`neighbour_lists` (at most).
+NEIGHBOURS = 128
+#: The matrix method bounds each list by a quantile of about LIST_SAMPLE * NEIGHBOURS public
+#: points (:func:`neighbour_lists`).
+LIST_SAMPLE = 8
 
 
 def check_sizes(sizes: Any, n_public: int) -> np.ndarray:
@@ -157,19 +174,26 @@ def _nearest_tree(X: np.ndarray, Y: np.ndarray, sizes: np.ndarray):
     return index, sqdist
 
 
+def _blocks(X: np.ndarray, Y: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
+    """Row blocks ``(lo, ||y||^2 - 2 x.y)`` of X against every row of Y: ``||x - y||^2`` up to
+    the row constant ``||x||^2`` (BLAS, :data:`BLOCK_ELEMENTS` at a time)."""
+    y2 = np.einsum("ij,ij->i", Y, Y)
+    rows = max(1, BLOCK_ELEMENTS // Y.shape[0])
+    for lo in range(0, X.shape[0], rows):
+        block = X[lo : lo + rows] @ Y.T
+        block *= -2.0
+        block += y2
+        yield lo, block
+
+
 def _nearest_matrix(X: np.ndarray, Y: np.ndarray, sizes: np.ndarray):
     n_D, m = X.shape[0], int(sizes[-1])
-    Y = Y[:m]
-    y2 = np.einsum("ij,ij->i", Y, Y)
     x2 = np.einsum("ij,ij->i", X, X)
     starts = np.r_[0, sizes[:-1]]
     index = np.empty((n_D, sizes.size), dtype=np.int64)
     sqdist = np.empty((n_D, sizes.size))
-    rows = max(1, BLOCK_ELEMENTS // m)
-    for lo in range(0, n_D, rows):
-        block = X[lo : lo + rows] @ Y.T
-        block *= -2.0
-        block += y2  # ||y||^2 - 2 x.y: ||x - y||^2 up to the row constant ||x||^2
+    for lo, block in _blocks(X, Y[:m]):
+        hi = lo + block.shape[0]
         best = np.full(block.shape[0], np.inf)
         arg = np.zeros(block.shape[0], dtype=np.int64)
         for j, (a, b) in enumerate(zip(starts, sizes, strict=True)):
@@ -179,11 +203,242 @@ def _nearest_matrix(X: np.ndarray, Y: np.ndarray, sizes: np.ndarray):
             better = low < best - TIE_TOL  # a later segment must beat, not tie
             best = np.where(better, low, best)
             arg = np.where(better, first, arg)
-            index[lo : lo + rows, j] = arg
-            sqdist[lo : lo + rows, j] = best
+            index[lo:hi, j] = arg
+            sqdist[lo:hi, j] = best
     sqdist += x2[:, None]
     np.maximum(sqdist, 0.0, out=sqdist)  # rounding of the expansion
     return index, sqdist
+
+
+@dataclass(frozen=True, eq=False)
+class Neighbours:
+    """Each distinct private point's nearest public points, sorted and grouped into ties: what
+    :func:`nearest_in_prefixes` needs for any ranking of E (:func:`neighbour_lists`).
+
+    Non-private (distances within D and E, without noise): for the computation only, never
+    released nor shown.
+
+    Attributes
+    ----------
+    private : ndarray of shape (n, q)
+        The distinct private points.
+    inverse : ndarray of int of shape (n_D,)
+        Row of ``private`` of every private record.
+    public : ndarray of shape (m, q)
+        E, in its own order.
+    members : ndarray of int32 of shape (n, K)
+        Positions in ``public`` of each point's nearest, by increasing squared distance: every
+        point up to a bound per row, at most K (0 after a row's last listed point, a slot that
+        no complete group holds).
+    starts : ndarray of int
+        Flat positions (in ``members.ravel()``) where each tie group starts.
+    slots : ndarray of int
+        For every *complete* group (all of E's points at its distance are listed, ties
+        separated from the other groups by more than ``2 TIE_TOL``), its flat position in an
+        array of shape ``(n, width)`` with one column per group of a row.
+    complete : ndarray of int
+        Which groups (positions in ``starts``) are complete.
+    group_sqdist : ndarray of shape (n, width)
+        Squared distance of each group (inf where a row has fewer groups).
+    x2 : ndarray of shape (n,)
+        ``||x||^2`` of every distinct private point.
+    nearest : ndarray of int of shape (n_D,)
+        Every private record's nearest point in all of E (tie rule of the module).
+    """
+
+    private: np.ndarray
+    inverse: np.ndarray
+    public: np.ndarray
+    members: np.ndarray
+    starts: np.ndarray
+    slots: np.ndarray
+    complete: np.ndarray
+    group_sqdist: np.ndarray
+    x2: np.ndarray
+    nearest: np.ndarray
+
+    @property
+    def width(self) -> int:
+        """Most tie groups of one point."""
+        return self.group_sqdist.shape[1]
+
+
+def neighbour_lists(private: Any, public: Any, k: int = NEIGHBOURS, *,
+                    method: str = "auto") -> Neighbours:
+    """Each distinct private point's ``k`` nearest public points, grouped into ties, and its
+    nearest point in all of E: computed once per (D, E), for :func:`nearest_in_prefixes`.
+
+    Parameters
+    ----------
+    private : array-like of shape (n_D, q)
+    public : array-like of shape (m, q)
+    k : int, default=NEIGHBOURS
+        Most neighbours kept per distinct private point (all of E when m <= k). The tree
+        method lists the k nearest; the matrix method every point up to a bound per row that
+        leaves about k (:data:`LIST_SAMPLE`), cut at k.
+    method : {"auto", "tree", "matrix"}, default="auto"
+        As in :func:`nearest_public`; the matrix method reads each distance block once for the
+        nearest point and the neighbours.
+
+    Returns
+    -------
+    Neighbours
+        ``nearest`` equals ``nearest_public(private, public)[0][:, 0]``.
+    """
+    X = check_array(private, "private")
+    Y = check_array(public, "public")
+    if X.shape[1] != Y.shape[1]:
+        raise ValueError(f"private has {X.shape[1]} columns, public {Y.shape[1]}.")
+    if method not in ("auto", "tree", "matrix"):
+        raise ValueError(f"method == {method!r}, must be 'auto', 'tree' or 'matrix'.")
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        raise ValueError(f"k == {k!r}, must be an integer >= 1.")
+    X_distinct, inverse = _distinct(X)
+    n, m = X_distinct.shape[0], Y.shape[0]
+    K = min(int(k), m)
+    members = np.zeros((n, K), dtype=np.int64)
+    sq = np.full((n, K), np.inf)  # inf: fewer than K listed (the row's points up to a bound)
+    if method == "tree" or (method == "auto" and X.shape[1] <= TREE_MAX_DIM):
+        nearest = _nearest_tree(X_distinct, Y, np.array([m]))[0][:, 0]
+        members[:] = cKDTree(Y).query(X_distinct, k=[*range(1, K + 1)])[1]
+        diff = X_distinct[:, None, :] - Y[members]
+        sq[:] = np.einsum("ijk,ijk->ij", diff, diff) - np.einsum("ij,ij->i", X_distinct,
+                                                                X_distinct)[:, None]
+        order = np.argsort(sq, axis=1, kind="stable")
+        members = np.take_along_axis(members, order, axis=1)
+        sq = np.take_along_axis(sq, order, axis=1)
+    else:
+        nearest = np.empty(n, dtype=np.int64)
+        for lo, block in _blocks(X_distinct, Y):
+            low = block.min(axis=1)  # as _nearest_matrix with one prefix, all of E
+            nearest[lo : lo + block.shape[0]] = np.argmax(block <= (low + TIE_TOL)[:, None],
+                                                          axis=1)
+            _list_block(block, members[lo:], sq[lo:])
+    starts, slots, complete, group_sqdist = _tie_groups(sq, listed_all=K == m)
+    return Neighbours(X_distinct, inverse, Y, members.astype(np.int32), starts, slots,
+                      complete, group_sqdist, np.einsum("ij,ij->i", X_distinct, X_distinct),
+                      nearest[inverse])
+
+
+def _list_block(block: np.ndarray, members: np.ndarray, sq: np.ndarray) -> None:
+    """Fill the first rows of ``members`` and ``sq`` with each row's smallest entries of
+    ``block``, sorted, at most K: every entry up to a bound per row, cut at K. The bound is a
+    low quantile of a sample of every ``stride``-th column, set so that about K entries fall
+    below it (far cheaper to find than the K-th smallest; a row may list fewer)."""
+    K, m = members.shape[1], block.shape[1]
+    stride = max(1, m // (LIST_SAMPLE * K))
+    sample = block[:, ::stride]
+    kth = min(max(0, round(K / stride) - 1), sample.shape[1] - 1)
+    bound = np.partition(sample, kth, axis=1)[:, kth]
+    flat = np.flatnonzero(block <= bound[:, None])
+    rows, cols = np.divmod(flat, m)
+    values = block.ravel()[flat]
+    by_row = np.lexsort((values, rows))
+    rows, cols, values = rows[by_row], cols[by_row], values[by_row]
+    count = np.bincount(rows, minlength=block.shape[0])
+    place = np.arange(rows.size) - (np.cumsum(count) - count)[rows]
+    keep = place < K
+    members[rows[keep], place[keep]] = cols[keep]
+    sq[rows[keep], place[keep]] = values[keep]
+
+
+def _tie_groups(sq: np.ndarray, *, listed_all: bool) -> tuple:
+    """Tie groups of each row of sorted (squared) distances, inf after a row's last listed
+    point: runs whose adjacent gaps are at most ``TIE_TOL``. A group is *complete* when no
+    unlisted point can be at its distance or tie with it: it is not the row's last listed group
+    (unless the list holds all of E), and the row's groups are clear-cut (each within
+    ``TIE_TOL / 4``, apart by more than ``2 TIE_TOL``), so that rounding in another order of the
+    same sums cannot regroup them."""
+    n, K = sq.shape
+    listed = np.isfinite(sq)
+    new = np.ones((n, K), dtype=bool)
+    with np.errstate(invalid="ignore"):
+        new[:, 1:] = (np.diff(sq, axis=1) > TIE_TOL) & listed[:, 1:]
+    starts = np.flatnonzero(new.ravel())
+    row = starts // K
+    col = np.cumsum(new, axis=1).ravel()[starts] - 1
+    ends = np.r_[starts[1:], n * K] - 1  # last member of each group
+    flat = sq.ravel()
+    real = np.isfinite(flat[starts])
+    ends = np.where(real & ~np.isfinite(flat[ends]),
+                    starts + listed.sum(axis=1)[row] - (starts - row * K) - 1, ends)
+    spread = flat[ends] - flat[starts]
+    apart = np.ones(starts.size, dtype=bool)
+    previous = np.flatnonzero(row[1:] == row[:-1]) + 1
+    apart[previous] = flat[starts[previous]] - flat[ends[previous - 1]] > 2.0 * TIE_TOL
+    clear = np.ones(n, dtype=bool)
+    np.logical_and.at(clear, row, ~real | ((spread <= TIE_TOL / 4) & apart))
+    count = np.bincount(row[real], minlength=n)  # listed groups per row
+    last = col >= count[row] - 1
+    complete = np.flatnonzero(real & clear[row] & (~last | listed_all))
+    width = max(1, int(count.max()))
+    group_sqdist = np.full((n, width), np.inf)
+    group_sqdist[row[real], col[real]] = flat[starts[real]]
+    return starts, row[complete] * width + col[complete], complete, group_sqdist
+
+
+def nearest_in_prefixes(neighbours: Neighbours, order: Any,
+                        sizes: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`nearest_public` of the private points within every prefix of ``public[order]``,
+    from :func:`neighbour_lists`.
+
+    For a prefix of size s, a point's nearest is its first complete tie group with a member
+    ranked below s, and within it the member ranked first (the module's tie rule): with each
+    group's best rank, a cumulative minimum over the groups gives every prefix at once. The
+    (row, prefix) pairs that no complete group reaches, a prefix of the sizes per row, are
+    computed exactly by :func:`nearest_public`'s matrix method on those rows.
+
+    Parameters
+    ----------
+    neighbours : Neighbours
+    order : array-like of int of shape (m,)
+        A permutation of E's points: the ranking whose prefixes are the candidates.
+    sizes : sequence of int
+        Increasing prefix sizes (:func:`check_sizes`).
+
+    Returns
+    -------
+    index, sqdist : ndarray of shape (n_D, k)
+        As :func:`nearest_public` of ``(private, public[order], sizes)``: positions in the
+        ranked order and squared distances (the same up to the rounding of the distance sums;
+        the same positions whenever ties are clear-cut, as the groups here are).
+    """
+    m = neighbours.public.shape[0]
+    order = np.asarray(order)
+    if order.shape != (m,) or not np.array_equal(np.sort(order), np.arange(m)):
+        raise ValueError(f"order must be a permutation of the {m} public points.")
+    sizes = check_sizes(sizes, m)
+    n, width, k = neighbours.private.shape[0], neighbours.width, sizes.size
+    rank = np.empty(m, dtype=np.int64)
+    rank[order] = np.arange(m)
+    ranks = rank[neighbours.members].ravel()
+    best = np.minimum.reduceat(ranks, neighbours.starts)[neighbours.complete]
+    first = np.full(n * width, m, dtype=np.int64)  # m: no complete group there
+    first[neighbours.slots] = best
+    first = np.minimum.accumulate(first.reshape(n, width), axis=1)
+    # Group g serves the prefixes j with first[g] < sizes[j]; the first such group is the
+    # nearest, so group g is passed over by prefix j iff bucket[g] > j.
+    bucket = np.searchsorted(sizes, first, side="right")
+    hist = np.bincount((np.arange(n)[:, None] * (k + 1) + bucket).ravel(),
+                       minlength=n * (k + 1)).reshape(n, k + 1)
+    passed = np.cumsum(hist[:, ::-1], axis=1)[:, ::-1][:, 1:]  # (n, k): groups passed over
+    at = np.minimum(passed, width - 1)
+    index = np.take_along_axis(first, at, axis=1)
+    sqdist = np.take_along_axis(neighbours.group_sqdist, at, axis=1) + neighbours.x2[:, None]
+    np.maximum(sqdist, 0.0, out=sqdist)
+    missing = (passed == width).sum(axis=1)  # prefixes 0..missing-1 that no group reaches
+    # One product per group of rows whose exact prefixes need about as many columns (a factor
+    # of 4 at most): far cheaper than one per row, or than every row to the largest.
+    need = np.log(sizes[np.maximum(missing, 1) - 1]) // np.log(4.0)
+    for level in np.unique(need[missing > 0]):
+        rows = np.flatnonzero((missing > 0) & (need == level))
+        u = int(missing[rows].max())
+        exact = _nearest_matrix(neighbours.private[rows],
+                                neighbours.public[order[: sizes[u - 1]]], sizes[:u])
+        fill = np.arange(u) < missing[rows, None]
+        index[rows, :u] = np.where(fill, exact[0], index[rows, :u])
+        sqdist[rows, :u] = np.where(fill, exact[1], sqdist[rows, :u])
+    return index[neighbours.inverse], sqdist[neighbours.inverse]
 
 
 def hybrid_counts(index: np.ndarray, n_public: int) -> np.ndarray:
