@@ -39,6 +39,12 @@ run is bounded in users, actions and time. Locust's statistics give p50/p95/p99 
 (Locust keeps response times to two significant digits); ``psutil`` gives the server's resident
 memory (the server process and its children) and its CPU time during the load.
 
+With ``--url URL``, the users play against a server already running there instead (e.g. the
+proxy of ``scripts/serve_class.py``, several processes); ``--server-pid PID`` (the launcher's)
+names the process tree measured for CPU and memory (none: not measured). Its output is not
+seen here: keep the launcher's output to check it for the uploads' markers (``LOAD`` and 12
+hexadecimal digits).
+
 The benchmark prints a table, writes JSON with ``--json`` and exits with status 1 on an error or a
 crossed session, never because of a time.
 """
@@ -270,20 +276,38 @@ def marked_csv(marker: str, seed: int) -> bytes:
 
 @dataclass
 class Server:
-    """The server under load: its process, its output's last lines and a memory sampler."""
+    """The server under load: its address, the processes measured, its output's last lines and
+    a memory sampler.
 
-    process: subprocess.Popen
+    Attributes
+    ----------
+    base_url : str
+    process : subprocess.Popen or None
+        The ``streamlit run`` this benchmark started (None for a server it was given: ``--url``).
+    pids : list of int
+        The processes whose trees are measured (the started one's, or ``--server-pid``'s).
+    """
+
     base_url: str
+    process: subprocess.Popen | None = None
+    pids: list[int] = field(default_factory=list)
     log: deque[str] = field(default_factory=lambda: deque(maxlen=LOG_LINES))
     rss_peak: float = 0.0
 
+    def alive(self) -> bool:
+        """Whether the server runs: the started process, or every measured one."""
+        if self.process is not None:
+            return self.process.poll() is None
+        return all(psutil.pid_exists(pid) for pid in self.pids)
+
     def _total(self, measure: Callable[[psutil.Process], float]) -> float:
-        """``measure`` summed over the server process and its children (0 once it exited)."""
-        try:
-            main = psutil.Process(self.process.pid)
-            tree = [main, *main.children(recursive=True)]
-        except psutil.NoSuchProcess:
-            return 0.0
+        """``measure`` summed over the measured processes and their children (0 once they
+        exited)."""
+        tree = []
+        for pid in self.pids:
+            with suppress(psutil.NoSuchProcess):
+                main = psutil.Process(pid)
+                tree += [main, *main.children(recursive=True)]
         total = 0.0
         for process in tree:
             with suppress(psutil.NoSuchProcess):  # a child that has just exited
@@ -291,21 +315,21 @@ class Server:
         return total
 
     def rss_mb(self) -> float:
-        """Resident memory of the process tree, MB."""
+        """Resident memory of the process trees, MB."""
         return self._total(lambda p: p.memory_info().rss) / MB
 
     def cpu_s(self) -> float:
-        """CPU seconds of the process tree (user and system)."""
+        """CPU seconds of the process trees (user and system)."""
         return self._total(lambda p: sum(p.cpu_times()[:2]))
 
     def sample(self) -> None:
         """Follow the peak of resident memory, once a second (a greenlet)."""
-        while self.process.poll() is None:
+        while self.pids and self.alive():
             self.rss_peak = max(self.rss_peak, self.rss_mb())
             gevent.sleep(1.0)
 
     def read_output(self) -> None:
-        """Keep the server's output in memory (a greenlet)."""
+        """Keep the started server's output in memory (a greenlet)."""
         for line in self.process.stdout:
             self.log.append(line.decode(errors="replace"))
 
@@ -319,9 +343,8 @@ def _free_port() -> int:
 def _wait_healthy(server: Server) -> None:
     deadline = time.monotonic() + STARTUP_TIMEOUT
     while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {server.process.returncode}:\n"
-                               + "".join(server.log))
+        if not server.alive():
+            raise RuntimeError("the server exited:\n" + "".join(server.log))
         try:
             if requests.get(f"{server.base_url}/_stcore/health", timeout=2).ok:
                 return
@@ -346,7 +369,7 @@ def streamlit_server() -> Iterator[Server]:
     env = dict(os.environ)  # the server limits its BLAS threads itself (ui.warm)
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT)
-    server = Server(process, f"http://127.0.0.1:{port}")
+    server = Server(f"http://127.0.0.1:{port}", process, [process.pid])
     readers = [gevent.spawn(server.read_output), gevent.spawn(server.sample)]
     try:
         _wait_healthy(server)
@@ -354,6 +377,19 @@ def streamlit_server() -> Iterator[Server]:
     finally:
         stop(process)
         gevent.joinall(readers, timeout=5)
+
+
+@contextmanager
+def running_server(url: str, pids: list[int]) -> Iterator[Server]:
+    """A server started by someone else (``scripts/serve_class.py``) at ``url``, measured
+    through the process trees of ``pids``; its output is not seen here."""
+    server = Server(url.rstrip("/"), pids=pids)
+    sampler = gevent.spawn(server.sample)
+    try:
+        _wait_healthy(server)
+        yield server
+    finally:
+        sampler.kill()
 
 
 # -- the load and its report ------------------------------------------------------------------
@@ -392,8 +428,8 @@ def run_load(server: Server, args: argparse.Namespace) -> dict:
     gevent.sleep(args.seconds)
     rss_loaded = server.rss_mb()  # every session still open
     runner.quit()  # the users finish the action in progress and leave
-    alive = server.process.poll() is None
-    cpu = server.cpu_s() - cpu_start if alive else None
+    alive = server.alive()
+    cpu = server.cpu_s() - cpu_start if alive and server.pids else None
     wall = time.perf_counter() - began
     report = summary(env, settings, args)
     actions = report["actions"]
@@ -402,9 +438,12 @@ def run_load(server: Server, args: argparse.Namespace) -> dict:
         errors=report["errors"] + sum(problems.values()),
         error_messages={**report["error_messages"], **problems},
         server_alive=alive,
+        url=server.base_url if server.process is None else None,
+        processes_measured=len(server.pids),
+        server_log_checked=server.process is not None,
         wall_s=round(wall, 1),
-        server_cpu_s=round(cpu, 1) if alive else None,
-        server_cpu_s_per_action=round(cpu / actions, 3) if alive and actions else None,
+        server_cpu_s=round(cpu, 1) if cpu is not None else None,
+        server_cpu_s_per_action=round(cpu / actions, 3) if cpu is not None and actions else None,
         load_cpu_s=round(time.process_time() - own_cpu, 1),
         rss_start_mb=round(rss_start, 1),
         rss_mb=round(rss_loaded, 1),
@@ -418,7 +457,7 @@ def _problems(server: Server, settings: Settings, user_errors: Counter[str]) -> 
     """Errors outside the timed actions: the users' own (Locust's ``user_error``), a dead
     server, an upload's marker in the server's output."""
     problems = dict(user_errors)
-    if server.process.poll() is not None:
+    if not server.alive():
         problems["the server exited"] = 1
     if settings.board.found("".join(server.log).encode()):
         problems["an upload's marker in the server's output"] = 1
@@ -511,7 +550,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=300.0,
                         help="seconds an action may wait for its end (longer: an error)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--url",
+                        help="play against this running server (e.g. scripts/serve_class.py's "
+                             "proxy) instead of starting one")
+    parser.add_argument("--server-pid", type=int, action="append", default=[],
+                        help="with --url: a process whose tree is the server, measured for CPU "
+                             "and memory (serve_class.py prints its own; repeatable)")
     args = parser.parse_args(argv)
+    if args.server_pid and not args.url:
+        parser.error("--server-pid goes with --url")
     if args.users < 1 or args.seconds <= 0 or not 0 <= args.uploads <= 1:
         parser.error("--users >= 1, --seconds > 0 and 0 <= --uploads <= 1")
     if not 0 < args.think_min <= args.think_max:
@@ -526,7 +573,8 @@ def main(argv: list[str] | None = None) -> int:
     except StreamlitVersionError as exc:
         print(exc, file=sys.stderr)
         return 1
-    with streamlit_server() as server:
+    serving = running_server(args.url, args.server_pid) if args.url else streamlit_server()
+    with serving as server:
         if args.warm:
             warm_up(server, args.timeout)
         walked = walk(server.base_url, PAGES, timeout=args.timeout) if args.walk else None

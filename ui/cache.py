@@ -5,6 +5,9 @@ Two stores, on purpose:
 * Built-in scenarios and what is computed from them go to :data:`SHARED`, a store that every
   session of the server process shares. That is fine for data
   that ships with the project.
+* With ``EXPLORER_SHARED_DIR`` set (several server processes, ``scripts/serve_class.py``),
+  :data:`SHARED` has a second tier on disk that every process reads (:mod:`ui.diskstore`):
+  only what enters :data:`SHARED` goes there, so built-in results only.
 * Uploads are private data. Nothing computed from them goes into a shared cache, onto disk or
   into a log: :func:`session_memo` keeps it in this session's ``st.session_state`` only, keyed
   by a SHA-256 of the bytes and options, and it goes with the session.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TypeVar, cast
@@ -24,6 +28,7 @@ from typing import TypeVar, cast
 import streamlit as st
 
 from dpcore.datasets import Scenario, list_scenarios, load_scenario
+from ui.diskstore import DiskTier
 
 T = TypeVar("T")
 
@@ -64,11 +69,14 @@ class _SharedStore:
 
     Used instead of ``st.cache_resource`` because a study may draw a progress bar while it
     computes, which Streamlit's caches would try to replay on every hit. Only results of
-    built-in scenarios may enter (see :func:`memo`).
+    built-in scenarios may enter (see :func:`memo`). With a ``disk`` tier, a result missing
+    from memory is read from disk before it is computed, and a computed one is written there,
+    under a lock that the other processes wait for (:mod:`ui.diskstore`).
     """
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, disk: DiskTier | None = None) -> None:
         self.size = size
+        self.disk = disk
         self.values: OrderedDict[str, object] = OrderedDict()
         self.lock = threading.Lock()
         self.pending: dict[str, threading.Event] = {}
@@ -76,7 +84,9 @@ class _SharedStore:
     def has(self, key: str) -> bool:
         """Whether the value under ``key`` is stored (a :meth:`get` returns it at once)."""
         with self.lock:
-            return key in self.values
+            if key in self.values:
+                return True
+        return self.disk is not None and self.disk.has(key)
 
     def get(self, key: str, compute: Callable[[], T]) -> T:
         """The value under ``key``, computed once: a session that asks while another computes
@@ -95,7 +105,7 @@ class _SharedStore:
                 break
             pending.wait()  # then look again: the owner stored it, or failed and it is ours
         try:
-            value = compute()  # outside the lock: other keys and sessions keep going
+            value = self._fetch(key, compute)  # outside the lock: other keys keep going
             with self.lock:
                 self.values[key] = value
                 while len(self.values) > self.size:
@@ -106,12 +116,57 @@ class _SharedStore:
             pending.set()
         return value
 
+    def _fetch(self, key: str, compute: Callable[[], T]) -> T:
+        """``compute()``, or the disk tier's value when a process has computed it (waiting
+        for one that computes it now)."""
+        disk = self.disk
+        if disk is None or not disk.accepts(key):
+            return compute()
+        found, value = disk.load(key)
+        if not found:
+            with disk.flight(key):
+                found, value = disk.load(key)  # computed by the process we waited for
+                if not found:
+                    value = compute()
+                    disk.save(key, value)
+        return cast("T", value)
+
+
+#: The built-in scenarios that :func:`load_builtin` loaded, by their key in :data:`SHARED` (so the
+#: disk tier writes a result that holds one as a reference to it: :mod:`ui.diskstore`).
+_SCENARIOS: weakref.WeakValueDictionary[str, Scenario] = weakref.WeakValueDictionary()
+_SCENARIO_KEYS: dict[int, str] = {}
+_SCENARIOS_LOCK = threading.Lock()
+
+
+def _scenario_key(obj: object) -> str | None:
+    """The key under which ``obj`` was loaded, when it is a built-in scenario still held."""
+    if not isinstance(obj, Scenario):
+        return None
+    with _SCENARIOS_LOCK:
+        key = _SCENARIO_KEYS.get(id(obj))
+        return key if key is not None and _SCENARIOS.get(key) is obj else None
+
+
+def _remember(key: str, scenario: Scenario) -> Scenario:
+    with _SCENARIOS_LOCK:
+        _SCENARIOS[key] = scenario
+        _SCENARIO_KEYS[id(scenario)] = key
+    return scenario
+
+
+def _shared_value(key: str) -> object:
+    """A value that a result on disk refers to (a built-in scenario), from the store."""
+    def missing() -> object:
+        raise LookupError("a shared value that a result on disk refers to is gone")
+    return SHARED.get(key, missing)
+
 
 #: Results of built-in scenarios, shared across sessions (read-only objects). Preparing a class
 #: (four pages, every view at every ε: ``docs/class.md``) stores some 520 (the numbers and the
 #: figures of 257 views; 160 MB beyond the pages' first views); with room for 96, the walk
 #: evicted what it had computed first.
-SHARED = _SharedStore(1024)
+SHARED = _SharedStore(1024, DiskTier.from_env(references=(_scenario_key, _shared_value)))
 
 
 def load_builtin(
@@ -132,7 +187,8 @@ def load_builtin(
     given = {"encoding": encoding, "p": p, "shift": shift}
     options = {key: value for key, value in given.items() if value is not None}
     key = content_key("builtin scenario", name, seed, public, sorted(options.items()))
-    return SHARED.get(key, lambda: load_scenario(name, rng=seed, public=public, **options))
+    return _remember(key, SHARED.get(
+        key, lambda: load_scenario(name, rng=seed, public=public, **options)))
 
 
 def memo_key(scenario_id: str, parts: tuple) -> str:
@@ -150,8 +206,7 @@ def is_cached(scenario: Scenario | None, scenario_id: str, parts: tuple) -> bool
     """Whether :func:`memo` holds a result for ``parts`` (so a page can skip its progress bar)."""
     key = memo_key(scenario_id, parts)
     if is_builtin(scenario):
-        with SHARED.lock:
-            return key in SHARED.values
+        return SHARED.has(key)
     return session_memo_has(key)
 
 

@@ -14,6 +14,9 @@ ends). :class:`StreamlitClient` plays the browser's side without a browser:
 
 * it connects as the page does: ``GET /_stcore/health`` (which sets the XSRF cookie), then the
   WebSocket ``/_stcore/stream`` with the subprotocols ``streamlit`` and the cookie's token;
+  it keeps every cookie it is given, as a browser does, and sends them with the WebSocket and
+  each HTTP request (behind a proxy with sticky sessions, ``scripts/serve_class.py``, the
+  proxy's cookie sends them all to the process that holds the session);
 * it follows the page as the browser does: the page's script hash from ``st.navigation``'s
   ``navigation`` message and the URL's query string from ``page_info_changed``, both sent back
   with every rerun;
@@ -240,6 +243,7 @@ class StreamlitClient:
     own_marker_seen: bool = field(default=False, init=False)
     _chosen: dict[str, Any] = field(default_factory=dict, init=False)  # widget id -> value
     _xsrf: str = field(default="", init=False)
+    _http: requests.Session = field(default_factory=requests.Session, init=False)
     _ws: websocket.WebSocket | None = field(default=None, init=False)
 
     def connect(self) -> None:
@@ -252,16 +256,20 @@ class StreamlitClient:
             When the installed Streamlit (whose message classes it uses) is not a checked one.
         """
         check_streamlit()
-        health = requests.get(f"{self.base_url}/_stcore/health", timeout=30)
+        health = self._http.get(f"{self.base_url}/_stcore/health", timeout=30)
         health.raise_for_status()
-        self._xsrf = health.cookies.get(XSRF_COOKIE, "")
+        self._xsrf = self._http.cookies.get(XSRF_COOKIE, "")
         ws_url = self.base_url.replace("http://", "ws://", 1) + "/_stcore/stream"
         try:
             self._ws = websocket.create_connection(
                 ws_url, timeout=self.timeout, subprotocols=["streamlit", self._xsrf],
-                header=[f"Cookie: {XSRF_COOKIE}={self._xsrf}"], origin=self.base_url)
+                header=[f"Cookie: {self.cookie_header()}"], origin=self.base_url)
         except websocket.WebSocketException as exc:
             raise ProtocolError(f"the WebSocket was refused: {exc!r}") from exc
+
+    def cookie_header(self) -> str:
+        """The cookies this user was given (the XSRF token, a proxy's), as a ``Cookie`` header."""
+        return "; ".join(f"{name}={value}" for name, value in self._http.cookies.items())
 
     def close(self) -> None:
         """Close the WebSocket: the server disconnects the session (and forgets it after
@@ -270,6 +278,7 @@ class StreamlitClient:
             with suppress(websocket.WebSocketException, OSError):
                 self._ws.close()
             self._ws = None
+        self._http.close()
 
     def open_page(self, page: str, query_string: str = "") -> Run:
         """Open ``page`` (its URL path, "" for the home page) with a link's query string."""
@@ -332,10 +341,9 @@ class StreamlitClient:
         message.file_urls_request.session_id = self.session_id
         self._send(message)
         urls = self._file_urls(request_id)
-        response = requests.put(
+        response = self._http.put(
             self.base_url + urls.upload_url, files={"file": (name, data, "text/csv")},
-            headers={"X-Xsrftoken": self._xsrf}, cookies={XSRF_COOKIE: self._xsrf},
-            timeout=self.timeout)
+            headers={"X-Xsrftoken": self._xsrf}, timeout=self.timeout)
         if response.status_code != 204:
             raise ProtocolError(f"the upload was refused: HTTP {response.status_code}")
         info = UploadedFileInfo(name=name, size=len(data), file_id=urls.file_id,
