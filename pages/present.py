@@ -2,8 +2,9 @@
 
 Each slide is a preset of :mod:`ui.presentation` (a run config on built-in data): its numbers are
 recomputed through the page's run, exactly as the page computes them, and the takeaway is
-computed from those numbers. Seeded studies, not releases. Keys: → / Page Down next,
-← / Page Up previous, Escape leaves presentation mode.
+computed from those numbers. Seeded studies, not releases. Once a slide is shown, the next ones
+are computed in the background while a core is idle, so Next opens them at once. Keys: → / Page
+Down next, ← / Page Up previous, Escape leaves presentation mode.
 """
 
 import streamlit as st
@@ -15,6 +16,7 @@ from ui.errors import show_errors
 from ui.navigation import require_router
 from ui.presentation import (
     available,
+    compute_ahead,
     enlarge,
     figure_title,
     is_computed,
@@ -152,6 +154,8 @@ with show_errors():
                    + " A seeded study of the mechanism (reproducible, run through the "
                    f"{preset.page.replace('_', ' ')} page's computation), not a release: it "
                    "spends no budget.")
+# While the presenter talks, the next slides compute (only on a machine with a core idle).
+compute_ahead(offered, position)
 
 if missing:
     st.caption("Not offered yet, because their page has no study and figures: "
