@@ -6,7 +6,8 @@ shown are computed ahead, so going back to a slide never shown is such a move). 
 the new slide's title is on screen until its figure is, a watcher in the page records every state
 of the DOM: no chart titled with another slide's figure may be under the new title, and, on a
 slide that computes, a progress bar with a "computing" note must take the figure's place. The
-whole deck, Next by Next, is watched the same way (its slides computed or not).
+whole deck is watched the same way, Next by Next (its slides computed or not) and back, Previous by
+Previous (every slide computed: a slide's figures are drawn while the previous ones are gone).
 
 Leaving presentation mode returns to the page the presenter came from (here the primer, entered
 from the navigation), with the link it had.
@@ -89,15 +90,19 @@ def test_a_computing_slide_shows_progress_never_the_previous_figure(page: Page, 
 
 
 def test_no_slide_of_the_deck_shows_another_slides_figure(page: Page, app_url: str):
+    # Next through the deck (slides computing, or computed before or ahead), then Previous back
+    # to the first (every slide computed: its figures are drawn, not computed).
     page.set_viewport_size({"width": 1440, "height": 1000})
     page.goto(f"{app_url}/present")
     expect_slide(page, 0)
-    for index in range(1, len(PRESETS)):
+    last = len(PRESETS) - 1
+    for index, button in [*((i, "Next") for i in range(1, last + 1)),
+                          *((i, "Previous") for i in range(last - 1, -1, -1))]:
         watch(page, index)
-        page.get_by_role("button", name="Next").click()
+        page.get_by_role("button", name=button).click()
         expect_slide(page, index)
         seen = page.evaluate("window.__slide")
-        assert seen["stale"] == [], (PRESETS[index].key, seen["stale"])
+        assert seen["stale"] == [], (button, PRESETS[index].key, seen["stale"])
 
 
 def test_leaving_returns_to_the_page_entered_from(page: Page, app_url: str):
