@@ -12,7 +12,8 @@ Targets: ``subset-epsilon`` (``at`` at a new ε after the page's first view), ``
 (``at`` at a new simulation seed; ``prepare`` is kept, its key is λ alone),
 ``importance-lambda`` (the "Estimates vs λ" view opened after the first view: ``prepare`` and
 ``at``), ``importance-lambda-move`` (λ moved on that view: ``prepare`` and ``at``),
-``masking-accuracy`` (the "Accuracy vs ε" view opened: ``prepare`` and ``at``) and
+``masking-accuracy`` (the "Accuracy vs ε" view opened: ``prepare`` and ``at``, the part
+every view shares kept from the first view) and
 ``perturbation-lambda`` (a λ typed by hand: ``prepare`` on the kept part no λ changes, and
 ``at``).
 """
@@ -76,14 +77,28 @@ def _importance_lambda_move(scenario) -> Callable[[int], Move]:
     return stage
 
 
+def _keeper() -> Callable[[tuple, Callable[[], object]], object]:
+    """A ``keep`` for ``prepare`` (:data:`dpcore.studies.base.Keep`) that keeps in a dict, as
+    a page keeps in its store."""
+    kept: dict[tuple, object] = {}
+
+    def keep(parts: tuple, compute: Callable[[], object]) -> object:
+        if parts not in kept:
+            kept[parts] = compute()
+        return kept[parts]
+    return keep
+
+
 def _masking_accuracy(scenario) -> Callable[[int], Move]:
     """The page's first view (untimed), then the "Accuracy vs ε" view: ``prepare`` (its view is
-    a prepare key: the curves) and ``at`` (seed 0, then 1)."""
+    a prepare key: the curves) and ``at`` (seed 0, then 1), with the part every view shares
+    kept from the first view as the page keeps it (``prepare``'s ``keep``: the task and the
+    masked set at ε)."""
     def stage(i: int) -> Move:
-        params = masking.Params(seed=i)
-        masking.at(masking.prepare(scenario, params), params)
+        params, keep = masking.Params(seed=i), _keeper()
+        masking.at(masking.prepare(scenario, params, keep=keep), params)
         moved = params.replace(view=masking.ACCURACY)
-        return lambda: masking.at(masking.prepare(scenario, moved), moved)
+        return lambda: masking.at(masking.prepare(scenario, moved, keep=keep), moved)
     return stage
 
 
@@ -91,14 +106,7 @@ def _perturbation_lambda(scenario) -> Callable[[int], Move]:
     """The page's first view (untimed), then λ typed by hand (0.05, then 0.02): ``prepare``
     and ``at``, with the part no λ changes kept from the first view as the page keeps it
     (``prepare``'s ``keep``)."""
-    params = perturbation.Params()
-    kept: dict[tuple, object] = {}
-
-    def keep(parts: tuple, compute: Callable[[], object]) -> object:
-        if parts not in kept:
-            kept[parts] = compute()
-        return kept[parts]
-
+    params, keep = perturbation.Params(), _keeper()
     perturbation.at(perturbation.prepare(scenario, params, keep=keep), params)
 
     def stage(i: int) -> Move:

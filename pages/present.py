@@ -2,8 +2,9 @@
 
 Each slide is a preset of :mod:`ui.presentation` (a run config on built-in data): its numbers are
 recomputed through the page's run, exactly as the page computes them, and the takeaway is
-computed from those numbers. Seeded studies, not releases. Keys: → / Page Down next,
-← / Page Up previous, Escape leaves presentation mode.
+computed from those numbers. Seeded studies, not releases. Once a slide is shown, the next ones
+are computed in the background while a core is idle, so Next opens them at once. Keys: → / Page
+Down next, ← / Page Up previous, Escape leaves presentation mode.
 """
 
 import streamlit as st
@@ -15,6 +16,7 @@ from ui.errors import show_errors
 from ui.navigation import require_router
 from ui.presentation import (
     available,
+    compute_ahead,
     enlarge,
     figure_title,
     is_computed,
@@ -113,24 +115,30 @@ if bar_cols[4].button("Leave presentation", key="present_leave", icon=":material
     st.switch_page(return_page())
 
 preset = by_key[keys[position]]
-st.title(preset.title)
-with st.container(key="present_paper"):
-    st.markdown(f"Paper: {md(preset.paper)}")
-
-# The slide's body (takeaway, figures, caption) has one slot, and a note one above it. A slide
-# still to compute first puts a progress bar (one element, not a block: a block would keep the
-# previous slide's elements in it) in the body's slot and a "computing" note in the note's: the
-# previous slide's takeaway, figures and caption leave the screen at once, where Streamlit would
-# otherwise keep them, faded, under this slide's title until the run ends. A computed slide
-# makes its figures before it writes the body, which then replaces the previous one at once.
+# The slide has a heading slot (title and paper), a note slot and a body slot (takeaway, figures,
+# caption), written in this order: the body's slot first gets a progress bar (one element, not a
+# block: a block would keep the previous slide's elements in it, an empty slot keeps them too),
+# and only then the heading. The browser gets the bar before this slide's title, so no state has
+# the previous slide's figures under it: they leave the screen before its title arrives (the
+# previous title above the bar for a moment). A slide still to compute adds a "computing" note
+# and moves its bar as the study advances; a computed one (a visit before, or computed ahead)
+# shows a full bar while its figures are drawn.
+heading = st.empty()
 note = st.empty()
 body = st.empty()
 with show_errors():
-    if not is_computed(preset):
+    computed = is_computed(preset)
+    if not computed:
         note.info(f"Computing this slide's study: its figure, {md(preset.title)}, appears "
                   "below when done (a first view takes a while; later visits open at once).",
                   icon=":material/hourglass_top:")
-        bar = body.progress(0.0, text=f"Computing {md(preset.paper)}…")
+    bar = body.progress(1.0 if computed else 0.0,
+                        text=f"{'Drawing' if computed else 'Computing'} {md(preset.paper)}…")
+    with heading.container():
+        st.title(preset.title)
+        with st.container(key="present_paper"):
+            st.markdown(f"Paper: {md(preset.paper)}")
+    if not computed:
         run_result = result(preset, progress=lambda f, *_: bar.progress(
             min(max(float(f), 0.0), 1.0), text=f"Computing {md(preset.paper)}…"))
         note.empty()
@@ -152,6 +160,8 @@ with show_errors():
                    + " A seeded study of the mechanism (reproducible, run through the "
                    f"{preset.page.replace('_', ' ')} page's computation), not a release: it "
                    "spends no budget.")
+# While the presenter talks, the next slides compute (only on a machine with a core idle).
+compute_ahead(offered, position)
 
 if missing:
     st.caption("Not offered yet, because their page has no study and figures: "

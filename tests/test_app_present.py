@@ -8,6 +8,9 @@ them.
 from __future__ import annotations
 
 import html
+import json
+import time
+import uuid
 
 import app_support
 import pytest
@@ -16,8 +19,19 @@ from streamlit.testing.v1 import AppTest
 
 import ui.presentation
 from dpcore.figures import figures
+from dpcore.runs import run
 from dpcore.text import md
-from ui.presentation import PRESETS, available, pick_figure, result
+from ui import prefetch
+from ui.cache import content_key
+from ui.presentation import (
+    PRESETS,
+    available,
+    compute_ahead,
+    figure_title,
+    is_computed,
+    pick_figure,
+    result,
+)
 
 TIMEOUT = 120  # seconds per run: a preset's first run computes its study (Wang Fig. 6: ~16 s)
 KEYS = [preset.key for preset in PRESETS]
@@ -114,3 +128,75 @@ def test_presets_of_a_page_without_run_are_not_offered_and_are_named(monkeypatch
         m.value for m in at.markdown]
     note = captions(at)
     assert "Not offered yet" in note and "Wang et al" in note and "(subset)" in note
+
+
+def chart_titles(at: AppTest) -> list[str]:
+    """The titles of the page's charts (their settings line included), as plain text."""
+    return [html.unescape(json.loads(spec)["layout"]["title"]["text"])
+            for spec in chart_specs(at).values()]
+
+
+def own_titles(preset) -> list[str]:
+    """The titles of the figures on the slide of ``preset``, as the page writes them."""
+    return [f"{figure_title(preset, name)} ({preset.paper})" for name in preset.figure]
+
+
+def test_every_slide_shows_its_own_figure_never_another_slides():
+    # issue 35: each step of the deck, Next by Next, shows the figures titled for its own slide,
+    # and none titled for another slide (all the slides' titles differ).
+    everyone = [title for preset in PRESETS for title in own_titles(preset)]
+    assert len(set(everyone)) == len(everyone)
+    at = present()
+    for i, preset in enumerate(PRESETS):
+        assert slide(at) == preset.key and at.title[0].value == preset.title
+        titles = chart_titles(at)
+        assert len(titles) == len(preset.figure)
+        for title, own in zip(titles, own_titles(preset), strict=True):
+            assert title.startswith(own), (title, own)
+            assert not [other for other in everyone if other != own and other in title]
+        if i < len(PRESETS) - 1:
+            at.button(key="present_next").click()
+            rerun(at)
+
+
+def settle() -> None:
+    """Wait until nothing is being computed ahead or waiting to be (without taking it off)."""
+    while prefetch.pending():
+        time.sleep(0.05)
+
+
+def test_the_next_slide_is_computed_ahead_and_next_is_a_cache_hit(monkeypatch):
+    # issue 35: while slide k is shown, slide k + 1 computes in the background (a core idle),
+    # into the shared store; pressing Next then runs nothing.
+    monkeypatch.setattr(prefetch, "busy", lambda: False)
+    salt = uuid.uuid4().hex  # keys unique to this test: nothing of the deck computed before
+    monkeypatch.setattr(ui.presentation, "_key", lambda preset: content_key(
+        "presentation preset", salt, preset.config().to_json()))
+    ran: list[str] = []
+
+    def counted(config, progress=None):
+        ran.append(config.to_json())
+        return run(config, progress=progress)
+
+    monkeypatch.setattr(ui.presentation, "run", counted)
+    shown, following = PRESETS[-2], PRESETS[-1]  # the data-masking slides: quick studies
+    at = present(present_choice=shown.key)
+    assert slide(at) == shown.key and ran[0] == shown.config().to_json()  # then, maybe, ahead
+    settle()
+    assert is_computed(following)
+    assert ran == [shown.config().to_json(), following.config().to_json()]
+    at.button(key="present_next").click()
+    rerun(at)
+    assert slide(at) == following.key and len(ran) == 2  # a cache hit: no run
+    assert [t.split(" (")[0] for t in chart_titles(at)] == [
+        figure_title(following, name) for name in following.figure]
+    # on the last slide nothing is left to compute ahead
+    assert compute_ahead(PRESETS, len(PRESETS) - 1) == []
+
+
+def test_nothing_is_computed_ahead_on_a_busy_machine(monkeypatch):
+    monkeypatch.setattr(prefetch, "busy", lambda: True)
+    salt = uuid.uuid4().hex
+    monkeypatch.setattr(ui.presentation, "_key", lambda preset: content_key(
+        "presentation preset", salt, preset.config().to_json()))
+    assert compute_ahead(PRESETS, 0) == [] and not prefetch.pending()

@@ -420,3 +420,46 @@ def test_greedy_with_a_fixed_column_searches_the_balls_section():
     res = greedy_masked_samples(W, 5 * W, 20, n_classes=2, rng=rng, fixed=0.6)
     np.testing.assert_allclose(res.X[..., -1], 0.6)
     assert np.linalg.norm(res.X, axis=-1).max() <= 1.0 + 1e-12
+
+
+@pytest.mark.parametrize("fixed", [None, 0.6])
+def test_greedy_batches_in_one_loop_give_each_batch_alone_to_the_bit(fixed):
+    # issue 35: batches of different lengths share one loop; each batch's samples, labels,
+    # gradients and trace are the ones it gets alone, and its generator is left in the same state
+    # (the same seeded draws, in the same order).
+    from dpcore.masking import greedy_masked_batches, greedy_masked_samples
+
+    rng = np.random.default_rng(4)
+    batches = [(rng.normal(size=(R, 3, 4)), rng.normal(size=(R, 3, 4)), n_add)
+               for R, n_add in ((2, 5), (3, 9), (4, 1))]
+    alone, after = [], []
+    for i, (W, G0, n_add) in enumerate(batches):
+        gen = np.random.default_rng(i)
+        alone.append(greedy_masked_samples(W, G0, n_add, n_classes=3, rng=gen, n_starts=4,
+                                           fixed=fixed))
+        after.append(gen.bit_generator.state)
+    gens = [np.random.default_rng(i) for i in range(len(batches))]
+    steps = []
+    together = greedy_masked_batches(
+        [(W, G0, n_add, gen) for (W, G0, n_add), gen in zip(batches, gens, strict=True)],
+        n_classes=3, n_starts=4, fixed=fixed, callback=lambda j, total: steps.append((j, total)))
+    assert steps == [(j, 9) for j in range(9)]
+    for res, joint in zip(alone, together, strict=True):
+        for name in ("X", "y", "G", "trace"):
+            np.testing.assert_array_equal(getattr(joint, name), getattr(res, name))
+    assert [gen.bit_generator.state for gen in gens] == after
+
+
+def test_the_searchs_short_sums_are_numpys_to_the_bit():
+    # The greedy search sums its short axes entry by entry (faster on its small arrays); the
+    # numbers must be numpy's reduce's, which adds a middle axis entry by entry too when M >= 2.
+    from dpcore.masking.greedy import _max1, _sum1
+
+    rng = np.random.default_rng(5)
+    for R, k, M in [(1, 1, 2), (3, 2, 24), (180, 3, 24), (7, 8, 2), (5, 9, 16), (4, 30, 1),
+                    (6, 12, 1)]:
+        A = rng.standard_normal((R, k, M)) * rng.uniform(1e-3, 1e3, size=(R, 1, M))
+        for keepdims in (False, True):
+            np.testing.assert_array_equal(_sum1(A, keepdims), np.add.reduce(A, axis=1,
+                                                                             keepdims=keepdims))
+            np.testing.assert_array_equal(_max1(A, keepdims), A.max(axis=1, keepdims=keepdims))

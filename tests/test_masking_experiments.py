@@ -2,6 +2,7 @@
 (Fig. 5), with fixed seeds."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -9,6 +10,7 @@ from dpcore.masking import (
     FIG5_EPSILONS,
     MaskedDataGenerator,
     accuracy_vs_epsilon,
+    accuracy_vs_epsilon_by_size,
     decision_regions,
     digits_task,
     predict_labels,
@@ -154,6 +156,22 @@ def test_study_is_seeded_and_shaped(toy):
     assert FIG5_EPSILONS == (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
     with pytest.raises(ValueError, match="pool"):
         accuracy_vs_epsilon(toy, n_samples=10**6)
+
+
+def test_the_sizes_in_one_batch_give_each_size_alone_to_the_bit(toy):
+    # issue 35: Fig. 5's sizes run their greedy searches in one loop; every number is the one
+    # a size computes alone (each size draws from its own streams, rows are independent).
+    kwargs = {"epsilons": (0.5, 5.0, 50.0), "n_draws": 4, "seed": 3}
+    alone = {n: accuracy_vs_epsilon(toy, n_samples=n, **kwargs) for n in (40, 20)}
+    fractions = []
+    together = accuracy_vs_epsilon_by_size(toy, (40, 20), progress=lambda f, m: fractions.append(f),
+                                           **kwargs)
+    assert list(together) == [40, 20]
+    for n, frame in alone.items():
+        pd.testing.assert_frame_equal(together[n], frame, check_exact=True)
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    with pytest.raises(ValueError, match="repeats a size"):
+        accuracy_vs_epsilon_by_size(toy, (20, 20), **kwargs)
 
 
 def test_digits_task_and_images():

@@ -169,9 +169,10 @@ def test_each_cell_draws_its_own_stream(wine, prepared, numbers):
 
 def test_lambda_cells_are_computed_once_across_lambda_moves_and_views(wine, monkeypatch):
     """The prepared parts of every λ and view share their λ cells (:func:`study.share`): the λ
-    view opened after the ε view fits only the grid's other λ, a λ move on it fits and computes
-    the variance terms of the new λ alone (a move to a grid λ computes nothing), and every table
-    equals a fresh computation's, to the bit."""
+    view opened after the ε view fits only the grid's other λ and computes no variance terms
+    (it shows none), a λ move on it fits the new λ alone (a move to a grid λ computes nothing),
+    the bias view then computes the terms it shows, and every table equals a fresh
+    computation's, to the bit."""
     eps_view, lam_view = params_of("Estimates vs ε", lam=0.5), params_of("Estimates vs λ", lam=0.5)
     moves = [lam_view, lam_view.replace(lam=0.2), lam_view.replace(lam=0.3),
              params_of("Bias vs SD", lam=0.2)]
@@ -192,8 +193,8 @@ def test_lambda_cells_are_computed_once_across_lambda_moves_and_views(wine, monk
     cells = study.share(wine, eps_view)
     study.at(study.prepare(wine, eps_view, shared=cells), eps_view)
     assert (fitted, termed) == ([0.5], [])
-    new_cells = [([lv for lv in lambda_axis(0.5) if lv != 0.5], list(lambda_axis(0.5))),
-                 ([0.2], [0.2]), ([], []), ([], [])]
+    new_cells = [([lv for lv in lambda_axis(0.5) if lv != 0.5], []), ([0.2], []), ([], []),
+                 ([], list(lambda_axis(0.2)))]
     for params, expected, again in zip(moves, new_cells, fresh, strict=True):
         fitted.clear()
         termed.clear()
@@ -504,3 +505,23 @@ def test_the_lambda_and_bias_captions_follow_the_numbers(numbers):
 def test_a_median_is_placed_against_the_two_reference_lines(median, place):
     # A quarter of the 0.15 gap from either line (PULL_SHARE) counts as near it.
     assert study._place(median, 0.3, 0.15) == place
+
+
+def test_a_prepared_part_computes_what_a_view_reads_only_when_read_and_pickles(wine):
+    # issue 35: the λ view's part draws the ε grid's estimates and computes variance terms only
+    # when read (it reads neither, but one ε); stored parts pickle, lazy values included.
+    import pickle
+
+    params = params_of("Estimates vs λ", lam=0.5)
+    ready = study.prepare(wine, params, shared=study.share(wine, params))
+    assert not ready.terms._values and not ready.by_epsilon._values
+    study.at(ready, params)
+    assert not ready.terms._values and set(ready.by_epsilon._values) <= {params.epsilon}
+    assert list(ready.terms) == list(lambda_axis(0.5)) and list(ready.by_epsilon) == list(
+        EPSILON_GRID)
+    with pytest.raises(KeyError):
+        ready.by_epsilon[0.123]
+    again = pickle.loads(pickle.dumps(ready))
+    for eps in EPSILON_GRID:
+        np.testing.assert_array_equal(again.by_epsilon[eps], ready.by_epsilon[eps])
+    assert again.terms[0.5].at(0.1) == ready.terms[0.5].at(0.1)

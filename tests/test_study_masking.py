@@ -111,6 +111,34 @@ def test_an_epsilon_move_reuses_the_prepared_part(toy):
     assert numbers_json({k: again[k] for k in numbers}) == numbers_json(numbers)
 
 
+def test_a_view_opened_after_another_reuses_its_masked_set_at_epsilon(monkeypatch):
+    # issue 35: the views share what no view changes (prepare's keep), the masked sets by ε
+    # included: the "Accuracy vs ε" view opened after the first one computes no masked set.
+    kept = {}
+
+    def keep(parts, compute):
+        if parts not in kept:
+            kept[parts] = compute()
+        return kept[parts]
+
+    made = []
+    masked_set = study._masked_set
+    monkeypatch.setattr(study, "_masked_set", lambda prepared, epsilon: made.append(
+        epsilon) or masked_set(prepared, epsilon))
+    first = Params()
+    shown = at(prepare(None, first, keep=keep), first)
+    accuracy = first.replace(view=ACCURACY, draws=10, input=True)
+    ready = prepare(None, accuracy, keep=keep)
+    assert ready.params == accuracy and set(ready.curves) == {100, 200}
+    numbers = at(ready, accuracy)
+    assert made == [first.epsilon] and list(kept) == [("views", first.shared_key())]
+    assert numbers_json({"metrics": numbers["metrics"]}) == numbers_json(
+        {"metrics": shown["metrics"]})
+    # without a keep, the same numbers
+    alone = prepare(None, first)
+    assert numbers_json(at(alone, first)) == numbers_json(shown) and made == [first.epsilon] * 2
+
+
 def test_at_refuses_a_part_prepared_for_other_parameters(toy):
     params, ready = toy
     with pytest.raises(ValueError, match="other parameters"):

@@ -6,7 +6,8 @@ seconds. After such a slow move on built-in data, :func:`ahead` computes the sli
 neighbouring values in one background thread, into the store that every session shares
 (:data:`ui.cache.SHARED`), while the person reads the figure: the next step is then a cache
 hit. The numbers are the ones the page would compute itself (the same call on the same
-prepared part, the same seed).
+prepared part, the same seed). Presentation mode (:mod:`ui.presentation`) queues the slides after
+the one on screen through :func:`queue`, the same worker and bounds.
 
 Bounded on purpose, for a class on one server: one worker thread for the whole server process,
 at most :data:`MAX_PENDING` values waiting, values the person has moved away from dropped before
@@ -19,13 +20,13 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from ui.cache import SHARED
 
 __all__ = ["MAX_PENDING", "SLOW_SECONDS", "ahead", "busy", "is_slow", "note_slow", "pending",
-           "wait_for"]
+           "queue", "wait_for"]
 
 #: A move slower than this (s) makes its neighbours worth computing ahead.
 SLOW_SECONDS = 0.25
@@ -88,9 +89,43 @@ def busy() -> bool:
         return False
 
 
+def queue(jobs: Mapping[str, Callable[[], object]]) -> list[str]:
+    """Compute ``jobs`` (the shared store's key: its computation) in the background, in order.
+
+    Nothing is queued on a busy machine (:func:`busy`). Values still waiting from an earlier call
+    that are not among ``jobs`` are dropped (the person has moved on); keys already stored or
+    queued are skipped, and at most :data:`MAX_PENDING` values wait or run.
+
+    Parameters
+    ----------
+    jobs : mapping of str to callable() -> object
+        The shared store's key of each result, and what computes it (the page's own call).
+        Built-in data only: the results go to :data:`ui.cache.SHARED`.
+
+    Returns
+    -------
+    list of str
+        The keys queued by this call.
+    """
+    if busy():
+        return []
+    queued = []
+    with _LOCK:
+        for key in [k for k in _PENDING if k not in jobs]:
+            if _PENDING[key].cancel():
+                del _PENDING[key]
+        for key, compute in jobs.items():
+            if key in _PENDING or key in SHARED.values or len(_PENDING) >= MAX_PENDING:
+                continue
+            _PENDING[key] = _EXECUTOR.submit(_compute, key, compute)
+            queued.append(key)
+    return queued
+
+
 def ahead(value: float, options: Sequence[float], key_of: Callable[[float], str],
           compute_at: Callable[[float], object]) -> list[float]:
-    """Compute the options next to ``value`` (the next larger first) in the background.
+    """Compute the options next to ``value`` (the next larger first) in the background
+    (:func:`queue`).
 
     Values still waiting from an earlier call that are not next to ``value`` are dropped: the
     person has moved on.
@@ -112,19 +147,9 @@ def ahead(value: float, options: Sequence[float], key_of: Callable[[float], str]
         The options queued by this call.
     """
     options = list(options)
-    if value not in options or busy():
+    if value not in options:
         return []
     i = options.index(value)
-    near = [options[j] for j in (i + 1, i - 1) if 0 <= j < len(options)]
-    keys = {key_of(option): option for option in near}
-    queued = []
-    with _LOCK:
-        for key in [k for k in _PENDING if k not in keys]:
-            if _PENDING[key].cancel():
-                del _PENDING[key]
-        for key, option in keys.items():
-            if key in _PENDING or key in SHARED.values or len(_PENDING) >= MAX_PENDING:
-                continue
-            _PENDING[key] = _EXECUTOR.submit(_compute, key, lambda o=option: compute_at(o))
-            queued.append(option)
-    return queued
+    near = {key_of(options[j]): options[j] for j in (i + 1, i - 1) if 0 <= j < len(options)}
+    queued = queue({key: (lambda o=option: compute_at(o)) for key, option in near.items()})
+    return [near[key] for key in queued]

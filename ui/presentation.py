@@ -9,7 +9,9 @@ paper's number is given in :attr:`Preset.note`.
 
 Every preset is a seeded study (a Monte-Carlo simulation of the mechanism), never a release: no
 budget is spent. Results go to the store shared by all sessions (:data:`ui.cache.SHARED`), which is
-right because presets use built-in data only.
+right because presets use built-in data only. While a slide is shown, :func:`compute_ahead` computes
+the next :data:`AHEAD` slides into that store in the background (:mod:`ui.prefetch`: its one
+worker, only while a core is idle, a bounded queue), so that Next is a cache hit.
 
 :func:`presentation_toggle` is the sidebar switch that every page shows (``ui.navigation.route``
 calls it): turning it on opens ``pages/present.py``; turning it off, or Leave (Escape) there,
@@ -21,17 +23,20 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import plotly.graph_objects as go
 import streamlit as st
 
 from dpcore.runs import RunResult, run
+from ui import prefetch
 from ui.cache import SHARED, content_key
 from ui.registry import PAGES, PRESENT, Preset, page, presets
 
-__all__ = ["PRESENT_PAGE", "PRESETS", "Preset", "available", "enlarge", "figure_title",
-           "is_computed", "pick_figure", "presentation_toggle", "result", "return_page"]
+__all__ = ["AHEAD", "PRESENT_PAGE", "PRESETS", "Preset", "available", "compute_ahead", "enlarge",
+           "figure_title", "is_computed", "pick_figure", "presentation_toggle", "result",
+           "return_page"]
 
 #: The presentation page's script and address (:data:`ui.registry.PRESENT`).
 PRESENT_PAGE = page(PRESENT).path
@@ -39,6 +44,8 @@ PRESENT_URL = page(PRESENT).url_path
 TOGGLE_KEY = "presentation"
 _TARGET = "_presentation_target"  # "on" / "off": set by the toggle's callback
 _RETURN = "_presentation_return"  # url path of the page the presenter came from
+#: How many slides after the one shown are computed ahead.
+AHEAD = 2
 
 #: The headline figures of the papers: every page's presets, in the navigation's order.
 PRESETS: tuple[Preset, ...] = presets()
@@ -69,10 +76,28 @@ def is_computed(preset: Preset) -> bool:
 def result(preset: Preset, progress: Callable[[float], None] | None = None) -> RunResult:
     """The run of ``preset``, shared by every session (built-in data, a seeded study).
 
-    The result is shared: callers must not mutate it.
+    A slide waiting to be computed ahead is taken off that queue and computed here (with
+    ``progress``); one being computed ahead is waited for. The result is shared: callers must not
+    mutate it.
     """
     config = preset.config()
+    prefetch.wait_for(_key(preset))
     return SHARED.get(_key(preset), lambda: run(config, progress=progress))
+
+
+def compute_ahead(slides: Sequence[Preset], shown: int) -> list[Preset]:
+    """Compute the :data:`AHEAD` slides after ``slides[shown]`` in the background, into the
+    shared store (:func:`ui.prefetch.queue`: not on a busy machine; slides queued earlier and
+    not started yet are dropped). Presets are built-in scenarios, never uploads.
+
+    Returns
+    -------
+    list of Preset
+        The slides queued by this call.
+    """
+    following = {_key(p): p for p in slides[shown + 1:shown + 1 + AHEAD]}
+    queued = prefetch.queue({key: partial(run, p.config()) for key, p in following.items()})
+    return [following[key] for key in queued]
 
 
 def pick_figure(figures: dict[str, go.Figure], preset: Preset) -> dict[str, go.Figure]:

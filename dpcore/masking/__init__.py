@@ -19,7 +19,7 @@ center=None, fit_intercept=False, coef_prior=None).fit(X, y, initial)``
     Algorithm 2 (features only: labels are not protected).
 ``fit_logistic_model``
     Batched Newton solver for the binary / multinomial regularised model, with a certified gap.
-``toy_task``, ``digits_task``, ``accuracy_vs_epsilon``
+``toy_task``, ``digits_task``, ``accuracy_vs_epsilon``, ``accuracy_vs_epsilon_by_size``
     The paper's experiments (Figs 2-5).
 
 Label convention: integer codes ``0 .. C-1`` everywhere (the paper mixes {-1, 1} and {0, 1}).
@@ -34,6 +34,7 @@ from dpcore.masking.experiments import (
     METHODS,
     MaskingTask,
     accuracy_vs_epsilon,
+    accuracy_vs_epsilon_by_size,
     decision_regions,
     digits_task,
     scenario_task,
@@ -55,7 +56,12 @@ from dpcore.masking.generator import (
     scale_records,
     summed_gradient,
 )
-from dpcore.masking.greedy import GreedyResult, greedy_masked_samples, masking_objective
+from dpcore.masking.greedy import (
+    GreedyResult,
+    greedy_masked_batches,
+    greedy_masked_samples,
+    masking_objective,
+)
 from dpcore.masking.model import (
     LogisticModelFit,
     fit_logistic_model,
@@ -77,11 +83,13 @@ __all__ = [
     "MaskingTask",
     "NoInterceptWarning",
     "accuracy_vs_epsilon",
+    "accuracy_vs_epsilon_by_size",
     "auto_lambda",
     "decision_regions",
     "design_records",
     "digits_task",
     "fit_logistic_model",
+    "greedy_masked_batches",
     "greedy_masked_samples",
     "input_perturbation",
     "intercept_value",

@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -30,14 +31,15 @@ from dpcore.masking.generator import (
     lipschitz_constant,
     scale_records,
 )
-from dpcore.masking.greedy import greedy_masked_samples
+from dpcore.masking.greedy import greedy_masked_batches
 from dpcore.masking.model import fit_logistic_model, n_logits, predict_labels
 from dpcore.masking.prior import public_model
 from dpcore.perturbation import perturb_output
 from dpcore.random import stream
 from dpcore.validation import DataError, check_scalar
 
-__all__ = ["FIG5_EPSILONS", "METHODS", "MaskingTask", "accuracy_vs_epsilon", "decision_regions",
+__all__ = ["FIG5_EPSILONS", "METHODS", "MaskingTask", "accuracy_vs_epsilon",
+           "accuracy_vs_epsilon_by_size", "decision_regions",
            "digits_task", "scenario_task", "toy_sample", "toy_task"]
 
 #: Epsilons of [PGY]_ Fig. 5.
@@ -374,6 +376,7 @@ def accuracy_vs_epsilon(task: MaskingTask, *, epsilons: Sequence[float] = FIG5_E
     the perturbed records with their true labels), *output perturbation* (the noisy classifier
     of step 2) and *non-private* (the step-1 fit). All draws and epsilons run at once: one
     batched greedy search over ``len(epsilons) * n_draws`` masked sets and batched Newton fits.
+    :func:`accuracy_vs_epsilon_by_size` runs several ``n_samples`` at once, with the same numbers.
 
     Parameters
     ----------
@@ -396,18 +399,86 @@ def accuracy_vs_epsilon(task: MaskingTask, *, epsilons: Sequence[float] = FIG5_E
         Columns ``method, epsilon, n_samples, mean, sd, n_draws``: one row per method and epsilon
         (mean and standard deviation over draws of the validation accuracy).
     """
+    return accuracy_vs_epsilon_by_size(
+        task, (n_samples,), epsilons=epsilons, lam=lam, n_draws=n_draws, seed=seed,
+        n_starts=n_starts, max_iter=max_iter, progress=progress)[n_samples]
+
+
+def accuracy_vs_epsilon_by_size(task: MaskingTask, sizes: Sequence[int], *,
+                                epsilons: Sequence[float] = FIG5_EPSILONS, lam: float = 0.5,
+                                n_draws: int = 50, seed: int = 0, n_starts: int = 8,
+                                max_iter: int = 10,
+                                progress: Callable[[float, str], None] | None = None
+                                ) -> dict[int, pd.DataFrame]:
+    """:func:`accuracy_vs_epsilon` at every ``n_samples`` of ``sizes``, the numbers of each
+    call alone (every part of a size draws from its own stream, named by the size), with the
+    greedy searches of all sizes in one loop (:func:`~dpcore.masking.greedy_masked_batches`:
+    ``max(sizes)`` steps instead of ``sum(sizes)``).
+
+    Parameters
+    ----------
+    task : MaskingTask
+    sizes : sequence of int
+        The ``n_samples`` of the curves (distinct).
+    epsilons, lam, n_draws, seed, n_starts, max_iter, progress
+        As for :func:`accuracy_vs_epsilon`.
+
+    Returns
+    -------
+    dict of int to DataFrame
+        :func:`accuracy_vs_epsilon`'s table by size, in the order of ``sizes``.
+    """
     lam = check_scalar(lam, "lam", min_val=0.0)
     eps = np.array([check_scalar(e, "epsilon", min_val=0.0) for e in epsilons])
-    if n_samples > task.X_pool.shape[0]:
-        raise ValueError(f"n_samples == {n_samples} exceeds the pool of {task.X_pool.shape[0]} "
-                         "records of this task.")
+    sizes = [int(n) for n in sizes]
+    if len(set(sizes)) != len(sizes):
+        raise ValueError(f"sizes == {sizes} repeats a size; give each size once.")
+    for N in sizes:
+        if N > task.X_pool.shape[0]:
+            raise ValueError(f"n_samples == {N} exceeds the pool of {task.X_pool.shape[0]} "
+                             "records of this task.")
 
     def report(fraction, message):
         if progress is not None:
             progress(fraction, message)
 
+    report(0.02, "non-private fits")
+    parts = {N: _fig5_start(task, N, eps, lam, n_draws, seed) for N in sizes}
+    report(0.05, "masked generation")
+
+    def step(j, total):
+        if j % 10 == 0:
+            report(0.05 + 0.75 * j / total, f"masked generation: sample {j} of {total}")
+
+    results = greedy_masked_batches(
+        [(part.W, part.G0, N, stream(seed, "greedy", N)) for N, part in parts.items()],
+        n_classes=task.n_classes, n_starts=n_starts, max_iter=max_iter,
+        fixed=intercept_value() if task.intercept else None, callback=step)
+    report(0.8, "refitting on masked sets")
+    tables = {}
+    for i, ((N, part), res) in enumerate(zip(parts.items(), results, strict=True)):
+        tables[N] = _fig5_finish(task, part, res, eps, lam, n_draws, seed,
+                                 report=lambda f, m, i=i: report(
+                                     0.8 + 0.2 * (i + f) / len(sizes), m))
+    report(1.0, "done")
+    return tables
+
+
+class _Fig5Start(NamedTuple):
+    """One size of Fig. 5 before its greedy search: the drawn records, the accuracies known so
+    far, and the greedy search's start (noisy classifiers ``W``, gradients ``G0``)."""
+
+    Xs: np.ndarray
+    yd: np.ndarray
+    acc: dict
+    W: np.ndarray
+    G0: np.ndarray
+
+
+def _fig5_start(task, N, eps, lam, D, seed) -> _Fig5Start:
+    """Draw the records of size ``N``, fit them non-privately and perturb the fits at every ε."""
     C, K = task.n_classes, n_logits(task.n_classes)
-    E, D, N = eps.size, n_draws, n_samples
+    E = eps.size
     p = task.d + int(task.intercept)
     prior = task.prior
     pool, _ = scale_records(task.X_pool, task.data_norm)
@@ -416,7 +487,6 @@ def accuracy_vs_epsilon(task: MaskingTask, *, epsilons: Sequence[float] = FIG5_E
     idx = np.argsort(keys, axis=1)[:, :N]
     Xs, yd = pool[idx], task.y_pool[idx]
     Xd = design_records(Xs, intercept=task.intercept)[0]
-    report(0.02, "non-private fits")
     fit = fit_logistic_model(Xd, yd, lam=lam, n_classes=C, coef_prior=prior)
     noisy = np.stack([  # the release's law: the solver term of the public GAP_TOL
         perturb_output(fit.coef.reshape(D, K * p), n=N, lam=lam, epsilon=e,
@@ -429,31 +499,29 @@ def accuracy_vs_epsilon(task: MaskingTask, *, epsilons: Sequence[float] = FIG5_E
             noisy = noisy + prior.mean(axis=0)
     acc = {"non-private": np.broadcast_to(_accuracy(fit.coef, Xv, task.y_valid), (E, D)),
            "output perturbation": _accuracy(noisy, Xv, task.y_valid)}
-    report(0.05, "masked generation")
     W = noisy.reshape(E * D, K, p)
-
-    def step(j, total):
-        if j % 10 == 0:
-            report(0.05 + 0.75 * j / total, f"masked generation: sample {j} of {total}")
-
     G0 = N * lam * (W if prior is None else W - prior)
-    res = greedy_masked_samples(W, G0, N, n_classes=C, n_starts=n_starts,
-                                max_iter=max_iter, rng=stream(seed, "greedy", N),
-                                fixed=intercept_value() if task.intercept else None,
-                                callback=step)
-    report(0.8, "refitting on masked sets")
+    return _Fig5Start(Xs, yd, acc, W, G0)
+
+
+def _fig5_finish(task, part: _Fig5Start, res, eps, lam, D, seed, *, report) -> pd.DataFrame:
+    """Refit on the masked sets ``res``, fit on the input-perturbed records, and tabulate."""
+    C, E = task.n_classes, eps.size
+    N = part.Xs.shape[1]
+    prior = task.prior
+    Xv = task.design(task.X_valid)
+    acc = dict(part.acc)
     refit = fit_logistic_model(res.X, res.y, lam=lam, n_classes=C, coef_prior=prior)
     acc["masked generation"] = _accuracy(refit.coef, Xv, task.y_valid).reshape(E, D)
-    report(0.9, "input perturbation")
-    Xp = np.stack([input_perturbation(Xs, e, rng=stream(seed, "input", N, float(e)))
+    report(0.5, "input perturbation")
+    Xp = np.stack([input_perturbation(part.Xs, e, rng=stream(seed, "input", N, float(e)))
                    for e in eps])
     Xp = design_records(Xp, intercept=task.intercept, project=False)[0]
     # Records of norm ~ d / epsilon saturate the loss at a prior's margins: Newton's steps
     # shrink there, so these fits get more of them.
-    fit_p = fit_logistic_model(Xp, np.broadcast_to(yd, (E, D, N)), lam=lam, n_classes=C,
+    fit_p = fit_logistic_model(Xp, np.broadcast_to(part.yd, (E, D, N)), lam=lam, n_classes=C,
                                coef_prior=prior, max_iter=200)
     acc["input perturbation"] = _accuracy(fit_p.coef, Xv, task.y_valid)
-    report(1.0, "done")
     rows = [
         {"method": m, "epsilon": float(e), "n_samples": N, "mean": float(acc[m][i].mean()),
          "sd": float(acc[m][i].std(ddof=1)) if D > 1 else 0.0, "n_draws": D}

@@ -38,16 +38,49 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-__all__ = ["GreedyResult", "greedy_masked_samples", "masking_objective"]
+__all__ = ["GreedyResult", "greedy_masked_batches", "greedy_masked_samples", "masking_objective"]
 
 #: Armijo constant of the backtracking search.
 ARMIJO = 1e-4
+
+
+#: Axes this short or shorter are summed by :func:`_sum1` one entry at a time.
+_SHORT = 8
+
+
+def _sum1(A, keepdims=False):
+    """``np.add.reduce(A, axis=1)`` of an array ``A`` of shape (R, k, M), the same numbers.
+
+    With ``M >= 2`` numpy's reduce over the middle axis adds its ``k`` entries one after the
+    other, as this does; for a short axis and small arrays (the search's: ``k`` classes or
+    features, ``M`` candidates) one vector addition per entry takes a third of its time. Long
+    axes and ``M == 1`` (where numpy's reduce adds in another order) go to numpy.
+    """
+    k = A.shape[1]
+    if k > _SHORT or A.shape[-1] < 2:
+        return np.add.reduce(A, axis=1, keepdims=keepdims)
+    out = A[:, :1].copy() if keepdims else A[:, 0].copy()
+    for i in range(1, k):
+        out += A[:, i:i + 1] if keepdims else A[:, i]
+    return out
+
+
+def _max1(A, keepdims=False):
+    """``A.max(axis=1)`` of an array ``A`` of shape (R, k, M) (a maximum is exact: any order of
+    comparisons gives it), one comparison per entry for a short axis, as :func:`_sum1`."""
+    k = A.shape[1]
+    if k > _SHORT:
+        return A.max(axis=1, keepdims=keepdims)
+    out = A[:, :1].copy() if keepdims else A[:, 0].copy()
+    for i in range(1, k):
+        np.maximum(out, A[:, i:i + 1] if keepdims else A[:, i], out=out)
+    return out
 
 
 def _stack(W, G):
@@ -69,17 +102,17 @@ def _evaluate(X, WG, WGt, GG, T, K):
     if K == 1:
         P = 1.0 / (1.0 + np.exp(-Z))
     else:
-        P = np.exp(Z - Z.max(axis=1, keepdims=True))
-        P /= P.sum(axis=1, keepdims=True)
+        P = np.exp(Z - _max1(Z, keepdims=True))
+        P /= _sum1(P, keepdims=True)
     r = P - T
-    xx = np.add.reduce(X * X, axis=1)  # (R, M)
-    rr = np.add.reduce(r * r, axis=1)
-    f = GG[:, None] + 2.0 * np.add.reduce(r * Gx, axis=1) + rr * xx
+    xx = _sum1(X * X)  # (R, M)
+    rr = _sum1(r * r)
+    f = GG[:, None] + 2.0 * _sum1(r * Gx) + rr * xx
     Mx = Gx + r * xx[:, None]
     if K == 1:
         AMx = P * (1.0 - P) * Mx
     else:
-        AMx = P * (Mx - np.add.reduce(P * Mx, axis=1, keepdims=True))
+        AMx = P * (Mx - _sum1(P * Mx, keepdims=True))
     grad = WGt @ np.concatenate([AMx, r], axis=1)  # W^T A M x + G^T r
     grad += X * rr[:, None]
     grad *= 2.0
@@ -130,7 +163,7 @@ def _project(X, radius, fixed=None):
                               axis=1)
     if not np.isfinite(radius):
         return X
-    norm = np.sqrt(np.add.reduce(X * X, axis=1, keepdims=True))
+    norm = np.sqrt(_sum1(X * X, keepdims=True))
     return X * np.minimum(1.0, radius / np.maximum(norm, 1e-300))
 
 
@@ -211,61 +244,117 @@ def greedy_masked_samples(W, G0, n_add: int, *, n_classes: int, rng: np.random.G
     -------
     GreedyResult
     """
+    return greedy_masked_batches([(W, G0, n_add, rng)], n_classes=n_classes, n_starts=n_starts,
+                                 max_iter=max_iter, radius=radius, fixed=fixed,
+                                 callback=callback)[0]
+
+
+def greedy_masked_batches(batches: Sequence[tuple[np.ndarray, np.ndarray, int,
+                                                  np.random.Generator]],
+                          *, n_classes: int, n_starts: int = 8, max_iter: int = 10,
+                          radius: float = 1.0, fixed: float | None = None,
+                          callback: Callable[[int, int], None] | None = None
+                          ) -> list[GreedyResult]:
+    """:func:`greedy_masked_samples` for several batches of masked sets in one loop.
+
+    Each batch ``(W, G0, n_add, rng)`` gets the result :func:`greedy_masked_samples` gives it
+    alone (each draws its starting points from its own ``rng``, in the same order, and every
+    row's arithmetic is the same), but the batches' steps run together: ``max(n_add)`` steps in
+    all, every step on the rows of the batches that still add a sample, instead of
+    ``sum(n_add)`` steps one batch after the other.
+
+    Parameters
+    ----------
+    batches : sequence of (W, G0, n_add, rng)
+        As the parameters of :func:`greedy_masked_samples`, per batch (the ``R`` may differ,
+        ``K`` and ``n_features`` must not).
+    n_classes, n_starts, max_iter, radius, fixed
+        As for :func:`greedy_masked_samples`, shared by the batches.
+    callback : callable(j, n_steps), default=None
+        Called before step ``j`` of ``n_steps = max(n_add)``.
+
+    Returns
+    -------
+    list of GreedyResult
+        One per batch, in the order given.
+    """
     with threadpool_limits(limits=1, user_api="blas"):  # many tiny products: one thread
-        return _greedy(np.asarray(W, dtype=float), np.array(G0, dtype=float), n_add,
-                       n_classes, rng, n_starts, max_iter, radius, fixed, callback)
+        return _greedy([(np.asarray(W, dtype=float), np.array(G0, dtype=float), int(n_add), rng)
+                        for W, G0, n_add, rng in batches],
+                       n_classes, n_starts, max_iter, radius, fixed, callback)
 
 
-def _greedy(W, G, n_add, n_classes, rng, n_starts, max_iter, radius, fixed, callback
-            ) -> GreedyResult:
-    """Implementation of :func:`greedy_masked_samples`."""
-    R, K, d = W.shape
+def _greedy(batches, n_classes, n_starts, max_iter, radius, fixed, callback
+            ) -> list[GreedyResult]:
+    """Implementation of :func:`greedy_masked_batches`.
+
+    The batches' rows are stacked longest ``n_add`` first, so that the rows still searching at
+    any step are a prefix of the stack (views, no copies)."""
+    if fixed is not None and np.isfinite(radius) and abs(fixed) > radius:
+        raise ValueError(f"fixed == {fixed:g} lies outside the ball of radius {radius:g}.")
+    order = sorted(range(len(batches)), key=lambda b: -batches[b][2])  # stable
+    W = np.concatenate([batches[b][0] for b in order])
+    G = np.concatenate([batches[b][1] for b in order])
+    _, K, d = W.shape
     C = n_classes
     S = n_starts
     labels = np.repeat(np.arange(C), S)  # candidate m has label labels[m]
     T = labels[None].astype(float) if K == 1 else (np.arange(K)[:, None] == labels) * 1.0
     M = labels.size
-    out_X = np.empty((R, n_add, d))
-    out_y = np.empty((R, n_add), dtype=np.intp)
-    trace = np.empty((R, n_add + 1))
-    trace[:, 0] = np.sqrt(np.sum(G * G, axis=(-2, -1)))
-    if fixed is not None and np.isfinite(radius) and abs(fixed) > radius:
-        raise ValueError(f"fixed == {fixed:g} lies outside the ball of radius {radius:g}.")
-    warm = _ball(rng, R, d, 1, radius, fixed)
-    rows = np.arange(R)
+    sizes = [len(batches[b][0]) for b in order]
+    ends = np.cumsum(sizes)
+    n_adds = [batches[b][2] for b in order]
+    rngs = [batches[b][3] for b in order]
+    out_X = [np.empty((R, n, d)) for R, n in zip(sizes, n_adds, strict=True)]
+    out_y = [np.empty((R, n), dtype=np.intp) for R, n in zip(sizes, n_adds, strict=True)]
+    trace = [np.empty((R, n + 1)) for R, n in zip(sizes, n_adds, strict=True)]
+    for i, (start, end) in enumerate(zip(ends - sizes, ends, strict=True)):
+        trace[i][:, 0] = np.sqrt(np.sum(G[start:end] * G[start:end], axis=(-2, -1)))
+    warm = np.concatenate([_ball(rng, R, d, 1, radius, fixed)
+                           for rng, R in zip(rngs, sizes, strict=True)])
     scale = radius if np.isfinite(radius) else 1.0
-    for j in range(n_add):
+    n_steps = max(n_adds, default=0)
+    for j in range(n_steps):
         if callback is not None:
-            callback(j, n_add)
-        X = _ball(rng, R, d, M, radius, fixed)
-        X[:, :, ::S] = warm  # the first start of every label: the previous winner
+            callback(j, n_steps)
+        active = sum(1 for n in n_adds if n > j)  # the batches still adding: a prefix
+        A = int(ends[active - 1])
+        Wa, Ga = W[:A], G[:A]
+        X = np.concatenate([_ball(rngs[i], sizes[i], d, M, radius, fixed)
+                            for i in range(active)]) if active > 1 else _ball(
+            rngs[0], sizes[0], d, M, radius, fixed)
+        X[:, :, ::S] = warm[:A]  # the first start of every label: the previous winner
         if S > 1:  # the second: the origin, where f = ||G||^2, so no step can make G worse
             X[:, :, 1::S] = 0.0  # (with a fixed intercept column: the section's centre)
             if fixed is not None:
                 X[:, -1, 1::S] = fixed
-        GG = np.sum(G * G, axis=(-2, -1))
-        WG, WGt = _stack(W, G)
+        GG = np.sum(Ga * Ga, axis=(-2, -1))
+        WG, WGt = _stack(Wa, Ga)
         f, grad = _evaluate(X, WG, WGt, GG, T, K)
-        gnorm = np.sqrt(np.add.reduce(grad * grad, axis=1))
+        gnorm = np.sqrt(_sum1(grad * grad))
         t = 0.5 * scale / np.maximum(gnorm, 1e-12)  # first step moves at most half the radius
         for _ in range(max_iter):
             X_try = _project(X - t[:, None] * grad, radius, fixed)
             f_try, grad_try = _evaluate(X_try, WG, WGt, GG, T, K)
             step = X_try - X
-            ok = f_try <= f - ARMIJO * np.add.reduce(step * step, axis=1) / t
+            ok = f_try <= f - ARMIJO * _sum1(step * step) / t
             okd = ok[:, None]
-            X = np.where(okd, X_try, X)
-            grad = np.where(okd, grad_try, grad)
-            f = np.where(ok, f_try, f)
+            np.copyto(X, X_try, where=okd)  # the candidates whose step is kept move
+            np.copyto(grad, grad_try, where=okd)
+            np.copyto(f, f_try, where=ok)
             t = np.where(ok, 2.0 * t, 0.5 * t)
         best = np.argmin(f, axis=1)
-        x_new = X[rows, :, best]  # (R, d)
-        z = np.einsum("rkd,rd->rk", W, x_new)
+        x_new = X[np.arange(A), :, best]  # (A, d)
+        z = np.einsum("rkd,rd->rk", Wa, x_new)
         p = 1.0 / (1.0 + np.exp(-z)) if K == 1 else np.exp(z - z.max(axis=1, keepdims=True))
         p = p if K == 1 else p / p.sum(axis=1, keepdims=True)
-        r_new = p - T[:, best].T  # (R, K)
-        G += r_new[:, :, None] * x_new[:, None, :]
-        out_X[:, j], out_y[:, j] = x_new, labels[best]
-        trace[:, j + 1] = np.sqrt(np.sum(G * G, axis=(-2, -1)))
-        warm = x_new[:, :, None]
-    return GreedyResult(out_X, out_y, G, trace)
+        r_new = p - T[:, best].T  # (A, K)
+        Ga += r_new[:, :, None] * x_new[:, None, :]
+        for i in range(active):
+            start, end = ends[i] - sizes[i], ends[i]
+            out_X[i][:, j], out_y[i][:, j] = x_new[start:end], labels[best[start:end]]
+            trace[i][:, j + 1] = np.sqrt(np.sum(G[start:end] * G[start:end], axis=(-2, -1)))
+        warm[:A] = x_new[:, :, None]
+    results = [GreedyResult(out_X[i], out_y[i], G[end - R:end].copy(), trace[i])
+               for i, (R, end) in enumerate(zip(sizes, ends, strict=True))]
+    return [results[order.index(b)] for b in range(len(batches))]

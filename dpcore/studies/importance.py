@@ -27,6 +27,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -53,7 +54,7 @@ from dpcore.studies.base import Keep, QueryParams, StudyParams, check_prepared, 
 
 __all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "GRID_VIEWS", "LAMBDA_GRID",
            "EPSILON_GRID", "MODEL_EPSILONS", "REPLICATES", "QUERY_KEY", "CELLS_KEPT", "Params",
-           "LambdaCells", "Prepared", "WHISKERS", "WHISKER_QUANTILES", "epsilon_axis",
+           "Lazy", "LambdaCells", "Prepared", "WHISKERS", "WHISKER_QUANTILES", "epsilon_axis",
            "lambda_axis", "share", "prepare", "at", "compute", "caption", "takeaway"]
 
 #: The lambdas of the "Estimates vs λ" view ([JE13]_ Fig. 1), plus the slider's value.
@@ -246,6 +247,52 @@ class LambdaCells:
         self.lock = threading.Lock()
 
 
+class Lazy(Mapping):
+    """A mapping of fixed keys whose values are computed on first access and kept.
+
+    A prepared part holds what some views read only (the variance terms of the grid's λ, the
+    estimates at the ε grid) this way: a view that does not read them computes none (the
+    "Estimates vs λ" view reads no variance terms and one ε). ``compute`` must be picklable (a
+    module-level function or a :func:`functools.partial` of one), as the part may be stored.
+    Two threads asking for the same key may both compute it; the first value is kept.
+    """
+
+    def __init__(self, keys: Sequence[Any], compute: Callable[[Any], Any]) -> None:
+        self._keys = tuple(keys)
+        self._compute = compute
+        self._values: dict[Any, Any] = {}
+        self._lock = threading.Lock()
+
+    def __getitem__(self, key: Any) -> Any:
+        if key not in self._keys:
+            raise KeyError(key)
+        with self._lock:
+            if key in self._values:
+                return self._values[key]
+        value = self._compute(key)
+        with self._lock:
+            return self._values.setdefault(key, value)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+
+def _terms_at(cells: LambdaCells, query: Query, key: tuple,
+              fits: Mapping[float, BootstrapFits], lam: float) -> VarianceTerms:
+    """The variance terms at ``lam`` (for :class:`Lazy`): ``cells.terms`` of its fits."""
+    return cells.terms(query, key, fits[lam])
+
+
 def share(scenario: Scenario, params: Params) -> LambdaCells:
     """What the prepared parts of every λ, query and view at ``params``' seed and replicates
     share: their λ cells (keyed by :meth:`Params.share_key`; none computed yet)."""
@@ -272,10 +319,12 @@ class Prepared:
     fits : dict of float to BootstrapFits
         Non-private ``beta*`` of every resample at each λ the view needs (:func:`lambda_axis`
         for a grid view, else ``lam`` alone), in that order.
-    by_epsilon : dict of float to ndarray of shape (reps,)
-        The estimates at ``lam`` and each ε of :data:`EPSILON_GRID`.
-    terms : dict of float to VarianceTerms
-        Theorem 2/3 and plug-in terms at each λ of a grid view (non-private; empty otherwise).
+    by_epsilon : mapping of float to ndarray of shape (reps,)
+        The estimates at ``lam`` and each ε of :data:`EPSILON_GRID` (:class:`Lazy`: drawn when
+        first read).
+    terms : mapping of float to VarianceTerms
+        Theorem 2/3 and plug-in terms at each λ of a grid view (non-private; empty otherwise;
+        :class:`Lazy`: computed when first read).
     model_distances : DataFrame or None
         Fig. 3's comparison (:func:`~dpcore.importance.model_distances`) when the view trains
         its models.
@@ -289,8 +338,8 @@ class Prepared:
     public_mean: float
     lam: float
     fits: dict[float, BootstrapFits]
-    by_epsilon: dict[float, np.ndarray]
-    terms: dict[float, VarianceTerms]
+    by_epsilon: Mapping[float, np.ndarray]
+    terms: Mapping[float, VarianceTerms]
     model_distances: pd.DataFrame | None
 
     @property
@@ -351,8 +400,9 @@ def prepare(scenario: Scenario, params: Params, *, progress: Progress = None,
                                                    lambda: share(scenario, params))
     fits = dict(zip(lams, cells.fits(lams, parallel=parallel, progress=progress), strict=True))
     at_lam = fits[params.lam]
-    terms = {lv: cells.terms(query, params.query_key(), fits[lv])
-             for lv in lams} if grid else {}
+    # Read by some views only (the variance terms by the bias and variance views; the ε grid's
+    # estimates by the ε view): computed when first read.
+    terms = Lazy(lams if grid else (), partial(_terms_at, cells, query, params.query_key(), fits))
     models = None
     if model_reps is not None and scenario.target is not None:
         group = next((cols for cols in scenario.groups.values() if scenario.target in cols),
@@ -362,7 +412,7 @@ def prepare(scenario: Scenario, params: Params, *, progress: Progress = None,
                                     progress=progress)
     return Prepared(
         params.prepare_key(), scenario, query, b_E, float(b_D.mean()), float(b_E.mean()),
-        params.lam, fits, {ev: bootstrap_estimates(at_lam, b_E, ev) for ev in EPSILON_GRID},
+        params.lam, fits, Lazy(EPSILON_GRID, partial(bootstrap_estimates, at_lam, b_E)),
         terms, models)
 
 

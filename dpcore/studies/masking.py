@@ -3,11 +3,13 @@
 The page's numbers for a set of controls: one row of headline metrics and the table(s) behind
 the figure of the selected view. :func:`prepare` builds the experiment (:func:`load_task`),
 sizes the masked set (:func:`masked_size`), fits the initial set's own model and, in the
-"Accuracy vs ε" view, runs :func:`dpcore.masking.accuracy_vs_epsilon` once per masked-set size
-(every ε of Fig. 5 at once). :func:`at` needs the masked set at the page's ε: Algorithm 1 and
-input perturbation (Algorithm 2) at that ε, streams ``stream(seed, "masking page", "generator"
-| "input")``, which :meth:`Prepared.at_epsilon` computes once per ε and keeps, so a view's
-toggles and a return to an ε seen before redraw from it.
+"Accuracy vs ε" view, runs :func:`dpcore.masking.accuracy_vs_epsilon` at every masked-set size
+(every ε of Fig. 5 and every size in one batch:
+:func:`dpcore.masking.accuracy_vs_epsilon_by_size`). :func:`at` needs the masked set at the
+page's ε: Algorithm 1 and input perturbation (Algorithm 2) at that ε, streams ``stream(seed,
+"masking page", "generator" | "input")``, which :meth:`Prepared.at_epsilon` computes once per ε
+and keeps, so a view's toggles and a return to an ε seen before redraw from it. The views share
+that keep (``prepare``'s ``keep``): a view opened after another finds its masked set at ε.
 
 The private records, the non-private model's accuracy and its decision regions are computed
 from D without noise (named "nonprivate"); the masked set and its model are DP. A seeded study:
@@ -21,6 +23,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -33,7 +36,7 @@ from dpcore.masking import (
     FIG5_EPSILONS,
     MaskedDataGenerator,
     MaskingTask,
-    accuracy_vs_epsilon,
+    accuracy_vs_epsilon_by_size,
     decision_regions,
     digits_task,
     fit_logistic_model,
@@ -44,7 +47,7 @@ from dpcore.masking import (
 from dpcore.random import stream
 from dpcore.runs.domains import LAMBDAS, SEED, OneOf
 from dpcore.simulation import Progress
-from dpcore.studies.base import StudyParams, check_prepared
+from dpcore.studies.base import Keep, StudyParams, check_prepared, computed
 from dpcore.validation import DataError
 
 __all__ = ["ACCURACY", "CONTROLS", "DOMAINS", "FIG5_N", "IMAGES_PER_CLASS", "INITIAL", "N_OPTIONS",
@@ -131,7 +134,12 @@ class Params(StudyParams):
         """What :func:`prepare` reads: the experiment, λ, the initial set, N, the domain and the
         seed; and, in the "Accuracy vs ε" view only, the draws of its curves."""
         curves = (self.view or VIEWS[0]) == ACCURACY
-        return (*super().prepare_key(), ("curves", self.draws if curves else None))
+        return (*self.shared_key(), ("curves", self.draws if curves else None))
+
+    def shared_key(self) -> tuple:
+        """What every view's :func:`prepare` shares reads (the experiment, λ, the initial set,
+        N, the domain, the seed): the task, the initial set's model and the masked sets by ε."""
+        return super().prepare_key()
 
 
 #: The page's controls (widget keys of pages/masking.py) with their defaults.
@@ -238,7 +246,7 @@ def fig5_sizes(task: MaskingTask) -> list[int]:
 
 
 def prepare(scenario: Any, params: Params, *, progress: Progress = None,
-            parallel: Any = None) -> Prepared:
+            parallel: Any = None, keep: Keep = computed) -> Prepared:
     """The experiment, the initial set's model and, in the "Accuracy vs ε" view, the curves of
     [PGY]_ Fig. 5: what every ε shares.
 
@@ -251,6 +259,11 @@ def prepare(scenario: Any, params: Params, *, progress: Progress = None,
     progress : callable(fraction), optional
     parallel : ignored
         The curves are one batched computation in this process.
+    keep : callable, optional
+        ``keep(parts, compute)`` (:data:`~dpcore.studies.base.Keep`): where the part every view
+        shares (the task, the initial set's model and the masked sets computed at each ε so far)
+        is kept, under ``("views", params.shared_key())``, so that a view opened after another
+        reuses its masked set at ε. By default it is computed.
 
     Returns
     -------
@@ -258,6 +271,20 @@ def prepare(scenario: Any, params: Params, *, progress: Progress = None,
     """
     if params.task not in TASKS:
         raise DataError(f"Unknown experiment {params.task!r}; expected one of {list(TASKS)}.")
+    part = keep(("views", params.shared_key()), lambda: _shared(scenario, params))
+    curves = {}
+    if (params.view or VIEWS[0]) == ACCURACY:
+        curves = accuracy_vs_epsilon_by_size(
+            part.task, fig5_sizes(part.task), lam=params.lambda_, n_draws=params.draws,
+            seed=params.seed, progress=None if progress is None else lambda f, text: progress(f))
+    # The masked sets by ε are the shared part's own dictionary: what one view computes at an ε,
+    # every view finds.
+    return dataclasses.replace(part, params=params, curves=curves, _masked=part._masked)
+
+
+def _shared(scenario: Any, params: Params) -> Prepared:
+    """The part of :func:`prepare` that no view changes (:meth:`Params.shared_key`): the task,
+    the initial set and its model, with no curves."""
     task = load_task(TASKS[params.task][0], scenario)
     initial = (task.X_initial, task.y_initial) if params.initial == INITIAL[0] else None
     n = masked_size(params.n, len(task.y_initial) if initial is not None else 0)
@@ -266,16 +293,7 @@ def prepare(scenario: Any, params: Params, *, progress: Progress = None,
         initial_coef = fit_logistic_model(task.design(initial[0]), initial[1],
                                           lam=params.lambda_, n_classes=task.n_classes,
                                           coef_prior=task.prior).coef
-    curves = {}
-    if (params.view or VIEWS[0]) == ACCURACY:
-        sizes = fig5_sizes(task)
-        for i, n_fig in enumerate(sizes):
-            step = None if progress is None else (
-                lambda f, text, i=i: progress((i + f) / len(sizes)))
-            curves[n_fig] = accuracy_vs_epsilon(task, lam=params.lambda_, n_samples=n_fig,
-                                                n_draws=params.draws, seed=params.seed,
-                                                progress=step)
-    return Prepared(params, task, initial, n, initial_coef, curves)
+    return Prepared(params, task, initial, n, initial_coef, {})
 
 
 def _masked_set(prepared: Prepared, epsilon: float) -> MaskedSet:

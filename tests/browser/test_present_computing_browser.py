@@ -1,10 +1,13 @@
 """Presentation mode while a slide computes, and leaving it, in a real browser (issue 35).
 
 This module has its own server (the ``app_url`` fixture is per module), so its slides are not yet
-computed: moving to the next slide computes its study. From the moment the new slide's title is
-on screen until its figure is, a watcher in the page records every state of the DOM: no chart
-titled with the previous slide's figure may be under the new title, and a progress bar with a
-"computing" note must take the figure's place.
+computed: moving to a slide not computed ahead computes its study (only the slides after the one
+shown are computed ahead, so going back to a slide never shown is such a move). From the moment
+the new slide's title is on screen until its figure is, a watcher in the page records every state
+of the DOM: no chart titled with another slide's figure may be under the new title, and, on a
+slide that computes, a progress bar with a "computing" note must take the figure's place. The
+whole deck is watched the same way, Next by Next (its slides computed or not) and back, Previous by
+Previous (every slide computed: a slide's figures are drawn while the previous ones are gone).
 
 Leaving presentation mode returns to the page the presenter came from (here the primer, entered
 from the navigation), with the link it had.
@@ -20,7 +23,7 @@ from browser_support import assert_no_exception, expect, screenshot, url_path, w
 from test_present_browser import SLIDE_TIMEOUT, expect_slide
 
 from dpcore.runs.scenarios import unused_keys
-from ui.presentation import PRESETS, figure_title
+from ui.presentation import PRESETS, Preset, figure_title
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -28,10 +31,11 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-# Records, for every DOM change while the new slide's title is shown, the previous slide's chart
+# Records, for every DOM change while the new slide's title is shown, the other slides' chart
 # titles under it, and whether the "computing" note and its progress bar are there.
 WATCH = """([title, old]) => {
   const main = document.querySelector('[data-testid="stMain"]');
+  if (window.__watcher) window.__watcher.disconnect();
   const seen = window.__slide = {stale: [], placeholder: false};
   const check = () => {
     const heading = main.querySelector("h1");
@@ -43,30 +47,62 @@ WATCH = """([title, old]) => {
       a => a.textContent.includes("Computing this slide's study"));
     if (note && main.querySelector('[data-testid="stProgress"]')) seen.placeholder = true;
   };
-  new MutationObserver(check).observe(document.body, {subtree: true, childList: true,
-                                                      characterData: true, attributes: true});
+  window.__watcher = new MutationObserver(check);
+  window.__watcher.observe(document.body, {subtree: true, childList: true, characterData: true,
+                                           attributes: true});
   check();
 }"""
+
+
+def titles(preset: Preset) -> list[str]:
+    """The titles of the charts on the slide of ``preset``."""
+    return [f"{figure_title(preset, name)} ({preset.paper})" for name in preset.figure]
+
+
+def watch(page: Page, index: int) -> None:
+    """Record the DOM while slide ``index`` is shown: another slide's chart under its title
+    (``window.__slide.stale``), the "computing" placeholder (``window.__slide.placeholder``)."""
+    others = [t for i, preset in enumerate(PRESETS) if i != index for t in titles(preset)]
+    page.evaluate(WATCH, [PRESETS[index].title, others])
 
 
 def test_a_computing_slide_shows_progress_never_the_previous_figure(page: Page, app_url: str):
     page.set_viewport_size({"width": 1440, "height": 1000})
     page.goto(f"{app_url}/present")
     expect_slide(page, 0)
-    previous, new = PRESETS[0], PRESETS[1]
-    old_titles = [f"{figure_title(previous, name)} ({previous.paper})"
-                  for name in previous.figure]
-    page.evaluate(WATCH, [new.title, old_titles])
-    page.get_by_role("button", name="Next").click()
+    # To the last slide by the selector, then back: the slide before the last is computed by
+    # neither (only the slides after the one shown are computed ahead).
+    last = len(PRESETS) - 1
+    page.locator(".st-key-present_choice").click()
+    page.get_by_role("option", name=f"{last + 1}. {PRESETS[last].paper}").click()
+    expect_slide(page, last)
+    watch(page, last - 1)
+    page.get_by_role("button", name="Previous").click()
     main = page.get_by_test_id("stMain")
     # Wait for the placeholder as the watcher saw it (it may be gone before a poll would be).
     page.wait_for_function("window.__slide.placeholder", timeout=SLIDE_TIMEOUT)
     if main.get_by_test_id("stProgress").count():  # still computing: look at it
         screenshot(page, "present-computing")
-    expect_slide(page, 1)
+    expect_slide(page, last - 1)
     seen = page.evaluate("window.__slide")
-    assert seen["stale"] == [], seen["stale"]  # the previous figure under the new title
+    assert seen["stale"] == [], seen["stale"]  # another slide's figure under the new title
     assert_no_exception(page)
+
+
+def test_no_slide_of_the_deck_shows_another_slides_figure(page: Page, app_url: str):
+    # Next through the deck (slides computing, or computed before or ahead), then Previous back
+    # to the first (every slide computed: its figures are drawn, not computed).
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    page.goto(f"{app_url}/present")
+    expect_slide(page, 0)
+    last = len(PRESETS) - 1
+    for index, button in [*((i, "Next") for i in range(1, last + 1)),
+                          *((i, "Previous") for i in range(last - 1, -1, -1))]:
+        watch(page, index)
+        page.get_by_role("button", name=button).click()
+        expect_slide(page, index)
+        seen = page.evaluate("window.__slide")
+        assert seen["stale"] == [], (button, PRESETS[index].key, seen["stale"])
 
 
 def test_leaving_returns_to_the_page_entered_from(page: Page, app_url: str):
