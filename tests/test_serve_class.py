@@ -19,11 +19,11 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
+from processes import output_lines
 
 from dpcore.runs.scenarios import AT_RANDOM, ONE_FILE, UPLOAD
 from ui import protocol
@@ -59,16 +59,8 @@ def proxy(tmp_path):
         [sys.executable, "scripts/serve_class.py", "--processes", "2", "--port", str(port),
          "--store", str(store), "--no-install"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines: queue.Queue[str | None] = queue.Queue()
+    lines, reader = output_lines(launcher)
     output: list[str] = []
-
-    def read() -> None:
-        for line in launcher.stdout:
-            lines.put(line)
-        lines.put(None)
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
     try:
         while True:
             try:

@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from processes import output_lines, stop
 
 from ui import protocol, warm
 
@@ -170,20 +171,6 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _lines(process: subprocess.Popen) -> tuple[queue.Queue, threading.Thread]:
-    """The server's output, line by line, read by a thread (None once it closes)."""
-    lines: queue.Queue = queue.Queue()
-
-    def read() -> None:
-        for line in process.stdout:
-            lines.put(line)
-        lines.put(None)
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    return lines, reader
-
-
 def _wait_for_line(lines: queue.Queue, text: str, seen: list[str]) -> None:
     while True:
         try:
@@ -216,7 +203,7 @@ def test_a_fresh_server_prepares_a_page_by_itself():
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
     seen: list[str] = []
-    lines, reader = _lines(process)
+    lines, reader = output_lines(process)
     try:
         _wait_for_line(lines, "Prepared the first view of masking", seen)
         client = protocol.StreamlitClient(url, protocol.MarkerBoard(), timeout=LINE_TIMEOUT)
@@ -231,12 +218,7 @@ def test_a_fresh_server_prepares_a_page_by_itself():
             client.close()
         _wait_for_line(lines, "Prepared 1 class page(s)", seen)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
         reader.join()  # the output ends with the server
         process.stdout.close()
 
