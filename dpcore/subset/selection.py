@@ -426,7 +426,8 @@ def _run(
     ranked_points = data.public[order]
     clean_W = counts / n
     both = np.hstack([W, clean_W]) if clean else W
-    theta = m_estimate(ranked_points, both, loss, target=data.target, lam=lam)
+    theta = m_estimate(ranked_points, both, loss, target=data.target, lam=lam,
+                       start=prepared.reference if loss == "logistic" else None)
     report_progress(progress, 0.85, "criteria")
     if loss == "logistic":  # h on the distinct private points, then on every record
         lists = prepared.neighbours
