@@ -1,6 +1,8 @@
-"""Algorithm 2's candidate fits started at theta_D stay within the solver's certified gap.
+"""Algorithm 2's candidate fits, DP and non-private apart and started at theta_D, stay within
+the solver's certified gap of the old path (all columns in one call, the solver's own start).
 
-:func:`~dpcore.subset.estimators.m_estimate` takes each group's shared Hessian at ``theta_D``
+Step 4 fits the DP and the non-private columns in separate calls of
+:func:`~dpcore.subset.estimators.m_estimate`, each group's shared Hessian taken at ``theta_D``
 (``start``) instead of first fitting the group's mean weights. Only the solver's path changes:
 every fit is still certified to ``J(theta) - min J <= SOLVER_TOL`` (weights of total 1), so by
 ``lam``-strong convexity ``||theta - theta*|| <= sqrt(2 SOLVER_TOL / lam)``, and two certified fits
@@ -49,10 +51,11 @@ def test_fits_from_theta_d_are_certified_and_within_the_gap_of_the_old_path(
     setup = prepare_study(adult_like, lam=LAM)
     new = run_study(setup, epsilon=epsilon, sizes=sizes, repeats=2, rng=4, lei=False)
 
-    def old_path(*args, start=None, **kwargs):  # the solver's own start, as before
-        return m_estimate(*args, **kwargs)
+    def old_path(points, W, clean_W, loss, target, lam, reference):
+        both = W if clean_W is None else np.hstack([W, clean_W])  # one call, own start
+        return m_estimate(points, both, loss, target=target, lam=lam)
 
-    monkeypatch.setattr(selection_module, "m_estimate", old_path)
+    monkeypatch.setattr(selection_module, "_fit_candidates", old_path)
     old = run_study(setup, epsilon=epsilon, sizes=sizes, repeats=2, rng=4, lei=False)
 
     # Same noise, same ranking, same weights: only the solver's path differs.

@@ -379,6 +379,23 @@ def _weights_by_prefix(data: Rescaled, ranked: np.ndarray, sizes: np.ndarray,
     return counts, mask, distance_to_subset(sqdist)
 
 
+def _fit_candidates(points: np.ndarray, W: np.ndarray, clean_W: np.ndarray | None, loss: str,
+                    target: int | None, lam: float, reference: np.ndarray) -> np.ndarray:
+    """Step 4's M-estimators of every candidate: the DP weights ``W``, then (if given) the
+    non-private ``clean_W``; shape (k, q) or (2k, q).
+
+    The DP and the non-private columns are fitted apart: noisy weights and exact counts put
+    their mass on different points, and one Hessian shared by both suits neither (at small ε
+    most DP fits then left the shared iteration for exact Newton). Logistic fits take that
+    Hessian at ``theta_D`` (``reference``, which every candidate estimates); each keeps its
+    certified gap (:func:`~dpcore.subset.estimators.m_estimate`).
+    """
+    start = reference if loss == "logistic" else None
+    parts = (W,) if clean_W is None else (W, clean_W)
+    return np.vstack([m_estimate(points, weights, loss, target=target, lam=lam, start=start)
+                      for weights in parts])
+
+
 def _run(
     data: Rescaled,
     sizes: np.ndarray,
@@ -423,11 +440,9 @@ def _run(
         np.maximum(W, 0.0, out=W)
     report_progress(progress, 0.5, f"fitting {k} DP M-estimators"
                     + (" and the non-private ones" if clean else ""))
-    ranked_points = data.public[order]
     clean_W = counts / n
-    both = np.hstack([W, clean_W]) if clean else W
-    theta = m_estimate(ranked_points, both, loss, target=data.target, lam=lam,
-                       start=prepared.reference if loss == "logistic" else None)
+    theta = _fit_candidates(data.public[order], W, clean_W if clean else None, loss,
+                            data.target, lam, prepared.reference)
     report_progress(progress, 0.85, "criteria")
     if loss == "logistic":  # h on the distinct private points, then on every record
         lists = prepared.neighbours
