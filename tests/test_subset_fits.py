@@ -6,7 +6,8 @@ Step 4 fits the DP and the non-private columns in separate calls of
 (``start``) instead of first fitting the group's mean weights. Only the solver's path changes:
 every fit is still certified to ``J(theta) - min J <= SOLVER_TOL`` (weights of total 1), so by
 ``lam``-strong convexity ``||theta - theta*|| <= sqrt(2 SOLVER_TOL / lam)``, and two certified fits
-of one objective differ by at most twice that.
+of one objective differ by at most twice that. The criteria, counts and distances are summed
+over the distinct private points, each weighed by its copies in D.
 """
 
 import numpy as np
@@ -16,8 +17,9 @@ import pytest
 from dpcore.logistic import logistic_gradient
 from dpcore.subset import rescale
 from dpcore.subset import selection as selection_module
-from dpcore.subset.estimators import SOLVER_TOL, design, m_estimate
+from dpcore.subset.estimators import SOLVER_TOL, design, m_estimate, predict
 from dpcore.subset.experiments import prepare_study, run_study
+from dpcore.subset.weights import distance_to_subset, hybrid_counts, nearest_in_prefixes
 
 LAM = 0.005  # the subset page's default lambda on Adult
 
@@ -79,3 +81,25 @@ def test_fits_from_theta_d_are_certified_and_within_the_gap_of_the_old_path(
     bound = np.linalg.norm(X_D, 2) * step / 4
     assert np.all(np.abs(new.dp_curves - old.dp_curves) <= bound)
     assert np.all(np.abs(new.hybrid_curves - old.hybrid_curves) <= bound)
+
+
+def test_counts_distances_and_criteria_over_distinct_points_equal_every_records(adult_like):
+    """Step 2-4's sums over the distinct private points, each weighed by its copies, equal the
+    sums over every record: counts exactly, distances and criteria up to rounding."""
+    setup = prepare_study(adult_like, lam=LAM)
+    lists = setup.prepared.neighbours
+    assert lists.private.shape[0] < adult_like.n_private  # the data do repeat records
+    order = np.random.default_rng(2).permutation(adult_like.n_public)
+    sizes = [20, 60, 150, 300, 800]
+    index, sqdist = nearest_in_prefixes(lists, order, sizes)
+    index_d, sqdist_d = nearest_in_prefixes(lists, order, sizes, distinct=True)
+    copies = np.bincount(lists.inverse)
+    np.testing.assert_array_equal(hybrid_counts(index_d, adult_like.n_public, copies),
+                                  hybrid_counts(index, adult_like.n_public))
+    np.testing.assert_allclose(distance_to_subset(sqdist_d, copies), distance_to_subset(sqdist),
+                               rtol=1e-12)
+    study = run_study(setup, epsilon=(0.8, 0.2, 1.0), sizes=sizes, repeats=1, rng=1, lei=False)
+    theta = study.first.estimates
+    h = predict(adult_like.private, theta, "logistic", adult_like.target)
+    np.testing.assert_allclose(study.dp_curves[0],
+                               np.linalg.norm(h - setup.reference_prediction, axis=1), rtol=1e-12)

@@ -373,10 +373,11 @@ class _Curves:
 
 def _weights_by_prefix(data: Rescaled, ranked: np.ndarray, sizes: np.ndarray,
                        neighbours: Neighbours) -> tuple:
-    index, sqdist = nearest_in_prefixes(neighbours, ranked, sizes)
-    counts = hybrid_counts(index, data.n_public)
+    index, sqdist = nearest_in_prefixes(neighbours, ranked, sizes, distinct=True)
+    copies = np.bincount(neighbours.inverse, minlength=neighbours.private.shape[0])
+    counts = hybrid_counts(index, data.n_public, copies)  # each distinct point for its copies
     mask = np.arange(data.n_public)[:, None] < sizes[None, :]
-    return counts, mask, distance_to_subset(sqdist)
+    return counts, mask, distance_to_subset(sqdist, copies)
 
 
 def _fit_candidates(points: np.ndarray, W: np.ndarray, clean_W: np.ndarray | None, loss: str,
@@ -444,12 +445,17 @@ def _run(
     theta = _fit_candidates(data.public[order], W, clean_W if clean else None, loss,
                             data.target, lam, prepared.reference)
     report_progress(progress, 0.85, "criteria")
-    if loss == "logistic":  # h on the distinct private points, then on every record
-        lists = prepared.neighbours
-        h = predict(lists.private, theta, loss, data.target)[:, lists.inverse]
+    if loss == "logistic":  # t over the distinct private points, each counted as many times
+        lists = prepared.neighbours  # as it occurs in D (equal rows have equal predictions)
+        copies = np.bincount(lists.inverse, minlength=lists.private.shape[0])
+        ref = np.empty(copies.size)
+        ref[lists.inverse] = h_ref
+        h = predict(lists.private, theta, loss, data.target)
+        h -= ref
+        t = np.sqrt(np.square(h, out=h) @ copies)
     else:
         h = predict(data.private, theta, loss, data.target)
-    t = np.linalg.norm(h - h_ref, axis=1)
+        t = np.linalg.norm(h - h_ref, axis=1)
     return _Curves(
         order=order,
         ranking_weights=ranking,
