@@ -101,8 +101,9 @@ def test_study_and_release_are_unchanged_by_the_fast_path(one_hot, monkeypatch):
     chosen = select_subset(one_hot, None, (1.0, 1.0, 1.0), sizes, lam=0.05, rng=3,
                            prepared=setup.prepared)
 
-    def reference(lists, order, prefix_sizes):
-        return nearest_public(lists.private[lists.inverse], lists.public[order], prefix_sizes)
+    def reference(lists, order, prefix_sizes, distinct=False):
+        points = lists.private if distinct else lists.private[lists.inverse]
+        return nearest_public(points, lists.public[order], prefix_sizes)
 
     monkeypatch.setattr(selection_module, "nearest_in_prefixes", reference)
     slow = run_study(setup, epsilon=(0.8, 0.2, 1.0), sizes=sizes, repeats=3, rng=7, lei=False)

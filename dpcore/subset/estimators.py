@@ -78,6 +78,7 @@ def m_estimate(
     *,
     target: int | None = None,
     lam: float = 1e-2,
+    start: np.ndarray | None = None,
 ) -> np.ndarray:
     """The M-estimator ``argmin sum_i w_i m(y_i, theta)`` for each weight column.
 
@@ -96,6 +97,12 @@ def m_estimate(
         the scale of the weights; with it, normalising makes lam mean the same for every
         candidate and for ``theta_D``, whose weights are 1/n_D). The penalty keeps the fit
         finite on small or separable subsets. Normalising is post-processing of DP weights.
+    start : ndarray of shape (q,), default=None
+        Logistic loss only: a point near every column's fit (Algorithm 2 passes ``theta_D``,
+        which the candidates estimate), where the batched solver takes the Hessian it shares
+        (:meth:`dpcore.logistic.BatchedProblem.fit`'s ``coef_init``) instead of first fitting
+        the mean weights of each group of columns. Every fit keeps its certified gap; only the
+        path to it changes. None: the solver's own start.
 
     Returns
     -------
@@ -138,18 +145,20 @@ def m_estimate(
         X, y = design(Y, target)
         total = W.sum(axis=0)
         W = W / np.where(total > 0, total, 1.0)  # total weight 1: lam means the same for all
-        theta = _fit_logistic_groups(X, y, W, lam)
+        theta = _fit_logistic_groups(X, y, W, lam, start)
     return theta[0] if single else theta
 
 
-def _fit_logistic_groups(X: np.ndarray, y: np.ndarray, W: np.ndarray, lam: float) -> np.ndarray:
+def _fit_logistic_groups(X: np.ndarray, y: np.ndarray, W: np.ndarray, lam: float,
+                         near: np.ndarray | None = None) -> np.ndarray:
     """Batched logistic fits of the weight columns, in groups of columns of similar support.
 
     Rows with zero weight do not change an objective, so each group is fitted on the rows its
     columns use. Nested candidate subsets have supports from a few points to all of E: grouped
     by support size (within a factor ``GROUP_SPAN``), each batch is small where the subsets are
     small, and the batched solver's shared Hessian suits every column of its group. Every fit
-    keeps the certified gap of :func:`dpcore.logistic.fit_logistic_batched`.
+    keeps the certified gap of :func:`dpcore.logistic.fit_logistic_batched`; ``near``, if
+    given, is where every group's shared Hessian is taken (:func:`m_estimate`).
     """
     support = W > 0
     count = support.sum(axis=0)
@@ -165,7 +174,7 @@ def _fit_logistic_groups(X: np.ndarray, y: np.ndarray, W: np.ndarray, lam: float
         rows = np.flatnonzero(support[:, cols].any(axis=1))
         if rows.size:
             theta[cols] = fit_logistic_batched(X[rows], y[rows], W[np.ix_(rows, cols)],
-                                               lam=lam, tol=SOLVER_TOL)
+                                               lam=lam, coef_init=near, tol=SOLVER_TOL)
         start = stop  # a column without support keeps theta = 0, the penalty's minimiser
     return theta
 

@@ -373,10 +373,28 @@ class _Curves:
 
 def _weights_by_prefix(data: Rescaled, ranked: np.ndarray, sizes: np.ndarray,
                        neighbours: Neighbours) -> tuple:
-    index, sqdist = nearest_in_prefixes(neighbours, ranked, sizes)
-    counts = hybrid_counts(index, data.n_public)
+    index, sqdist = nearest_in_prefixes(neighbours, ranked, sizes, distinct=True)
+    copies = np.bincount(neighbours.inverse, minlength=neighbours.private.shape[0])
+    counts = hybrid_counts(index, data.n_public, copies)  # each distinct point for its copies
     mask = np.arange(data.n_public)[:, None] < sizes[None, :]
-    return counts, mask, distance_to_subset(sqdist)
+    return counts, mask, distance_to_subset(sqdist, copies)
+
+
+def _fit_candidates(points: np.ndarray, W: np.ndarray, clean_W: np.ndarray | None, loss: str,
+                    target: int | None, lam: float, reference: np.ndarray) -> np.ndarray:
+    """Step 4's M-estimators of every candidate: the DP weights ``W``, then (if given) the
+    non-private ``clean_W``; shape (k, q) or (2k, q).
+
+    The DP and the non-private columns are fitted apart: noisy weights and exact counts put
+    their mass on different points, and one Hessian shared by both suits neither (at small ε
+    most DP fits then left the shared iteration for exact Newton). Logistic fits take that
+    Hessian at ``theta_D`` (``reference``, which every candidate estimates); each keeps its
+    certified gap (:func:`~dpcore.subset.estimators.m_estimate`).
+    """
+    start = reference if loss == "logistic" else None
+    parts = (W,) if clean_W is None else (W, clean_W)
+    return np.vstack([m_estimate(points, weights, loss, target=target, lam=lam, start=start)
+                      for weights in parts])
 
 
 def _run(
@@ -423,17 +441,21 @@ def _run(
         np.maximum(W, 0.0, out=W)
     report_progress(progress, 0.5, f"fitting {k} DP M-estimators"
                     + (" and the non-private ones" if clean else ""))
-    ranked_points = data.public[order]
     clean_W = counts / n
-    both = np.hstack([W, clean_W]) if clean else W
-    theta = m_estimate(ranked_points, both, loss, target=data.target, lam=lam)
+    theta = _fit_candidates(data.public[order], W, clean_W if clean else None, loss,
+                            data.target, lam, prepared.reference)
     report_progress(progress, 0.85, "criteria")
-    if loss == "logistic":  # h on the distinct private points, then on every record
-        lists = prepared.neighbours
-        h = predict(lists.private, theta, loss, data.target)[:, lists.inverse]
+    if loss == "logistic":  # t over the distinct private points, each counted as many times
+        lists = prepared.neighbours  # as it occurs in D (equal rows have equal predictions)
+        copies = np.bincount(lists.inverse, minlength=lists.private.shape[0])
+        ref = np.empty(copies.size)
+        ref[lists.inverse] = h_ref
+        h = predict(lists.private, theta, loss, data.target)
+        h -= ref
+        t = np.sqrt(np.square(h, out=h) @ copies)
     else:
         h = predict(data.private, theta, loss, data.target)
-    t = np.linalg.norm(h - h_ref, axis=1)
+        t = np.linalg.norm(h - h_ref, axis=1)
     return _Curves(
         order=order,
         ranking_weights=ranking,

@@ -377,8 +377,8 @@ def _tie_groups(sq: np.ndarray, *, listed_all: bool) -> tuple:
     return starts, row[complete] * width + col[complete], complete, group_sqdist
 
 
-def nearest_in_prefixes(neighbours: Neighbours, order: Any,
-                        sizes: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+def nearest_in_prefixes(neighbours: Neighbours, order: Any, sizes: Sequence[int], *,
+                        distinct: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """:func:`nearest_public` of the private points within every prefix of ``public[order]``,
     from :func:`neighbour_lists`.
 
@@ -395,6 +395,9 @@ def nearest_in_prefixes(neighbours: Neighbours, order: Any,
         A permutation of E's points: the ranking whose prefixes are the candidates.
     sizes : sequence of int
         Increasing prefix sizes (:func:`check_sizes`).
+    distinct : bool, default=False
+        Return the rows of the distinct private points (``neighbours.private``, shape (n, k))
+        instead of every record's; weigh them by ``np.bincount(neighbours.inverse)``.
 
     Returns
     -------
@@ -438,15 +441,22 @@ def nearest_in_prefixes(neighbours: Neighbours, order: Any,
         fill = np.arange(u) < missing[rows, None]
         index[rows, :u] = np.where(fill, exact[0], index[rows, :u])
         sqdist[rows, :u] = np.where(fill, exact[1], sqdist[rows, :u])
+    if distinct:
+        return index, sqdist
     return index[neighbours.inverse], sqdist[neighbours.inverse]
 
 
-def hybrid_counts(index: np.ndarray, n_public: int) -> np.ndarray:
-    """Counts ``|D_y|`` per public point and prefix, shape (m, k), from :func:`nearest_public`."""
+def hybrid_counts(index: np.ndarray, n_public: int, copies: np.ndarray | None = None) -> np.ndarray:
+    """Counts ``|D_y|`` per public point and prefix, shape (m, k), from :func:`nearest_public`.
+
+    ``copies``: how many private records each row of ``index`` stands for (the distinct points
+    of :func:`nearest_in_prefixes` with ``distinct=True``); None: one each.
+    """
     index = np.asarray(index)
     k = index.shape[1]
     flat = (index + np.arange(k) * n_public).ravel()
-    return np.bincount(flat, minlength=n_public * k).reshape(k, n_public).T.astype(float)
+    weights = None if copies is None else np.repeat(np.asarray(copies, dtype=float), k)
+    return np.bincount(flat, weights, minlength=n_public * k).reshape(k, n_public).T.astype(float)
 
 
 def hybrid_weights(private: Any, public: Any, *, method: str = "auto") -> np.ndarray:
@@ -510,10 +520,12 @@ def noisy_weights(
     return np.maximum(w, 0.0) if truncate else w
 
 
-def distance_to_subset(sqdist: np.ndarray) -> np.ndarray:
+def distance_to_subset(sqdist: np.ndarray, copies: np.ndarray | None = None) -> np.ndarray:
     """``d(D, E')`` of [WJ18]_ eq. (5) per prefix: the mean distance of a private point to its
     nearest point of ``E'``, from the squared distances of :func:`nearest_public`.
 
-    Non-private (computed from D without noise).
+    ``copies``: as in :func:`hybrid_counts`. Non-private (computed from D without noise).
     """
-    return np.sqrt(np.asarray(sqdist)).mean(axis=0)
+    if copies is None:
+        return np.sqrt(np.asarray(sqdist)).mean(axis=0)
+    return copies @ np.sqrt(np.asarray(sqdist)) / np.sum(copies)
