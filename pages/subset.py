@@ -149,7 +149,7 @@ with st.sidebar:
     else:
         lei_budget, lei_bins = (st.session_state["sub_lei_budget"],
                                 st.session_state["sub_lei_bins"])
-    sim_seed = seed_input("sub_seed")
+    seed_slot = st.container()  # the simulation seed, drawn by live() below: `at` alone reads it
 budget_sidebar()
 export_panel("subset")
 
@@ -270,11 +270,13 @@ def publish(prepared: study.PreparedStudy, sizes: np.ndarray, eps: tuple[float, 
 
 
 def live(view: str) -> None:
-    """Everything the ε slider changes: the slider (drawn into its sidebar slot), the study at
-    the split ε and ``view``; in a study view also the export's config and the link.
+    """Everything the ε slider and the simulation seed change: the two (drawn into their
+    sidebar slots), the study at the split ε and ``view``; in a study view also the export's
+    config and the link.
 
-    A study view runs this as a fragment, so that an ε move (or the inspected size) reruns this
-    function alone, not the scenario, budget and export panels. The Publish view calls it in the
+    A study view runs this as a fragment, so that an ε move, a new seed (both read by the
+    study's ``at`` alone, never by its ``prepare``) or the inspected size reruns this function
+    alone, not the scenario, budget and export panels. The Publish view calls it in the
     page's own run, so that a release and the budget panel on screen always come from the same
     run.
     """
@@ -283,8 +285,10 @@ def live(view: str) -> None:
     with epsilon_slot:
         epsilon = epsilon_slider("sub_epsilon", 3.0, options=SLIDER_EPSILONS,
                                  label="Privacy budget ε (total per run)")
+    with seed_slot:
+        sim_seed = seed_input("sub_seed")
     if view != PUBLISH:
-        refresh_export("subset")  # a fragment rerun: the config and the URL follow ε
+        refresh_export("subset")  # a fragment rerun: the config and the URL follow ε and the seed
     if fitted:
         st.info(fitted, icon=":material/tune:")
     with show_errors():
@@ -321,5 +325,5 @@ def live(view: str) -> None:
             publish(prepared, sizes, split_epsilon(epsilon, split_name), numbers)
 
 
-# A study view is a fragment: an ε move reruns live() alone.
+# A study view is a fragment: an ε move or a new seed reruns live() alone.
 (live if view == PUBLISH else st.fragment(live))(view)
