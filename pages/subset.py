@@ -85,7 +85,8 @@ if (scenario is not None and scenario.target is not None
     st.session_state["_sub_defaults_for"] = st.session_state["scenario_id"]
     with show_errors():
         st.session_state["sub_lambda"] = st.session_state["_kept_sub_lambda"] = data_default(
-            "sub_lambda", study.default_lambda(scenario))
+            "sub_lambda", memo(scenario, st.session_state["scenario_id"], ("subset-lambda",),
+                               lambda: study.default_lambda(scenario)))
 not_offered = {}  # grids that would repeat another on this scenario's E, or cannot run on it
 if scenario is not None and scenario.target is not None:
     with suppress(DataError):  # the study below says what is wrong with the data
