@@ -238,3 +238,40 @@ def test_the_server_limits_blas_threads(value, threads):
 def test_a_bad_blas_thread_setting_says_what_to_give(value):
     with pytest.raises(ValueError, match="whole number of threads"):
         warm.limit_blas_threads(value)
+
+
+def test_a_lost_connection_starts_the_walk_again_in_a_new_session(healthy):
+    # a long wait for an idle core outlives the server's keep-alive: it drops the walk's socket
+    said: list[str] = []
+    steps: list[str] = []
+    calls = {"n": 0}
+    walk_once = _stand_in_walk(steps)
+
+    def flaky(url, pages, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            kwargs["opened"](pages[0], 0.5)
+            raise protocol.ConnectionLost("the WebSocket failed: BrokenPipeError(32)")
+        return walk_once(url, pages, **kwargs)
+
+    preparation = warm.Preparation("http://127.0.0.1:9", ["masking", "subset"],
+                                   busy=lambda: False, say=said.append, walker=flaky).start()
+    preparation._thread.join()
+    assert calls["n"] == 2 and preparation.error is None and preparation.seconds == 2.0
+    assert steps == ["masking", "subset", "every view"]
+    assert sum("Prepared the first view of masking" in line for line in said) == 1
+    assert any("starts again in a new session" in line for line in said)
+
+
+def test_a_connection_lost_again_and_again_stops_the_walk(healthy):
+    said: list[str] = []
+
+    def dropped(url, pages, **kwargs):
+        raise protocol.ConnectionLost("the WebSocket failed: ConnectionResetError(104)")
+
+    preparation = warm.Preparation("http://127.0.0.1:9", ["masking"], busy=lambda: False,
+                                   say=said.append, walker=dropped).start()
+    preparation._thread.join()
+    assert preparation.error.startswith("the WebSocket failed")
+    assert sum("starts again" in line for line in said) == warm.RECONNECTS
+    assert "Stopped preparing the class pages" in said[-1]

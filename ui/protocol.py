@@ -77,6 +77,11 @@ class ProtocolError(RuntimeError):
     error, no ``script_finished`` in time, a closed socket, a refused upload."""
 
 
+class ConnectionLost(ProtocolError):
+    """The WebSocket closed under the session (the server stopped, or dropped a client that
+    answered no keep-alive ping for a while): a new session may succeed."""
+
+
 class StreamlitVersionError(ProtocolError):
     """A Streamlit release outside :data:`STREAMLIT_CHECKED`, whose protocol this client was
     not checked against."""
@@ -400,7 +405,7 @@ class StreamlitClient:
         try:
             self._ws.send_binary(message.SerializeToString())
         except (websocket.WebSocketException, OSError) as exc:
-            raise ProtocolError(f"the WebSocket failed: {exc!r}") from exc
+            raise ConnectionLost(f"the WebSocket failed: {exc!r}") from exc
 
     def _receive(self, run: Run, start: float) -> ForwardMsg:
         """The next message, read into this client's state (widgets, page, markers)."""
@@ -413,7 +418,7 @@ class StreamlitClient:
         except websocket.WebSocketTimeoutException as exc:
             raise ProtocolError(f"no answer within {self.timeout:g} s") from exc
         except (websocket.WebSocketException, OSError) as exc:
-            raise ProtocolError(f"the WebSocket failed: {exc!r}") from exc
+            raise ConnectionLost(f"the WebSocket failed: {exc!r}") from exc
         if isinstance(raw, str):
             raise ProtocolError("the server sent a text frame")
         run.messages += 1

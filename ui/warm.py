@@ -43,7 +43,7 @@ import requests
 from streamlit import config
 from threadpoolctl import threadpool_limits
 
-from ui.protocol import CLASS_PAGES, ProtocolError, walk
+from ui.protocol import CLASS_PAGES, ConnectionLost, ProtocolError, walk
 
 __all__ = ["ENV_BLAS_THREADS", "ENV_MAX_LOAD", "ENV_PAGES", "Preparation", "Quiet", "lifespan",
            "limit_blas_threads", "local_url", "pages_to_prepare"]
@@ -56,6 +56,11 @@ ENV_MAX_LOAD = "EXPLORER_PREPARE_MAX_LOAD"
 ENV_BLAS_THREADS = "EXPLORER_BLAS_THREADS"
 #: Seconds between two looks at the load while the walk waits for an idle core.
 POLL_SECONDS = 5.0
+#: Times the walk starts again in a new session after its WebSocket closed: it holds one
+#: connection and reads nothing while it waits for an idle core, so a long wait outlives the
+#: server's keep-alive pings and the server drops it (seen while ``prepare_class.py`` kept a
+#: server busy for 2 minutes). What it computed before is in the shared store.
+RECONNECTS = 3
 #: Seconds one step of the walk (one rerun) may take before the walk gives up.
 STEP_TIMEOUT = 600.0
 #: Before each step, the server's own CPU is sampled over this many seconds...
@@ -239,14 +244,29 @@ class Preparation:
             self._stop.wait(0.25)
 
     def _opened(self, page: str, seconds: float) -> None:
-        self.opened[page] = seconds
-        self.say(f"Prepared the first view of {page} ({seconds:.1f} s).")
+        if page not in self.opened:  # a walk started again opens it again, from the store
+            self.opened[page] = seconds
+            self.say(f"Prepared the first view of {page} ({seconds:.1f} s).")
+
+    def _walk(self) -> float:
+        """The walk, started again in a new session (at most :data:`RECONNECTS` times) when
+        its connection is lost; the steps already walked are then cache hits."""
+        lost = 0
+        while True:
+            try:
+                return self.walker(self.url, self.pages, timeout=STEP_TIMEOUT,
+                                   opened=self._opened, pause=self.pause)
+            except ConnectionLost as exc:
+                lost += 1
+                if lost > RECONNECTS:
+                    raise
+                self.say(f"The preparation's connection was lost ({exc}); it starts again in a "
+                         "new session (what it computed is kept).")
 
     def _run(self) -> None:
         try:
             self._wait_healthy()
-            self.seconds = self.walker(self.url, self.pages, timeout=STEP_TIMEOUT,
-                                       opened=self._opened, pause=self.pause)
+            self.seconds = self._walk()
         except Stopped:
             return
         except (ProtocolError, OSError, requests.RequestException) as exc:
