@@ -148,16 +148,24 @@ def test_a_busy_machine_holds_the_walk_until_the_server_stops(healthy):
     assert steps == [] and preparation.seconds is None and preparation.error is None
 
 
-def test_an_error_stops_the_walk_and_says_what_to_do(healthy):
+@pytest.mark.parametrize("error, restarts", [
+    # a page's exception: the same walk would meet it again
+    (protocol.ProtocolError("the page shows an exception: ValueError 'x'"), 0),
+    # a socket dropped again and again: started again a few times, then given up
+    (protocol.ConnectionLost("the WebSocket failed: ConnectionResetError(104)"), None),
+])
+def test_an_error_stops_the_walk_and_says_what_to_do(healthy, error, restarts):
     said: list[str] = []
 
     def failing(url, pages, **kwargs):
-        raise protocol.ProtocolError("the page shows an exception: ValueError 'x'")
+        raise error
 
     preparation = warm.Preparation("http://127.0.0.1:9", ["masking"], busy=lambda: False,
                                    say=said.append, walker=failing).start()
     preparation._thread.join()
-    assert preparation.error == "the page shows an exception: ValueError 'x'"
+    assert preparation.error == str(error)
+    assert sum("starts again" in line for line in said) == (
+        warm.RECONNECTS if restarts is None else restarts)
     assert "Stopped preparing the class pages" in said[-1]
     assert "benchmarks/prepare_class.py" in said[-1]
 
@@ -261,17 +269,3 @@ def test_a_lost_connection_starts_the_walk_again_in_a_new_session(healthy):
     assert steps == ["masking", "subset", "every view"]
     assert sum("Prepared the first view of masking" in line for line in said) == 1
     assert any("starts again in a new session" in line for line in said)
-
-
-def test_a_connection_lost_again_and_again_stops_the_walk(healthy):
-    said: list[str] = []
-
-    def dropped(url, pages, **kwargs):
-        raise protocol.ConnectionLost("the WebSocket failed: ConnectionResetError(104)")
-
-    preparation = warm.Preparation("http://127.0.0.1:9", ["masking"], busy=lambda: False,
-                                   say=said.append, walker=dropped).start()
-    preparation._thread.join()
-    assert preparation.error.startswith("the WebSocket failed")
-    assert sum("starts again" in line for line in said) == warm.RECONNECTS
-    assert "Stopped preparing the class pages" in said[-1]
