@@ -1,4 +1,5 @@
-"""What the tests that start a server share: its output read line by line, and stopping it."""
+"""What the tests that start a server share: its output read line by line (stopping it is
+:func:`benchmarks.timing.stop`, the benchmarks' own)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import queue
 import subprocess
 import threading
 
-__all__ = ["output_lines", "stop"]
+__all__ = ["output_lines"]
 
 
 def output_lines(process: subprocess.Popen) -> tuple[queue.Queue, threading.Thread]:
@@ -23,12 +24,3 @@ def output_lines(process: subprocess.Popen) -> tuple[queue.Queue, threading.Thre
     reader.start()
     return lines, reader
 
-
-def stop(process: subprocess.Popen, timeout: float = 20.0) -> None:
-    """Terminate ``process`` and kill it if it has not stopped after ``timeout`` seconds."""
-    process.terminate()
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()

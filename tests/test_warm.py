@@ -19,8 +19,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from processes import output_lines, stop
+from processes import output_lines
 
+from benchmarks.timing import stop
 from ui import protocol, warm
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -226,7 +227,7 @@ def test_a_fresh_server_prepares_a_page_by_itself():
             client.close()
         _wait_for_line(lines, "Prepared 1 class page(s)", seen)
     finally:
-        stop(process)
+        stop(process, timeout=20)
         reader.join()  # the output ends with the server
         process.stdout.close()
 

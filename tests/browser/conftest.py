@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from benchmarks.timing import stop
+
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
 
@@ -75,12 +77,7 @@ def app_url(request: pytest.FixtureRequest) -> Iterator[str]:
         _wait_healthy(url, proc, log)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 @pytest.fixture(scope="module")
