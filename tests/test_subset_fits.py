@@ -103,3 +103,22 @@ def test_counts_distances_and_criteria_over_distinct_points_equal_every_records(
     h = predict(adult_like.private, theta, "logistic", adult_like.target)
     np.testing.assert_allclose(study.dp_curves[0],
                                np.linalg.norm(h - setup.reference_prediction, axis=1), rtol=1e-12)
+
+
+def test_only_a_study_starts_the_fits_at_theta_d(adult_like, monkeypatch):
+    # A release's criteria have the sensitivity of fits that are functions of the noisy weights
+    # alone: a start at theta_D (private) would move each within its gap with D.
+    starts = []
+    fit = selection_module._fit_candidates
+
+    def recorded(points, W, clean_W, loss, target, lam, start):
+        starts.append(start)
+        return fit(points, W, clean_W, loss, target, lam, start)
+
+    monkeypatch.setattr(selection_module, "_fit_candidates", recorded)
+    sizes = [20, 60, 150]
+    selection_module.select_subset(adult_like, None, (0.8, 0.2, 1.0), sizes, lam=LAM)
+    assert starts == [None]  # the release (rng=None: fresh OS entropy)
+    setup = prepare_study(adult_like, lam=LAM)
+    run_study(setup, epsilon=(0.8, 0.2, 1.0), sizes=sizes, repeats=1, rng=4, lei=False)
+    np.testing.assert_array_equal(starts[1], setup.prepared.reference)

@@ -381,17 +381,17 @@ def _weights_by_prefix(data: Rescaled, ranked: np.ndarray, sizes: np.ndarray,
 
 
 def _fit_candidates(points: np.ndarray, W: np.ndarray, clean_W: np.ndarray | None, loss: str,
-                    target: int | None, lam: float, reference: np.ndarray) -> np.ndarray:
+                    target: int | None, lam: float, start: np.ndarray | None) -> np.ndarray:
     """Step 4's M-estimators of every candidate: the DP weights ``W``, then (if given) the
     non-private ``clean_W``; shape (k, q) or (2k, q).
 
     The DP and the non-private columns are fitted apart: noisy weights and exact counts put
     their mass on different points, and one Hessian shared by both suits neither (at small ε
     most DP fits then left the shared iteration for exact Newton). Logistic fits take that
-    Hessian at ``theta_D`` (``reference``, which every candidate estimates); each keeps its
-    certified gap (:func:`~dpcore.subset.estimators.m_estimate`).
+    Hessian at ``start`` when given (a study passes ``theta_D``, which every candidate
+    estimates); each keeps its certified gap (:func:`~dpcore.subset.estimators.m_estimate`).
     """
-    start = reference if loss == "logistic" else None
+    start = start if loss == "logistic" else None
     parts = (W,) if clean_W is None else (W, clean_W)
     return np.vstack([m_estimate(points, weights, loss, target=target, lam=lam, start=start)
                       for weights in parts])
@@ -442,8 +442,12 @@ def _run(
     report_progress(progress, 0.5, f"fitting {k} DP M-estimators"
                     + (" and the non-private ones" if clean else ""))
     clean_W = counts / n
+    # A study starts the fits' shared Hessian at theta_D; a release does not: its criteria's
+    # sensitivity S treats each candidate's fit as a function of the noisy weights alone, and
+    # a start at theta_D (private) would move it within its certified gap with D.
+    start = prepared.reference if gen is not None else None
     theta = _fit_candidates(data.public[order], W, clean_W if clean else None, loss,
-                            data.target, lam, prepared.reference)
+                            data.target, lam, start)
     report_progress(progress, 0.85, "criteria")
     if loss == "logistic":  # t over the distinct private points, each counted as many times
         lists = prepared.neighbours  # as it occurs in D (equal rows have equal predictions)
