@@ -80,11 +80,12 @@ def wait_for(key: str) -> None:
         job.result()
 
 
-def busy() -> bool:
-    """Whether the machine has no idle core: its 1-minute load average is at least its number
-    of cores (False where the load cannot be read)."""
+def busy(max_load: float | None = None) -> bool:
+    """Whether the machine has no idle core: its 1-minute load average is at least ``max_load``
+    (None: its number of cores); False where the load cannot be read."""
     try:
-        return os.getloadavg()[0] >= (os.cpu_count() or 1)
+        return os.getloadavg()[0] >= (max_load if max_load is not None
+                                      else os.cpu_count() or 1)
     except OSError:
         return False
 

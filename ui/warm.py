@@ -43,6 +43,7 @@ import requests
 from streamlit import config
 from threadpoolctl import threadpool_limits
 
+from ui import prefetch
 from ui.protocol import CLASS_PAGES, ConnectionLost, ProtocolError, walk
 
 __all__ = ["ENV_BLAS_THREADS", "ENV_MAX_LOAD", "ENV_PAGES", "Preparation", "Quiet", "lifespan",
@@ -125,12 +126,9 @@ def _max_load() -> float:
 
 
 def _machine_busy() -> bool:
-    """Whether no core is idle: the 1-minute load average at :data:`ENV_MAX_LOAD` or more (the
-    cores, by default, as :func:`ui.prefetch.busy`)."""
-    try:
-        return os.getloadavg()[0] >= _max_load()
-    except OSError:
-        return False
+    """Whether no core is idle: :func:`ui.prefetch.busy` at :data:`ENV_MAX_LOAD` (default: the
+    cores)."""
+    return prefetch.busy(_max_load())
 
 
 def _server_busy(seconds: float) -> bool:
