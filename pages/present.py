@@ -115,12 +115,16 @@ if bar_cols[4].button("Leave presentation", key="present_leave", icon=":material
     st.switch_page(return_page())
 
 preset = by_key[keys[position]]
-# The slide has a heading slot (title and paper), a note slot and a body slot (takeaway, figures,
-# caption), written in this order: the body's slot first gets a progress bar (one element, not a
-# block: a block would keep the previous slide's elements in it, an empty slot keeps them too),
-# and only then the heading. The browser gets the bar before this slide's title, so no state has
-# the previous slide's figures under it: they leave the screen before its title arrives (the
-# previous title above the bar for a moment). A slide still to compute adds a "computing" note
+# The slide has a heading slot (title and paper), a note slot (what is computing, and its
+# progress bar) and a body slot (takeaway, figures, caption). In the browser, a block that
+# arrives at a path holding a block of the same type keeps that block's children, and a keyed
+# chart it then replaces stays on screen until the run ends; and Streamlit's queue merges deltas
+# of one path not yet sent into the last one (under load the browser may get a run's deltas all
+# at once). So the body's slot first gets an empty block of another type (a grid: nothing shows,
+# the previous slide's figures go), which is never merged away (an add_block), and only then
+# does the heading get this slide's title (the previous title above the bar for a moment). The
+# grid has no children, so no delta inside the slot can be merged into one of the figures' block
+# (which would reach the browser before that block exists). A slide still to compute says so
 # and moves its bar as the study advances; a computed one (a visit before, or computed ahead)
 # shows a full bar while its figures are drawn.
 heading = st.empty()
@@ -128,12 +132,14 @@ note = st.empty()
 body = st.empty()
 with show_errors():
     computed = is_computed(preset)
-    if not computed:
-        note.info(f"Computing this slide's study: its figure, {md(preset.title)}, appears "
-                  "below when done (a first view takes a while; later visits open at once).",
-                  icon=":material/hourglass_top:")
-    bar = body.progress(1.0 if computed else 0.0,
-                        text=f"{'Drawing' if computed else 'Computing'} {md(preset.paper)}…")
+    with note.container():
+        if not computed:
+            st.info(f"Computing this slide's study: its figure, {md(preset.title)}, appears "
+                    "below when done (a first view takes a while; later visits open at once).",
+                    icon=":material/hourglass_top:")
+        bar = st.progress(1.0 if computed else 0.0,
+                          text=f"{'Drawing' if computed else 'Computing'} {md(preset.paper)}…")
+    body.grid(1, key="present_cleared")
     with heading.container():
         st.title(preset.title)
         with st.container(key="present_paper"):
@@ -141,12 +147,12 @@ with show_errors():
     if not computed:
         run_result = result(preset, progress=lambda f, *_: bar.progress(
             min(max(float(f), 0.0), 1.0), text=f"Computing {md(preset.paper)}…"))
-        note.empty()
     else:
         run_result = result(preset)
     picked = pick_figure(figures(run_result), preset)
     height = 640 if len(picked) == 1 else 560
     shown = {name: enlarge(fig, height=height) for name, fig in picked.items()}
+    note.empty()
     with body.container(key="present_body"):
         with st.container(key="present_takeaway"):
             st.markdown(md(run_result.takeaway()))

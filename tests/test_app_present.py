@@ -15,6 +15,7 @@ import uuid
 import app_support
 import pytest
 from app_support import assert_clean, captions, chart_specs, rerun
+from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.testing.v1 import AppTest
 
 import ui.presentation
@@ -200,3 +201,95 @@ def test_nothing_is_computed_ahead_on_a_busy_machine(monkeypatch):
     monkeypatch.setattr(ui.presentation, "_key", lambda preset: content_key(
         "presentation preset", salt, preset.config().to_json()))
     assert compute_ahead(PRESETS, 0) == [] and not prefetch.pending()
+
+
+def composed(at: AppTest, act) -> list:
+    """The deltas of the run ``act`` starts, as the browser receives them in the worst case.
+
+    Streamlit's queue merges a delta into the one of the same path still waiting to be sent
+    (an ``add_block`` is never merged away); a server under load may send a whole run at once,
+    so every merge happens: the run's messages, put through a queue flushed once at the end.
+    """
+    sent: list = []
+    ForwardMsgQueue.on_before_enqueue_msg(sent.append)
+    try:
+        act()
+        rerun(at)
+    finally:
+        ForwardMsgQueue.on_before_enqueue_msg(None)
+    queue = ForwardMsgQueue()
+    for msg in sent:
+        queue.enqueue(msg)
+    return [msg for msg in queue.flush() if msg.HasField("delta")]
+
+
+def browser_errors(messages: list) -> list[tuple]:
+    """The deltas that the browser would refuse: an element or block whose parent this run
+    turned into an element or dropped (Streamlit's "Cannot set a node at a delta path").
+
+    A block of another type than the one at its path drops the children there; an element
+    drops everything under its path. A parent this run did not write is taken as a block."""
+    kind: dict[tuple, str] = {}  # path -> block type, or "" for an element
+    gone: set[tuple] = set()
+    refused = []
+    for msg in messages:
+        path = tuple(msg.metadata.delta_path)
+        parent = path[:-1]
+        if parent in gone or kind.get(parent, "block") == "":
+            refused.append(path)
+            continue
+        block = msg.delta.add_block.WhichOneof("type") if msg.delta.HasField(
+            "add_block") else ""
+        if kind.get(path) != block or not block:
+            under = {p for p in kind if p[:len(path)] == path and p != path}
+            gone |= under
+            for p in under:
+                del kind[p]
+        kind[path] = block
+        gone.discard(path)
+    return refused
+
+
+def test_no_browser_can_keep_the_previous_slides_figure_under_the_new_title():
+    # issue 35 (failures seen in Chromium under load, Previous onto a computed slide). In the
+    # browser, a block that arrives at a path holding a block of the same type keeps that
+    # block's children, and a keyed chart it then replaces stays on screen until the run ends
+    # (Streamlit 1.67's frontend). Even with every delta of the run merged, the body's slot
+    # must first get a block of another type (dropping the old figures), before the title, and
+    # no delta may reach the browser before the block that holds it.
+    at = present(present_choice=KEYS[1])
+    body = [(tuple(m.metadata.delta_path), m.delta.add_block) for m in composed(
+        at, lambda: None) if m.delta.add_block.id.endswith("present_body")]
+    assert len(body) == 1
+    path, shown = body[0]
+    for act in (at.button(key="present_previous").click,  # onto a slide computed before
+                at.button(key="present_next").click):
+        messages = composed(at, act)
+        assert is_computed(PRESETS[KEYS.index(slide(at))])
+        assert browser_errors(messages) == []
+        at_body = [i for i, m in enumerate(messages) if tuple(m.metadata.delta_path) == path]
+        first = messages[at_body[0]].delta
+        assert first.WhichOneof("type") == "add_block"
+        assert first.add_block.WhichOneof("type") != shown.WhichOneof("type")
+        title = next(i for i, m in enumerate(messages)
+                     if m.delta.new_element.heading.body == at.title[0].value)
+        assert at_body[0] < title
+        last = messages[at_body[-1]].delta.add_block
+        assert last.id.endswith("present_body")
+        assert last.WhichOneof("type") == shown.WhichOneof("type")
+
+
+def test_a_slide_to_compute_reaches_the_browser_whole():
+    # The same, onto a slide that computes (its bar moves in the note's slot): every delta of
+    # the run, merged as under load, lands in a block that exists.
+    salt = uuid.uuid4().hex
+    at = present(present_choice=KEYS[-2])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(prefetch, "busy", lambda: True)  # nothing computed ahead
+        patch.setattr(ui.presentation, "_key", lambda preset: content_key(
+            "presentation preset", salt, preset.config().to_json()))
+        assert not is_computed(PRESETS[-1])
+        messages = composed(at, at.button(key="present_next").click)
+    assert slide(at) == KEYS[-1]
+    assert any(m.delta.new_element.HasField("progress") for m in messages)
+    assert browser_errors(messages) == []

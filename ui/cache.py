@@ -81,6 +81,11 @@ class _SharedStore:
         self.lock = threading.Lock()
         self.pending: dict[str, threading.Event] = {}
 
+    def in_memory(self, key: str) -> bool:
+        """Whether the value under ``key`` is in this process's memory (read under the lock)."""
+        with self.lock:
+            return key in self.values
+
     def has(self, key: str) -> bool:
         """Whether the value under ``key`` is stored (a :meth:`get` returns it at once)."""
         with self.lock:

@@ -116,7 +116,7 @@ def queue(jobs: Mapping[str, Callable[[], object]]) -> list[str]:
             if _PENDING[key].cancel():
                 del _PENDING[key]
         for key, compute in jobs.items():
-            if key in _PENDING or key in SHARED.values or len(_PENDING) >= MAX_PENDING:
+            if key in _PENDING or SHARED.in_memory(key) or len(_PENDING) >= MAX_PENDING:
                 continue
             _PENDING[key] = _EXECUTOR.submit(_compute, key, compute)
             queued.append(key)
