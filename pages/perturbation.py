@@ -22,7 +22,13 @@ from dpcore.perturbation.experiments import (
     release_lambda,
     scenario_arrays,
 )
-from dpcore.planning.release import public_reference, reach_note, release_point
+from dpcore.planning.release import (
+    ReleasePlan,
+    public_reference,
+    reach_note,
+    release_plan,
+    release_point,
+)
 from dpcore.studies import perturbation as study
 from dpcore.studies.perturbation import (
     EPSILON_GRIDS,
@@ -216,8 +222,10 @@ def release_reach(m: pd.Series, epsilon: float, n: int, scenario_id: str,
     would make it useful: the planner (:func:`dpcore.planning.release.reach_note`), from
     public information only (E, or the paper's fresh synthetic holdout; n; d). ``lam``: the
     release's own λ at ``epsilon`` when the page has it (the Publish view), else the
-    planner's. Each simulated ε is cached, and the reference once, so an ε move simulates at
-    most one new ε (and the curve above it, if needed)."""
+    planner's. Each simulated ε is cached, and the reference and E's roles in the simulation
+    (:func:`~dpcore.planning.release.release_plan`: the public models fitted on its parts)
+    once, so an ε move simulates at most one new ε (and the curve above it, if needed) and
+    fits no public model."""
     data = None if source in SYNTHETIC else scenario
     if data is None:
         X_pub, y_pub = study.public_data(None, source, seed)
@@ -229,11 +237,15 @@ def release_reach(m: pd.Series, epsilon: float, n: int, scenario_id: str,
     norm, intercept = float(m["data_norm"]), bool(m["intercept"])
     base = ("release plan", source, seed, norm, intercept)
 
+    def plan() -> ReleasePlan:  # E in the simulation's roles: no ε or n changes it
+        return memo(data, scenario_id, (*base, "plan"), lambda: release_plan(
+            X_pub, y_pub, data_norm=norm, fit_intercept=intercept, classes=classes, seed=seed))
+
     def point(eps: float) -> tuple[float, float]:
         given = lam if eps == epsilon else None
         return memo(data, scenario_id, (*base, n, eps, given), lambda: release_point(
             X_pub, y_pub, eps, n_private=n, data_norm=norm, fit_intercept=intercept,
-            classes=classes, seed=seed, lam=given))
+            classes=classes, seed=seed, lam=given, plan=plan()))
 
     with st.spinner("Simulating the release on the public set…"):
         try:
