@@ -26,6 +26,7 @@ from dpcore.perturbation.experiments import (
 from dpcore.perturbation.model import nonprivate_coef, prepare
 from dpcore.planning import release as planning
 from dpcore.planning.release import release_plan, release_point
+from dpcore.random import stream
 from dpcore.studies import perturbation as study
 
 
@@ -166,3 +167,76 @@ def test_duplicates_merge_as_exact_grouping_does(monkeypatch, collide):
         np.testing.assert_array_equal(y_m, y_e)
         np.testing.assert_array_equal(S_m, S_e)
     assert len(y_m) < 400 and S_m.sum() == S.sum()
+
+
+def test_both_objective_calibrations_are_solved_in_one_batch_with_the_errors_of_each_alone(
+        monkeypatch):
+    """``split_rows`` solves the 2011 and 2008 calibrations of objective perturbation together
+    (one solve per ε where they share λ + Δ, here every ε); each method's rows are those of
+    :func:`private_coefs` alone with its own stream: the same test errors, and distances equal
+    up to the solver's rounding."""
+    from dpcore.perturbation import model
+
+    scenario = _scenario("breast-cancer")
+    data = study.training_data(scenario, study.SOURCES[0], 200, 11)
+    split = epsilon_splits(data.X, data.y, folds=3, data_norm=data.norm,
+                           fit_intercept=data.intercept, seed=11)[0]
+    fitted = experiments.fit_split(split, 0.03)
+    epsilons = [0.5, 2.0]
+    solves: list[int] = []
+    original = model.fit_linear_terms
+
+    def counted(problem, *, linear, **kwargs):
+        solves.append(linear.shape[1])
+        return original(problem, linear=linear, **kwargs)
+
+    monkeypatch.setattr(model, "fit_linear_terms", counted)
+    rows = pd.DataFrame(experiments.split_rows(fitted, epsilons=epsilons, restarts=5, seed=11))
+    assert solves == [2 * 2 * 5]  # both calibrations, both ε, 5 restarts: one solve
+    monkeypatch.undo()
+    for label in ("objective perturbation", "objective (2008 proof)"):
+        method, proof = experiments.CURVE_METHODS[label]
+        W, _ = model.private_coefs(
+            split.prep, epsilons=epsilons, lam=0.03, restarts=5, method=method, proof=proof,
+            rng=stream(11, "perturbation", label, *split.key.values()),
+            coef_nonprivate=fitted.coef, warn=False)
+        alone = experiments._evaluate(split.prep, W, split.X_test, split.y_test,
+                                      split.prep.classes)
+        got = rows[rows["method"] == label]
+        np.testing.assert_array_equal(got["error"].to_numpy(), alone.ravel())
+        np.testing.assert_allclose(got["distance"].to_numpy(),
+                                   np.linalg.norm(W - fitted.coef, axis=-1).ravel(), rtol=1e-9)
+
+
+@pytest.mark.slow
+def test_the_publish_view_moves_epsilon_without_fitting_a_public_model_again(monkeypatch):
+    """AppTest, a store of its own: the Publish view fits E's public models once (the release's
+    λ simulation, the planner's note and the release's centre); an ε move then simulates at
+    the new ε only, and reads the scenario's arrays from the store."""
+    import app_support
+
+    from ui import cache
+
+    monkeypatch.setattr(cache, "SHARED", cache._SharedStore(1024))
+    counts = {"public_prior": [], "simulated_release": [], "scenario_arrays": []}
+    for name, calls in counts.items():
+        original = getattr(experiments, name)
+
+        def counted(*args, _original=original, _calls=calls, **kwargs):
+            _calls.append(1)
+            return _original(*args, **kwargs)
+
+        # where it is looked up: the study module, the planner, the page (its imports rerun)
+        for module in (experiments, planning):
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, counted)
+    at = app_support.open_page("pages/perturbation.py", timeout=300,
+                               builtin_name="breast-cancer", lr_view="Publish")
+    assert len(counts["public_prior"]) == 3 + 6 + 1  # release simulation, plan, centre
+    assert len(counts["scenario_arrays"]) == 2  # D and E, once each
+    for name in counts:
+        counts[name].clear()
+    at.select_slider(key="lr_epsilon").set_value(0.5)
+    app_support.rerun(at)
+    assert counts["public_prior"] == [] and counts["scenario_arrays"] == []
+    assert len(counts["simulated_release"]) >= 2  # the release's λ and the note at ε = 0.5
