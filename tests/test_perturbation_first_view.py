@@ -1,7 +1,8 @@
 """The logistic-regression page's first view, made cheaper (issue 35): the non-private
 reference's cross-validation fits its folds together, and the release planner keeps E's roles
 (the public models fitted on its parts) across ε. Same choices and numbers as the fold-by-fold
-fits and the planner without a kept plan; fewer solvers built and fits made."""
+fits (on these cases: a near-tie within the fits' certified gap may be broken either way) and
+the planner without a kept plan; fewer solvers built and fits made."""
 
 from __future__ import annotations
 
