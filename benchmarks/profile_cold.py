@@ -15,7 +15,8 @@ Targets: ``subset-epsilon`` (``at`` at a new ε after the page's first view), ``
 ``masking-accuracy`` (the "Accuracy vs ε" view opened: ``prepare`` and ``at``, the part
 every view shares kept from the first view) and
 ``perturbation-lambda`` (a λ typed by hand: ``prepare`` on the kept part no λ changes, and
-``at``).
+``at``) and ``perturbation-first-view`` (the logistic-regression page's first view, nothing
+kept: ``prepare``, ``at`` and the planner's reach note).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from collections.abc import Callable
 
 from timing import ROOT
 
+from dpcore.perturbation.experiments import scenario_arrays
+from dpcore.planning import release
 from dpcore.runs import build_scenario
 from dpcore.runs.scenarios import DEFAULT_SCENARIO
 from dpcore.studies import importance, masking, perturbation, subset
@@ -115,11 +118,36 @@ def _perturbation_lambda(scenario) -> Callable[[int], Move]:
     return stage
 
 
+def _perturbation_first_view(scenario) -> Callable[[int], Move]:
+    """The logistic-regression page's first view on a fresh server, nothing kept (seed 0, then
+    1): the study's ``prepare`` and ``at`` at the page's defaults, and the planner's reach note
+    the "Error vs ε" view draws under them (the model without noise on E, E's roles in the
+    release's simulation, the release simulated at ε)."""
+    def stage(i: int) -> Move:
+        params = perturbation.Params(seed=i)
+
+        def move() -> None:
+            numbers = perturbation.at(perturbation.prepare(scenario, params), params)
+            m = numbers["metrics"].iloc[0]
+            public = scenario_arrays(scenario, part="public")
+            scaling = dict(data_norm=float(m["data_norm"]), fit_intercept=bool(m["intercept"]))
+            reference = release.public_reference(public.X, public.y, seed=i, **scaling)
+            plan = release.release_plan(public.X, public.y, classes=public.classes, seed=i,
+                                        **scaling)
+            release.reach_note(lambda e: release.release_point(
+                public.X, public.y, e, n_private=int(m["n"]), classes=public.classes, seed=i,
+                plan=plan, **scaling), epsilon=params.epsilon, n=int(m["n"]), d=int(m["d"]),
+                reference=reference)
+        return move
+    return stage
+
+
 TARGETS: dict[str, Callable[..., Callable[[int], Move]]] = {
     "subset-epsilon": _subset_epsilon, "subset-seed": _subset_seed,
     "importance-lambda": _importance_lambda, "importance-lambda-move": _importance_lambda_move,
     "masking-accuracy": _masking_accuracy,
     "perturbation-lambda": _perturbation_lambda,
+    "perturbation-first-view": _perturbation_first_view,
 }
 
 

@@ -88,11 +88,14 @@ def _merge_duplicates(X: np.ndarray, y: np.ndarray, S: np.ndarray):
     every step of the batched solver costs in proportion to the number of rows. Rows are grouped
     by two fixed projections (a hash) and the grouping is verified exactly.
     """
-    Xy = np.c_[X, y]
-    proj = Xy @ np.random.default_rng(0).standard_normal((Xy.shape[1], 2))  # a fixed hash
+    hash_ = np.random.default_rng(0).standard_normal((X.shape[1] + 1, 2))  # a fixed hash
+    proj = X @ hash_[:-1]
+    proj += y[:, None] * hash_[-1]
     inverse = pd.factorize(proj[:, 0] + 1j * proj[:, 1])[0]  # codes in order of first appearance
     first = np.unique(inverse, return_index=True)[1]
-    if not np.array_equal(Xy[first][inverse], Xy):  # a hash collision: group exactly instead
+    rep = first[inverse]  # each row's first equal row, if the hash groups exactly
+    if not (np.array_equal(y[rep], y) and np.array_equal(X[rep], X)):
+        Xy = np.c_[X, y]  # a hash collision: group exactly instead
         rows = np.ascontiguousarray(Xy).view(np.dtype((np.void, Xy.shape[1] * Xy.itemsize)))
         _, first, inverse = np.unique(rows.ravel(), return_index=True, return_inverse=True)
     if first.size == X.shape[0]:

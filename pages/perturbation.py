@@ -17,12 +17,21 @@ from dpcore.figures.perturbation import TITLES, coefficient_bars, figures
 from dpcore.perturbation import PrivateLogisticRegression
 from dpcore.perturbation.experiments import (
     CENTRED_MIN_ROWS,
+    ReleaseSimulation,
+    ScenarioArrays,
     is_centred,
     public_prior,
-    release_lambda,
+    release_simulation,
     scenario_arrays,
+    simulated_release,
 )
-from dpcore.planning.release import public_reference, reach_note, release_point
+from dpcore.planning.release import (
+    ReleasePlan,
+    public_reference,
+    reach_note,
+    release_plan,
+    release_point,
+)
 from dpcore.studies import perturbation as study
 from dpcore.studies.perturbation import (
     EPSILON_GRIDS,
@@ -216,24 +225,30 @@ def release_reach(m: pd.Series, epsilon: float, n: int, scenario_id: str,
     would make it useful: the planner (:func:`dpcore.planning.release.reach_note`), from
     public information only (E, or the paper's fresh synthetic holdout; n; d). ``lam``: the
     release's own λ at ``epsilon`` when the page has it (the Publish view), else the
-    planner's. Each simulated ε is cached, and the reference once, so an ε move simulates at
-    most one new ε (and the curve above it, if needed)."""
+    planner's. Each simulated ε is cached, and the reference and E's roles in the simulation
+    (:func:`~dpcore.planning.release.release_plan`: the public models fitted on its parts)
+    once, so an ε move simulates at most one new ε (and the curve above it, if needed) and
+    fits no public model."""
     data = None if source in SYNTHETIC else scenario
     if data is None:
         X_pub, y_pub = study.public_data(None, source, seed)
         classes = None
     else:
-        public = scenario_arrays(data, part="public")
+        public = arrays_of("public")
         X_pub, y_pub, classes = public.X, public.y, public.classes
     scenario_id = scenario_id if data is not None else "no scenario"
     norm, intercept = float(m["data_norm"]), bool(m["intercept"])
     base = ("release plan", source, seed, norm, intercept)
 
+    def plan() -> ReleasePlan:  # E in the simulation's roles: no ε or n changes it
+        return memo(data, scenario_id, (*base, "plan"), lambda: release_plan(
+            X_pub, y_pub, data_norm=norm, fit_intercept=intercept, classes=classes, seed=seed))
+
     def point(eps: float) -> tuple[float, float]:
         given = lam if eps == epsilon else None
         return memo(data, scenario_id, (*base, n, eps, given), lambda: release_point(
             X_pub, y_pub, eps, n_private=n, data_norm=norm, fit_intercept=intercept,
-            classes=classes, seed=seed, lam=given))
+            classes=classes, seed=seed, lam=given, plan=plan()))
 
     with st.spinner("Simulating the release on the public set…"):
         try:
@@ -337,19 +352,39 @@ RELEASE_METHODS = {"approximate minima perturbation (default)": "amp",
                    "output perturbation (Algorithm 1)": "output"}
 
 
+def arrays_of(part: str = "private") -> ScenarioArrays:
+    """The scenario's ``part`` (D or E) as arrays (:func:`scenario_arrays`), encoded once per
+    scenario where :func:`ui.cache.memo` keeps it (an upload's in this session only), read-only
+    (every session's runs read the same arrays)."""
+    def encoded() -> ScenarioArrays:
+        arrays = scenario_arrays(scenario, part=part)
+        for values in (arrays.X, arrays.y, arrays.X_test, arrays.y_test):
+            if values is not None:
+                values.flags.writeable = False
+        return arrays
+
+    return memo(scenario, st.session_state.get("scenario_id", "none"), ("arrays", part), encoded)
+
+
 def release_lam(epsilon: float, intercept: bool, method: str, scenario_id: str) -> float:
     """λ of the release of ``method`` at ``epsilon``: the one that did best when the release,
     centred on the public model (when E has :data:`CENTRED_MIN_ROWS` rows), was simulated on
     the public set E with the noise of N_D records (public data only; cached, shared by the
-    Publish view's planner note)."""
-    arrays = scenario_arrays(scenario)
-    public = scenario_arrays(scenario, part="public")
+    Publish view's planner note). E's roles in the simulation (the public models fitted on its
+    parts, :func:`~dpcore.perturbation.experiments.release_simulation`) are kept once for
+    every ε."""
+    arrays, public = arrays_of(), arrays_of("public")
     centred = is_centred(public.X.shape[0])
+
+    def simulation() -> ReleaseSimulation:
+        return memo(scenario, scenario_id, ("release simulation", intercept, centred),
+                    lambda: release_simulation(
+                        public.X, public.y, data_norm=arrays.data_norm, fit_intercept=intercept,
+                        classes=arrays.classes, centred=centred))
+
     return memo(scenario, scenario_id, ("release λ", epsilon, intercept, method, centred),
-                lambda: release_lambda(
-                    public.X, public.y, n_private=arrays.X.shape[0], epsilon=epsilon,
-                    data_norm=arrays.data_norm, fit_intercept=intercept,
-                    classes=arrays.classes, method=method, centred=centred))[0]
+                lambda: simulated_release(simulation(), n_private=arrays.X.shape[0],
+                                          epsilon=epsilon, method=method))[0]
 
 
 def publish(epsilon: float, lam: float, intercept: bool, scenario_id: str) -> None:
@@ -366,8 +401,7 @@ def publish(epsilon: float, lam: float, intercept: bool, scenario_id: str) -> No
              "accuracy of objective perturbation. Output perturbation: noise on the fitted "
              "coefficients (Chaudhuri & Monteleoni Algorithm 1).")
     method = RELEASE_METHODS[label]
-    arrays = scenario_arrays(scenario)
-    public = scenario_arrays(scenario, part="public")
+    arrays, public = arrays_of(), arrays_of("public")
     n_all = arrays.X.shape[0]
     # the release's penalty is centred on a model fitted on the public set E alone, when E has
     # the rows to fit it and to choose λ for it (a public fact: E's size)

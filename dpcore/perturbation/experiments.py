@@ -34,17 +34,21 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from dpcore.logistic import BatchedProblem
 from dpcore.mechanisms import L2Laplace
 from dpcore.perturbation.amp import amp_coefs
 from dpcore.perturbation.model import (
     MIN_ROWS,
     TOL,
     Prepared,
+    check_rows,
     encode_labels,
     lambda_rule,
     nonprivate_coef,
+    objective_coefs,
     prepare,
     private_coefs,
+    scaled,
 )
 from dpcore.perturbation.output import output_sensitivity
 from dpcore.random import stream
@@ -60,6 +64,8 @@ __all__ = [
     "Fitted",
     "PublicPrior",
     "RELEASE_LAMBDAS",
+    "ReleaseSimulation",
+    "Rotation",
     "ScenarioArrays",
     "best_lambda",
     "fit_best",
@@ -74,6 +80,8 @@ __all__ = [
     "lambda_rule",
     "release_lambda",
     "release_roles",
+    "release_simulation",
+    "simulated_release",
     "learning_curve",
     "lemma_bounds",
     "public_prior",
@@ -221,11 +229,19 @@ def split_rows(fitted: Fitted, *, epsilons: Sequence[float], restarts: int,
 
     Each private method draws its noise for all ``epsilons`` in order from its own stream of
     (``seed``, method, split key), so the rows depend on the whole sequence ``epsilons``, not
-    on each epsilon alone; objective perturbation solves every pair that shares
-    ``lam + Delta`` in one batch (:func:`~dpcore.perturbation.model.private_coefs`).
+    on each epsilon alone; objective perturbation's calibrations (2011 and 2008) solve every
+    (calibration, epsilon) pair that shares ``lam + Delta`` in one batch
+    (:func:`~dpcore.perturbation.model.objective_coefs`).
     """
     prep, lam, w_np = fitted.split.prep, fitted.lam, fitted.coef
     Xte, yte, key = fitted.split.X_test, fitted.split.y_test, fitted.split.key
+    objective = [label for label in methods
+                 if CURVE_METHODS[label] is not None and CURVE_METHODS[label][0] == "objective"]
+    solved = dict(zip(objective, objective_coefs(
+        prep, epsilons=epsilons, lam=lam, restarts=restarts,
+        proofs=[CURVE_METHODS[label][1] for label in objective],
+        rngs=[stream(seed, "perturbation", label, *key.values()) for label in objective],
+        coef_nonprivate=w_np, warn=False), strict=True)) if objective else {}
     rows = []
     for label in methods:
         spec = CURVE_METHODS[label]
@@ -235,10 +251,13 @@ def split_rows(fitted: Fitted, *, epsilons: Sequence[float], restarts: int,
                                  distance=0.0, excess=0.0, **key))
             continue
         method, proof = spec
-        rng = stream(seed, "perturbation", label, *key.values())
-        W, _ = private_coefs(prep, epsilons=epsilons, lam=lam, restarts=restarts,
-                             method=method, proof=proof, rng=rng, coef_nonprivate=w_np,
-                             warn=False)
+        if label in solved:
+            W = solved[label][0]
+        else:
+            W, _ = private_coefs(prep, epsilons=epsilons, lam=lam, restarts=restarts,
+                                 method=method, proof=proof,
+                                 rng=stream(seed, "perturbation", label, *key.values()),
+                                 coef_nonprivate=w_np, warn=False)
         err = _evaluate(prep, W, Xte, yte, prep.classes)
         dist = np.linalg.norm(W - w_np, axis=-1)
         loss = _loss(prep, W, lam) - fitted.loss if excess else np.full(W.shape[:-1], np.nan)
@@ -471,6 +490,11 @@ def best_lambda(X, y, *, lams: Sequence[float] = BEST_LAMBDAS, folds: int = 3,
     non-private number, shown as one. Rows are scaled as the release scales them (``data_norm``,
     ``fit_intercept``), so the same lambda means the same model. A tie goes to the larger lambda.
 
+    The folds are fitted together, each a column of weights on the rows (1 / its size on its
+    training rows, 0 on its test rows: its averaged objective) of one batched problem
+    (:class:`~dpcore.logistic.BatchedProblem`, the rows de-duplicated once), from the largest
+    lambda down, each lambda's iteration starting at the previous one's mean fit.
+
     Parameters
     ----------
     X, y : training rows (the private training part; never a test part)
@@ -493,13 +517,20 @@ def best_lambda(X, y, *, lams: Sequence[float] = BEST_LAMBDAS, folds: int = 3,
     True
     """
     lams = [check_scalar(float(lam), "lam", min_val=0.0) for lam in lams]
-    prep = prepare(X, y, data_norm=data_norm, fit_intercept=fit_intercept, classes=classes)
+    Z, y01 = scaled(X, y, data_norm=data_norm, fit_intercept=fit_intercept, classes=classes)[:2]
+    parts = _folds(Z.shape[0], folds, seed)
+    weights = np.zeros((Z.shape[0], len(parts)))
+    for k, (train, _) in enumerate(parts):
+        check_rows(train.size)  # each fold trains on at least MIN_ROWS rows
+        weights[train, k] = 1.0 / train.size
+    problem = BatchedProblem(Z, y01, weights)
     errors = np.zeros(len(lams))
-    for train, test in _folds(prep.n, folds, seed):
-        part = prepare(prep.Z[train], prep.y01[train], data_norm=1.0, classes=(0, 1))
-        for i, lam in enumerate(lams):
-            w = nonprivate_coef(part, lam, tol=BEST_TOL)
-            errors[i] += np.mean((prep.Z[test] @ w > 0) != (prep.y01[test] == 1))
+    start = None
+    for i in sorted(range(len(lams)), key=lambda i: -lams[i]):  # the largest lambda first
+        W = problem.fit(lam=lams[i], tol=BEST_TOL, coef_init=start)
+        start = W.mean(axis=0)
+        for k, (_, test) in enumerate(parts):
+            errors[i] += np.mean((Z[test] @ W[k] > 0) != (y01[test] == 1))
     best = errors.min()
     return float(max(lam for lam, err in zip(lams, errors, strict=True) if err <= best + 1e-12))
 
@@ -643,14 +674,56 @@ def release_lambda(X_pub, y_pub, *, n_private: int, epsilon: float, data_norm: f
     draws = (10 if method == "amp" else 20) if draws is None else draws
     lams = (CENTRED_LAMBDAS if centred else RELEASE_LAMBDAS) if lams is None else lams
     lams = [check_scalar(v, "lam", min_val=0.0) for v in lams]
+    simulation = release_simulation(X_pub, y_pub, data_norm=data_norm,
+                                    fit_intercept=fit_intercept, classes=classes, seed=seed,
+                                    centred=centred)
+    return simulated_release(simulation, n_private=n_private, epsilon=epsilon, lams=lams,
+                             draws=draws, method=method)
+
+
+@dataclass(frozen=True)
+class Rotation:
+    """One turn of :func:`release_lambda`'s simulation on E.
+
+    Attributes
+    ----------
+    prep : Prepared
+        The part of E fitted as the private set.
+    prior : ndarray or None
+        The centre of the penalty, :func:`public_prior` of the part that plays the public model
+        (scaled space of ``prep``); None for a release without a centre.
+    X_test, y_test : ndarray
+        The scoring part.
+    """
+
+    prep: Prepared
+    prior: np.ndarray | None
+    X_test: np.ndarray
+    y_test: np.ndarray
+
+
+@dataclass(frozen=True)
+class ReleaseSimulation:
+    """E in :func:`release_lambda`'s roles, prepared (:func:`release_simulation`): what no ε, no
+    ``n_private`` and no λ changes, so that a simulation at another ε fits no prior again."""
+
+    rotations: tuple[Rotation, ...]
+    seed: int
+    centred: bool
+
+
+def release_simulation(X_pub, y_pub, *, data_norm: float | None, fit_intercept: bool,
+                       classes=None, seed: int = 0,
+                       centred: bool = False) -> ReleaseSimulation:
+    """E split in :func:`release_roles` (seeded), each part that plays the private set prepared
+    and, for a release ``centred`` on a public model, its :func:`public_prior` (fitted on the
+    part that plays the public model). Parameters as :func:`release_lambda`."""
     X_pub = check_array(X_pub, "X_pub")
     y_pub = np.asarray(y_pub)
     if centred and classes is None:  # every part encoded against E's own two classes
         classes = encode_labels(y_pub)[0]
-    errors = np.zeros(len(lams))
-    roles = release_roles(X_pub.shape[0], centred, seed)
-    draws = math.ceil(draws / len(roles))  # per rotation: about ``draws`` per lambda in all
-    for r, (prior_rows, train, test) in enumerate(roles):
+    rotations = []
+    for prior_rows, train, test in release_roles(X_pub.shape[0], centred, seed):
         prep = prepare(X_pub[train], y_pub[train], data_norm=data_norm,
                        fit_intercept=fit_intercept, classes=classes)
         prior = None
@@ -658,6 +731,27 @@ def release_lambda(X_pub, y_pub, *, n_private: int, epsilon: float, data_norm: f
             fitted = public_prior(X_pub[prior_rows], y_pub[prior_rows], data_norm=data_norm,
                                   fit_intercept=fit_intercept, classes=classes, seed=seed)
             prior = prep.from_model(fitted.coef_, fitted.intercept_[0])
+        rotations.append(Rotation(prep, prior, X_pub[test], y_pub[test]))
+    return ReleaseSimulation(tuple(rotations), seed, centred)
+
+
+def simulated_release(simulation: ReleaseSimulation, *, n_private: int, epsilon: float,
+                      lams: Sequence[float] | None = None, draws: int | None = None,
+                      method: str = "amp") -> tuple[float, pd.DataFrame]:
+    """:func:`release_lambda` on a prepared :class:`ReleaseSimulation` (its seed, its roles):
+    the noise of a release of ``n_private`` records at ``epsilon`` for each lambda of ``lams``,
+    ``draws`` draws each. Returns as :func:`release_lambda`."""
+    epsilon = check_epsilon(epsilon)
+    if method not in ("amp", "output"):
+        raise ValueError(f"method == {method!r}, must be 'amp' or 'output' (the releases).")
+    draws = (10 if method == "amp" else 20) if draws is None else draws
+    lams = (CENTRED_LAMBDAS if simulation.centred else RELEASE_LAMBDAS) if lams is None else lams
+    lams = [check_scalar(v, "lam", min_val=0.0) for v in lams]
+    seed, rotations = simulation.seed, simulation.rotations
+    errors = np.zeros(len(lams))
+    draws = math.ceil(draws / len(rotations))  # per rotation: about ``draws`` per lambda in all
+    for r, rotation in enumerate(rotations):
+        prep, prior = rotation.prep, rotation.prior
         dz = prep.Z.shape[1]
         for i, lam in enumerate(lams):
             key = (lam,) if prior is None else (lam, "centred", r)
@@ -669,8 +763,8 @@ def release_lambda(X_pub, y_pub, *, n_private: int, epsilon: float, data_norm: f
                 w0 = nonprivate_coef(prep, lam, tol=1e-10, prior=prior)
                 mech = L2Laplace(epsilon, output_sensitivity(n_private, lam, gap=TOL), dz)
                 W = mech.randomise(np.broadcast_to(w0, (draws, dz)), law="release", rng=gen)
-            errors[i] += float(np.mean(_evaluate(prep, W, X_pub[test], y_pub[test],
-                                                 prep.classes))) / len(roles)
+            errors[i] += float(np.mean(_evaluate(prep, W, rotation.X_test, rotation.y_test,
+                                                 prep.classes))) / len(rotations)
     table = pd.DataFrame({"lam": lams, "error": errors})
     return float(table.loc[table["error"].idxmin(), "lam"]), table
 

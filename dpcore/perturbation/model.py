@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,11 +78,14 @@ __all__ = [
     "TOL",
     "Prepared",
     "PrivateLogisticRegression",
+    "check_rows",
     "encode_labels",
     "lambda_rule",
+    "objective_coefs",
     "prepare",
     "private_coefs",
     "scale_records",
+    "scaled",
 ]
 
 #: Ways of making the classifier private: approximate minima perturbation ("amp", [IJ19]_
@@ -337,21 +341,40 @@ class Prepared:
         return coef
 
 
-def prepare(X, y, *, data_norm: float | None = None, fit_intercept: bool = False,
-            intercept_scaling: float = 1.0, min_rows: int = MIN_ROWS,
-            classes=None) -> Prepared:
-    """Validate, scale and clip a training set and build its batched solver (see module doc).
+def check_rows(n: int, min_rows: int = MIN_ROWS) -> None:
+    """Refuse a training set of fewer than ``min_rows`` rows (:class:`~dpcore.DataError`)."""
+    if n < min_rows:
+        raise DataError(f"Only {n} training rows; private logistic regression needs at "
+                        f"least {min_rows} (its noise scales with 1/n).")
+
+
+def scaled(X, y, *, data_norm: float | None = None, fit_intercept: bool = False,
+           intercept_scaling: float = 1.0, min_rows: int = MIN_ROWS,
+           classes=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """A training set validated, scaled and clipped (:func:`scale_records`), without a solver:
+    ``(Z, y01, classes, factor)`` as in :class:`Prepared`.
 
     ``classes``: the target's two classes from public knowledge (:func:`encode_labels`)."""
     X = check_array(X, "X")
     classes, y01 = encode_labels(y, classes)
     if y01.shape[0] != X.shape[0]:
         raise DataError(f"X has {X.shape[0]} rows but y has {y01.shape[0]} labels.")
-    if X.shape[0] < min_rows:
-        raise DataError(f"Only {X.shape[0]} training rows; private logistic regression needs at "
-                        f"least {min_rows} (its noise scales with 1/n).")
+    check_rows(X.shape[0], min_rows)
     Z, factor = scale_records(X, data_norm, fit_intercept=fit_intercept,
                               intercept_scaling=intercept_scaling)
+    return Z, y01, classes, factor
+
+
+def prepare(X, y, *, data_norm: float | None = None, fit_intercept: bool = False,
+            intercept_scaling: float = 1.0, min_rows: int = MIN_ROWS,
+            classes=None) -> Prepared:
+    """Validate, scale and clip a training set (:func:`scaled`) and build its batched solver
+    (see module doc).
+
+    ``classes``: the target's two classes from public knowledge (:func:`encode_labels`)."""
+    Z, y01, classes, factor = scaled(X, y, data_norm=data_norm, fit_intercept=fit_intercept,
+                                     intercept_scaling=intercept_scaling, min_rows=min_rows,
+                                     classes=classes)
     problem = BatchedProblem(Z, y01, np.ones((Z.shape[0], 1)))
     return Prepared(Z, y01, classes, factor, fit_intercept, intercept_scaling, problem)
 
@@ -431,10 +454,43 @@ def private_coefs(prep: Prepared, *, epsilons, lam: float, restarts: int = 1,
             W[i] = perturb_output(np.broadcast_to(w0, (restarts, dz)), n=n, lam=lam,
                                   epsilon=float(e), gap=tol, rng=rng)
         return W, [output_sensitivity(n, lam, gap=tol) for _ in eps]
-    cals = [objective_calibration(float(e), n=n, lam=lam, proof=proof,
-                                  amp_fraction=amp_fraction, warn=warn) for e in eps]
-    B = np.stack([objective_noise(cal, dz, restarts, rng=rng) for cal in cals])  # (E, R, dz)
-    lam_totals = np.array([cal.lam_total for cal in cals])
+    return objective_coefs(prep, epsilons=eps, lam=lam, restarts=restarts, proofs=(proof,),
+                           rngs=(rng,), tol=tol, amp_fraction=amp_fraction,
+                           coef_nonprivate=coef_nonprivate, warn=warn, strict=strict,
+                           prior=prior)[0]
+
+
+def objective_coefs(prep: Prepared, *, epsilons, lam: float, restarts: int,
+                    proofs: Sequence[str], rngs: Sequence, tol: float = TOL,
+                    amp_fraction: float = AMP_FRACTION,
+                    coef_nonprivate: np.ndarray | None = None, warn: bool = True,
+                    strict: bool = False, prior=None) -> list[tuple[np.ndarray, list]]:
+    """Objective perturbation under several calibrations at once (studies): for each proof of
+    ``proofs``, what :func:`private_coefs` with ``method="objective"``, that proof and the
+    matching generator of ``rngs`` returns.
+
+    Each calibration draws its noise, then its AMP corrections, from its own generator, in the
+    order :func:`private_coefs` draws them, and every (calibration, epsilon) pair that shares
+    ``lam + Delta`` is solved in one batch (the restarts of all of them stacked as linear
+    terms): with one proof, exactly :func:`private_coefs`'s solves.
+
+    Returns
+    -------
+    list of (W, calibrations)
+        Per proof, as :func:`private_coefs`.
+    """
+    eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
+    n, dz = prep.Z.shape
+    prior = check_prior(prior, dz)
+    gens = [check_random_state(rng) for rng in rngs]
+    cals = [[objective_calibration(float(e), n=n, lam=lam, proof=proof,
+                                   amp_fraction=amp_fraction, warn=warn) for e in eps]
+            for proof in proofs]
+    # (proofs * E, R, dz): each proof's noise for every epsilon, from its own generator
+    B = np.concatenate([np.stack([objective_noise(cal, dz, restarts, rng=gen) for cal in row])
+                        for row, gen in zip(cals, gens, strict=True)])
+    W = np.empty((len(proofs) * eps.size, restarts, dz))
+    lam_totals = np.array([cal.lam_total for row in cals for cal in row])
     for lt in np.unique(lam_totals):  # one batched solve per distinct lam + Delta
         rows = np.flatnonzero(lam_totals == lt)
         linear = B[rows].reshape(-1, dz).T  # (dz, k * R)
@@ -443,9 +499,13 @@ def private_coefs(prep: Prepared, *, epsilons, lam: float, restarts: int = 1,
         fits = fit_linear_terms(prep.problem, lam=n * lt, linear=linear, tol=tol,
                                 coef_init=coef_nonprivate if lt == lam else None)
         W[rows] = _certified(fits, strict, lt, n, tol).reshape(rows.size, restarts, dz)
-    for i, cal in enumerate(cals):
-        W[i] += amp_correction(cal, dz, tol, restarts, rng=rng)
-    return W, cals
+    out = []
+    for m, (row, gen) in enumerate(zip(cals, gens, strict=True)):
+        W_m = W[m * eps.size:(m + 1) * eps.size]
+        for i, cal in enumerate(row):
+            W_m[i] += amp_correction(cal, dz, tol, restarts, rng=gen)
+        out.append((W_m, row))
+    return out
 
 
 def _check_bool(value: object, name: str) -> bool:

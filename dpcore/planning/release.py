@@ -27,15 +27,18 @@ import numpy as np
 
 from dpcore.perturbation.experiments import (
     BEST_LAMBDAS,
+    ReleaseSimulation,
     guessing_error,
     lambda_by_cv,
     release_lambda,
+    release_simulation,
+    simulated_release,
 )
 from dpcore.random import stream
 
 __all__ = ["LEARNS", "PLAN_EPSILONS", "PLAN_ROWS", "PLAN_WORK", "REACH_MARGIN", "PublicReference",
-           "crossing", "plan_draws", "plan_lambda", "public_reference", "public_rows", "reach_note",
-           "release_point"]
+           "ReleasePlan", "crossing", "plan_draws", "plan_lambda", "public_reference",
+           "public_rows", "reach_note", "release_plan", "release_point"]
 
 #: The ε at which :func:`reach_note` reads the release's curve (beyond the pages' largest ε,
 #: 10, so that "ε ≈ 20" can be read and n scaled from it).
@@ -107,6 +110,40 @@ def _subset(X_pub, y_pub, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(X_pub)[take], np.asarray(y_pub)[take]
 
 
+@dataclass(frozen=True)
+class ReleasePlan:
+    """E as the planner simulates the default release on it (:func:`release_plan`): what no ε
+    and no ``n`` changes, prepared once, so that the planner at another ε fits no public model
+    again.
+
+    Attributes
+    ----------
+    choose : ReleaseSimulation
+        (Up to :data:`PLAN_ROWS` rows of) E in the roles that choose λ (:func:`plan_lambda`).
+    score : ReleaseSimulation
+        The same rows in other roles (the next seed), that score the chosen λ
+        (:func:`release_point`).
+    rows : int
+        How many rows of E the simulations share.
+    """
+
+    choose: ReleaseSimulation
+    score: ReleaseSimulation
+    rows: int
+
+
+def release_plan(X_pub, y_pub, *, data_norm: float | None, fit_intercept: bool, classes=None,
+                 seed: int = 0) -> ReleasePlan:
+    """The centred release's two simulations on (up to :data:`PLAN_ROWS` rows of) E, prepared
+    (:func:`~dpcore.perturbation.experiments.release_simulation`): in the roles of ``seed``
+    (choosing λ) and of ``seed + 1`` (scoring it)."""
+    X, y = _subset(X_pub, y_pub, seed)
+    common = dict(data_norm=data_norm, fit_intercept=fit_intercept, classes=classes,
+                  centred=True)
+    return ReleasePlan(release_simulation(X, y, seed=seed, **common),
+                       release_simulation(X, y, seed=seed + 1, **common), len(y))
+
+
 def plan_lambda(X_pub, y_pub, epsilon: float, *, n_private: int, data_norm: float | None,
                 fit_intercept: bool, classes=None, seed: int = 0) -> float:
     """λ as the release of ``n_private`` records at ``epsilon`` picks it:
@@ -121,7 +158,8 @@ def plan_lambda(X_pub, y_pub, epsilon: float, *, n_private: int, data_norm: floa
 
 def release_point(X_pub, y_pub, epsilon: float, *, n_private: int, data_norm: float | None,
                   fit_intercept: bool, classes=None, seed: int = 0,
-                  lam: float | None = None) -> tuple[float, float]:
+                  lam: float | None = None, plan: ReleasePlan | None = None
+                  ) -> tuple[float, float]:
     """The default release of ``n_private`` records at ``epsilon``, centred on a public model,
     simulated on E.
 
@@ -129,7 +167,9 @@ def release_point(X_pub, y_pub, epsilon: float, *, n_private: int, data_norm: fl
     simulation of the centred release at that λ (another seeded split of E in three parts,
     other draws), so that picking the best of many λ does not flatter it. ``lam``, if given,
     is that λ already chosen (a page passes the one its release picked on all of E, so the
-    note and the release name one λ); it too must come from public data.
+    note and the release name one λ); it too must come from public data. ``plan``, if given,
+    is :func:`release_plan` of the same E, parameters and seed, kept by the caller: then no
+    public model is fitted again (the numbers are the same).
 
     Returns
     -------
@@ -137,13 +177,15 @@ def release_point(X_pub, y_pub, epsilon: float, *, n_private: int, data_norm: fl
     error : float
         The mean simulated test error on E's held-out part.
     """
-    common = dict(n_private=int(n_private), data_norm=data_norm, fit_intercept=fit_intercept,
-                  classes=classes)
+    if plan is None:
+        plan = release_plan(X_pub, y_pub, data_norm=data_norm, fit_intercept=fit_intercept,
+                            classes=classes, seed=seed)
+    draws = plan_draws(plan.rows)
     if lam is None:
-        lam = plan_lambda(X_pub, y_pub, epsilon, seed=seed, **common)
-    X, y = _subset(X_pub, y_pub, seed)
-    _, table = release_lambda(X, y, epsilon=float(epsilon), lams=(lam,), draws=plan_draws(len(y)),
-                              seed=seed + 1, centred=True, **common)
+        lam = simulated_release(plan.choose, n_private=int(n_private), epsilon=float(epsilon),
+                                draws=draws)[0]
+    _, table = simulated_release(plan.score, n_private=int(n_private), epsilon=float(epsilon),
+                                 lams=(lam,), draws=draws)
     return lam, float(table["error"].iloc[0])
 
 

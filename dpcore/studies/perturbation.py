@@ -11,11 +11,12 @@ keeps them apart (``prepare``'s ``keep``), so a λ typed by hand reuses them.
 
 Every ε of a curve is computed as if alone: each split's private methods draw its noise from the
 stream of (seed, method, split), the same for every ε (common random numbers: two points of a
-curve differ by ε, not by the draw), and objective perturbation solves the restarts of one ε in
-one batch. Under the rule of (ε, n, d) each ε has its own λ, so the curve is the rule's at every
-point, not the λ of the slider's ε everywhere. So the rows at an ε do not depend on which other
-ε are computed: :func:`prepare` computes the grid's (and, for a fixed λ, the non-private fits)
-once, and an ε move computes at most the one ε off the grid.
+curve differ by ε, not by the draw), and objective perturbation solves the restarts of one ε,
+both calibrations (2011 and 2008), in one batch. Under the rule of (ε, n, d) each ε has its own
+λ, so the curve is the rule's at every point, not the λ of the slider's ε everywhere. So the
+rows at an ε do not depend on which other ε are computed: :func:`prepare` computes the grid's
+(and, for a fixed λ, the non-private fits) once, and an ε move computes at most the one ε off the
+grid.
 
 References
 ----------

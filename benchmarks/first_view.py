@@ -1,0 +1,89 @@
+"""A page's first view as the first visitor of a fresh server sees it, in checkouts compared.
+
+Run: ``python benchmarks/first_view.py [--page perturbation] [--checkout DIR ...] [--pairs 3]``.
+
+Each measurement is a fresh Python process started in a checkout (``--checkout``, default this
+one; give several to compare them, e.g. the commit before a change exported with ``git archive``):
+it imports the app's modules first (``ui.preload``, what a server does when it starts), then
+opens the page by AppTest as a link does (``app.py`` routing to ``pages/<page>.py``), with one
+BLAS thread as the server has (:func:`ui.warm.limit_blas_threads`), and prints the process's CPU
+time and the wall time of that first run, and the metrics the page shows (so that the checkouts
+can be seen to show the same numbers). The checkouts take turns ``--pairs`` times (interleaved,
+so that other work on the machine falls on all of them alike); the table gives each run and the
+median CPU time against the first checkout's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from timing import ROOT
+
+
+def child(page: str) -> None:
+    """In a fresh process whose working directory is a checkout: the measurement itself."""
+    sys.path[:0] = [os.getcwd(), os.path.join(os.getcwd(), "tests")]
+    import app_support  # noqa: F401  (the custom-component scan once, as the tests have it)
+    from streamlit.testing.v1 import AppTest
+    from threadpoolctl import threadpool_limits
+
+    import ui.preload  # noqa: F401  (the server imports every module when it starts)
+
+    threadpool_limits(1)
+    at = AppTest.from_file(os.path.join(os.getcwd(), "app.py"), default_timeout=900)
+    at.switch_page(f"pages/{page}.py")
+    cpu, wall = time.process_time(), time.perf_counter()
+    at.run()
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    if at.exception:
+        raise SystemExit(f"the page raised: {[e.value for e in at.exception]}")
+    print(json.dumps({"cpu": cpu, "wall": wall,
+                      "metrics": {m.label: m.value for m in at.metric}}))
+
+
+def measure(checkout: Path, page: str) -> dict:
+    """One fresh process in ``checkout`` (this file run as its child)."""
+    out = subprocess.run([sys.executable, __file__, "--child", page], cwd=checkout,
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--page", default="perturbation")
+    parser.add_argument("--checkout", type=Path, action="append")
+    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child)
+        return
+    checkouts = [c.resolve() for c in args.checkout or [ROOT]]
+    runs: dict[Path, list[dict]] = {c: [] for c in checkouts}
+    print(f"load at the start: {os.getloadavg()[0]:.1f}")
+    for _ in range(args.pairs):
+        for checkout in checkouts:
+            runs[checkout].append(measure(checkout, args.page))
+    print(f"load at the end: {os.getloadavg()[0]:.1f}\n")
+    print("| checkout | CPU (s), each run | wall (s), each run | median CPU / first's |")
+    print("|---|---|---|---:|")
+    base = statistics.median(r["cpu"] for r in runs[checkouts[0]])
+    for checkout, done in runs.items():
+        cpu = statistics.median(r["cpu"] for r in done)
+        cpus = ", ".join(f"{r['cpu']:.2f}" for r in done)
+        walls = ", ".join(f"{r['wall']:.2f}" for r in done)
+        print(f"| {checkout} | {cpus} | {walls} | {cpu / base:.2f} |")
+    shown = {json.dumps(r["metrics"], sort_keys=True) for done in runs.values() for r in done}
+    print(f"\nmetrics shown: {'the same in every run' if len(shown) == 1 else 'DIFFERENT'}: "
+          f"{next(iter(shown)) if len(shown) == 1 else sorted(shown)}")
+
+
+if __name__ == "__main__":
+    main()
