@@ -257,6 +257,9 @@ class BatchedProblem:
         Labels in {0, 1}.
     sample_weights : array-like of shape (n_samples, n_reps)
         One column of non-negative weights per replicate (for example bootstrap counts).
+    merge : bool, default=True
+        Merge rows with equal (x, y). False skips the search for them, for callers whose rows
+        are distinct (the objectives are the same either way).
 
     Notes
     -----
@@ -264,7 +267,7 @@ class BatchedProblem:
     unchanged; reusing the problem across values of ``lam`` (a slider, a grid) pays for that once.
     """
 
-    def __init__(self, X, y, sample_weights) -> None:
+    def __init__(self, X, y, sample_weights, *, merge: bool = True) -> None:
         design = _Design(X)
         S = np.asarray(sample_weights, dtype=float)
         if S.ndim != 2 or S.shape[0] != design.n:
@@ -275,7 +278,7 @@ class BatchedProblem:
         y, _, _, _ = _check_problem(design, y, S[:, 0], 1.0, None)
         if not np.all(np.isfinite(S)) or np.any(S < 0):
             raise ValueError("sample_weights must be finite and >= 0.")
-        X_m, self.y, self.S = _merge_duplicates(design.X, y, S)
+        X_m, self.y, self.S = _merge_duplicates(design.X, y, S) if merge else (design.X, y, S)
         self.design = _Design(X_m)
         self.S32, self.y32 = self.S.astype(np.float32), self.y.astype(np.float32)
         self.s_mean = self.S.mean(axis=1)
@@ -401,7 +404,7 @@ class BatchedProblem:
 
 
 def fit_logistic_batched(X, y, sample_weights, *, lam: float, linear=None, coef_init=None,
-                         tol: float = 1e-10, max_iter: int = 50) -> np.ndarray:
+                         tol: float = 1e-10, max_iter: int = 50, merge: bool = True) -> np.ndarray:
     """Fit one weight vector per column of ``sample_weights``, vectorised across replicates.
 
     A shared-Hessian quasi-Newton iteration over all replicates at once; see
@@ -418,12 +421,14 @@ def fit_logistic_batched(X, y, sample_weights, *, lam: float, linear=None, coef_
     coef_init : array-like of shape (n_features,), default=None
         The fit on the mean weights, if already known (it is computed otherwise).
     max_iter : int, default=50
+    merge : bool, default=True
+        As in :class:`BatchedProblem`: False when the rows of (X, y) are distinct.
 
     Returns
     -------
     coef : ndarray of shape (n_reps, n_features)
         ``n_reps`` is R when a single weight column is shared by R linear terms.
     """
-    return BatchedProblem(X, y, sample_weights).fit(
+    return BatchedProblem(X, y, sample_weights, merge=merge).fit(
         lam=lam, linear=linear, coef_init=coef_init, tol=tol, max_iter=max_iter
     )
