@@ -289,7 +289,7 @@ class BatchedProblem:
         return self.S.shape[1]
 
     def fit(self, *, lam: float, linear=None, coef_init=None, tol: float = 1e-10,
-            max_iter: int = 50) -> np.ndarray:
+            max_iter: int = 50, refresh: int = 0) -> np.ndarray:
         """Minimisers of every replicate's objective, shape (n_reps, n_features).
 
         Each step updates every unconverged replicate ``r`` by ``w_r -= H^{-1} g_r`` with one
@@ -304,6 +304,11 @@ class BatchedProblem:
         (epsilon, restart) pair. With a single weight column, R fits share that column (the
         result then has R rows); otherwise R must equal ``n_reps``. The shared Hessian is then
         taken near the fit with the mean linear term.
+
+        ``refresh`` > 0 takes the shared Hessian again after that many steps, at the mean of
+        the replicates' iterates (for replicates far from ``coef_init``, such as fits of
+        noisy weights, it then suits them better); 0 keeps the first one throughout. Only the
+        path changes: every fit keeps its certified gap.
         """
         design, y = self.design, self.y
         linear, n_reps = self._check_linear(linear)
@@ -327,7 +332,10 @@ class BatchedProblem:
         step = step + (linear if linear.ndim == 2 else linear[:, None])
         W = w0[:, None] - h_inv @ step  # shape (d, n_reps)
         # Bulk of the steps in float32, then float64 steps until every gap is certified.
-        self._iterate(W, lam, linear, h_inv, tol, max_iter, single=True)
+        self._iterate(W, lam, linear, h_inv, tol, refresh or max_iter, single=True)
+        if refresh:
+            h_inv = np.linalg.inv(design.hessian(W.mean(axis=1), self.s_mean, lam, single=True))
+            self._iterate(W, lam, linear, h_inv, tol, max_iter, single=True)
         self._iterate(W, lam, linear, h_inv, tol, max_iter, single=False)
         return W.T
 
@@ -404,7 +412,8 @@ class BatchedProblem:
 
 
 def fit_logistic_batched(X, y, sample_weights, *, lam: float, linear=None, coef_init=None,
-                         tol: float = 1e-10, max_iter: int = 50, merge: bool = True) -> np.ndarray:
+                         tol: float = 1e-10, max_iter: int = 50, merge: bool = True,
+                         refresh: int = 0) -> np.ndarray:
     """Fit one weight vector per column of ``sample_weights``, vectorised across replicates.
 
     A shared-Hessian quasi-Newton iteration over all replicates at once; see
@@ -423,6 +432,8 @@ def fit_logistic_batched(X, y, sample_weights, *, lam: float, linear=None, coef_
     max_iter : int, default=50
     merge : bool, default=True
         As in :class:`BatchedProblem`: False when the rows of (X, y) are distinct.
+    refresh : int, default=0
+        As in :meth:`BatchedProblem.fit`.
 
     Returns
     -------
@@ -430,5 +441,5 @@ def fit_logistic_batched(X, y, sample_weights, *, lam: float, linear=None, coef_
         ``n_reps`` is R when a single weight column is shared by R linear terms.
     """
     return BatchedProblem(X, y, sample_weights, merge=merge).fit(
-        lam=lam, linear=linear, coef_init=coef_init, tol=tol, max_iter=max_iter
-    )
+        lam=lam, linear=linear, coef_init=coef_init, tol=tol, max_iter=max_iter,
+        refresh=refresh)

@@ -221,3 +221,22 @@ def test_a_run_reads_what_the_prepared_part_keeps(adult_like, monkeypatch):
     assert calls == {"design": 0, "merge": 0, "nearest": 2}
     m = adult_like.n_public
     assert noise_shapes == [(m,), (300, len(sizes))] * 2
+
+
+def test_only_a_studys_dp_fits_take_their_shared_hessian_again(adult_like, monkeypatch):
+    # A release's fits keep the solver's own path (their start is no private point); a study's
+    # DP fits refresh their group's Hessian, its non-private fits do not.
+    refreshes = []
+    estimates = selection_module.logistic_estimates
+
+    def recorded(*args, refresh=0, **kwargs):
+        refreshes.append(refresh)
+        return estimates(*args, refresh=refresh, **kwargs)
+
+    monkeypatch.setattr(selection_module, "logistic_estimates", recorded)
+    sizes = [20, 60, 150]
+    selection_module.select_subset(adult_like, None, (0.8, 0.2, 1.0), sizes, lam=LAM)
+    assert refreshes == [0]
+    run_study(prepare_study(adult_like, lam=LAM), epsilon=(0.8, 0.2, 1.0), sizes=sizes,
+              repeats=1, rng=4, lei=False)
+    assert refreshes == [0, selection_module.REFRESH_STEPS, 0]

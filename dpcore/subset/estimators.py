@@ -150,7 +150,8 @@ def m_estimate(
 
 
 def logistic_estimates(X: np.ndarray, y: np.ndarray, order: np.ndarray, weights: np.ndarray,
-                       *, lam: float, start: np.ndarray | None = None) -> np.ndarray:
+                       *, lam: float, start: np.ndarray | None = None,
+                       refresh: int = 0) -> np.ndarray:
     """:func:`m_estimate`'s logistic fits of the weight columns on the points ``X[order]``,
     read from a design made once (no copy of the points in ``order``).
 
@@ -169,6 +170,9 @@ def logistic_estimates(X: np.ndarray, y: np.ndarray, order: np.ndarray, weights:
     lam : float
     start : ndarray of shape (q,), default=None
         As in :func:`m_estimate`.
+    refresh : int, default=0
+        Steps after which each group's shared Hessian is taken again, at the mean of its
+        iterates (:meth:`dpcore.logistic.BatchedProblem.fit`); 0: never.
 
     Returns
     -------
@@ -183,12 +187,12 @@ def logistic_estimates(X: np.ndarray, y: np.ndarray, order: np.ndarray, weights:
     total = W.sum(axis=0)
     W = W / np.where(total > 0, total, 1.0)  # total weight 1, as in m_estimate
     return _fit_logistic_groups(X, y, W, check_scalar(lam, "lam", min_val=0.0), start,
-                                ranked=np.asarray(order))
+                                ranked=np.asarray(order), refresh=refresh)
 
 
 def _fit_logistic_groups(X: np.ndarray, y: np.ndarray, W: np.ndarray, lam: float,
                          near: np.ndarray | None = None, *,
-                         ranked: np.ndarray | None = None) -> np.ndarray:
+                         ranked: np.ndarray | None = None, refresh: int = 0) -> np.ndarray:
     """Batched logistic fits of the weight columns, in groups of columns of similar support.
 
     Rows with zero weight do not change an objective, so each group is fitted on the rows its
@@ -198,7 +202,7 @@ def _fit_logistic_groups(X: np.ndarray, y: np.ndarray, W: np.ndarray, lam: float
     keeps the certified gap of :func:`dpcore.logistic.fit_logistic_batched`; ``near``, if
     given, is where every group's shared Hessian is taken (:func:`m_estimate`). ``ranked``, if
     given: row ``i`` of W weighs row ``ranked[i]`` of the distinct rows of (X, y)
-    (:func:`logistic_estimates`).
+    (:func:`logistic_estimates`), whose ``refresh`` is passed on.
     """
     support = W > 0
     count = support.sum(axis=0)
@@ -216,7 +220,7 @@ def _fit_logistic_groups(X: np.ndarray, y: np.ndarray, W: np.ndarray, lam: float
             points = rows if ranked is None else ranked[rows]
             theta[cols] = fit_logistic_batched(X[points], y[points], W[np.ix_(rows, cols)],
                                                lam=lam, coef_init=near, tol=SOLVER_TOL,
-                                               merge=ranked is None)
+                                               merge=ranked is None, refresh=refresh)
         start = stop  # a column without support keeps theta = 0, the penalty's minimiser
     return theta
 
