@@ -1,5 +1,7 @@
-"""Algorithm 2's candidate fits, DP and non-private apart and started at theta_D, stay within
-the solver's certified gap of the old path (all columns in one call, the solver's own start).
+"""Algorithm 2's candidate fits, DP and non-private apart and started at theta_D (a study's in
+larger groups, its DP fits with a refreshed shared Hessian), stay within the solver's certified
+gap of the old path (all columns in one call, the solver's own start); a run reads what the
+prepared part keeps and skips the noise draws it masks.
 
 Step 4 fits the DP and the non-private columns in separate calls of
 :func:`~dpcore.subset.estimators.m_estimate`, each group's shared Hessian taken at ``theta_D``
@@ -223,20 +225,23 @@ def test_a_run_reads_what_the_prepared_part_keeps(adult_like, monkeypatch):
     assert noise_shapes == [(m,), (300, len(sizes))] * 2
 
 
-def test_only_a_studys_dp_fits_take_their_shared_hessian_again(adult_like, monkeypatch):
-    # A release's fits keep the solver's own path (their start is no private point); a study's
-    # DP fits refresh their group's Hessian, its non-private fits do not.
-    refreshes = []
+def test_only_a_studys_fits_take_another_path(adult_like, monkeypatch):
+    # A release's fits keep the solver's own path (their start is no private point, their
+    # groups the default); a study groups its fits in STUDY_GROUPS, and its DP fits refresh
+    # their group's Hessian, its non-private fits do not.
+    paths = []
     estimates = selection_module.logistic_estimates
 
-    def recorded(*args, refresh=0, **kwargs):
-        refreshes.append(refresh)
-        return estimates(*args, refresh=refresh, **kwargs)
+    def recorded(*args, refresh=0, groups=None, **kwargs):
+        paths.append((refresh, groups))
+        return estimates(*args, refresh=refresh, groups=groups, **kwargs)
 
     monkeypatch.setattr(selection_module, "logistic_estimates", recorded)
     sizes = [20, 60, 150]
     selection_module.select_subset(adult_like, None, (0.8, 0.2, 1.0), sizes, lam=LAM)
-    assert refreshes == [0]
+    default = (estimators_module.GROUP_SPAN, estimators_module.GROUP_COLUMNS)
+    assert paths == [(0, default)]
     run_study(prepare_study(adult_like, lam=LAM), epsilon=(0.8, 0.2, 1.0), sizes=sizes,
               repeats=1, rng=4, lei=False)
-    assert refreshes == [0, selection_module.REFRESH_STEPS, 0]
+    study = selection_module.STUDY_GROUPS
+    assert paths[1:] == [(selection_module.REFRESH_STEPS, study), (0, study)]

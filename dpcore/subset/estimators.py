@@ -151,7 +151,8 @@ def m_estimate(
 
 def logistic_estimates(X: np.ndarray, y: np.ndarray, order: np.ndarray, weights: np.ndarray,
                        *, lam: float, start: np.ndarray | None = None,
-                       refresh: int = 0) -> np.ndarray:
+                       refresh: int = 0, groups: tuple[float, int] = (GROUP_SPAN, GROUP_COLUMNS),
+                       ) -> np.ndarray:
     """:func:`m_estimate`'s logistic fits of the weight columns on the points ``X[order]``,
     read from a design made once (no copy of the points in ``order``).
 
@@ -173,6 +174,8 @@ def logistic_estimates(X: np.ndarray, y: np.ndarray, order: np.ndarray, weights:
     refresh : int, default=0
         Steps after which each group's shared Hessian is taken again, at the mean of its
         iterates (:meth:`dpcore.logistic.BatchedProblem.fit`); 0: never.
+    groups : (float, int), default=(GROUP_SPAN, GROUP_COLUMNS)
+        Columns fitted together have support sizes within this factor, at most this many.
 
     Returns
     -------
@@ -187,12 +190,13 @@ def logistic_estimates(X: np.ndarray, y: np.ndarray, order: np.ndarray, weights:
     total = W.sum(axis=0)
     W = W / np.where(total > 0, total, 1.0)  # total weight 1, as in m_estimate
     return _fit_logistic_groups(X, y, W, check_scalar(lam, "lam", min_val=0.0), start,
-                                ranked=np.asarray(order), refresh=refresh)
+                                ranked=np.asarray(order), refresh=refresh, groups=groups)
 
 
 def _fit_logistic_groups(X: np.ndarray, y: np.ndarray, W: np.ndarray, lam: float,
                          near: np.ndarray | None = None, *,
-                         ranked: np.ndarray | None = None, refresh: int = 0) -> np.ndarray:
+                         ranked: np.ndarray | None = None, refresh: int = 0,
+                         groups: tuple[float, int] = (GROUP_SPAN, GROUP_COLUMNS)) -> np.ndarray:
     """Batched logistic fits of the weight columns, in groups of columns of similar support.
 
     Rows with zero weight do not change an objective, so each group is fitted on the rows its
@@ -202,8 +206,10 @@ def _fit_logistic_groups(X: np.ndarray, y: np.ndarray, W: np.ndarray, lam: float
     keeps the certified gap of :func:`dpcore.logistic.fit_logistic_batched`; ``near``, if
     given, is where every group's shared Hessian is taken (:func:`m_estimate`). ``ranked``, if
     given: row ``i`` of W weighs row ``ranked[i]`` of the distinct rows of (X, y)
-    (:func:`logistic_estimates`), whose ``refresh`` is passed on.
+    (:func:`logistic_estimates`), whose ``refresh`` is passed on; ``groups`` replaces
+    ``(GROUP_SPAN, GROUP_COLUMNS)``.
     """
+    span, most = groups
     support = W > 0
     count = support.sum(axis=0)
     order = np.argsort(count, kind="stable")
@@ -211,8 +217,8 @@ def _fit_logistic_groups(X: np.ndarray, y: np.ndarray, W: np.ndarray, lam: float
     start = 0
     while start < order.size:
         stop = start + 1
-        while (stop < order.size and stop - start < GROUP_COLUMNS
-               and count[order[stop]] <= GROUP_SPAN * max(1, count[order[start]])):
+        while (stop < order.size and stop - start < most
+               and count[order[stop]] <= span * max(1, count[order[start]])):
             stop += 1
         cols = order[start:stop]
         rows = np.flatnonzero(support[:, cols].any(axis=1))
