@@ -27,6 +27,7 @@ References
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -263,6 +264,17 @@ class Neighbours:
         """Most tie groups of one point."""
         return self.group_sqdist.shape[1]
 
+    @functools.cached_property
+    def complete_members(self) -> tuple[np.ndarray, np.ndarray]:
+        """The members of the complete groups (positions in ``public``), group after group,
+        and where each group starts among them: all that :func:`nearest_in_prefixes` reads of
+        ``members`` (computed once, then kept with the lists)."""
+        n, K = self.members.shape
+        sizes = np.diff(np.r_[self.starts, n * K])[self.complete]
+        offsets = np.cumsum(sizes) - sizes
+        flat = np.repeat(self.starts[self.complete] - offsets, sizes) + np.arange(sizes.sum())
+        return self.members.ravel()[flat], offsets
+
 
 def neighbour_lists(private: Any, public: Any, k: int = NEIGHBOURS, *,
                     method: str = "auto") -> Neighbours:
@@ -416,8 +428,9 @@ def nearest_in_prefixes(neighbours: Neighbours, order: Any, sizes: Sequence[int]
     rank_type = np.int32 if m < 2**31 else np.int64  # half the memory traffic of int64
     rank = np.empty(m, dtype=rank_type)
     rank[order] = np.arange(m, dtype=rank_type)
-    ranks = rank[neighbours.members].ravel()
-    best = np.minimum.reduceat(ranks, neighbours.starts)[neighbours.complete]
+    members, group_starts = neighbours.complete_members
+    best = (np.minimum.reduceat(rank[members], group_starts) if group_starts.size
+            else np.empty(0, dtype=rank_type))
     first = np.full(n * width, m, dtype=rank_type)  # m: no complete group there
     first[neighbours.slots] = best
     first = np.minimum.accumulate(first.reshape(n, width), axis=1)
