@@ -260,6 +260,9 @@ class BatchedProblem:
         Labels in {0, 1}.
     sample_weights : array-like of shape (n_samples, n_reps)
         One column of non-negative weights per replicate (for example bootstrap counts).
+    merge : bool, default=True
+        Merge rows with equal (x, y). False skips the search for them, for callers whose rows
+        are distinct (the objectives are the same either way).
 
     Notes
     -----
@@ -267,7 +270,7 @@ class BatchedProblem:
     unchanged; reusing the problem across values of ``lam`` (a slider, a grid) pays for that once.
     """
 
-    def __init__(self, X, y, sample_weights) -> None:
+    def __init__(self, X, y, sample_weights, *, merge: bool = True) -> None:
         design = _Design(X)
         S = np.asarray(sample_weights, dtype=float)
         if S.ndim != 2 or S.shape[0] != design.n:
@@ -278,7 +281,7 @@ class BatchedProblem:
         y, _, _, _ = _check_problem(design, y, S[:, 0], 1.0, None)
         if not np.all(np.isfinite(S)) or np.any(S < 0):
             raise ValueError("sample_weights must be finite and >= 0.")
-        X_m, self.y, self.S = _merge_duplicates(design.X, y, S)
+        X_m, self.y, self.S = _merge_duplicates(design.X, y, S) if merge else (design.X, y, S)
         self.design = _Design(X_m)
         self.S32, self.y32 = self.S.astype(np.float32), self.y.astype(np.float32)
         self.s_mean = self.S.mean(axis=1)
@@ -289,7 +292,7 @@ class BatchedProblem:
         return self.S.shape[1]
 
     def fit(self, *, lam: float, linear=None, coef_init=None, tol: float = 1e-10,
-            max_iter: int = 50) -> np.ndarray:
+            max_iter: int = 50, refresh: int = 0) -> np.ndarray:
         """Minimisers of every replicate's objective, shape (n_reps, n_features).
 
         Each step updates every unconverged replicate ``r`` by ``w_r -= H^{-1} g_r`` with one
@@ -304,6 +307,11 @@ class BatchedProblem:
         (epsilon, restart) pair. With a single weight column, R fits share that column (the
         result then has R rows); otherwise R must equal ``n_reps``. The shared Hessian is then
         taken near the fit with the mean linear term.
+
+        ``refresh`` > 0 takes the shared Hessian again after that many steps, at the mean of
+        the replicates' iterates (for replicates far from ``coef_init``, such as fits of
+        noisy weights, it then suits them better); 0 keeps the first one throughout. Only the
+        path changes: every fit keeps its certified gap.
         """
         design, y = self.design, self.y
         linear, n_reps = self._check_linear(linear)
@@ -327,7 +335,10 @@ class BatchedProblem:
         step = step + (linear if linear.ndim == 2 else linear[:, None])
         W = w0[:, None] - h_inv @ step  # shape (d, n_reps)
         # Bulk of the steps in float32, then float64 steps until every gap is certified.
-        self._iterate(W, lam, linear, h_inv, tol, max_iter, single=True)
+        self._iterate(W, lam, linear, h_inv, tol, refresh or max_iter, single=True)
+        if refresh:
+            h_inv = np.linalg.inv(design.hessian(W.mean(axis=1), self.s_mean, lam, single=True))
+            self._iterate(W, lam, linear, h_inv, tol, max_iter, single=True)
         self._iterate(W, lam, linear, h_inv, tol, max_iter, single=False)
         return W.T
 
@@ -404,7 +415,8 @@ class BatchedProblem:
 
 
 def fit_logistic_batched(X, y, sample_weights, *, lam: float, linear=None, coef_init=None,
-                         tol: float = 1e-10, max_iter: int = 50) -> np.ndarray:
+                         tol: float = 1e-10, max_iter: int = 50, merge: bool = True,
+                         refresh: int = 0) -> np.ndarray:
     """Fit one weight vector per column of ``sample_weights``, vectorised across replicates.
 
     A shared-Hessian quasi-Newton iteration over all replicates at once; see
@@ -421,12 +433,16 @@ def fit_logistic_batched(X, y, sample_weights, *, lam: float, linear=None, coef_
     coef_init : array-like of shape (n_features,), default=None
         The fit on the mean weights, if already known (it is computed otherwise).
     max_iter : int, default=50
+    merge : bool, default=True
+        As in :class:`BatchedProblem`: False when the rows of (X, y) are distinct.
+    refresh : int, default=0
+        As in :meth:`BatchedProblem.fit`.
 
     Returns
     -------
     coef : ndarray of shape (n_reps, n_features)
         ``n_reps`` is R when a single weight column is shared by R linear terms.
     """
-    return BatchedProblem(X, y, sample_weights).fit(
-        lam=lam, linear=linear, coef_init=coef_init, tol=tol, max_iter=max_iter
-    )
+    return BatchedProblem(X, y, sample_weights, merge=merge).fit(
+        lam=lam, linear=linear, coef_init=coef_init, tol=tol, max_iter=max_iter,
+        refresh=refresh)

@@ -115,3 +115,19 @@ def test_study_and_release_are_unchanged_by_the_fast_path(one_hot, monkeypatch):
                           prepared=prepare_selection(one_hot, "logistic", 0.05))
     assert (again.size, again.index) == (chosen.size, chosen.index)
     np.testing.assert_array_equal(again.weights, chosen.weights)
+
+
+@pytest.mark.parametrize("k", [1, 16, 200])
+def test_the_complete_groups_members_are_those_of_the_lists(k):
+    rng = np.random.default_rng(8)
+    D, E = rng.integers(0, 3, (300, 4)).astype(float), rng.integers(0, 3, (120, 4)).astype(float)
+    lists = neighbour_lists(D, E, k, method="matrix")
+    members, group_starts = lists.complete_members
+    ends = np.r_[lists.starts[1:], lists.members.size]
+    flat = lists.members.ravel()
+    expected = [flat[a:b] for a, b in zip(lists.starts[lists.complete],
+                                          ends[lists.complete], strict=True)]
+    got = np.split(members, group_starts[1:]) if group_starts.size else []
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(g, e)

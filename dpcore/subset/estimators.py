@@ -30,8 +30,8 @@ import numpy as np
 from dpcore.logistic import fit_logistic, fit_logistic_batched
 from dpcore.validation import DataError, check_choice, check_scalar
 
-__all__ = ["LOSSES", "check_loss", "design", "m_estimate", "reference_estimate", "reference_fit",
-           "predict"]
+__all__ = ["LOSSES", "check_loss", "design", "logistic_estimates", "m_estimate",
+           "reference_estimate", "reference_fit", "predict"]
 
 LOSSES = ("logistic", "squared", "absolute")
 #: Solver tolerance (certified objective gap, relative to the total weight) of every logistic fit.
@@ -149,8 +149,54 @@ def m_estimate(
     return theta[0] if single else theta
 
 
+def logistic_estimates(X: np.ndarray, y: np.ndarray, order: np.ndarray, weights: np.ndarray,
+                       *, lam: float, start: np.ndarray | None = None,
+                       refresh: int = 0, groups: tuple[float, int] = (GROUP_SPAN, GROUP_COLUMNS),
+                       ) -> np.ndarray:
+    """:func:`m_estimate`'s logistic fits of the weight columns on the points ``X[order]``,
+    read from a design made once (no copy of the points in ``order``).
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, q)
+        Covariates with an intercept (:func:`design`) of *distinct* points (so that no
+        duplicate rows are searched for).
+    y : ndarray of shape (m,)
+        Their 0/1 labels.
+    order : ndarray of int of shape (r,)
+        Row ``i`` of ``weights`` is the weight of point ``order[i]`` (the points not in
+        ``order`` weigh nothing).
+    weights : ndarray of shape (r, R)
+        Non-negative weight columns.
+    lam : float
+    start : ndarray of shape (q,), default=None
+        As in :func:`m_estimate`.
+    refresh : int, default=0
+        Steps after which each group's shared Hessian is taken again, at the mean of its
+        iterates (:meth:`dpcore.logistic.BatchedProblem.fit`); 0: never.
+    groups : (float, int), default=(GROUP_SPAN, GROUP_COLUMNS)
+        Columns fitted together have support sizes within this factor, at most this many.
+
+    Returns
+    -------
+    theta : ndarray of shape (R, q)
+        The same fits as ``m_estimate(points[order], weights, "logistic", ...)`` of the points
+        whose design is ``(X, y)``.
+    """
+    W = np.asarray(weights, dtype=float)
+    if np.any(W < 0):
+        raise ValueError("The logistic loss needs non-negative weights; use the truncated "
+                         "weights of Definition 6.")
+    total = W.sum(axis=0)
+    W = W / np.where(total > 0, total, 1.0)  # total weight 1, as in m_estimate
+    return _fit_logistic_groups(X, y, W, check_scalar(lam, "lam", min_val=0.0), start,
+                                ranked=np.asarray(order), refresh=refresh, groups=groups)
+
+
 def _fit_logistic_groups(X: np.ndarray, y: np.ndarray, W: np.ndarray, lam: float,
-                         near: np.ndarray | None = None) -> np.ndarray:
+                         near: np.ndarray | None = None, *,
+                         ranked: np.ndarray | None = None, refresh: int = 0,
+                         groups: tuple[float, int] = (GROUP_SPAN, GROUP_COLUMNS)) -> np.ndarray:
     """Batched logistic fits of the weight columns, in groups of columns of similar support.
 
     Rows with zero weight do not change an objective, so each group is fitted on the rows its
@@ -158,8 +204,12 @@ def _fit_logistic_groups(X: np.ndarray, y: np.ndarray, W: np.ndarray, lam: float
     by support size (within a factor ``GROUP_SPAN``), each batch is small where the subsets are
     small, and the batched solver's shared Hessian suits every column of its group. Every fit
     keeps the certified gap of :func:`dpcore.logistic.fit_logistic_batched`; ``near``, if
-    given, is where every group's shared Hessian is taken (:func:`m_estimate`).
+    given, is where every group's shared Hessian is taken (:func:`m_estimate`). ``ranked``, if
+    given: row ``i`` of W weighs row ``ranked[i]`` of the distinct rows of (X, y)
+    (:func:`logistic_estimates`), whose ``refresh`` is passed on; ``groups`` replaces
+    ``(GROUP_SPAN, GROUP_COLUMNS)``.
     """
+    span, most = groups
     support = W > 0
     count = support.sum(axis=0)
     order = np.argsort(count, kind="stable")
@@ -167,14 +217,16 @@ def _fit_logistic_groups(X: np.ndarray, y: np.ndarray, W: np.ndarray, lam: float
     start = 0
     while start < order.size:
         stop = start + 1
-        while (stop < order.size and stop - start < GROUP_COLUMNS
-               and count[order[stop]] <= GROUP_SPAN * max(1, count[order[start]])):
+        while (stop < order.size and stop - start < most
+               and count[order[stop]] <= span * max(1, count[order[start]])):
             stop += 1
         cols = order[start:stop]
         rows = np.flatnonzero(support[:, cols].any(axis=1))
         if rows.size:
-            theta[cols] = fit_logistic_batched(X[rows], y[rows], W[np.ix_(rows, cols)],
-                                               lam=lam, coef_init=near, tol=SOLVER_TOL)
+            points = rows if ranked is None else ranked[rows]
+            theta[cols] = fit_logistic_batched(X[points], y[points], W[np.ix_(rows, cols)],
+                                               lam=lam, coef_init=near, tol=SOLVER_TOL,
+                                               merge=ranked is None, refresh=refresh)
         start = stop  # a column without support keeps theta = 0, the penalty's minimiser
     return theta
 

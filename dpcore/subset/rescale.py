@@ -223,10 +223,17 @@ def _binary_target(y: pd.Series, target: str, part: str) -> np.ndarray:
 
 
 def _distinct_rows(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct rows of X in order of first appearance, with their first rows and counts."""
-    _, first, inverse, counts = np.unique(
-        X, axis=0, return_index=True, return_inverse=True, return_counts=True
-    )
+    """Distinct rows of X in order of first appearance, with their first rows and counts.
+
+    Rows are grouped by two fixed projections (a hash, far cheaper than sorting the rows) and
+    the grouping is verified exactly; a collision falls back to :func:`numpy.unique`.
+    """
+    proj = X @ np.random.default_rng(0).standard_normal((X.shape[1], 2))  # a fixed hash
+    codes = pd.factorize(proj[:, 0] + 1j * proj[:, 1])[0]  # in order of first appearance
+    first = np.unique(codes, return_index=True)[1]
+    if np.array_equal(X[first][codes], X):
+        return X[first], first, np.bincount(codes)
+    _, first, counts = np.unique(X, axis=0, return_index=True, return_counts=True)
     order = np.argsort(first, kind="stable")
     return X[first[order]], first[order], counts[order]
 

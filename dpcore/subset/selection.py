@@ -49,9 +49,13 @@ import numpy as np
 
 from dpcore.mechanisms import Exponential, Laplace
 from dpcore.subset.estimators import (
+    GROUP_COLUMNS,
+    GROUP_SPAN,
     SOLVER_TOL,
     UNCERTIFIED,
     check_loss,
+    design,
+    logistic_estimates,
     m_estimate,
     predict,
     reference_fit,
@@ -66,6 +70,7 @@ from dpcore.subset.weights import (
     nearest_in_prefixes,
     neighbour_lists,
     noisy_counts,
+    skip_laplace_draws,
 )
 from dpcore.validation import (
     DataError,
@@ -94,6 +99,16 @@ __all__ = [
 ]
 
 ACCOUNTINGS = ("calibrated", "as-printed")
+#: Steps after which a study's DP fits take their shared Hessian again, at the mean of their
+#: iterates (:meth:`dpcore.logistic.BatchedProblem.fit`'s ``refresh``): the noisy weights put
+#: the fits far from theta_D, where the first one was taken. On Adult's page (ε 0.02-3) it
+#: saved about a sixth of their steps; any small number does (1-4 measured alike).
+REFRESH_STEPS = 2
+#: How a study groups its candidates' fits (support sizes within a factor 3, at most 128 in a
+#: group: the page's default grid in one group per run): fewer shared Hessians, and with the
+#: refresh above each suits its group. On Adult's page (ε 0.02-3) the DP fits took a quarter
+#: less time than in groups of (GROUP_SPAN, GROUP_COLUMNS), the non-private ones a fifth.
+STUDY_GROUPS = (3.0, 128)
 SELECTIONS = ("exponential", "noisy-curve")
 MECHANISM = "optimal public subset (Wang et al. 2018, Alg. 2)"
 
@@ -302,6 +317,21 @@ class Prepared:
     fingerprint : str
         A digest of the rescaled D and E (kept in memory only), so that a prepared part cannot
         be used with other data.
+    counts : ndarray of shape (m,)
+        Step 2's counts ``|D_y|`` over all of E (from ``nearest``).
+    copies : ndarray of int of shape (n,)
+        How many private records each distinct private point (``neighbours.private``) stands
+        for.
+    public_design : tuple of (ndarray, ndarray) or None
+        Logistic loss: the covariates with intercept and the labels of E's distinct points
+        (:func:`~dpcore.subset.estimators.design`), in E's order; every run's fits read the
+        rows of its ranking from them. None for the other losses.
+    private_design : ndarray or None
+        Logistic loss: the covariates with intercept of the distinct private points, on which
+        every criterion predicts. None for the other losses.
+    distinct_reference : ndarray or None
+        Logistic loss: ``h(theta_D)`` on the distinct private points (``reference_prediction``
+        of their first records). None for the other losses.
     """
 
     reference: np.ndarray
@@ -312,6 +342,11 @@ class Prepared:
     loss: str
     lam: float
     fingerprint: str
+    counts: np.ndarray
+    copies: np.ndarray
+    public_design: tuple[np.ndarray, np.ndarray] | None
+    private_design: np.ndarray | None
+    distinct_reference: np.ndarray | None
 
 
 def prepare_selection(data: Rescaled, loss: str = "logistic", lam: float = 1e-2) -> Prepared:
@@ -335,8 +370,17 @@ def prepare_selection(data: Rescaled, loss: str = "logistic", lam: float = 1e-2)
     reference, certified = reference_fit(data.private, loss, target=data.target, lam=lam)
     neighbours = neighbour_lists(data.private, data.public)
     h_ref = predict(data.private, reference, loss, data.target)[0]
+    copies = np.bincount(neighbours.inverse, minlength=neighbours.private.shape[0])
+    public_design = private_design = distinct_reference = None
+    if loss == "logistic":
+        public_design = design(data.public, data.target)
+        private_design = design(neighbours.private, data.target)[0]
+        distinct_reference = np.empty(copies.size)
+        distinct_reference[neighbours.inverse] = h_ref
     return Prepared(reference, certified, h_ref, neighbours.nearest, neighbours, loss, lam,
-                    fingerprint(data.private, data.public))
+                    fingerprint(data.private, data.public),
+                    hybrid_counts(neighbours.nearest[:, None], data.n_public)[:, 0], copies,
+                    public_design, private_design, distinct_reference)
 
 
 def check_prepared(prepared: Any, data: Rescaled, loss: str, lam: float) -> Prepared:
@@ -372,29 +416,61 @@ class _Curves:
 
 
 def _weights_by_prefix(data: Rescaled, ranked: np.ndarray, sizes: np.ndarray,
-                       neighbours: Neighbours) -> tuple:
-    index, sqdist = nearest_in_prefixes(neighbours, ranked, sizes, distinct=True)
-    copies = np.bincount(neighbours.inverse, minlength=neighbours.private.shape[0])
-    counts = hybrid_counts(index, data.n_public, copies)  # each distinct point for its copies
+                       prepared: Prepared) -> tuple:
+    index, sqdist = nearest_in_prefixes(prepared.neighbours, ranked, sizes, distinct=True)
+    copies = prepared.copies  # each distinct point for its copies
+    counts = hybrid_counts(index, data.n_public, copies)
     mask = np.arange(data.n_public)[:, None] < sizes[None, :]
     return counts, mask, distance_to_subset(sqdist, copies)
 
 
-def _fit_candidates(points: np.ndarray, W: np.ndarray, clean_W: np.ndarray | None, loss: str,
-                    target: int | None, lam: float, start: np.ndarray | None) -> np.ndarray:
-    """Step 4's M-estimators of every candidate: the DP weights ``W``, then (if given) the
-    non-private ``clean_W``; shape (k, q) or (2k, q).
+def _fit_candidates(data: Rescaled, order: np.ndarray, W: np.ndarray,
+                    clean_W: np.ndarray | None, loss: str, lam: float,
+                    start: np.ndarray | None, prepared: Prepared, top: int) -> np.ndarray:
+    """Step 4's M-estimators of every candidate on the public points ranked by ``order``: the
+    DP weights ``W``, then (if given) the non-private ``clean_W``, both 0 beyond the ``top``
+    ranked points (the largest candidate); shape (k, q) or (2k, q).
 
     The DP and the non-private columns are fitted apart: noisy weights and exact counts put
     their mass on different points, and one Hessian shared by both suits neither (at small ε
-    most DP fits then left the shared iteration for exact Newton). Logistic fits take that
-    Hessian at ``start`` when given (a study passes ``theta_D``, which every candidate
-    estimates); each keeps its certified gap (:func:`~dpcore.subset.estimators.m_estimate`).
+    most DP fits then left the shared iteration for exact Newton). Logistic fits read E's
+    design kept by ``prepared`` and take that Hessian at ``start`` when given (a study passes
+    ``theta_D``, which every candidate estimates); each keeps its certified gap
+    (:func:`~dpcore.subset.estimators.m_estimate`).
     """
-    start = start if loss == "logistic" else None
     parts = (W,) if clean_W is None else (W, clean_W)
-    return np.vstack([m_estimate(points, weights, loss, target=target, lam=lam, start=start)
-                      for weights in parts])
+    if loss != "logistic":
+        points = data.public[order]
+        return np.vstack([m_estimate(points, weights, loss) for weights in parts])
+    X, y = prepared.public_design  # the rows past the largest candidate weigh nothing
+    # A study's DP fits (noisy weights, far from theta_D) take their group's shared Hessian
+    # again after REFRESH_STEPS steps, and a study fits in STUDY_GROUPS; a release's fits keep
+    # the solver's own path.
+    study = start is not None
+    refresh = (REFRESH_STEPS, 0) if study else (0, 0)
+    groups = STUDY_GROUPS if study else (GROUP_SPAN, GROUP_COLUMNS)
+    return np.vstack([logistic_estimates(X, y, order[:top], weights[:top], lam=lam,
+                                         start=start, refresh=again, groups=groups)
+                      for weights, again in zip(parts, refresh, strict=False)])
+
+
+def _criteria(theta: np.ndarray, prepared: Prepared, data: Rescaled) -> np.ndarray:
+    """``t = ||h(theta) - h(theta_D)||_2`` of every row of ``theta`` (non-private).
+
+    Logistic: summed over the distinct private points, each counted as many times as it occurs
+    in D (equal rows have equal predictions), on the design kept by ``prepared``; the sigmoid
+    of :func:`~dpcore.subset.estimators.predict`, computed in place.
+    """
+    if prepared.private_design is None:
+        h = predict(data.private, theta, prepared.loss, data.target)
+        return np.linalg.norm(h - prepared.reference_prediction, axis=1)
+    h = theta @ prepared.private_design.T
+    h *= 0.5  # 0.5 (1 + tanh(z / 2)), as predict
+    np.tanh(h, out=h)
+    h += 1.0
+    h *= 0.5
+    h -= prepared.distinct_reference
+    return np.sqrt(np.square(h, out=h) @ prepared.copies)
 
 
 def _run(
@@ -404,7 +480,6 @@ def _run(
     loss: str,
     lam: float,
     truncate: bool,
-    h_ref: np.ndarray,
     gen: np.random.Generator | None,
     progress: Progress,
     prepared: Prepared,
@@ -416,16 +491,15 @@ def _run(
     optionally also the non-private curve. ``prepared``: D's nearest points in all of E and
     its neighbour lists."""
     n, m, k = data.n_private, data.n_public, sizes.size
-    counts_all = hybrid_counts(prepared.nearest[:, None], m)[:, 0]
     e1, e2, _ = eps
     if accountant is not None:
         accountant.spend(e1, mechanism=f"{MECHANISM}: ranking weights (epsilon1)",
                          dataset=dataset, note=f"Laplace(2/epsilon1) on {m} counts",
                          relation="replace")
-    ranking = noisy_counts(counts_all, e1, rng=gen) / n
+    ranking = noisy_counts(prepared.counts, e1, rng=gen) / n
     order = np.argsort(-ranking, kind="stable")  # decreasing; ties by the public order
     report_progress(progress, 0.25, f"nearest points in {k} nested candidate subsets")
-    counts, mask, distance = _weights_by_prefix(data, order, sizes, prepared.neighbours)
+    counts, mask, distance = _weights_by_prefix(data, order, sizes, prepared)
     if accountant is not None:
         accountant.spend(e2, mechanism=f"{MECHANISM}: candidate weights (epsilon2)",
                          dataset=dataset, note=f"{k} candidates at epsilon2/{k} each",
@@ -435,8 +509,11 @@ def _run(
         # releases of sensitivity-2 vectors at epsilon2/k each (sequential composition: epsilon2).
         W = np.zeros_like(counts)
         W[mask] = noisy_counts(counts[mask], e2 / k) / n
-    else:
-        W = np.where(mask, noisy_counts(counts, e2 / k, rng=gen) / n, 0.0)
+    else:  # a study draws every count's noise, row by row of (m, k); the rows past the
+        top = int(sizes[-1])  # largest candidate are masked, so their draws are only skipped
+        W = np.zeros_like(counts)
+        W[:top] = np.where(mask[:top], noisy_counts(counts[:top], e2 / k, rng=gen) / n, 0.0)
+        skip_laplace_draws(gen, (m - top) * k)
     if truncate:
         np.maximum(W, 0.0, out=W)
     report_progress(progress, 0.5, f"fitting {k} DP M-estimators"
@@ -445,21 +522,11 @@ def _run(
     # A study starts the fits' shared Hessian at theta_D; a release does not: its criteria's
     # sensitivity S treats each candidate's fit as a function of the noisy weights alone, and
     # a start at theta_D (private) would move it within its certified gap with D.
-    start = prepared.reference if gen is not None else None
-    theta = _fit_candidates(data.public[order], W, clean_W if clean else None, loss,
-                            data.target, lam, start)
+    start = prepared.reference if gen is not None and loss == "logistic" else None
+    theta = _fit_candidates(data, order, W, clean_W if clean else None, loss, lam, start,
+                            prepared, int(sizes[-1]))
     report_progress(progress, 0.85, "criteria")
-    if loss == "logistic":  # t over the distinct private points, each counted as many times
-        lists = prepared.neighbours  # as it occurs in D (equal rows have equal predictions)
-        copies = np.bincount(lists.inverse, minlength=lists.private.shape[0])
-        ref = np.empty(copies.size)
-        ref[lists.inverse] = h_ref
-        h = predict(lists.private, theta, loss, data.target)
-        h -= ref
-        t = np.sqrt(np.square(h, out=h) @ copies)
-    else:
-        h = predict(data.private, theta, loss, data.target)
-        t = np.linalg.norm(h - h_ref, axis=1)
+    t = _criteria(theta, prepared, data)
     return _Curves(
         order=order,
         ranking_weights=ranking,
@@ -716,7 +783,7 @@ def run_algorithm2(
     k = sizes.size
     if gen is None and not prepared.certified:  # a release: before anything is spent
         raise DataError(UNCERTIFIED.format(tol=SOLVER_TOL, lam=lam))
-    reference, h_ref = prepared.reference, prepared.reference_prediction
+    reference = prepared.reference
     bound = criterion_sensitivity(data.n_private, data.radius, lam, loss=loss,
                                   dim=data.public.shape[1])
     used = criterion_sensitivity(data.n_private, data.radius, lam, loss=loss,
@@ -725,7 +792,7 @@ def run_algorithm2(
     e3_true = k * bound * e3 / used if accounting == "as-printed" else e3
     if accountant is not None:  # refuse before any work if the whole run does not fit
         accountant.check(e1 + e2 + e3_true, relation="replace")
-    curves = _run(data, sizes, eps, loss, lam, truncate, h_ref, gen,
+    curves = _run(data, sizes, eps, loss, lam, truncate, gen,
                   progress, prepared, accountant, dataset, clean=clean)
     report_progress(progress, 0.95, "selection")
     if accountant is not None:

@@ -27,6 +27,7 @@ References
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -52,6 +53,7 @@ __all__ = [
     "hybrid_weights",
     "noisy_counts",
     "noisy_weights",
+    "skip_laplace_draws",
     "distance_to_subset",
 ]
 
@@ -262,6 +264,17 @@ class Neighbours:
         """Most tie groups of one point."""
         return self.group_sqdist.shape[1]
 
+    @functools.cached_property
+    def complete_members(self) -> tuple[np.ndarray, np.ndarray]:
+        """The members of the complete groups (positions in ``public``), group after group,
+        and where each group starts among them: all that :func:`nearest_in_prefixes` reads of
+        ``members`` (computed once, then kept with the lists)."""
+        n, K = self.members.shape
+        sizes = np.diff(np.r_[self.starts, n * K])[self.complete]
+        offsets = np.cumsum(sizes) - sizes
+        flat = np.repeat(self.starts[self.complete] - offsets, sizes) + np.arange(sizes.sum())
+        return self.members.ravel()[flat], offsets
+
 
 def neighbour_lists(private: Any, public: Any, k: int = NEIGHBOURS, *,
                     method: str = "auto") -> Neighbours:
@@ -412,22 +425,27 @@ def nearest_in_prefixes(neighbours: Neighbours, order: Any, sizes: Sequence[int]
         raise ValueError(f"order must be a permutation of the {m} public points.")
     sizes = check_sizes(sizes, m)
     n, width, k = neighbours.private.shape[0], neighbours.width, sizes.size
-    rank = np.empty(m, dtype=np.int64)
-    rank[order] = np.arange(m)
-    ranks = rank[neighbours.members].ravel()
-    best = np.minimum.reduceat(ranks, neighbours.starts)[neighbours.complete]
-    first = np.full(n * width, m, dtype=np.int64)  # m: no complete group there
+    rank_type = np.int32 if m < 2**31 else np.int64  # half the memory traffic of int64
+    rank = np.empty(m, dtype=rank_type)
+    rank[order] = np.arange(m, dtype=rank_type)
+    members, group_starts = neighbours.complete_members
+    best = (np.minimum.reduceat(rank[members], group_starts) if group_starts.size
+            else np.empty(0, dtype=rank_type))
+    first = np.full(n * width, m, dtype=rank_type)  # m: no complete group there
     first[neighbours.slots] = best
     first = np.minimum.accumulate(first.reshape(n, width), axis=1)
     # Group g serves the prefixes j with first[g] < sizes[j]; the first such group is the
-    # nearest, so group g is passed over by prefix j iff bucket[g] > j.
+    # nearest, so group g is passed over by prefix j iff bucket[g] > j. Every row has width
+    # slots (bucket k where no complete group is: m >= every size).
     bucket = np.searchsorted(sizes, first, side="right")
     hist = np.bincount((np.arange(n)[:, None] * (k + 1) + bucket).ravel(),
                        minlength=n * (k + 1)).reshape(n, k + 1)
-    passed = np.cumsum(hist[:, ::-1], axis=1)[:, ::-1][:, 1:]  # (n, k): groups passed over
+    passed = width - np.cumsum(hist[:, :k], axis=1)  # (n, k): groups passed over
     at = np.minimum(passed, width - 1)
-    index = np.take_along_axis(first, at, axis=1)
-    sqdist = np.take_along_axis(neighbours.group_sqdist, at, axis=1) + neighbours.x2[:, None]
+    at += (np.arange(n) * width)[:, None]  # flat positions in (n, width)
+    index = first.ravel()[at].astype(np.int64)
+    sqdist = neighbours.group_sqdist.ravel()[at]
+    sqdist += neighbours.x2[:, None]
     np.maximum(sqdist, 0.0, out=sqdist)
     missing = (passed == width).sum(axis=1)  # prefixes 0..missing-1 that no group reaches
     # One product per group of rows whose exact prefixes need about as many columns (a factor
@@ -488,6 +506,22 @@ def noisy_counts(counts: Any, epsilon: float, *, rng: Any = None) -> np.ndarray:
         return mech.release(counts).astype(float)
     mech = Laplace(epsilon, COUNT_SENSITIVITY, neighbouring=NEIGHBOURING)
     return mech.randomise(counts, rng=rng)
+
+
+def skip_laplace_draws(gen: np.random.Generator, count: int) -> None:
+    """Advance a study's generator past ``count`` Laplace draws (the study noise of
+    :func:`noisy_counts` on ``count`` values) without computing them: the draws after them are
+    the same as if they had been made.
+
+    numpy draws each Laplace value from one uniform double, and draws again only when that
+    double is exactly 0 (probability 2^-53 each); the uniforms here are drawn the same way, and
+    on a 0 the generator is put back and the Laplace values are drawn after all
+    (``tests/test_subset_fits.py`` compares the states with a full draw).
+    """
+    state = gen.bit_generator.state
+    if np.any(gen.random(int(count)) == 0.0):
+        gen.bit_generator.state = state
+        gen.laplace(size=int(count))
 
 
 def noisy_weights(
