@@ -348,7 +348,8 @@ def amp_study(prep, *, epsilon: float, lams, draws: int, tol: float, rngs, n_noi
     solver). The solves of every lambda share one batch
     (:func:`~dpcore.perturbation.solver.fit_penalties`: one product with the records per
     step for all of them) instead of one batch per lambda, each after its own fit without
-    noise. A study, not a release: nothing is spent, no solve is refused (as ``amp_coefs``
+    noise (the shared Hessian of a lambda's draws taken, as there, near its fit without noise).
+    A study, not a release: nothing is spent, no solve is refused (as ``amp_coefs``
     with a seed and ``strict`` off), and there is no release path (every noise is numpy's).
 
     Parameters
@@ -384,7 +385,7 @@ def amp_study(prep, *, epsilon: float, lams, draws: int, tol: float, rngs, n_noi
     n, dz = prep.Z.shape
     prior = check_prior(prior, dz)
     n_noise = int(n_noise)
-    totals, linear, corrections = [], [], []
+    totals, linear, centres, corrections = [], [], [], []
     for lam, rng in zip(lams, rngs, strict=True):
         cal = amp_calibration(epsilon, n=n_noise, lam=lam, proof=proof)
         gen = check_random_state(rng)
@@ -396,8 +397,11 @@ def amp_study(prep, *, epsilon: float, lams, draws: int, tol: float, rngs, n_noi
             np.zeros((draws, dz)), rng=gen))
         totals.append(cal.lam_total)
         linear.append(_linear(B, n=n, n_noise=n_noise, lam_total=cal.lam_total, prior=prior))
+        centres.append(_linear(np.zeros((1, dz)), n=n, n_noise=n_noise,
+                               lam_total=cal.lam_total, prior=prior)[:, 0])
     fits = fit_penalties(prep.problem, lams=n * np.array(totals),
                          groups=np.repeat(np.arange(len(lams)), draws),
                          linear=np.concatenate(linear, axis=1),
-                         tol=[_solver_tol(tol, total) for total in totals])
+                         tol=[_solver_tol(tol, total) for total in totals],
+                         centres=np.stack(centres, axis=1))
     return fits.coef.reshape(len(lams), draws, dz) + np.stack(corrections)

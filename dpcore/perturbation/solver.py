@@ -178,14 +178,15 @@ def _certified(Z, y, s, W, B, lam, tol_abs) -> Fits:
 
 
 def fit_penalties(problem: BatchedProblem, *, lams, groups, linear: np.ndarray,
-                  tol) -> Fits:
+                  tol, centres=None) -> Fits:
     """:func:`fit_linear_terms` for fits that differ in their penalty too, in one batch.
 
     Fit ``j`` minimises ``sum_i s_i logloss_i(w) + lams[g]/2 ||w||^2 + b_j.w`` (``g =
     groups[j]``, ``b_j = linear[:, j]``) to a certified gap of ``tol[g]`` times the total
     weight: :meth:`~dpcore.logistic.BatchedProblem.fit_penalties` (one shared Hessian per
     penalty, one product with the design per step for every fit), then the float64 check and
-    exact Newton of :func:`fit_linear_terms` for any fit still above its gap.
+    exact Newton of :func:`fit_linear_terms` (:func:`_polish`, whose line search tolerates the
+    objective's rounding) for any fit still above its gap.
 
     Parameters
     ----------
@@ -198,6 +199,9 @@ def fit_penalties(problem: BatchedProblem, *, lams, groups, linear: np.ndarray,
     linear : ndarray of shape (d, K)
     tol : array-like of shape (L,)
         Certified gap of each penalty's fits, relative to the total weight.
+    centres : array-like of shape (d, L), default=None
+        The linear term without noise of each penalty's fits: their shared Hessian is taken
+        near its fit (None: near the fit with their mean linear term).
 
     Returns
     -------
@@ -212,7 +216,8 @@ def fit_penalties(problem: BatchedProblem, *, lams, groups, linear: np.ndarray,
     tol = np.broadcast_to(np.asarray(tol, dtype=float), lams.shape)
     with warnings.catch_warnings():  # stragglers are finished and checked below
         warnings.simplefilter("ignore", RuntimeWarning)
-        W = problem.fit_penalties(lams=lams, groups=groups, linear=B, tol=tol).T.copy()
+        W = problem.fit_penalties(lams=lams, groups=groups, linear=B, tol=tol,
+                                  centres=centres, finish=False).T.copy()
     return _certified(Z, y, s, W, B, lams[groups], tol[groups] * float(problem.scale[0]))
 
 
