@@ -11,6 +11,11 @@ time and the wall time of that first run, and the metrics the page shows (so tha
 can be seen to show the same numbers). The checkouts take turns ``--pairs`` times (interleaved,
 so that other work on the machine falls on all of them alike); the table gives each run and the
 median CPU time against the first checkout's.
+
+``--view VIEW`` opens the page on that view (its ``<prefix>_view`` key: ``lr_view`` on the
+logistic-regression page, e.g. ``--view Publish``); ``--epsilon E`` (repeatable) then moves the
+page's ε slider to each E in turn after the first view, and measures each move's run apart (CPU
+and wall), as a class's ε moves on a server where the first view is already held.
 """
 
 from __future__ import annotations
@@ -26,8 +31,21 @@ from pathlib import Path
 
 from timing import ROOT
 
+#: The widget keys' prefix of each page that ``--view`` and ``--epsilon`` know.
+PREFIXES = {"perturbation": "lr"}
 
-def child(page: str) -> None:
+
+def _timed(at) -> tuple[float, float]:
+    """CPU and wall time of one run of ``at``; a page that raises ends the measurement."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    at.run()
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    if at.exception:
+        raise SystemExit(f"the page raised: {[e.value for e in at.exception]}")
+    return cpu, wall
+
+
+def child(page: str, view: str | None = None, epsilons: tuple[float, ...] = ()) -> None:
     """In a fresh process whose working directory is a checkout: the measurement itself."""
     sys.path[:0] = [os.getcwd(), os.path.join(os.getcwd(), "tests")]
     import app_support  # noqa: F401  (the custom-component scan once, as the tests have it)
@@ -39,19 +57,23 @@ def child(page: str) -> None:
     threadpool_limits(1)
     at = AppTest.from_file(os.path.join(os.getcwd(), "app.py"), default_timeout=900)
     at.switch_page(f"pages/{page}.py")
-    cpu, wall = time.process_time(), time.perf_counter()
-    at.run()
-    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-    if at.exception:
-        raise SystemExit(f"the page raised: {[e.value for e in at.exception]}")
-    print(json.dumps({"cpu": cpu, "wall": wall,
+    if view:
+        at.session_state[f"{PREFIXES[page]}_view"] = view
+    cpu, wall = _timed(at)
+    moves = []
+    for epsilon in epsilons:
+        at.select_slider(key=f"{PREFIXES[page]}_epsilon").set_value(epsilon)
+        moves.append(_timed(at))
+    print(json.dumps({"cpu": cpu, "wall": wall, "moves": moves,
                       "metrics": {m.label: m.value for m in at.metric}}))
 
 
-def measure(checkout: Path, page: str) -> dict:
+def measure(checkout: Path, page: str, view: str | None, epsilons: list[float]) -> dict:
     """One fresh process in ``checkout`` (this file run as its child)."""
-    out = subprocess.run([sys.executable, __file__, "--child", page], cwd=checkout,
-                         capture_output=True, text=True, check=True)
+    command = [sys.executable, __file__, "--child", page, *(["--view", view] if view else [])]
+    for epsilon in epsilons:
+        command += ["--epsilon", str(epsilon)]
+    out = subprocess.run(command, cwd=checkout, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -60,17 +82,20 @@ def main() -> None:
     parser.add_argument("--page", default="perturbation")
     parser.add_argument("--checkout", type=Path, action="append")
     parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--view", help="open the page on this view (e.g. Publish)")
+    parser.add_argument("--epsilon", type=float, action="append", default=[],
+                        help="after the first view, move ε here (repeatable: moves in turn)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child)
+        child(args.child, args.view, tuple(args.epsilon))
         return
     checkouts = [c.resolve() for c in args.checkout or [ROOT]]
     runs: dict[Path, list[dict]] = {c: [] for c in checkouts}
     print(f"load at the start: {os.getloadavg()[0]:.1f}")
     for _ in range(args.pairs):
         for checkout in checkouts:
-            runs[checkout].append(measure(checkout, args.page))
+            runs[checkout].append(measure(checkout, args.page, args.view, args.epsilon))
     print(f"load at the end: {os.getloadavg()[0]:.1f}\n")
     print("| checkout | CPU (s), each run | wall (s), each run | median CPU / first's |")
     print("|---|---|---|---:|")
@@ -80,6 +105,16 @@ def main() -> None:
         cpus = ", ".join(f"{r['cpu']:.2f}" for r in done)
         walls = ", ".join(f"{r['wall']:.2f}" for r in done)
         print(f"| {checkout} | {cpus} | {walls} | {cpu / base:.2f} |")
+    if args.epsilon:
+        print(f"\nε moves ({', '.join(map(str, args.epsilon))}), CPU (s) of each move:\n")
+        print("| checkout | CPU (s), each run's moves | median move | median / first's |")
+        print("|---|---|---:|---:|")
+        first = statistics.median(m[0] for r in runs[checkouts[0]] for m in r["moves"])
+        for checkout, done in runs.items():
+            moves = [m[0] for r in done for m in r["moves"]]
+            each = "; ".join(", ".join(f"{m[0]:.2f}" for m in r["moves"]) for r in done)
+            median = statistics.median(moves)
+            print(f"| {checkout} | {each} | {median:.2f} | {median / first:.2f} |")
     shown = {json.dumps(r["metrics"], sort_keys=True) for done in runs.values() for r in done}
     print(f"\nmetrics shown: {'the same in every run' if len(shown) == 1 else 'DIFFERENT'}: "
           f"{next(iter(shown)) if len(shown) == 1 else sorted(shown)}")

@@ -15,8 +15,11 @@ Targets: ``subset-epsilon`` (``at`` at a new ε after the page's first view), ``
 ``masking-accuracy`` (the "Accuracy vs ε" view opened: ``prepare`` and ``at``, the part
 every view shares kept from the first view) and
 ``perturbation-lambda`` (a λ typed by hand: ``prepare`` on the kept part no λ changes, and
-``at``) and ``perturbation-first-view`` (the logistic-regression page's first view, nothing
-kept: ``prepare``, ``at`` and the planner's reach note).
+``at``), ``perturbation-first-view`` (the logistic-regression page's first view, nothing
+kept: ``prepare``, ``at`` and the planner's reach note), ``perturbation-epsilon`` (an ε move
+on its study view: the planner's point at a new ε, its plan kept) and
+``perturbation-publish-epsilon`` (an ε move on its Publish view: the release's λ simulated on
+all of E at a new ε, E's roles kept, and the planner's point at that λ).
 """
 
 from __future__ import annotations
@@ -29,7 +32,12 @@ from collections.abc import Callable
 
 from timing import ROOT
 
-from dpcore.perturbation.experiments import scenario_arrays
+from dpcore.perturbation.experiments import (
+    is_centred,
+    release_simulation,
+    scenario_arrays,
+    simulated_release,
+)
 from dpcore.planning import release
 from dpcore.runs import build_scenario
 from dpcore.runs.scenarios import DEFAULT_SCENARIO
@@ -142,12 +150,38 @@ def _perturbation_first_view(scenario) -> Callable[[int], Move]:
     return stage
 
 
+def _perturbation_epsilon(scenario, publish: bool = False) -> Callable[[int], Move]:
+    """An ε move on the logistic-regression page (to 0.5, then 2), what the page keeps held
+    (untimed: E's roles in the planner's simulations, and on the Publish view in the release's
+    λ simulation on all of E): the planner's point at the new ε (the study view's reach note),
+    or on the Publish view the release's λ there and the planner's point at that λ."""
+    private, public = scenario_arrays(scenario), scenario_arrays(scenario, part="public")
+    scaling = dict(data_norm=private.data_norm, fit_intercept=True)
+    n = private.X.shape[0]
+    plan = release.release_plan(public.X, public.y, classes=public.classes, **scaling)
+    simulation = release_simulation(public.X, public.y, classes=private.classes,
+                                    centred=is_centred(public.X.shape[0]), **scaling)
+
+    def stage(i: int) -> Move:
+        epsilon = (0.5, 2.0)[i]
+
+        def move() -> None:
+            lam = simulated_release(simulation, n_private=n, epsilon=epsilon)[0] \
+                if publish else None
+            release.release_point(public.X, public.y, epsilon, n_private=n,
+                                  classes=public.classes, plan=plan, lam=lam, **scaling)
+        return move
+    return stage
+
+
 TARGETS: dict[str, Callable[..., Callable[[int], Move]]] = {
     "subset-epsilon": _subset_epsilon, "subset-seed": _subset_seed,
     "importance-lambda": _importance_lambda, "importance-lambda-move": _importance_lambda_move,
     "masking-accuracy": _masking_accuracy,
     "perturbation-lambda": _perturbation_lambda,
     "perturbation-first-view": _perturbation_first_view,
+    "perturbation-epsilon": _perturbation_epsilon,
+    "perturbation-publish-epsilon": lambda scenario: _perturbation_epsilon(scenario, True),
 }
 
 

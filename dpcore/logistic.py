@@ -366,41 +366,128 @@ class BatchedProblem:
             raise ValueError("linear must be finite.")
         return linear, linear.shape[1]
 
-    def _iterate(self, W: np.ndarray, lam: float, linear: np.ndarray, h_inv: np.ndarray,
-                 tol: float, max_iter: int, *, single: bool) -> None:
+    def fit_penalties(self, *, lams, groups, linear, tol, centres=None, coef_init=None,
+                      max_iter: int = 50, finish: bool = True) -> np.ndarray:
+        """Minimisers of many objectives that differ in their penalty and their linear term,
+        one weight column shared by all, shape (K, n_features).
+
+        Fit ``j`` minimises ``J`` (module docstring) at ``lam = lams[groups[j]]`` with the
+        linear term ``linear[:, j]``, to a certified gap of at most ``tol[groups[j]]`` times the
+        total weight (at least 1), as in :func:`fit_logistic`. The fits of one group share one
+        Hessian: the exact Hessian (float32) at the group's fit with its mean linear term,
+        found by Newton's method to :data:`W0_TOL` (or at the group's fit with the linear term
+        ``centres[:, g]``), the groups taken from the largest penalty down, each starting from
+        the one before (from ``coef_init``, else 0, for the first). Where the linear terms are
+        noise, a centre without noise is the better start: the mean of a few large noise vectors
+        can put the shared Hessian where the sigmoids are flat, and its steps then overshoot.
+        Then every fit of every group takes shared-Hessian steps together, as in :meth:`fit`:
+        one product with the design per step for all K fits (a study of many penalties, each
+        with a few noise vectors, e.g. :func:`dpcore.perturbation.amp.amp_study`), a fit whose
+        gap stops shrinking finished by exact Newton.
+
+        Parameters
+        ----------
+        lams : array-like of shape (L,)
+            Penalties, > 0.
+        groups : array-like of int, shape (K,)
+            The group (index into ``lams``) of each fit; every group has at least one fit.
+        linear : array-like of shape (n_features, K)
+        tol : array-like of shape (L,)
+            Certified gap of each group, relative to the total weight.
+        centres : array-like of shape (n_features, L), default=None
+            The linear term of each group's start; None: the mean of its columns.
+        coef_init : array-like of shape (n_features,), default=None
+        max_iter : int, default=50
+        finish : bool, default=True
+            Finish the fits whose gap stopped shrinking by exact Newton (:func:`fit_logistic`'s
+            line search); False leaves them where they stopped, above their gap, for the caller
+            to finish (:func:`dpcore.perturbation.solver.fit_penalties`, whose line search
+            tolerates the rounding of a large objective, where a gap far below that rounding
+            is asked for).
+        """
+        if self.n_reps != 1:
+            raise ValueError("fit_penalties needs a problem with one weight column.")
+        design, y, s = self.design, self.y, self.S[:, 0]
+        lams = np.array([check_scalar(float(v), "lam", min_val=0.0) for v in lams])
+        groups = np.asarray(groups, dtype=int).reshape(-1)
+        linear = np.asarray(linear, dtype=float)
+        if linear.shape != (design.d, groups.size) or not np.all(np.isfinite(linear)):
+            raise ValueError(f"linear must be finite, of shape ({design.d}, {groups.size}) (one "
+                             f"column per fit), got {linear.shape}.")
+        if groups.size == 0 or np.any((groups < 0) | (groups >= lams.size)) or \
+                np.unique(groups).size != lams.size:
+            raise ValueError(f"groups must name each of the {lams.size} penalties, with indices "
+                             f"in [0, {lams.size}).")
+        tol = np.broadcast_to(np.asarray(tol, dtype=float), lams.shape)
+        h_inv = np.empty((lams.size, design.d, design.d))
+        starts = np.empty((design.d, lams.size))
+        w = np.zeros(design.d) if coef_init is None else np.asarray(coef_init, dtype=float)
+        for g in np.argsort(-lams, kind="stable"):  # the largest penalty first
+            centre = (linear[:, groups == g].mean(axis=1) if centres is None
+                      else np.asarray(centres, dtype=float)[:, g])
+            w = starts[:, g] = _newton(design, y, s, lams[g], centre, w, W0_TOL, 100,
+                                       single=True)[0].coef
+            # at the start itself: Newton's last Hessian is at the step before, which for a
+            # start from another penalty's fit can be far from this one's
+            h_inv[g] = np.linalg.inv(design.hessian(w, s, lams[g], single=True))
+        W = starts[:, groups].copy()
+        lam, tols = lams[groups], tol[groups]
+        self._iterate(W, lam, linear, h_inv, tols, max_iter, single=True, groups=groups)
+        self._iterate(W, lam, linear, h_inv, tols, max_iter, single=False, groups=groups,
+                      finish=finish)
+        return W.T
+
+    def _iterate(self, W: np.ndarray, lam, linear: np.ndarray, h_inv: np.ndarray, tol,
+                 max_iter: int, *, single: bool, groups: np.ndarray | None = None,
+                 finish: bool = True) -> None:
         """Shared-Hessian steps on ``W`` (in place) until each replicate's gap is at most ``tol``
         times its total weight.
 
         In float32 a replicate leaves when its gap stops shrinking (rounding); in float64 it is
         then finished by exact Newton, on the rows its weights use (sparse weight columns, such
         as the subset page's truncated DP weights, need far smaller Hessians).
+
+        ``lam`` and ``tol`` are one number, or one per replicate; with ``groups`` (one index per
+        replicate), ``h_inv`` holds one inverse Hessian per group (:meth:`fit_penalties`), and a
+        step that raised a replicate's gap is undone before it leaves (its Newton then starts
+        from the better point: one Hessian for many penalties and large noise vectors fits some
+        replicates poorly, and a step that overshoots can land where Newton's method is slow).
+        ``finish=False``: no exact Newton; a replicate that stops leaves as it is.
         """
         design = self.design
         S, y = (self.S32, self.y32) if single else (self.S, self.y)
         n_reps = W.shape[1]
         shared = S.shape[1] != n_reps  # one weight column for every (per-replicate) linear term
         per_rep = linear.ndim == 2
+        lams = np.broadcast_to(np.asarray(lam, dtype=float), (n_reps,))
+        each = np.ndim(lam) > 0  # one penalty per replicate
         tol_abs = np.broadcast_to(tol * self.scale, (n_reps,))
         active = np.arange(n_reps)
         last = np.full(n_reps, np.inf)
+        previous = W.copy() if groups is not None else None
 
         def newton(j: int) -> np.ndarray:
             s, part, labels = self.S[:, 0 if shared else j], design, self.y
             rows = np.flatnonzero(s)  # a row without weight changes no term: fit on the others
             if 0 < rows.size < s.size:
                 s, part, labels = s[rows], _Design(design.X[rows]), labels[rows]
-            return _newton(part, labels, s, lam, linear[:, j] if per_rep else linear, W[:, j],
-                           tol, 100)[0].coef
+            return _newton(part, labels, s, lams[j], linear[:, j] if per_rep else linear,
+                           W[:, j], tol if np.ndim(tol) == 0 else tol[j], 100)[0].coef
 
         for _ in range(max_iter):
             every = active.size == n_reps  # avoid copying S while all are active
+            lam_a = lam if not each else lams if every else lams[active]
             G = _gradient(design, W if every else W[:, active], y,
-                          S if every or shared else S[:, active], lam,
+                          S if every or shared else S[:, active], lam_a,
                           linear[:, active] if per_rep and not every else linear, single)
-            gap = _gap_bound(G, lam)
+            gap = _gap_bound(G, lam_a)
             stalled = gap >= last[active]
             unfinished = gap > tol_abs[active]
-            if not single:
+            if previous is not None:  # undo the steps that raised a gap
+                worse = active[stalled & (gap > last[active])]
+                W[:, worse] = previous[:, worse]
+                gap[stalled] = np.minimum(gap[stalled], last[active[stalled]])
+            if not single and finish:
                 for j in active[unfinished & stalled]:
                     W[:, j] = newton(j)
             last[active] = gap
@@ -408,8 +495,12 @@ class BatchedProblem:
             active, G = active[keep], G[:, keep]
             if active.size == 0:
                 return
-            W[:, active] -= h_inv @ G
-        if not single:
+            if groups is None:
+                W[:, active] -= h_inv @ G
+            else:
+                previous[:, active] = W[:, active]
+                W[:, active] -= np.matmul(h_inv[groups[active]], G.T[:, :, None])[:, :, 0].T
+        if not single and finish:
             for j in active:
                 W[:, j] = newton(j)
 

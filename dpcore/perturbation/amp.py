@@ -80,12 +80,12 @@ from dpcore.perturbation.objective import (
     objective_calibration,
 )
 from dpcore.perturbation.output import REPLACE_ONE, check_certified
-from dpcore.perturbation.solver import fit_linear_terms
+from dpcore.perturbation.solver import fit_linear_terms, fit_penalties
 from dpcore.release_noise import GRID_EXPONENT, SAMPLER
 from dpcore.validation import DataError, check_epsilon, check_random_state, check_scalar
 
 __all__ = ["AMP_NAME", "AMP_UNCERTIFIED", "CENTRED_NOTE", "amp_calibration", "amp_coefs",
-           "certified_distance", "check_prior"]
+           "amp_study", "certified_distance", "check_prior"]
 
 #: How the ledger and the pages name the release.
 AMP_NAME = "approximate minima perturbation"
@@ -195,16 +195,30 @@ def amp_calibration(epsilon: float, *, n: int, lam: float,
     return objective_calibration(epsilon, n=n, lam=lam, proof=proof, amp_fraction=AMP_FRACTION)
 
 
+def _solver_tol(tol: float, lam_total: float) -> float:
+    """The gap each solve is asked for: ``||grad|| <= _AIM * lam * radius`` on the averaged
+    objective (``radius`` the distance that ``tol`` certifies)."""
+    radius = amp_sensitivity(tol, lam_total) / 2.0
+    return (_AIM * lam_total * radius) ** 2 / (2.0 * lam_total)
+
+
+def _linear(B: np.ndarray, *, n: int, n_noise: int, lam_total: float,
+            prior: np.ndarray | None) -> np.ndarray:
+    """The linear terms (one column per row of ``B``) of the summed objective over ``n``
+    records, the penalty's centre included."""
+    linear = B.T * (n / n_noise)
+    if prior is not None:  # n mu/2 ||w - w0||^2 = n mu/2 ||w||^2 - n mu w0.w + constant
+        linear = linear - (n * lam_total) * prior[:, None]
+    return linear
+
+
 def _solve(Z, y01, problem, B, *, lam_total: float, n_noise: int, tol: float,
            coef_init, prior: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """Minimise the perturbed objectives (one per row of ``B``) and certify each solution."""
     n = Z.shape[0]
     radius = amp_sensitivity(tol, lam_total) / 2.0
-    # the solver's own gap: ||grad|| <= _AIM * lam * radius on the averaged objective
-    solver_tol = (_AIM * lam_total * radius) ** 2 / (2.0 * lam_total)
-    linear = B.T * (n / n_noise)  # the summed objective over n records
-    if prior is not None:  # n mu/2 ||w - w0||^2 = n mu/2 ||w||^2 - n mu w0.w + constant
-        linear = linear - (n * lam_total) * prior[:, None]
+    solver_tol = _solver_tol(tol, lam_total)
+    linear = _linear(B, n=n, n_noise=n_noise, lam_total=lam_total, prior=prior)
     fits = fit_linear_terms(problem, lam=n * lam_total, linear=linear, tol=solver_tol,
                             coef_init=coef_init)
     distance = certified_distance(Z, y01, fits.coef, B, lam=lam_total, n_noise=n_noise,
@@ -319,3 +333,75 @@ def amp_coefs(prep, *, epsilon: float, lam: float, size: int | tuple[int, ...] =
     correction = L2Laplace(cal.epsilon_correction, 2.0 * radius, dz, neighbouring=REPLACE_ONE)
     W = correction.draw(W, rng=gen)
     return W.reshape(*size, dz), cal
+
+
+def amp_study(prep, *, epsilon: float, lams, draws: int, tol: float, rngs, n_noise: int,
+              proof: str = "2019", prior=None) -> np.ndarray:
+    """Seeded studies of :func:`amp_coefs` at many lambdas, solved in one batch.
+
+    For each ``lams[i]``: ``draws`` releases of the same law as ``amp_coefs(prep,
+    epsilon=epsilon, lam=lams[i], size=draws, tol=tol, rng=rngs[i], n_noise=n_noise,
+    proof=proof, prior=prior)``, with the same noise: the same calibration, and both noises
+    drawn from ``rngs[i]`` in the same order (the objective's, then the output's), so each
+    differs from that call's only by where its solve stopped within the gap both ask for
+    (each perturbed objective solved to the certified gap :func:`amp_coefs` asks of its
+    solver). The solves of every lambda share one batch
+    (:func:`~dpcore.perturbation.solver.fit_penalties`: one product with the records per
+    step for all of them) instead of one batch per lambda, each after its own fit without
+    noise (the shared Hessian of a lambda's draws taken, as there, near its fit without noise).
+    A study, not a release: nothing is spent, no solve is refused (as ``amp_coefs``
+    with a seed and ``strict`` off), and there is no release path (every noise is numpy's).
+
+    Parameters
+    ----------
+    prep : dpcore.perturbation.model.Prepared
+    epsilon : float
+    lams : sequence of float
+        Regularisations of the averaged objective, > 0 (``Delta`` added where the
+        calibration needs it, as in :func:`amp_coefs`).
+    draws : int
+        Releases per lambda.
+    tol : float
+        Certified objective gap (:func:`amp_coefs`).
+    rngs : sequence of numpy.random.Generator or int
+        One stream per lambda (required: a study).
+    n_noise : int
+        Number of records the noise is calibrated for (the release's ``n``).
+    proof : {"2019", "2011"}, default="2019"
+    prior : array-like of shape (d,), default=None
+
+    Returns
+    -------
+    ndarray of shape (len(lams), draws, d)
+        In the scaled space of ``prep.Z``.
+    """
+    epsilon = check_epsilon(epsilon)
+    tol = check_scalar(tol, "tol", min_val=0.0)
+    lams = [check_scalar(float(v), "lam", min_val=0.0) for v in lams]
+    if len(rngs) != len(lams) or any(rng is None for rng in rngs):
+        raise ValueError(f"rngs must hold one seed or Generator per lambda ({len(lams)}): a "
+                         "study is seeded. To release, call amp_coefs with rng=None.")
+    draws = int(draws)
+    n, dz = prep.Z.shape
+    prior = check_prior(prior, dz)
+    n_noise = int(n_noise)
+    totals, linear, centres, corrections = [], [], [], []
+    for lam, rng in zip(lams, rngs, strict=True):
+        cal = amp_calibration(epsilon, n=n_noise, lam=lam, proof=proof)
+        gen = check_random_state(rng)
+        B = L2Laplace(cal.epsilon_noise, 2.0, dz, neighbouring=REPLACE_ONE).randomise(
+            np.zeros((draws, dz)), rng=gen)
+        radius = amp_sensitivity(tol, cal.lam_total) / 2.0
+        corrections.append(L2Laplace(cal.epsilon_correction, 2.0 * radius, dz,
+                                     neighbouring=REPLACE_ONE).randomise(
+            np.zeros((draws, dz)), rng=gen))
+        totals.append(cal.lam_total)
+        linear.append(_linear(B, n=n, n_noise=n_noise, lam_total=cal.lam_total, prior=prior))
+        centres.append(_linear(np.zeros((1, dz)), n=n, n_noise=n_noise,
+                               lam_total=cal.lam_total, prior=prior)[:, 0])
+    fits = fit_penalties(prep.problem, lams=n * np.array(totals),
+                         groups=np.repeat(np.arange(len(lams)), draws),
+                         linear=np.concatenate(linear, axis=1),
+                         tol=[_solver_tol(tol, total) for total in totals],
+                         centres=np.stack(centres, axis=1))
+    return fits.coef.reshape(len(lams), draws, dz) + np.stack(corrections)

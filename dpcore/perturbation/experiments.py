@@ -36,7 +36,7 @@ import pandas as pd
 
 from dpcore.logistic import BatchedProblem
 from dpcore.mechanisms import L2Laplace
-from dpcore.perturbation.amp import amp_coefs
+from dpcore.perturbation.amp import amp_study
 from dpcore.perturbation.model import (
     MIN_ROWS,
     TOL,
@@ -661,7 +661,8 @@ def release_lambda(X_pub, y_pub, *, n_private: int, epsilon: float, data_norm: f
     ``draws`` (None: 10 for "amp", 20 for "output") noise draws per lambda, shared out over
     the rotations (``ceil(draws / 3)`` each when centred): AMP's error varies little from draw
     to draw (an SD of 0.003 on Adult at epsilon = 1, against 0.016 for output perturbation)
-    and each of its draws is a solve of its own.
+    and each of its draws is a solve of its own (all of one rotation's lambdas and draws are
+    solved in one batch, :func:`~dpcore.perturbation.amp.amp_study`).
 
     Returns
     -------
@@ -740,7 +741,11 @@ def simulated_release(simulation: ReleaseSimulation, *, n_private: int, epsilon:
                       method: str = "amp") -> tuple[float, pd.DataFrame]:
     """:func:`release_lambda` on a prepared :class:`ReleaseSimulation` (its seed, its roles):
     the noise of a release of ``n_private`` records at ``epsilon`` for each lambda of ``lams``,
-    ``draws`` draws each. Returns as :func:`release_lambda`."""
+    ``draws`` draws each. Returns as :func:`release_lambda`.
+
+    For "amp", each rotation's draws at every lambda are solved in one batch
+    (:func:`~dpcore.perturbation.amp.amp_study`: the noise of ``amp_coefs`` from each lambda's
+    stream, each solve to the gap AMP asks for), not one ``amp_coefs`` call per lambda."""
     epsilon = check_epsilon(epsilon)
     if method not in ("amp", "output"):
         raise ValueError(f"method == {method!r}, must be 'amp' or 'output' (the releases).")
@@ -753,12 +758,14 @@ def simulated_release(simulation: ReleaseSimulation, *, n_private: int, epsilon:
     for r, rotation in enumerate(rotations):
         prep, prior = rotation.prep, rotation.prior
         dz = prep.Z.shape[1]
-        for i, lam in enumerate(lams):
-            key = (lam,) if prior is None else (lam, "centred", r)
-            gen = stream(seed, "perturbation", "release lambda", *key)
+        gens = [stream(seed, "perturbation", "release lambda",
+                       *((lam,) if prior is None else (lam, "centred", r))) for lam in lams]
+        if method == "amp":  # every lambda's draws in one batched solve
+            solved = amp_study(prep, epsilon=epsilon, lams=lams, draws=draws, tol=TOL,
+                               rngs=gens, n_noise=n_private, prior=prior)
+        for i, (lam, gen) in enumerate(zip(lams, gens, strict=True)):
             if method == "amp":
-                W, _ = amp_coefs(prep, epsilon=epsilon, lam=lam, size=draws, tol=TOL, rng=gen,
-                                 n_noise=n_private, prior=prior)
+                W = solved[i]
             else:
                 w0 = nonprivate_coef(prep, lam, tol=1e-10, prior=prior)
                 mech = L2Laplace(epsilon, output_sensitivity(n_private, lam, gap=TOL), dz)

@@ -22,7 +22,7 @@ from scipy.special import expit
 
 from dpcore.logistic import BatchedProblem
 
-__all__ = ["MAX_OUTER", "Fits", "fit_linear_terms"]
+__all__ = ["MAX_OUTER", "Fits", "fit_linear_terms", "fit_penalties"]
 
 #: Largest ``n_rows * d^2`` for which exact batched Newton forms the rows' outer products.
 MAX_OUTER = 4_000_000
@@ -111,13 +111,13 @@ class Fits:
     coef : ndarray of shape (K, d)
     gaps : ndarray of shape (K,)
         ``||grad||^2 / (2 lam)`` at each ``coef``: ``J(coef) - min J`` is at most this.
-    tol_abs : float
-        The gap asked for (``tol`` times the total weight).
+    tol_abs : float or ndarray of shape (K,)
+        The gap asked for (``tol`` times the total weight), of every fit or of each.
     """
 
     coef: np.ndarray
     gaps: np.ndarray
-    tol_abs: float
+    tol_abs: float | np.ndarray
 
     @property
     def certified(self) -> bool:
@@ -162,11 +162,63 @@ def fit_linear_terms(problem: BatchedProblem, *, lam: float, linear: np.ndarray,
             W = problem.fit(lam=lam, linear=B, coef_init=coef_init, tol=tol).T.copy()
     else:
         W = _batched_newton(problem, lam, B, tol_abs, coef_init, max_iter)
+    return _certified(Z, y, s, W, B, lam, tol_abs)
+
+
+def _certified(Z, y, s, W, B, lam, tol_abs) -> Fits:
+    """The float64 gaps of every column of W; a column above its ``tol_abs`` is finished by
+    exact Newton (:func:`_polish`). ``lam`` and ``tol_abs``: one number, or one per column."""
+    lam = np.broadcast_to(np.asarray(lam, dtype=float), (W.shape[1],))
+    asked = np.broadcast_to(np.asarray(tol_abs, dtype=float), (W.shape[1],))
     gaps = _gaps(Z, y, s, W, B, lam)
-    for j in np.flatnonzero(gaps > tol_abs):
-        W[:, j] = _polish(Z, y, s, W[:, j], lam, B[:, j], tol_abs)
-        gaps[j] = _gaps(Z, y, s, W[:, j:j + 1], B[:, j:j + 1], lam)[0]
+    for j in np.flatnonzero(gaps > asked):
+        W[:, j] = _polish(Z, y, s, W[:, j], lam[j], B[:, j], asked[j])
+        gaps[j] = _gaps(Z, y, s, W[:, j:j + 1], B[:, j:j + 1], lam[j])[0]
     return Fits(W.T, gaps, tol_abs)
+
+
+def fit_penalties(problem: BatchedProblem, *, lams, groups, linear: np.ndarray,
+                  tol, centres=None) -> Fits:
+    """:func:`fit_linear_terms` for fits that differ in their penalty too, in one batch.
+
+    Fit ``j`` minimises ``sum_i s_i logloss_i(w) + lams[g]/2 ||w||^2 + b_j.w`` (``g =
+    groups[j]``, ``b_j = linear[:, j]``) to a certified gap of ``tol[g]`` times the total
+    weight: :meth:`~dpcore.logistic.BatchedProblem.fit_penalties` (one shared Hessian per
+    penalty, one product with the design per step for every fit), then the float64 check and
+    exact Newton of :func:`fit_linear_terms` (:func:`_polish`, whose line search tolerates the
+    objective's rounding) for any fit still above its gap.
+
+    Parameters
+    ----------
+    problem : BatchedProblem
+        De-duplicated design, 0/1 labels and one weight column.
+    lams : array-like of shape (L,)
+        Penalties of the summed objective.
+    groups : array-like of int, shape (K,)
+        Each fit's penalty (an index into ``lams``).
+    linear : ndarray of shape (d, K)
+    tol : array-like of shape (L,)
+        Certified gap of each penalty's fits, relative to the total weight.
+    centres : array-like of shape (d, L), default=None
+        The linear term without noise of each penalty's fits: their shared Hessian is taken
+        near its fit (None: near the fit with their mean linear term).
+
+    Returns
+    -------
+    Fits
+        ``tol_abs`` per fit.
+    """
+    Z, y = problem.design.X, problem.y
+    s = problem.S[:, 0]
+    B = np.asarray(linear, dtype=float)
+    lams = np.asarray(lams, dtype=float)
+    groups = np.asarray(groups, dtype=int)
+    tol = np.broadcast_to(np.asarray(tol, dtype=float), lams.shape)
+    with warnings.catch_warnings():  # stragglers are finished and checked below
+        warnings.simplefilter("ignore", RuntimeWarning)
+        W = problem.fit_penalties(lams=lams, groups=groups, linear=B, tol=tol,
+                                  centres=centres, finish=False).T.copy()
+    return _certified(Z, y, s, W, B, lams[groups], tol[groups] * float(problem.scale[0]))
 
 
 def _batched_newton(problem, lam, B, tol_abs, coef_init, max_iter) -> np.ndarray:
