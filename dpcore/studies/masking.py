@@ -39,6 +39,7 @@ from dpcore.masking import (
     accuracy_vs_epsilon_by_size,
     decision_regions,
     digits_task,
+    fit_generators,
     fit_logistic_model,
     input_perturbation,
     scenario_task,
@@ -50,8 +51,9 @@ from dpcore.simulation import Progress
 from dpcore.studies.base import Keep, StudyParams, check_prepared, computed
 from dpcore.validation import DataError
 
-__all__ = ["ACCURACY", "CONTROLS", "DOMAINS", "FIG5_N", "IMAGES_PER_CLASS", "INITIAL", "N_OPTIONS",
-           "REGION_RESOLUTION", "SEED_KEY", "TASKS", "VIEWS", "MaskedSet", "Params", "Prepared",
+__all__ = ["ACCURACY", "CONTROLS", "DOMAINS", "EPSILONS", "FIG5_N", "IMAGES_PER_CLASS",
+           "INITIAL", "N_OPTIONS", "REGION_RESOLUTION", "SEED_KEY", "TASKS", "VIEWS", "MaskedSet",
+           "Params", "Prepared",
            "MAJORITY", "accuracy_label", "at", "axis_ranges", "axis_titles", "below_majority",
            "compute", "domain_ranges", "fig5_sizes", "generator", "load_task",
            "majority_accuracy",
@@ -68,6 +70,8 @@ TASKS = {
 }
 INITIAL = ("Public / fake initial set", "Empty")
 FIG5_N = (100, 200)
+#: The values of the page's ε slider (Fig. 5's).
+EPSILONS = FIG5_EPSILONS
 VIEWS = ("Masked vs original", "Greedy animation", "Accuracy vs ε", "Digit images", "Publish")
 ACCURACY = VIEWS[2]  # the one view whose numbers need more than the masked set at ε
 N_OPTIONS = (50, 100, 150, 200, 300, 400, 500)
@@ -147,7 +151,7 @@ CONTROLS: dict[str, Any] = Params.defaults()
 SEED_KEY = Params.seed_key()
 #: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`).
 DOMAINS = {
-    "mk_task": OneOf(tuple(TASKS)), "mk_epsilon": OneOf(FIG5_EPSILONS), "mk_lambda": OneOf(LAMBDAS),
+    "mk_task": OneOf(tuple(TASKS)), "mk_epsilon": OneOf(EPSILONS), "mk_lambda": OneOf(LAMBDAS),
     "mk_initial": OneOf(INITIAL), "mk_n": OneOf(N_OPTIONS),
     "mk_view": OneOf(VIEWS), "mk_draws": OneOf((10, 20, 50)), SEED_KEY: SEED,
 }
@@ -192,10 +196,21 @@ class Prepared:
     def at_epsilon(self, epsilon: float) -> MaskedSet:
         """Algorithm 1 on the private set and input perturbation at ``epsilon``, computed the
         first time an ε is asked for and kept (a seeded study: every ε draws from the same
-        streams, so the order in which ε are asked for changes nothing)."""
+        streams, so the order in which ε are asked for changes nothing).
+
+        The first ε is computed alone (a first view computes what it shows). A later new ε
+        (an ε move) is computed with every value of the page's slider (:data:`EPSILONS`) not
+        kept yet, in one greedy search (:func:`~dpcore.masking.fit_generators`): each ε's
+        masked set is the one it gets alone, to the bit, and the search's steps cost little
+        more for nine ε than for one, so the slider's next moves find theirs kept.
+        """
         epsilon = float(epsilon)
         if epsilon not in self._masked:
-            self._masked.setdefault(epsilon, _masked_set(self, epsilon))
+            todo = [epsilon]
+            if self._masked:
+                todo += [e for e in EPSILONS if e != epsilon and e not in self._masked]
+            for e, masked in zip(todo, _masked_sets(self, todo), strict=True):
+                self._masked.setdefault(e, masked)
         return self._masked[epsilon]
 
 
@@ -296,16 +311,18 @@ def _shared(scenario: Any, params: Params) -> Prepared:
     return Prepared(params, task, initial, n, initial_coef, {})
 
 
-def _masked_set(prepared: Prepared, epsilon: float) -> MaskedSet:
-    """Algorithm 1 on the task's private set and input perturbation at ``epsilon`` (no budget is
-    spent: streams ``(seed, "masking page", "generator" | "input")``)."""
+def _masked_sets(prepared: Prepared, epsilons: list[float]) -> list[MaskedSet]:
+    """Algorithm 1 on the task's private set and input perturbation at each of ``epsilons``,
+    the greedy searches in one loop (no budget is spent: at every ε, streams ``(seed, "masking
+    page", "generator" | "input")``)."""
     task, params = prepared.task, prepared.params
-    gen = generator(task, epsilon, params.lambda_, prepared.n, bounded=params.bounded,
-                    rng=stream(params.seed, "masking page", "generator"))
-    gen.fit(task.X_private, task.y_private, initial=prepared.initial)
-    perturbed = input_perturbation(task.X_private, epsilon, data_norm=task.data_norm,
-                                   rng=stream(params.seed, "masking page", "input"))
-    return MaskedSet(gen, perturbed)
+    gens = fit_generators([generator(task, e, params.lambda_, prepared.n, bounded=params.bounded,
+                                     rng=stream(params.seed, "masking page", "generator"))
+                           for e in epsilons],
+                          task.X_private, task.y_private, initial=prepared.initial)
+    return [MaskedSet(gen, input_perturbation(task.X_private, e, data_norm=task.data_norm,
+                                              rng=stream(params.seed, "masking page", "input")))
+            for gen, e in zip(gens, epsilons, strict=True)]
 
 
 def validation_accuracy(gen: MaskedDataGenerator, task: MaskingTask) -> dict[str, float]:
