@@ -192,6 +192,8 @@ class Prepared:
     initial_coef: np.ndarray | None
     curves: dict[int, pd.DataFrame]
     _masked: dict[float, MaskedSet] = field(default_factory=dict, repr=False, compare=False)
+    _fixed: dict[str, pd.DataFrame | None] = field(default_factory=dict, repr=False,
+                                                   compare=False)
 
     def at_epsilon(self, epsilon: float) -> MaskedSet:
         """Algorithm 1 on the private set and input perturbation at ``epsilon``, computed the
@@ -438,18 +440,26 @@ def _scatter_tables(numbers: dict[str, pd.DataFrame], prepared: Prepared, masked
     def regions(name, coef):
         return _regions(name, coef, task, x_range, y_range) if identity else None
 
+    def fixed(name, compute):  # a table no ε changes: computed once per prepared part
+        if name not in prepared._fixed:
+            prepared._fixed.setdefault(name, compute())
+        return prepared._fixed[name]
+
     numbers["masked_points"] = _points(task.project(gen.masked_X_), gen.masked_y_, names,
                                        from_initial_set=np.arange(len(gen.masked_y_))
                                        < gen.n_initial_)
     parts = [regions("masked set (DP)", gen.refit_coef_)]
     if not params.alone:
-        numbers["private_points_nonprivate"] = _points(task.project(task.X_private),
-                                                       task.y_private, names)
-        parts.insert(0, regions("original (non-private)", gen.coef_))
+        numbers["private_points_nonprivate"] = fixed("private points", lambda: _points(
+            task.project(task.X_private), task.y_private, names))
+        # the non-private fit (step 1 of Algorithm 1) is the same at every ε
+        parts.insert(0, fixed("original regions",
+                              lambda: regions("original (non-private)", gen.coef_)))
         if prepared.initial is not None:
-            numbers["initial_points"] = _points(task.project(task.X_initial), task.y_initial,
-                                                names)
-            parts.insert(1, regions("initial set", prepared.initial_coef))
+            numbers["initial_points"] = fixed("initial points", lambda: _points(
+                task.project(task.X_initial), task.y_initial, names))
+            parts.insert(1, fixed("initial regions",
+                                  lambda: regions("initial set", prepared.initial_coef)))
         if params.input:
             numbers["input_perturbed_points"] = _points(task.project(perturbed), task.y_private,
                                                         names)
