@@ -151,10 +151,14 @@ def test_an_epsilon_move_computes_the_sliders_other_values_in_one_search(monkeyp
         len(gens)) or batches(gens, *args, **kw))
     params = Params(epsilon=0.1, seed=4, initial="Empty", n=60)
     ready = prepare(None, params)
+    assert study.batch_rows(ready.task) >= len(study.EPSILONS)  # the toy's rows are small
     walk = {e: at(ready, params.replace(epsilon=e)) for e in (0.1, 0.2, 0.5, 50.0, 0.2)}
-    rest = [e for e in study.EPSILONS if e not in (0.1, 0.2)]
+    # the nearest values first (the slider's neighbours), the new ε's masked set among them
+    rest = [0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
     assert made == [[0.1], [0.2, *rest]] and searches == [1, len(study.EPSILONS) - 1]
     assert study.EPSILONS == DOMAINS["mk_epsilon"].options
+    assert at(ready, params.replace(input=True))["input_perturbed_points"] is not None
+    assert len(made) == 2  # input perturbation is drawn when shown, not with the masked set
     for e in (0.2, 50.0):
         alone = prepare(None, params)
         numbers = at(alone, params.replace(epsilon=e))
@@ -162,6 +166,24 @@ def test_an_epsilon_move_computes_the_sliders_other_values_in_one_search(monkeyp
         assert numbers.keys() == walk[e].keys()
         for name in numbers:
             pd.testing.assert_frame_equal(walk[e][name], numbers[name], check_exact=True)
+
+
+def test_a_large_tasks_move_takes_only_its_nearest_values_along(monkeypatch):
+    # issue 35: where a step's arrays are large (many features), one more ε costs as much as
+    # the first; the search then takes the nearest slider values within BATCH_NUMBERS.
+    made = []
+    masked_sets = study._masked_sets
+    monkeypatch.setattr(study, "_masked_sets", lambda prepared, epsilons: made.append(
+        list(epsilons)) or masked_sets(prepared, epsilons))
+    monkeypatch.setattr(study, "BATCH_NUMBERS", 3 * 3 * 8 * 2)  # the toy: 3 classes, d = 2
+    params = Params(epsilon=5.0, seed=5, initial="Empty", n=40)
+    ready = prepare(None, params)
+    assert study.batch_rows(ready.task) == 3
+    for e in (5.0, 2.0, 1.0, 0.5, 10.0):
+        at(ready, params.replace(epsilon=e))
+    assert made == [[5.0], [2.0, 1.0, 0.5], [10.0, 20.0, 50.0]]  # nearest by ratio
+    monkeypatch.setattr(study, "BATCH_NUMBERS", 1)
+    assert study.batch_rows(ready.task) == 1
 
 
 def test_at_refuses_a_part_prepared_for_other_parameters(toy):

@@ -500,8 +500,11 @@ class MaskedDataGenerator:
                                     **search.settings)
         return self._finish(search, res)
 
-    def _start(self, X, y, initial) -> _Search:
-        """Steps 1-2 of :meth:`fit` (checks, the fit, ``W'``) and the greedy search's start."""
+    def _start(self, X, y, initial, fits: dict | None = None) -> _Search:
+        """Steps 1-2 of :meth:`fit` (checks, the fit, ``W'``) and the greedy search's start.
+
+        ``fits``: step 1's design records and fits by everything they read (a deterministic
+        function of them), for generators fitted on the same data (:func:`fit_generators`)."""
         epsilon = check_epsilon(self.epsilon)
         data_norm = check_scalar(self.data_norm, "data_norm", min_val=0.0)
         n_starts = _check_int(self.n_starts, "n_starts", 1)
@@ -540,10 +543,16 @@ class MaskedDataGenerator:
         # W' takes its noise from perturb_output (float-safe for a release); the greedy search
         # of step 3 is post-processing and uses its own Generator.
         rng = check_random_state(self.rng)
-        Xs, self.n_clipped_ = design_records(X - center, data_norm, intercept=intercept)
-        K, p = n_logits(n_classes), Xs.shape[1]
+        K, p = n_logits(n_classes), d + intercept
         prior = _check_prior(self.coef_prior, K, p)
-        fit = fit_logistic_model(Xs, y, lam=lam, n_classes=n_classes, coef_prior=prior)
+        fits = {} if fits is None else fits
+        read = (lam, n_classes, intercept, data_norm, center.tobytes(),
+                None if prior is None else prior.tobytes())
+        if read not in fits:
+            Xs, clipped = design_records(X - center, data_norm, intercept=intercept)
+            fits[read] = clipped, fit_logistic_model(Xs, y, lam=lam, n_classes=n_classes,
+                                                     coef_prior=prior)
+        self.n_clipped_, fit = fits[read]
         L = lipschitz_constant(n_classes)
         check_certified(float(fit.gap) <= GAP_TOL, tol=GAP_TOL, lam=lam, n=n)  # before spending
         self.sensitivity_ = output_sensitivity(n, lam, 1.0, L, GAP_TOL)
@@ -627,7 +636,8 @@ def fit_generators(generators: Sequence[MaskedDataGenerator], X, y, initial=None
     if any(gen.rng is None or gen.accountant is not None for gen in generators):
         raise ValueError("fit_generators runs seeded studies only (every rng given, no "
                          "accountant); a release is one generator's fit().")
-    searches = [gen._start(X, y, initial) for gen in generators]
+    fits: dict = {}  # step 1 is the same for generators that differ only in ε or N
+    searches = [gen._start(X, y, initial, fits) for gen in generators]
     if any(search.settings != searches[0].settings for search in searches[1:]):
         raise ValueError("fit_generators needs generators with the same search settings "
                          "(n_classes, n_starts, max_iter, bounded, fit_intercept).")

@@ -24,6 +24,7 @@ References
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -51,12 +52,11 @@ from dpcore.simulation import Progress
 from dpcore.studies.base import Keep, StudyParams, check_prepared, computed
 from dpcore.validation import DataError
 
-__all__ = ["ACCURACY", "CONTROLS", "DOMAINS", "EPSILONS", "FIG5_N", "IMAGES_PER_CLASS",
-           "INITIAL", "N_OPTIONS", "REGION_RESOLUTION", "SEED_KEY", "TASKS", "VIEWS", "MaskedSet",
-           "Params", "Prepared",
-           "MAJORITY", "accuracy_label", "at", "axis_ranges", "axis_titles", "below_majority",
-           "compute", "domain_ranges", "fig5_sizes", "generator", "load_task",
-           "majority_accuracy",
+__all__ = ["ACCURACY", "BATCH_NUMBERS", "CONTROLS", "DOMAINS", "EPSILONS", "FIG5_N",
+           "IMAGES_PER_CLASS", "INITIAL", "MAJORITY", "N_OPTIONS", "REGION_RESOLUTION",
+           "SEED_KEY", "TASKS", "VIEWS", "MaskedSet", "Params", "Prepared", "accuracy_label",
+           "at", "axis_ranges", "axis_titles", "batch_rows", "below_majority", "compute",
+           "domain_ranges", "fig5_sizes", "generator", "load_task", "majority_accuracy",
            "majority_warning", "masked_size", "masked_table", "model_note", "points_outside",
            "prepare", "takeaway", "validation_accuracy"]
 
@@ -72,6 +72,13 @@ INITIAL = ("Public / fake initial set", "Empty")
 FIG5_N = (100, 200)
 #: The values of the page's ε slider (Fig. 5's).
 EPSILONS = FIG5_EPSILONS
+#: An ε move's greedy search takes the slider's nearest other values along while a step's
+#: candidate arrays hold at most this many numbers (:func:`batch_rows`). A step makes some 500
+#: small numpy calls whatever its rows; measured on the toy (d = 2), digits (d = 25) and Adult
+#: (d = 112, 2 cores, one BLAS thread), their cost matches the arithmetic on about 5,000 numbers
+#: per step, so within this budget eight more ε cost about one more (toy, digits), and
+#: Adult's rows, 1,800 numbers each, take two neighbours along.
+BATCH_NUMBERS = 6000
 VIEWS = ("Masked vs original", "Greedy animation", "Accuracy vs ε", "Digit images", "Publish")
 ACCURACY = VIEWS[2]  # the one view whose numbers need more than the masked set at ε
 N_OPTIONS = (50, 100, 150, 200, 300, 400, 500)
@@ -158,10 +165,10 @@ DOMAINS = {
 
 
 class MaskedSet(NamedTuple):
-    """The part of the study that ε changes: the masked set and the perturbed records at one ε."""
+    """The part of the study that ε changes: the masked set at one ε (the input-perturbed
+    records, shown on demand, are :meth:`Prepared.perturbed_at`'s)."""
 
     gen: MaskedDataGenerator  #: the fitted generator (Algorithm 1)
-    perturbed: np.ndarray  #: the private records after input perturbation (Algorithm 2)
 
 
 @dataclass(frozen=True)
@@ -194,6 +201,8 @@ class Prepared:
     _masked: dict[float, MaskedSet] = field(default_factory=dict, repr=False, compare=False)
     _fixed: dict[str, pd.DataFrame | None] = field(default_factory=dict, repr=False,
                                                    compare=False)
+    _perturbed: dict[float, np.ndarray] = field(default_factory=dict, repr=False,
+                                                compare=False)
 
     def at_epsilon(self, epsilon: float) -> MaskedSet:
         """Algorithm 1 on the private set and input perturbation at ``epsilon``, computed the
@@ -209,11 +218,23 @@ class Prepared:
         epsilon = float(epsilon)
         if epsilon not in self._masked:
             todo = [epsilon]
-            if self._masked:
-                todo += [e for e in EPSILONS if e != epsilon and e not in self._masked]
+            if self._masked:  # the nearest values first, as many as cost little
+                others = [e for e in EPSILONS if e != epsilon and e not in self._masked]
+                others.sort(key=lambda e: abs(math.log(e / epsilon)))
+                todo += others[:batch_rows(self.task) - 1]
             for e, masked in zip(todo, _masked_sets(self, todo), strict=True):
                 self._masked.setdefault(e, masked)
         return self._masked[epsilon]
+
+    def perturbed_at(self, epsilon: float) -> np.ndarray:
+        """The private records after input perturbation (Algorithm 2) at ``epsilon``, drawn the
+        first time they are shown and kept (stream ``(seed, "masking page", "input")``)."""
+        epsilon = float(epsilon)
+        if epsilon not in self._perturbed:
+            self._perturbed.setdefault(epsilon, input_perturbation(
+                self.task.X_private, epsilon, data_norm=self.task.data_norm,
+                rng=stream(self.params.seed, "masking page", "input")))
+        return self._perturbed[epsilon]
 
 
 def load_task(task_key: str, scenario: Any = None) -> MaskingTask:
@@ -314,17 +335,22 @@ def _shared(scenario: Any, params: Params) -> Prepared:
 
 
 def _masked_sets(prepared: Prepared, epsilons: list[float]) -> list[MaskedSet]:
-    """Algorithm 1 on the task's private set and input perturbation at each of ``epsilons``,
-    the greedy searches in one loop (no budget is spent: at every ε, streams ``(seed, "masking
-    page", "generator" | "input")``)."""
+    """Algorithm 1 on the task's private set at each of ``epsilons``, the greedy searches in
+    one loop (no budget is spent: at every ε, stream ``(seed, "masking page", "generator")``)."""
     task, params = prepared.task, prepared.params
     gens = fit_generators([generator(task, e, params.lambda_, prepared.n, bounded=params.bounded,
                                      rng=stream(params.seed, "masking page", "generator"))
                            for e in epsilons],
                           task.X_private, task.y_private, initial=prepared.initial)
-    return [MaskedSet(gen, input_perturbation(task.X_private, e, data_norm=task.data_norm,
-                                              rng=stream(params.seed, "masking page", "input")))
-            for gen, e in zip(gens, epsilons, strict=True)]
+    return [MaskedSet(gen) for gen in gens]
+
+
+def batch_rows(task: MaskingTask) -> int:
+    """How many ε one greedy search of :meth:`Prepared.at_epsilon` computes at most: as many
+    as keep a step's candidate arrays within :data:`BATCH_NUMBERS` numbers (rows × candidates
+    × features), at least one."""
+    starts = MaskedDataGenerator().n_starts  # the study's generator searches from the default
+    return max(1, BATCH_NUMBERS // (task.n_classes * starts * (task.d + int(task.intercept))))
 
 
 def validation_accuracy(gen: MaskedDataGenerator, task: MaskingTask) -> dict[str, float]:
@@ -433,7 +459,7 @@ def _images(images: np.ndarray, titles: list[str]) -> pd.DataFrame:
 def _scatter_tables(numbers: dict[str, pd.DataFrame], prepared: Prepared, masked: MaskedSet,
                     params: Params) -> None:
     """The "Masked vs original" view's points, decision regions and axes, into ``numbers``."""
-    task, (gen, perturbed) = prepared.task, masked
+    task, gen = prepared.task, masked.gen
     names, identity = task.class_names, task.projection()[2]
     x_range, y_range = domain_ranges(task)
 
@@ -461,6 +487,7 @@ def _scatter_tables(numbers: dict[str, pd.DataFrame], prepared: Prepared, masked
             parts.insert(1, fixed("initial regions",
                                   lambda: regions("initial set", prepared.initial_coef)))
         if params.input:
+            perturbed = prepared.perturbed_at(float(params.epsilon))
             numbers["input_perturbed_points"] = _points(task.project(perturbed), task.y_private,
                                                         names)
     parts = [p for p in parts if p is not None]
