@@ -6,10 +6,12 @@ sizes the masked set (:func:`masked_size`), fits the initial set's own model and
 "Accuracy vs ε" view, runs :func:`dpcore.masking.accuracy_vs_epsilon` at every masked-set size
 (every ε of Fig. 5 and every size in one batch:
 :func:`dpcore.masking.accuracy_vs_epsilon_by_size`). :func:`at` needs the masked set at the
-page's ε: Algorithm 1 and input perturbation (Algorithm 2) at that ε, streams ``stream(seed,
-"masking page", "generator" | "input")``, which :meth:`Prepared.at_epsilon` computes once per ε
-and keeps, so a view's toggles and a return to an ε seen before redraw from it. The views share
-that keep (``prepare``'s ``keep``): a view opened after another finds its masked set at ε.
+page's ε: Algorithm 1 at that ε, stream ``stream(seed, "masking page", "generator")``, which
+:meth:`Prepared.at_epsilon` computes once per ε and keeps, so a view's toggles and a return to
+an ε seen before redraw from it (an ε move computes the slider's nearest values in the same
+search: :data:`BATCH_NUMBERS`); input perturbation (Algorithm 2, stream ``(seed, "masking
+page", "input")``) is drawn when shown (:meth:`Prepared.perturbed_at`). The views share that
+keep (``prepare``'s ``keep``): a view opened after another finds its masked set at ε.
 
 The private records, the non-private model's accuracy and its decision regions are computed
 from D without noise (named "nonprivate"); the masked set and its model are DP. A seeded study:
