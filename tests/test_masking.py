@@ -468,8 +468,7 @@ def test_the_searchs_short_sums_are_numpys_to_the_bit():
 
 def _evaluate_as_written(X, W, G, T, K):
     """``f`` and its gradient for candidates ``X`` (R, d, M), written as the module docstring
-    writes them: numpy's reductions over the classes and features, one concatenation for the
-    product with ``[W; G]^T`` (the search's evaluation before issue 35 fused it)."""
+    writes them, with numpy's reductions over the classes and features."""
     WG = np.concatenate([W, G], axis=1)
     ZG = WG @ X
     Z, Gx = ZG[:, :K], ZG[:, K:]
@@ -495,23 +494,20 @@ def _evaluate_as_written(X, W, G, T, K):
 
 @pytest.mark.parametrize(("R", "K", "d", "M"), [(1, 3, 2, 24), (9, 3, 25, 24), (4, 1, 3, 16),
                                                 (2, 12, 3, 24), (1, 3, 5, 1), (1, 1, 5, 1)])
-def test_the_fused_evaluation_is_the_formula_as_written_to_the_bit(R, K, d, M):
-    # issue 35: the search evaluates f and its gradient into one array per candidate set, with
-    # fused products and sums; the numbers are those of the formula written out with numpy.
-    from dpcore.masking.greedy import _candidates, _evaluate, _stack
+def test_the_searchs_evaluation_is_the_formula_as_written_to_the_bit(R, K, d, M):
+    # The search sums its short axes entry by entry; f and its gradient are the numbers of the
+    # formula written out with numpy, for any rows (the masking page's ε batched or not).
+    from dpcore.masking.greedy import _evaluate, _stack
 
     rng = np.random.default_rng(R + K + d + M)
     W, G = rng.normal(size=(R, K, d)), rng.normal(size=(R, K, d)) * 30
     labels = rng.integers(0, max(K, 2), size=M)
     T = labels[None].astype(float) if K == 1 else (np.arange(K)[:, None] == labels) * 1.0
     X = rng.normal(size=(R, d, M)) * 0.4
-    S = _candidates(R, d, M)
-    S[:, :d] = X
-    _evaluate(S, *_stack(W, G), np.sum(G * G, axis=(-2, -1)), T, K)
-    f, grad = _evaluate_as_written(X, W, G, T, K)
-    np.testing.assert_array_equal(S[:, :d], X)
-    np.testing.assert_array_equal(S[:, d:2 * d], grad)
-    np.testing.assert_array_equal(S[:, 2 * d], f)
+    f, grad = _evaluate(X, *_stack(W, G), np.sum(G * G, axis=(-2, -1)), T, K)
+    f_written, grad_written = _evaluate_as_written(X, W, G, T, K)
+    np.testing.assert_array_equal(f, f_written)
+    np.testing.assert_array_equal(grad, grad_written)
 
 
 def test_a_greedy_step_evaluates_f_once_per_iteration_whatever_the_batches(monkeypatch):
@@ -521,8 +517,8 @@ def test_a_greedy_step_evaluates_f_once_per_iteration_whatever_the_batches(monke
 
     calls = []
     evaluate = greedy._evaluate
-    monkeypatch.setattr(greedy, "_evaluate", lambda S, *args: calls.append(len(S)) or evaluate(
-        S, *args))
+    monkeypatch.setattr(greedy, "_evaluate", lambda X, *args: calls.append(len(X)) or evaluate(
+        X, *args))
     rng = np.random.default_rng(6)
     for n_batches in (1, 9):
         calls.clear()

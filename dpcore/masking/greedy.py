@@ -56,8 +56,7 @@ _SHORT = 8
 
 
 def _sum1(A, keepdims=False):
-    """``np.add.reduce(A, axis=1)`` of an array ``A`` of shape (R, k, ...) (last axis ``M``),
-    the same numbers.
+    """``np.add.reduce(A, axis=1)`` of an array ``A`` of shape (R, k, M), the same numbers.
 
     With ``M >= 2`` numpy's reduce over the middle axis adds its ``k`` entries one after the
     other, as this does; for a short axis and small arrays (the search's: ``k`` classes or
@@ -67,16 +66,9 @@ def _sum1(A, keepdims=False):
     k = A.shape[1]
     if k > _SHORT or A.shape[-1] < 2:
         return np.add.reduce(A, axis=1, keepdims=keepdims)
-    if k == 1:
-        return A[:, :1].copy() if keepdims else A[:, 0].copy()
-    if keepdims:
-        out = A[:, :1] + A[:, 1:2]
-        for i in range(2, k):
-            out += A[:, i:i + 1]
-        return out
-    out = A[:, 0] + A[:, 1]
-    for i in range(2, k):
-        out += A[:, i]
+    out = A[:, :1].copy() if keepdims else A[:, 0].copy()
+    for i in range(1, k):
+        out += A[:, i:i + 1] if keepdims else A[:, i]
     return out
 
 
@@ -84,10 +76,10 @@ def _max1(A, keepdims=False):
     """``A.max(axis=1)`` of an array ``A`` of shape (R, k, M) (a maximum is exact: any order of
     comparisons gives it), one comparison per entry for a short axis, as :func:`_sum1`."""
     k = A.shape[1]
-    if k > _SHORT or k == 1:
+    if k > _SHORT:
         return A.max(axis=1, keepdims=keepdims)
-    out = np.maximum(A[:, :1], A[:, 1:2]) if keepdims else np.maximum(A[:, 0], A[:, 1])
-    for i in range(2, k):
+    out = A[:, :1].copy() if keepdims else A[:, 0].copy()
+    for i in range(1, k):
         np.maximum(out, A[:, i:i + 1] if keepdims else A[:, i], out=out)
     return out
 
@@ -98,51 +90,34 @@ def _stack(W, G):
     return WG, np.ascontiguousarray(np.swapaxes(WG, 1, 2))
 
 
-def _candidates(R, d, M):
-    """A candidates' array of shape (R, 2d + 1, M): the points (``[:, :d]``), the gradient of
-    ``f`` at them (``[:, d:2d]``) and ``f`` (``[:, 2d]``), kept together so that one
-    ``np.copyto`` moves all three (:func:`_evaluate` fills the last two)."""
-    return np.empty((R, 2 * d + 1, M))
-
-
-def _evaluate(S, WG, WGt, GG, T, K):
-    """``f`` of eq. (4) and its gradient for candidates ``S[:, :d]`` (:func:`_candidates`),
-    written into ``S[:, d:2d]`` (the gradient) and ``S[:, 2d]`` (``f``).
+def _evaluate(X, WG, WGt, GG, T, K):
+    """``f`` of eq. (4) and its gradient for candidates ``X`` of shape (R, d, M).
 
     Candidates run along the *last* axis, so every sum over classes or features is a reduction
     over a leading axis, vectorised across candidates. ``WG = [W; G]`` (R, 2K, d) and its
     transpose (:func:`_stack`); ``GG``: (R,) = ``||G||^2``; ``T``: targets (K, M), shared across
-    draws. The products and sums are the same, in the same order, as written in the module
-    docstring; one work array holds ``[A M x; r; G x]`` (R, 3K, M), so that the two products
-    with ``[W; G]`` and the sums of ``r * r`` and ``r * G x`` are one call each.
+    draws. Returns ``f`` (R, M) and the gradient (R, d, M).
     """
-    R, M = S.shape[0], S.shape[-1]
-    d = (S.shape[1] - 1) // 2
-    X = S[:, :d]
-    work = np.empty((R, 3 * K, M))
-    np.matmul(WG, X, out=work[:, K:])  # the logits W x, then G x
-    Z, Gx = work[:, K:2 * K], work[:, 2 * K:]
+    ZG = WG @ X  # (R, 2K, M): the logits W x, then G x
+    Z, Gx = ZG[:, :K], ZG[:, K:]
     if K == 1:
         P = 1.0 / (1.0 + np.exp(-Z))
     else:
-        P = Z - _max1(Z, keepdims=True)
-        np.exp(P, out=P)
+        P = np.exp(Z - _max1(Z, keepdims=True))
         P /= _sum1(P, keepdims=True)
-    r = np.subtract(P, T, out=Z)  # Z is read no more: [r; G x] from here on
+    r = P - T
     xx = _sum1(X * X)  # (R, M)
-    rG = work.reshape(R, 3, K, M)[:, 1:]  # [r; G x] by class
-    sums = _sum1((rG * rG[:, :1]).reshape(2 * R, K, M)).reshape(R, 2, M)
-    rr = sums[:, 0]  # ||r||^2, then r . G x
-    f = np.add(GG[:, None], 2.0 * sums[:, 1], out=S[:, 2 * d])
-    f += rr * xx
+    rr = _sum1(r * r)
+    f = GG[:, None] + 2.0 * _sum1(r * Gx) + rr * xx
     Mx = Gx + r * xx[:, None]
     if K == 1:
-        np.multiply(P * (1.0 - P), Mx, out=work[:, :K])
+        AMx = P * (1.0 - P) * Mx
     else:
-        np.multiply(P, Mx - _sum1(P * Mx, keepdims=True), out=work[:, :K])
-    grad = np.matmul(WGt, work[:, :2 * K], out=S[:, d:2 * d])  # W^T A M x + G^T r
+        AMx = P * (Mx - _sum1(P * Mx, keepdims=True))
+    grad = WGt @ np.concatenate([AMx, r], axis=1)  # W^T A M x + G^T r
     grad += X * rr[:, None]
     grad *= 2.0
+    return f, grad
 
 
 def masking_objective(x, y: int, coef, G) -> tuple[float, np.ndarray]:
@@ -173,26 +148,24 @@ def masking_objective(x, y: int, coef, G) -> tuple[float, np.ndarray]:
     G = np.asarray(G, dtype=float)[None]
     K = W.shape[1]
     T = np.array([[float(y)]]) if K == 1 else (np.arange(K) == y)[:, None].astype(float)
-    x = np.asarray(x, dtype=float)
-    S = _candidates(1, x.size, 1)
-    S[0, :x.size, 0] = x
-    _evaluate(S, *_stack(W, G), np.sum(G * G, axis=(-2, -1)), T, K)
-    return float(S[0, -1, 0]), S[0, x.size:-1, 0].copy()
+    f, grad = _evaluate(np.asarray(x, dtype=float)[None, :, None], *_stack(W, G),
+                        np.sum(G * G, axis=(-2, -1)), T, K)
+    return float(f[0, 0]), grad[0, :, 0]
 
 
-def _project(Y, radius, out, fixed=None, free=None):
-    """Project candidates ``Y`` (R, d, M) onto the ball of ``radius`` (nothing when infinite),
-    into ``out``; with ``fixed``, onto its section where the last coordinate is ``fixed`` (that
-    coordinate set, the others projected onto the ball of radius ``free = sqrt(radius^2 -
-    fixed^2)``, :func:`_free_radius`)."""
+def _project(X, radius, fixed=None):
+    """Project candidates (R, d, M) onto the ball of ``radius`` (nothing when infinite); with
+    ``fixed``, onto its section where the last coordinate is ``fixed`` (that coordinate set,
+    the others projected onto the ball of radius ``sqrt(radius^2 - fixed^2)``)."""
     if fixed is not None:
-        out[:, -1] = fixed
-        _project(Y[:, :-1], free, out[:, :-1])
-    elif not np.isfinite(radius):
-        np.copyto(out, Y)
-    else:
-        norm = np.sqrt(_sum1(Y * Y, keepdims=True))
-        np.multiply(Y, np.minimum(1.0, radius / np.maximum(norm, 1e-300)), out=out)
+        X = X.copy()
+        X[:, -1] = fixed
+        return np.concatenate([_project(X[:, :-1], _free_radius(radius, fixed)), X[:, -1:]],
+                              axis=1)
+    if not np.isfinite(radius):
+        return X
+    norm = np.sqrt(_sum1(X * X, keepdims=True))
+    return X * np.minimum(1.0, radius / np.maximum(norm, 1e-300))
 
 
 def _free_radius(radius, fixed):
@@ -343,21 +316,15 @@ def _greedy(batches, n_classes, n_starts, max_iter, radius, fixed, callback
     warm = np.concatenate([_ball(rng, R, d, 1, radius, fixed)
                            for rng, R in zip(rngs, sizes, strict=True)])
     scale = radius if np.isfinite(radius) else 1.0
-    free = _free_radius(radius, fixed) if fixed is not None else None
     for j in range(n_steps):
         if callback is not None:
             callback(j, n_steps)
         active = sum(1 for n in n_adds if n > j)  # the batches still adding: a prefix
         A = int(ends[active - 1])
         Wa, Ga = W[:A], G[:A]
-        now = _candidates(A, d, M)  # the candidates, their gradients and f
-        trial = _candidates(A, d, M)  # the same at the trial points
-        X = now[:, :d]
-        if active > 1:
-            np.concatenate([_ball(rngs[i], sizes[i], d, M, radius, fixed)
-                            for i in range(active)], out=X)
-        else:
-            X[...] = _ball(rngs[0], sizes[0], d, M, radius, fixed)
+        X = np.concatenate([_ball(rngs[i], sizes[i], d, M, radius, fixed)
+                            for i in range(active)]) if active > 1 else _ball(
+            rngs[0], sizes[0], d, M, radius, fixed)
         X[:, :, ::S] = warm[:A]  # the first start of every label: the previous winner
         if S > 1:  # the second: the origin, where f = ||G||^2, so no step can make G worse
             X[:, :, 1::S] = 0.0  # (with a fixed intercept column: the section's centre)
@@ -365,18 +332,19 @@ def _greedy(batches, n_classes, n_starts, max_iter, radius, fixed, callback
                 X[:, -1, 1::S] = fixed
         GG = np.sum(Ga * Ga, axis=(-2, -1))
         WG, WGt = _stack(Wa, Ga)
-        _evaluate(now, WG, WGt, GG, T, K)
-        grad, f = now[:, d:2 * d], now[:, 2 * d]
+        f, grad = _evaluate(X, WG, WGt, GG, T, K)
         gnorm = np.sqrt(_sum1(grad * grad))
         t = 0.5 * scale / np.maximum(gnorm, 1e-12)  # first step moves at most half the radius
         for _ in range(max_iter):
-            _project(X - t[:, None] * grad, radius, trial[:, :d], fixed, free)
-            _evaluate(trial, WG, WGt, GG, T, K)
-            step = trial[:, :d] - X
-            ok = trial[:, 2 * d] <= f - ARMIJO * _sum1(step * step) / t
-            # the candidates whose step is kept move (point, gradient and f)
-            np.copyto(now, trial, where=ok[:, None])
-            t *= np.where(ok, 2.0, 0.5)
+            X_try = _project(X - t[:, None] * grad, radius, fixed)
+            f_try, grad_try = _evaluate(X_try, WG, WGt, GG, T, K)
+            step = X_try - X
+            ok = f_try <= f - ARMIJO * _sum1(step * step) / t
+            okd = ok[:, None]
+            np.copyto(X, X_try, where=okd)  # the candidates whose step is kept move
+            np.copyto(grad, grad_try, where=okd)
+            np.copyto(f, f_try, where=ok)
+            t = np.where(ok, 2.0 * t, 0.5 * t)
         best = np.argmin(f, axis=1)
         x_new = X[np.arange(A), :, best]  # (A, d)
         z = np.einsum("rkd,rd->rk", Wa, x_new)
