@@ -615,10 +615,13 @@ def fit_generators(generators: Sequence[MaskedDataGenerator], X, y, initial=None
     greedy searches in one loop (:func:`~dpcore.masking.greedy_masked_batches`).
 
     Each generator ends in the state its own ``fit(X, y, initial)`` gives it, to the bit (steps
-    1-2 and 4 run per generator, in order; the search of each draws from its own Generator, in
-    the same order), but the searches' steps run together: one step of all of them costs little
-    more than one step of one, which is what makes a study at several ε (the masking page's
-    slider) cheap. For studies only: a release is one generator's :meth:`~MaskedDataGenerator.fit`.
+    1-2 and 4 run per generator, in order, step 1's fit once for the generators that read the
+    same λ, centre, bound, intercept and prior: a deterministic function of them; the search of
+    each draws from its own Generator, in the same order), but the searches' steps run
+    together: for small records one step of all of them costs little more than one step of one,
+    which is what makes a study at several ε (the masking page's slider) cheap. The generators
+    share the arrays of a shared fit (``coef_``): read-only. For studies only: a release is one
+    generator's :meth:`~MaskedDataGenerator.fit`.
 
     Parameters
     ----------
