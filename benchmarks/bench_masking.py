@@ -4,6 +4,11 @@ Run: ``python benchmarks/bench_masking.py [--naive-samples 40] [--sklearn-fits 9
 markdown table: the project's time (best of 3), the baseline's time measured in this run, and
 their ratio (project / baseline; below 1 is faster).
 
+``--walk``: instead, the page's ε slider walked as ``bench_browser.py --fresh`` walks it (the
+study of the data-masking page at its defaults, the toy: the first view at ε = 0.1, then each
+next slider value in turn), one line of CPU seconds: the first view (``prepare`` and ``at``) and
+each move's ``at``. Run it on two checkouts alternately to compare them (issue 35).
+
 - 1,000 masked samples in d = 25 (3 classes, 1,000 private records, eps = 1, lam = 0.5): the
   whole of ``MaskedDataGenerator.fit`` (step-1 fit, noise, 1,000 greedy samples, refit), against
   (a) the same greedy search written as a plain loop over candidates and single gradient steps
@@ -18,6 +23,8 @@ their ratio (project / baseline; below 1 is faster).
 from __future__ import annotations
 
 import argparse
+import statistics
+import time
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
@@ -31,6 +38,7 @@ from dpcore.masking import (
     toy_task,
 )
 from dpcore.masking.greedy import ARMIJO
+from dpcore.studies import masking as study
 
 LAM, SEED = 0.5, 0
 
@@ -79,11 +87,33 @@ def _naive_greedy(W, G, n_add, C, rng, n_starts=8, max_iter=10):
     return np.array(out)
 
 
+def walk() -> None:
+    """Print the CPU seconds of the masking page's first view at ε = 0.1 and of each move."""
+    first, *moves = study.DOMAINS["mk_epsilon"].options
+    params = study.Params(epsilon=first)
+    start = time.process_time()
+    ready = study.prepare(None, params)
+    study.at(ready, params)
+    times = [time.process_time() - start]
+    for epsilon in moves:
+        start = time.process_time()
+        study.at(ready, params.replace(epsilon=epsilon))
+        times.append(time.process_time() - start)
+    print(f"first view {times[0]:.3f} s; moves to ε = "
+          + ", ".join(f"{e:g}: {t:.3f}" for e, t in zip(moves, times[1:], strict=True))
+          + f" s; median move {statistics.median(times[1:]):.3f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--naive-samples", type=int, default=40)
     parser.add_argument("--sklearn-fits", type=int, default=95)
+    parser.add_argument("--walk", action="store_true",
+                        help="time the page's ε walk instead (first view, then every move)")
     args = parser.parse_args()
+    if args.walk:
+        walk()
+        return
     rows = []
 
     # 1. 1,000 masked samples in d = 25.

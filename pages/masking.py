@@ -54,6 +54,8 @@ from ui.widgets import epsilon_slider, lambda_slider, replicates_slider, seed_in
 require_router()
 
 PUBLISH = VIEWS[-1]
+#: The "Masked vs original" view's panels, left to right (those the experiment has).
+PANELS = ("original", "initial", "final")
 
 scenario = scenario_sidebar()
 
@@ -146,9 +148,29 @@ def live(view: str) -> None:
         if view == PUBLISH:
             publish(numbers, params)
         else:
-            DRAW[view](numbers, params, study_figures(
-                study, source, source_id, params,
-                lambda: figures(numbers, params, dataset=task.title), task.title))
+            DRAW[view](numbers, params, view_figures(numbers, params))
+
+
+def view_figures(numbers, params) -> dict:
+    """The figures the view draws, each kept where its numbers are (:func:`ui.study.figures`).
+
+    "Masked vs original" with its three panels builds each panel's figure alone (the figure of
+    all three only for a download, :func:`draw_scatter`); the panels that ε does not change
+    (the initial set's, and the original records' unless the input-perturbed ones are shown
+    on them) are kept under the parameters without ε, so an ε move builds the masked set's
+    panel alone.
+    """
+    def build(panels=None):
+        return lambda: figures(numbers, params, dataset=task.title, panels=panels)
+
+    if params.view != VIEWS[0] or params.alone:
+        return study_figures(study, source, source_id, params, build(), task.title)
+    fixed = ("initial",) if params.input else ("original", "initial")
+    moving = tuple(name for name in PANELS if name not in fixed)
+    return (study_figures(study, source, source_id, params.replace(epsilon=None), build(fixed),
+                          task.title, "panels")
+            | study_figures(study, source, source_id, params, build(moving), task.title,
+                            "panels"))
 
 
 def scatter_toggles() -> dict[str, bool]:
@@ -216,9 +238,9 @@ def draw_scatter(numbers, params, figs) -> None:
                    + (f" {off_axes} masked records lie outside the data domain's axes (the "
                       "unbounded search)." if off_axes else ""))
         return
-    panels = [(name.removeprefix(PANEL), fig) for name, fig in figs.items()
-              if name.startswith(PANEL)]
-    show_panels(panels, figs["masked_vs_original"].figure, "fig_scatter",
+    panels = [(name, figs[PANEL + name]) for name in PANELS if PANEL + name in figs]
+    show_panels(panels, lambda: figures(numbers, params, dataset=task.title)["masked_vs_original"],
+                "fig_scatter",
                 title=figure_title("masked_vs_original"),
                 context=figure_context("masked_vs_original", numbers, params, task.title))
     hidden = (points_outside(numbers["input_perturbed_points"], numbers["axes"])

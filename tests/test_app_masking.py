@@ -68,6 +68,24 @@ def test_an_epsilon_move_changes_only_the_masked_panel():
     assert [a == b for a, b in zip(before, after, strict=True)] == [False, True, False]
 
 
+def test_an_epsilon_move_builds_the_masked_panel_alone(monkeypatch):
+    """issue 35: the panels ε does not change are built once, the masked set's at each ε, and
+    the figure of all three panels not at all (a download builds it when clicked)."""
+    from dpcore.figures import masking as drawn
+
+    built = []
+    scatter_panels = drawn.scatter_panels
+    monkeypatch.setattr(drawn, "scatter_panels", lambda panels, *args, **kw: built.append(
+        len(panels)) or scatter_panels(panels, *args, **kw))
+    at = open_page(mk_seed=3535)  # a seed no other test draws: no figure is kept yet
+    assert built == [1, 1, 1] and charts(at) == SCATTER
+    for epsilon in (10.0, 0.5):
+        built.clear()
+        at.select_slider(key="mk_epsilon").set_value(epsilon)
+        rerun(at)
+        assert built == [1] and charts(at) == SCATTER
+
+
 def test_recipient_view_shows_the_masked_set_alone():
     at = open_page()
     at.toggle(key="mk_alone").set_value(True)

@@ -13,6 +13,7 @@ from dpcore.accountant import BudgetAccountant, BudgetExceeded
 from dpcore.masking import (
     GAP_TOL,
     MaskedDataGenerator,
+    fit_generators,
     fit_logistic_model,
     input_perturbation,
     lipschitz_constant,
@@ -463,3 +464,115 @@ def test_the_searchs_short_sums_are_numpys_to_the_bit():
             np.testing.assert_array_equal(_sum1(A, keepdims), np.add.reduce(A, axis=1,
                                                                              keepdims=keepdims))
             np.testing.assert_array_equal(_max1(A, keepdims), A.max(axis=1, keepdims=keepdims))
+
+
+def _evaluate_as_written(X, W, G, T, K):
+    """``f`` and its gradient for candidates ``X`` (R, d, M), written as the module docstring
+    writes them, with numpy's reductions over the classes and features."""
+    WG = np.concatenate([W, G], axis=1)
+    ZG = WG @ X
+    Z, Gx = ZG[:, :K], ZG[:, K:]
+    if K == 1:
+        P = 1.0 / (1.0 + np.exp(-Z))
+    else:
+        P = np.exp(Z - Z.max(axis=1, keepdims=True))
+        P /= np.add.reduce(P, axis=1, keepdims=True)
+    r = P - T
+    xx = np.add.reduce(X * X, axis=1)
+    rr = np.add.reduce(r * r, axis=1)
+    f = np.sum(G * G, axis=(-2, -1))[:, None] + 2.0 * np.add.reduce(r * Gx, axis=1) + rr * xx
+    Mx = Gx + r * xx[:, None]
+    if K == 1:
+        AMx = P * (1.0 - P) * Mx
+    else:
+        AMx = P * (Mx - np.add.reduce(P * Mx, axis=1, keepdims=True))
+    grad = np.ascontiguousarray(np.swapaxes(WG, 1, 2)) @ np.concatenate([AMx, r], axis=1)
+    grad += X * rr[:, None]
+    grad *= 2.0
+    return f, grad
+
+
+@pytest.mark.parametrize(("R", "K", "d", "M"), [(1, 3, 2, 24), (9, 3, 25, 24), (4, 1, 3, 16),
+                                                (2, 12, 3, 24), (1, 3, 5, 1), (1, 1, 5, 1)])
+def test_the_searchs_evaluation_is_the_formula_as_written_to_the_bit(R, K, d, M):
+    # The search sums its short axes entry by entry; f and its gradient are the numbers of the
+    # formula written out with numpy, for any rows (the masking page's ε batched or not).
+    from dpcore.masking.greedy import _evaluate, _stack
+
+    rng = np.random.default_rng(R + K + d + M)
+    W, G = rng.normal(size=(R, K, d)), rng.normal(size=(R, K, d)) * 30
+    labels = rng.integers(0, max(K, 2), size=M)
+    T = labels[None].astype(float) if K == 1 else (np.arange(K)[:, None] == labels) * 1.0
+    X = rng.normal(size=(R, d, M)) * 0.4
+    f, grad = _evaluate(X, *_stack(W, G), np.sum(G * G, axis=(-2, -1)), T, K)
+    f_written, grad_written = _evaluate_as_written(X, W, G, T, K)
+    np.testing.assert_array_equal(f, f_written)
+    np.testing.assert_array_equal(grad, grad_written)
+
+
+def test_a_greedy_step_evaluates_f_once_per_iteration_whatever_the_batches(monkeypatch):
+    # issue 35: batches (e.g. the masking page's ε values) share every evaluation of a step: one
+    # at the starts and one per backtracking iteration, for one batch or nine.
+    from dpcore.masking import greedy
+
+    calls = []
+    evaluate = greedy._evaluate
+    monkeypatch.setattr(greedy, "_evaluate", lambda X, *args: calls.append(len(X)) or evaluate(
+        X, *args))
+    rng = np.random.default_rng(6)
+    for n_batches in (1, 9):
+        calls.clear()
+        greedy.greedy_masked_batches(
+            [(rng.normal(size=(1, 3, 2)), rng.normal(size=(1, 3, 2)), 7, np.random.default_rng(b))
+             for b in range(n_batches)], n_classes=3, max_iter=4)
+        assert calls == [n_batches] * (7 * (1 + 4))
+
+
+def _fitted_state(gen):
+    names = ("masked_X_", "masked_y_", "n_initial_", "coef_", "noisy_coef_", "refit_coef_",
+             "gradient_trace_", "gradient_norm_", "refit_distance_", "distance_bound_",
+             "sensitivity_", "n_clipped_", "lam_", "center_")
+    return {name: getattr(gen, name) for name in names} | {"rng": gen.rng.bit_generator.state}
+
+
+@pytest.mark.parametrize("binary", [False, True])
+def test_generators_fitted_together_are_each_fitted_alone_to_the_bit(binary):
+    # issue 35: fit_generators runs several seeded generators' greedy searches in one loop;
+    # each generator ends in the state its own fit gives it (the Generators' states included).
+    C = 2 if binary else 3
+    X, y = _blobs(n=80, d=3, C=C, seed=7)
+    X0, y0 = _blobs(n=12, d=3, C=C, seed=8)
+    options = (dict(n_classes=2, fit_intercept=True, coef_prior=np.full((1, 4), 0.1))
+               if binary else dict(n_classes=3))
+
+    def made():
+        return [MaskedDataGenerator(e, lam, n, rng=np.random.default_rng(3), n_starts=3,
+                                    **options)
+                for e, lam, n in ((0.5, 0.3, 40), (5.0, 0.3, 30), (50.0, 0.1, 40))]
+
+    alone = [gen.fit(X, y, initial=(X0, y0)) for gen in made()]
+    together = made()
+    assert fit_generators(together, X, y, initial=(X0, y0)) == together
+    for one, joint in zip(alone, together, strict=True):
+        a, b = _fitted_state(one), _fitted_state(joint)
+        assert a.keys() == b.keys()
+        for name in a:
+            np.testing.assert_array_equal(b[name], a[name], err_msg=name)
+    assert fit_generators([], X, y) == []
+
+
+def test_fit_generators_runs_seeded_studies_with_one_search_setting_only():
+    X, y = _blobs(n=40, C=2)
+    with pytest.raises(ValueError, match="seeded studies only"):
+        fit_generators([MaskedDataGenerator(1.0, 0.5, 20, n_classes=2,
+                                            accountant=BudgetAccountant(epsilon=5.0))], X, y)
+    accountant = BudgetAccountant(epsilon=5.0)
+    with pytest.raises(ValueError, match="seeded studies only"):
+        fit_generators([MaskedDataGenerator(1.0, 0.5, 20, rng=1, n_classes=2),
+                        MaskedDataGenerator(1.0, 0.5, 20, n_classes=2, accountant=accountant)],
+                       X, y)
+    assert accountant.spent == (0.0, 0.0)
+    with pytest.raises(ValueError, match="same search settings"):
+        fit_generators([MaskedDataGenerator(1.0, 0.5, 20, rng=1, n_classes=2),
+                        MaskedDataGenerator(1.0, 0.5, 20, rng=1, n_classes=2, bounded=False)],
+                       X, y)

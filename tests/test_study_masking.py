@@ -122,9 +122,9 @@ def test_a_view_opened_after_another_reuses_its_masked_set_at_epsilon(monkeypatc
         return kept[parts]
 
     made = []
-    masked_set = study._masked_set
-    monkeypatch.setattr(study, "_masked_set", lambda prepared, epsilon: made.append(
-        epsilon) or masked_set(prepared, epsilon))
+    masked_sets = study._masked_sets
+    monkeypatch.setattr(study, "_masked_sets", lambda prepared, epsilons: made.extend(
+        epsilons) or masked_sets(prepared, epsilons))
     first = Params()
     shown = at(prepare(None, first, keep=keep), first)
     accuracy = first.replace(view=ACCURACY, draws=10, input=True)
@@ -137,6 +137,53 @@ def test_a_view_opened_after_another_reuses_its_masked_set_at_epsilon(monkeypatc
     # without a keep, the same numbers
     alone = prepare(None, first)
     assert numbers_json(at(alone, first)) == numbers_json(shown) and made == [first.epsilon] * 2
+
+
+def test_an_epsilon_move_computes_the_sliders_other_values_in_one_search(monkeypatch):
+    # issue 35: the first ε is computed alone; the first move computes its ε with every slider
+    # value not kept yet, in one greedy search; the next moves compute nothing. Every ε's
+    # numbers are those it gets alone, to the bit.
+    made, searches = [], []
+    masked_sets, batches = study._masked_sets, study.fit_generators
+    monkeypatch.setattr(study, "_masked_sets", lambda prepared, epsilons: made.append(
+        list(epsilons)) or masked_sets(prepared, epsilons))
+    monkeypatch.setattr(study, "fit_generators", lambda gens, *args, **kw: searches.append(
+        len(gens)) or batches(gens, *args, **kw))
+    params = Params(epsilon=0.1, seed=4, initial="Empty", n=60)
+    ready = prepare(None, params)
+    assert study.batch_rows(ready.task) >= len(study.EPSILONS)  # the toy's rows are small
+    walk = {e: at(ready, params.replace(epsilon=e)) for e in (0.1, 0.2, 0.5, 50.0, 0.2)}
+    # the nearest values first (the slider's neighbours), the new ε's masked set among them
+    rest = [0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
+    assert made == [[0.1], [0.2, *rest]] and searches == [1, len(study.EPSILONS) - 1]
+    assert study.EPSILONS == DOMAINS["mk_epsilon"].options
+    assert at(ready, params.replace(input=True))["input_perturbed_points"] is not None
+    assert len(made) == 2  # input perturbation is drawn when shown, not with the masked set
+    for e in (0.2, 50.0):
+        alone = prepare(None, params)
+        numbers = at(alone, params.replace(epsilon=e))
+        assert made[-1] == [e]  # a part with nothing kept computes its ε alone
+        assert numbers.keys() == walk[e].keys()
+        for name in numbers:
+            pd.testing.assert_frame_equal(walk[e][name], numbers[name], check_exact=True)
+
+
+def test_a_large_tasks_move_takes_only_its_nearest_values_along(monkeypatch):
+    # issue 35: where a step's arrays are large (many features), one more ε costs as much as
+    # the first; the search then takes the nearest slider values within BATCH_NUMBERS.
+    made = []
+    masked_sets = study._masked_sets
+    monkeypatch.setattr(study, "_masked_sets", lambda prepared, epsilons: made.append(
+        list(epsilons)) or masked_sets(prepared, epsilons))
+    monkeypatch.setattr(study, "BATCH_NUMBERS", 3 * 3 * 8 * 2)  # the toy: 3 classes, d = 2
+    params = Params(epsilon=5.0, seed=5, initial="Empty", n=40)
+    ready = prepare(None, params)
+    assert study.batch_rows(ready.task) == 3
+    for e in (5.0, 2.0, 1.0, 0.5, 10.0):
+        at(ready, params.replace(epsilon=e))
+    assert made == [[5.0], [2.0, 1.0, 0.5], [10.0, 20.0, 50.0]]  # nearest by ratio
+    monkeypatch.setattr(study, "BATCH_NUMBERS", 1)
+    assert study.batch_rows(ready.task) == 1
 
 
 def test_at_refuses_a_part_prepared_for_other_parameters(toy):
@@ -269,6 +316,20 @@ def test_figures_of_the_scatter_view_and_its_panels(toy):
     alone = figures(at(ready, params.replace(alone=True)), params.replace(alone=True))
     assert list(alone) == ["recipient_view"]
     assert "non-private" not in alone["recipient_view"].to_json()
+
+
+def test_the_scatter_panels_built_alone_are_those_built_together(toy):
+    # issue 35: the page builds each panel's figure alone (the ones ε does not change once), and
+    # the figure of all panels only for a download.
+    params, ready = toy
+    for shown in (params, params.replace(input=True)):
+        numbers = at(ready, shown)
+        together = figures(numbers, shown, dataset="Toy")
+        for panels in (("final",), ("original", "initial"), ("initial",)):
+            alone = figures(numbers, shown, dataset="Toy", panels=panels)
+            assert list(alone) == [PANEL + name for name in ("original", "initial", "final")
+                                   if name in panels]
+            assert all(alone[name].to_json() == together[name].to_json() for name in alone)
 
 
 @pytest.mark.slow  # every view's masked set

@@ -165,16 +165,22 @@ def scatter_panels(panels: Sequence[Panel], class_names: Sequence[str], *, xtitl
 
 
 def panel_figures(panels: Sequence[Panel], class_names: Sequence[str], *, xtitle: str,
-                  ytitle: str, x_range, y_range, height: int = 440) -> list[go.Figure]:
+                  ytitle: str, x_range, y_range, height: int = 440,
+                  which: Sequence[int] | None = None) -> list[go.Figure]:
     """The panels of :func:`scatter_panels` as one figure each, with the same traces and axes,
     for a page that draws them side by side (:func:`dpcore.figures.common.show_panels`): the
     browser then redraws only a panel whose figure changed. The legend sits under the first
     panel, one more row for each of its notes (hollow markers, pale markers); every panel keeps
-    the same margins (no automatic growth), so the plot areas line up."""
+    the same margins (no automatic growth), so the plot areas line up.
+
+    ``which``: the positions of the panels to build (all by default); each is the figure it is
+    among all of them (the legend's notes read every panel)."""
     figures = []
     pale = any(panel.faint for panel in panels)
     notes = pale + any(panel.extra is not None for panel in panels)
     for i, panel in enumerate(panels):
+        if which is not None and i not in which:
+            continue
         fig = scatter_panels([panel], class_names, xtitle=xtitle, ytitle=ytitle if i == 0 else "",
                              x_range=x_range, y_range=y_range, height=height + 24 * notes,
                              legend=i == 0, pale=pale and i == 0)
@@ -381,9 +387,11 @@ def _xy(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return frame[["x", "y"]].to_numpy(), frame["code"].to_numpy()
 
 
-def _scatter_figures(numbers: dict[str, pd.DataFrame], epsilon: float) -> dict[str, go.Figure]:
+def _scatter_figures(numbers: dict[str, pd.DataFrame], epsilon: float,
+                     only: Sequence[str] | None = None) -> dict[str, go.Figure]:
     """The "Masked vs original" view: the recipient's view alone, or the original, initial
-    and final panels as one figure and as one figure each (:data:`PANEL`)."""
+    and final panels as one figure and as one figure each (:data:`PANEL`); with ``only``, the
+    figures of these panels alone."""
     axes = numbers["axes"]
     names = tuple(numbers["classes"]["name"])
     xtitle, ytitle = axes["title"]
@@ -407,13 +415,17 @@ def _scatter_figures(numbers: dict[str, pd.DataFrame], epsilon: float) -> dict[s
                                   *_xy(numbers["initial_points"]),
                                   _run_regions(numbers, "initial set"))
     panels["final"] = final
-    figs = {"masked_vs_original": scatter_panels(list(panels.values()), names, **frame)}
-    parts = panel_figures(list(panels.values()), names, **frame)
-    return figs | {PANEL + name: fig for name, fig in zip(panels, parts, strict=True)}
+    figs = {}
+    if only is None:
+        figs["masked_vs_original"] = scatter_panels(list(panels.values()), names, **frame)
+    chosen = [i for i, name in enumerate(panels) if only is None or name in only]
+    parts = panel_figures(list(panels.values()), names, which=chosen, **frame)
+    return figs | {PANEL + list(panels)[i]: fig for i, fig in zip(chosen, parts, strict=True)}
 
 
 def figures(numbers: dict[str, pd.DataFrame], params: Params, *,
-            dataset: str | None = None) -> dict[str, go.Figure]:
+            dataset: str | None = None, panels: Sequence[str] | None = None
+            ) -> dict[str, go.Figure]:
     """The figures of the view :mod:`dpcore.studies.masking` computed, titled, by name.
 
     "Masked vs original": ``masked_vs_original`` ([PGY]_ Fig. 2) and its panels
@@ -430,6 +442,11 @@ def figures(numbers: dict[str, pd.DataFrame], params: Params, *,
     dataset : str, optional
         The experiment's name in the titles' settings (the page gives the task's title); by
         default its label in :data:`~dpcore.studies.masking.TASKS`.
+    panels : sequence of str, optional
+        "Masked vs original" with its panels: the figures of these panels alone (names after
+        :data:`PANEL`: ``"original"``, ``"initial"``, ``"final"``), each the figure it is among
+        all of them, and no ``masked_vs_original``. A page that draws the panels side by side
+        builds only what it draws, and the whole figure for a download.
 
     References
     ----------
@@ -450,7 +467,7 @@ def figures(numbers: dict[str, pd.DataFrame], params: Params, *,
             y_range=[float(axes["low"].iloc[1]), float(axes["high"].iloc[1])],
             xtitle=axes["title"].iloc[0], ytitle=axes["title"].iloc[1])
     elif "masked_points" in numbers:
-        figs |= _scatter_figures(numbers, epsilon)
+        figs |= _scatter_figures(numbers, epsilon, panels)
     metrics = numbers["metrics"].iloc[0]
     ytitle = accuracy_label(bool(metrics["validation_private"]), axis=True)
     for name in sorted(numbers):

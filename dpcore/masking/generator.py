@@ -48,10 +48,12 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
-from dpcore.masking.greedy import greedy_masked_samples
+from dpcore.masking.greedy import greedy_masked_batches, greedy_masked_samples
 from dpcore.masking.model import (
     check_labels,
     fit_logistic_model,
@@ -73,9 +75,9 @@ from dpcore.validation import (
 )
 
 __all__ = ["AUTO_LAMBDA", "GAP_TOL", "INTERCEPT_SCALING", "MaskedDataGenerator",
-           "NoInterceptWarning", "auto_lambda", "design_records", "input_perturbation",
-           "intercept_value", "lipschitz_constant", "records_from_design", "scale_records",
-           "summed_gradient"]
+           "NoInterceptWarning", "auto_lambda", "design_records", "fit_generators",
+           "input_perturbation", "intercept_value", "lipschitz_constant", "records_from_design",
+           "scale_records", "summed_gradient"]
 
 #: What the generator's release is called in the ledger.
 MECHANISM = "masked data generation (Pham et al. Alg. 1)"
@@ -309,6 +311,20 @@ def _check_features(X) -> np.ndarray:
     return X
 
 
+class _Search(NamedTuple):
+    """A generator's greedy search, as :meth:`MaskedDataGenerator._start` leaves it: the noisy
+    classifier ``W`` (K, p), the summed gradient ``G0`` of the initial set, the samples to add,
+    the Generator, the search's settings (keywords of
+    :func:`~dpcore.masking.greedy_masked_samples`) and what step 4 reads."""
+
+    W: np.ndarray
+    G0: np.ndarray
+    n_add: int
+    rng: np.random.Generator
+    settings: dict
+    context: tuple
+
+
 class MaskedDataGenerator:
     """Masked Data Generation ([PGY]_ Algorithm 1), binary and C-class.
 
@@ -477,6 +493,18 @@ class MaskedDataGenerator:
         -------
         self
         """
+        search = self._start(X, y, initial)
+        res = greedy_masked_samples(search.W[None], search.G0[None], search.n_add,
+                                    rng=search.rng, callback=None if self.progress is None else
+                                    lambda j, total: self.progress(j / max(total, 1)),
+                                    **search.settings)
+        return self._finish(search, res)
+
+    def _start(self, X, y, initial, fits: dict | None = None) -> _Search:
+        """Steps 1-2 of :meth:`fit` (checks, the fit, ``W'``) and the greedy search's start.
+
+        ``fits``: step 1's design records and fits by everything they read (a deterministic
+        function of them), for generators fitted on the same data (:func:`fit_generators`)."""
         epsilon = check_epsilon(self.epsilon)
         data_norm = check_scalar(self.data_norm, "data_norm", min_val=0.0)
         n_starts = _check_int(self.n_starts, "n_starts", 1)
@@ -491,7 +519,7 @@ class MaskedDataGenerator:
         if self.n_classes is None:
             warnings.warn(
                 "n_classes was read off the private labels (max + 1), which reveals the label "
-                "set; pass n_classes from the domain instead.", PrivacyLeakWarning, stacklevel=2)
+                "set; pass n_classes from the domain instead.", PrivacyLeakWarning, stacklevel=3)
             n_classes = int(np.max(check_labels(y, 10**9, clip=True))) + 1
             n_classes = max(n_classes, 2)
         else:
@@ -515,10 +543,16 @@ class MaskedDataGenerator:
         # W' takes its noise from perturb_output (float-safe for a release); the greedy search
         # of step 3 is post-processing and uses its own Generator.
         rng = check_random_state(self.rng)
-        Xs, self.n_clipped_ = design_records(X - center, data_norm, intercept=intercept)
-        K, p = n_logits(n_classes), Xs.shape[1]
+        K, p = n_logits(n_classes), d + intercept
         prior = _check_prior(self.coef_prior, K, p)
-        fit = fit_logistic_model(Xs, y, lam=lam, n_classes=n_classes, coef_prior=prior)
+        fits = {} if fits is None else fits
+        read = (lam, n_classes, intercept, data_norm, center.tobytes(),
+                None if prior is None else prior.tobytes())
+        if read not in fits:
+            Xs, clipped = design_records(X - center, data_norm, intercept=intercept)
+            fits[read] = clipped, fit_logistic_model(Xs, y, lam=lam, n_classes=n_classes,
+                                                     coef_prior=prior)
+        self.n_clipped_, fit = fits[read]
         L = lipschitz_constant(n_classes)
         check_certified(float(fit.gap) <= GAP_TOL, tol=GAP_TOL, lam=lam, n=n)  # before spending
         self.sensitivity_ = output_sensitivity(n, lam, 1.0, L, GAP_TOL)
@@ -533,12 +567,17 @@ class MaskedDataGenerator:
                 W = W + prior.mean(axis=0)
         X0s, _ = design_records(X0 - center, data_norm, intercept=intercept, project=False)
         G0 = summed_gradient(W, X0s, y0, n_total=N, lam=lam, coef_prior=prior)
-        res = greedy_masked_samples(W[None], G0[None], N - X0.shape[0], n_classes=n_classes,
-                                    rng=rng, n_starts=n_starts, max_iter=max_iter,
-                                    radius=1.0 if self.bounded else np.inf,
-                                    fixed=intercept_value() if intercept else None,
-                                    callback=None if self.progress is None else
-                                    lambda j, total: self.progress(j / max(total, 1)))
+        settings = {"n_classes": n_classes, "n_starts": n_starts, "max_iter": max_iter,
+                    "radius": 1.0 if self.bounded else np.inf,
+                    "fixed": intercept_value() if intercept else None}
+        return _Search(W, G0, N - X0.shape[0], rng, settings,
+                       (X0, y0, X0s, center, data_norm, intercept, lam, prior, N, fit))
+
+    def _finish(self, search: _Search, res) -> MaskedDataGenerator:
+        """Step 4 of :meth:`fit`: the masked set of the greedy search ``res`` (one row) and
+        its refit."""
+        X0, y0, X0s, center, data_norm, intercept, lam, prior, N, fit = search.context
+        n_classes, W = search.settings["n_classes"], search.W
         masked = np.concatenate([X0s, res.X[0]])
         self.masked_y_ = np.concatenate([y0, res.y[0]])
         self.masked_X_ = np.concatenate([
@@ -568,6 +607,48 @@ class MaskedDataGenerator:
         Xs, _ = design_records(np.asarray(X, dtype=float) - self.center_, float(self.data_norm),
                                intercept=bool(self.fit_intercept))
         return predict_labels(getattr(self, coef[which]), Xs)
+
+
+def fit_generators(generators: Sequence[MaskedDataGenerator], X, y, initial=None
+                   ) -> list[MaskedDataGenerator]:
+    """:meth:`MaskedDataGenerator.fit` of several seeded generators on the same data, their
+    greedy searches in one loop (:func:`~dpcore.masking.greedy_masked_batches`).
+
+    Each generator ends in the state its own ``fit(X, y, initial)`` gives it, to the bit (steps
+    1-2 and 4 run per generator, in order, step 1's fit once for the generators that read the
+    same λ, centre, bound, intercept and prior: a deterministic function of them; the search of
+    each draws from its own Generator, in the same order), but the searches' steps run
+    together: for small records one step of all of them costs little more than one step of one,
+    which is what makes a study at several ε (the masking page's slider) cheap. The generators
+    share the arrays of a shared fit (``coef_``): read-only. For studies only: a release is one
+    generator's :meth:`~MaskedDataGenerator.fit`.
+
+    Parameters
+    ----------
+    generators : sequence of MaskedDataGenerator
+        Seeded (``rng`` not None, no accountant), with the same search settings (classes,
+        starts, iterations, domain and intercept); ε, λ and N may differ.
+    X, y, initial
+        As for :meth:`MaskedDataGenerator.fit`.
+
+    Returns
+    -------
+    list of MaskedDataGenerator
+        The generators, fitted.
+    """
+    if any(gen.rng is None or gen.accountant is not None for gen in generators):
+        raise ValueError("fit_generators runs seeded studies only (every rng given, no "
+                         "accountant); a release is one generator's fit().")
+    fits: dict = {}  # step 1 is the same for generators that differ only in ε or N
+    searches = [gen._start(X, y, initial, fits) for gen in generators]
+    if any(search.settings != searches[0].settings for search in searches[1:]):
+        raise ValueError("fit_generators needs generators with the same search settings "
+                         "(n_classes, n_starts, max_iter, bounded, fit_intercept).")
+    results = greedy_masked_batches(
+        [(search.W[None], search.G0[None], search.n_add, search.rng) for search in searches],
+        **searches[0].settings) if searches else []
+    return [gen._finish(search, res)
+            for gen, search, res in zip(generators, searches, results, strict=True)]
 
 
 def _resolve_lam(lam, epsilon: float, n: int, d: int) -> float:
@@ -621,4 +702,4 @@ def _warn_one_orthant(X: np.ndarray) -> None:
             "every record. Pass center= public values in the middle of the data, e.g. "
             "center=0.5 for features scaled into [0, 1] by their known ranges, or the mean of a "
             "public sample (never a statistic of the private data).",
-            NoInterceptWarning, stacklevel=3)
+            NoInterceptWarning, stacklevel=4)

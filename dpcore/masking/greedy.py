@@ -42,7 +42,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+
+from dpcore.masking.model import one_blas_thread
 
 __all__ = ["GreedyResult", "greedy_masked_batches", "greedy_masked_samples", "masking_objective"]
 
@@ -278,7 +279,7 @@ def greedy_masked_batches(batches: Sequence[tuple[np.ndarray, np.ndarray, int,
     list of GreedyResult
         One per batch, in the order given.
     """
-    with threadpool_limits(limits=1, user_api="blas"):  # many tiny products: one thread
+    with one_blas_thread():  # many tiny products: one thread
         return _greedy([(np.asarray(W, dtype=float), np.array(G0, dtype=float), int(n_add), rng)
                         for W, G0, n_add, rng in batches],
                        n_classes, n_starts, max_iter, radius, fixed, callback)
@@ -305,15 +306,16 @@ def _greedy(batches, n_classes, n_starts, max_iter, radius, fixed, callback
     ends = np.cumsum(sizes)
     n_adds = [batches[b][2] for b in order]
     rngs = [batches[b][3] for b in order]
-    out_X = [np.empty((R, n, d)) for R, n in zip(sizes, n_adds, strict=True)]
-    out_y = [np.empty((R, n), dtype=np.intp) for R, n in zip(sizes, n_adds, strict=True)]
-    trace = [np.empty((R, n + 1)) for R, n in zip(sizes, n_adds, strict=True)]
-    for i, (start, end) in enumerate(zip(ends - sizes, ends, strict=True)):
-        trace[i][:, 0] = np.sqrt(np.sum(G[start:end] * G[start:end], axis=(-2, -1)))
+    n_steps = max(n_adds, default=0)
+    # Every row's samples, labels and trace in one array each (a row leaves when its batch
+    # has added all its samples), split by batch at the end.
+    out_X = np.empty((len(W), n_steps, d))
+    out_y = np.empty((len(W), n_steps), dtype=np.intp)
+    trace = np.empty((len(W), n_steps + 1))
+    trace[:, 0] = np.sqrt(np.sum(G * G, axis=(-2, -1)))
     warm = np.concatenate([_ball(rng, R, d, 1, radius, fixed)
                            for rng, R in zip(rngs, sizes, strict=True)])
     scale = radius if np.isfinite(radius) else 1.0
-    n_steps = max(n_adds, default=0)
     for j in range(n_steps):
         if callback is not None:
             callback(j, n_steps)
@@ -350,11 +352,10 @@ def _greedy(batches, n_classes, n_starts, max_iter, radius, fixed, callback
         p = p if K == 1 else p / p.sum(axis=1, keepdims=True)
         r_new = p - T[:, best].T  # (A, K)
         Ga += r_new[:, :, None] * x_new[:, None, :]
-        for i in range(active):
-            start, end = ends[i] - sizes[i], ends[i]
-            out_X[i][:, j], out_y[i][:, j] = x_new[start:end], labels[best[start:end]]
-            trace[i][:, j + 1] = np.sqrt(np.sum(G[start:end] * G[start:end], axis=(-2, -1)))
+        out_X[:A, j], out_y[:A, j] = x_new, labels[best]
+        trace[:A, j + 1] = np.sqrt(np.sum(Ga * Ga, axis=(-2, -1)))
         warm[:A] = x_new[:, :, None]
-    results = [GreedyResult(out_X[i], out_y[i], G[end - R:end].copy(), trace[i])
-               for i, (R, end) in enumerate(zip(sizes, ends, strict=True))]
+    results = [GreedyResult(out_X[end - R:end, :n].copy(), out_y[end - R:end, :n].copy(),
+                            G[end - R:end].copy(), trace[end - R:end, :n + 1].copy())
+               for R, end, n in zip(sizes, ends, n_adds, strict=True)]
     return [results[order.index(b)] for b in range(len(batches))]

@@ -34,19 +34,35 @@ References
 
 from __future__ import annotations
 
+import functools
 import numbers
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit, logsumexp
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from dpcore.validation import DataError, check_scalar
 
 __all__ = ["LogisticModelFit", "check_labels", "fit_logistic_model", "model_gradient",
-           "model_objective", "n_logits", "predict_labels", "predict_proba", "probabilities",
-           "targets"]
+           "model_objective", "n_logits", "one_blas_thread", "predict_labels", "predict_proba",
+           "probabilities", "targets"]
+
+
+@functools.cache
+def _blas() -> ThreadpoolController:
+    """The process's BLAS libraries, found once (a search reads ``/proc/self/maps``: 3-4 ms,
+    more than a small fit)."""
+    return ThreadpoolController()
+
+
+def one_blas_thread():
+    """A context in which BLAS runs one thread (:mod:`threadpoolctl`), for the many small
+    batched products and solves of this package (a thread pool per call oversubscribes busy
+    cores). The libraries are those loaded at the first call (numpy's and scipy's BLAS, loaded
+    when this package is imported)."""
+    return _blas().limit(limits=1, user_api="blas")
 
 
 @dataclass(frozen=True)
@@ -297,7 +313,7 @@ def fit_logistic_model(X, y, sample_weight=None, *, lam: float, n_classes: int,
     """
     # Many small products and solves: one BLAS thread is much faster than a thread pool per
     # call (which oversubscribes busy cores), so the solver runs with one.
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         return _fit_logistic_model(X, y, sample_weight, lam=lam, n_classes=n_classes,
                                    coef_init=coef_init, coef_prior=coef_prior, tol=tol,
                                    max_iter=max_iter)

@@ -6,10 +6,12 @@ sizes the masked set (:func:`masked_size`), fits the initial set's own model and
 "Accuracy vs ε" view, runs :func:`dpcore.masking.accuracy_vs_epsilon` at every masked-set size
 (every ε of Fig. 5 and every size in one batch:
 :func:`dpcore.masking.accuracy_vs_epsilon_by_size`). :func:`at` needs the masked set at the
-page's ε: Algorithm 1 and input perturbation (Algorithm 2) at that ε, streams ``stream(seed,
-"masking page", "generator" | "input")``, which :meth:`Prepared.at_epsilon` computes once per ε
-and keeps, so a view's toggles and a return to an ε seen before redraw from it. The views share
-that keep (``prepare``'s ``keep``): a view opened after another finds its masked set at ε.
+page's ε: Algorithm 1 at that ε, stream ``stream(seed, "masking page", "generator")``, which
+:meth:`Prepared.at_epsilon` computes once per ε and keeps, so a view's toggles and a return to
+an ε seen before redraw from it (an ε move computes the slider's nearest values in the same
+search: :data:`BATCH_NUMBERS`); input perturbation (Algorithm 2, stream ``(seed, "masking
+page", "input")``) is drawn when shown (:meth:`Prepared.perturbed_at`). The views share that
+keep (``prepare``'s ``keep``): a view opened after another finds its masked set at ε.
 
 The private records, the non-private model's accuracy and its decision regions are computed
 from D without noise (named "nonprivate"); the masked set and its model are DP. A seeded study:
@@ -24,6 +26,7 @@ References
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -39,6 +42,7 @@ from dpcore.masking import (
     accuracy_vs_epsilon_by_size,
     decision_regions,
     digits_task,
+    fit_generators,
     fit_logistic_model,
     input_perturbation,
     scenario_task,
@@ -50,11 +54,11 @@ from dpcore.simulation import Progress
 from dpcore.studies.base import Keep, StudyParams, check_prepared, computed
 from dpcore.validation import DataError
 
-__all__ = ["ACCURACY", "CONTROLS", "DOMAINS", "FIG5_N", "IMAGES_PER_CLASS", "INITIAL", "N_OPTIONS",
-           "REGION_RESOLUTION", "SEED_KEY", "TASKS", "VIEWS", "MaskedSet", "Params", "Prepared",
-           "MAJORITY", "accuracy_label", "at", "axis_ranges", "axis_titles", "below_majority",
-           "compute", "domain_ranges", "fig5_sizes", "generator", "load_task",
-           "majority_accuracy",
+__all__ = ["ACCURACY", "BATCH_NUMBERS", "CONTROLS", "DOMAINS", "EPSILONS", "FIG5_N",
+           "IMAGES_PER_CLASS", "INITIAL", "MAJORITY", "N_OPTIONS", "REGION_RESOLUTION",
+           "SEED_KEY", "TASKS", "VIEWS", "MaskedSet", "Params", "Prepared", "accuracy_label",
+           "at", "axis_ranges", "axis_titles", "batch_rows", "below_majority", "compute",
+           "domain_ranges", "fig5_sizes", "generator", "load_task", "majority_accuracy",
            "majority_warning", "masked_size", "masked_table", "model_note", "points_outside",
            "prepare", "takeaway", "validation_accuracy"]
 
@@ -68,6 +72,15 @@ TASKS = {
 }
 INITIAL = ("Public / fake initial set", "Empty")
 FIG5_N = (100, 200)
+#: The values of the page's ε slider (Fig. 5's).
+EPSILONS = FIG5_EPSILONS
+#: An ε move's greedy search takes the slider's nearest other values along while a step's
+#: candidate arrays hold at most this many numbers (:func:`batch_rows`). A step makes some 500
+#: small numpy calls whatever its rows; measured on the toy (d = 2), digits (d = 25) and Adult
+#: (d = 112, 2 cores, one BLAS thread), their cost matches the arithmetic on about 5,000 numbers
+#: per step, so within this budget eight more ε cost about one more (toy, digits), and
+#: Adult's rows, 1,800 numbers each, take two neighbours along.
+BATCH_NUMBERS = 6000
 VIEWS = ("Masked vs original", "Greedy animation", "Accuracy vs ε", "Digit images", "Publish")
 ACCURACY = VIEWS[2]  # the one view whose numbers need more than the masked set at ε
 N_OPTIONS = (50, 100, 150, 200, 300, 400, 500)
@@ -147,17 +160,17 @@ CONTROLS: dict[str, Any] = Params.defaults()
 SEED_KEY = Params.seed_key()
 #: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`).
 DOMAINS = {
-    "mk_task": OneOf(tuple(TASKS)), "mk_epsilon": OneOf(FIG5_EPSILONS), "mk_lambda": OneOf(LAMBDAS),
+    "mk_task": OneOf(tuple(TASKS)), "mk_epsilon": OneOf(EPSILONS), "mk_lambda": OneOf(LAMBDAS),
     "mk_initial": OneOf(INITIAL), "mk_n": OneOf(N_OPTIONS),
     "mk_view": OneOf(VIEWS), "mk_draws": OneOf((10, 20, 50)), SEED_KEY: SEED,
 }
 
 
 class MaskedSet(NamedTuple):
-    """The part of the study that ε changes: the masked set and the perturbed records at one ε."""
+    """The part of the study that ε changes: the masked set at one ε (the input-perturbed
+    records, shown on demand, are :meth:`Prepared.perturbed_at`'s)."""
 
     gen: MaskedDataGenerator  #: the fitted generator (Algorithm 1)
-    perturbed: np.ndarray  #: the private records after input perturbation (Algorithm 2)
 
 
 @dataclass(frozen=True)
@@ -188,15 +201,42 @@ class Prepared:
     initial_coef: np.ndarray | None
     curves: dict[int, pd.DataFrame]
     _masked: dict[float, MaskedSet] = field(default_factory=dict, repr=False, compare=False)
+    _fixed: dict[str, pd.DataFrame | None] = field(default_factory=dict, repr=False,
+                                                   compare=False)
+    _perturbed: dict[float, np.ndarray] = field(default_factory=dict, repr=False,
+                                                compare=False)
 
     def at_epsilon(self, epsilon: float) -> MaskedSet:
         """Algorithm 1 on the private set and input perturbation at ``epsilon``, computed the
         first time an ε is asked for and kept (a seeded study: every ε draws from the same
-        streams, so the order in which ε are asked for changes nothing)."""
+        streams, so the order in which ε are asked for changes nothing).
+
+        The first ε is computed alone (a first view computes what it shows). A later new ε
+        (an ε move) is computed with every value of the page's slider (:data:`EPSILONS`) not
+        kept yet, in one greedy search (:func:`~dpcore.masking.fit_generators`): each ε's
+        masked set is the one it gets alone, to the bit, and the search's steps cost little
+        more for nine ε than for one, so the slider's next moves find theirs kept.
+        """
         epsilon = float(epsilon)
         if epsilon not in self._masked:
-            self._masked.setdefault(epsilon, _masked_set(self, epsilon))
+            todo = [epsilon]
+            if self._masked:  # the nearest values first, as many as cost little
+                others = [e for e in EPSILONS if e != epsilon and e not in self._masked]
+                others.sort(key=lambda e: abs(math.log(e / epsilon)))
+                todo += others[:batch_rows(self.task) - 1]
+            for e, masked in zip(todo, _masked_sets(self, todo), strict=True):
+                self._masked.setdefault(e, masked)
         return self._masked[epsilon]
+
+    def perturbed_at(self, epsilon: float) -> np.ndarray:
+        """The private records after input perturbation (Algorithm 2) at ``epsilon``, drawn the
+        first time they are shown and kept (stream ``(seed, "masking page", "input")``)."""
+        epsilon = float(epsilon)
+        if epsilon not in self._perturbed:
+            self._perturbed.setdefault(epsilon, input_perturbation(
+                self.task.X_private, epsilon, data_norm=self.task.data_norm,
+                rng=stream(self.params.seed, "masking page", "input")))
+        return self._perturbed[epsilon]
 
 
 def load_task(task_key: str, scenario: Any = None) -> MaskingTask:
@@ -296,16 +336,23 @@ def _shared(scenario: Any, params: Params) -> Prepared:
     return Prepared(params, task, initial, n, initial_coef, {})
 
 
-def _masked_set(prepared: Prepared, epsilon: float) -> MaskedSet:
-    """Algorithm 1 on the task's private set and input perturbation at ``epsilon`` (no budget is
-    spent: streams ``(seed, "masking page", "generator" | "input")``)."""
+def _masked_sets(prepared: Prepared, epsilons: list[float]) -> list[MaskedSet]:
+    """Algorithm 1 on the task's private set at each of ``epsilons``, the greedy searches in
+    one loop (no budget is spent: at every ε, stream ``(seed, "masking page", "generator")``)."""
     task, params = prepared.task, prepared.params
-    gen = generator(task, epsilon, params.lambda_, prepared.n, bounded=params.bounded,
-                    rng=stream(params.seed, "masking page", "generator"))
-    gen.fit(task.X_private, task.y_private, initial=prepared.initial)
-    perturbed = input_perturbation(task.X_private, epsilon, data_norm=task.data_norm,
-                                   rng=stream(params.seed, "masking page", "input"))
-    return MaskedSet(gen, perturbed)
+    gens = fit_generators([generator(task, e, params.lambda_, prepared.n, bounded=params.bounded,
+                                     rng=stream(params.seed, "masking page", "generator"))
+                           for e in epsilons],
+                          task.X_private, task.y_private, initial=prepared.initial)
+    return [MaskedSet(gen) for gen in gens]
+
+
+def batch_rows(task: MaskingTask) -> int:
+    """How many ε one greedy search of :meth:`Prepared.at_epsilon` computes at most: as many
+    as keep a step's candidate arrays within :data:`BATCH_NUMBERS` numbers (rows × candidates
+    × features), at least one."""
+    starts = MaskedDataGenerator().n_starts  # the study's generator searches from the default
+    return max(1, BATCH_NUMBERS // (task.n_classes * starts * (task.d + int(task.intercept))))
 
 
 def validation_accuracy(gen: MaskedDataGenerator, task: MaskingTask) -> dict[str, float]:
@@ -414,26 +461,35 @@ def _images(images: np.ndarray, titles: list[str]) -> pd.DataFrame:
 def _scatter_tables(numbers: dict[str, pd.DataFrame], prepared: Prepared, masked: MaskedSet,
                     params: Params) -> None:
     """The "Masked vs original" view's points, decision regions and axes, into ``numbers``."""
-    task, (gen, perturbed) = prepared.task, masked
+    task, gen = prepared.task, masked.gen
     names, identity = task.class_names, task.projection()[2]
     x_range, y_range = domain_ranges(task)
 
     def regions(name, coef):
         return _regions(name, coef, task, x_range, y_range) if identity else None
 
+    def fixed(name, compute):  # a table no ε changes: computed once per prepared part
+        if name not in prepared._fixed:
+            prepared._fixed.setdefault(name, compute())
+        return prepared._fixed[name]
+
     numbers["masked_points"] = _points(task.project(gen.masked_X_), gen.masked_y_, names,
                                        from_initial_set=np.arange(len(gen.masked_y_))
                                        < gen.n_initial_)
     parts = [regions("masked set (DP)", gen.refit_coef_)]
     if not params.alone:
-        numbers["private_points_nonprivate"] = _points(task.project(task.X_private),
-                                                       task.y_private, names)
-        parts.insert(0, regions("original (non-private)", gen.coef_))
+        numbers["private_points_nonprivate"] = fixed("private points", lambda: _points(
+            task.project(task.X_private), task.y_private, names))
+        # the non-private fit (step 1 of Algorithm 1) is the same at every ε
+        parts.insert(0, fixed("original regions",
+                              lambda: regions("original (non-private)", gen.coef_)))
         if prepared.initial is not None:
-            numbers["initial_points"] = _points(task.project(task.X_initial), task.y_initial,
-                                                names)
-            parts.insert(1, regions("initial set", prepared.initial_coef))
+            numbers["initial_points"] = fixed("initial points", lambda: _points(
+                task.project(task.X_initial), task.y_initial, names))
+            parts.insert(1, fixed("initial regions",
+                                  lambda: regions("initial set", prepared.initial_coef)))
         if params.input:
+            perturbed = prepared.perturbed_at(float(params.epsilon))
             numbers["input_perturbed_points"] = _points(task.project(perturbed), task.y_private,
                                                         names)
     parts = [p for p in parts if p is not None]
