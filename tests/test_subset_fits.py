@@ -12,6 +12,7 @@ of one objective differ by at most twice that. The criteria, counts and distance
 over the distinct private points, each weighed by its copies in D.
 """
 
+import threading
 import types
 
 import numpy as np
@@ -21,6 +22,7 @@ import pytest
 from dpcore import logistic as logistic_module
 from dpcore.logistic import logistic_gradient
 from dpcore.subset import estimators as estimators_module
+from dpcore.subset import experiments as experiments_module
 from dpcore.subset import rescale
 from dpcore.subset import selection as selection_module
 from dpcore.subset.estimators import (
@@ -199,9 +201,12 @@ def test_a_run_reads_what_the_prepared_part_keeps(adult_like, monkeypatch):
     calls = {"design": 0, "merge": 0, "nearest": 0}
     noise_shapes = []
 
+    lock = threading.Lock()  # the repeats run on threads (REPEAT_THREADS)
+
     def counted(name, function):
         def call(*args, **kwargs):
-            calls[name] += 1
+            with lock:
+                calls[name] += 1
             return function(*args, **kwargs)
         return call
 
@@ -214,7 +219,8 @@ def test_a_run_reads_what_the_prepared_part_keeps(adult_like, monkeypatch):
     noisy = selection_module.noisy_counts
 
     def recorded(counts, epsilon, *, rng=None):
-        noise_shapes.append(np.shape(counts))
+        with lock:
+            noise_shapes.append((rng, np.shape(counts)))
         return noisy(counts, epsilon, rng=rng)
 
     monkeypatch.setattr(selection_module, "noisy_counts", recorded)
@@ -222,7 +228,10 @@ def test_a_run_reads_what_the_prepared_part_keeps(adult_like, monkeypatch):
     run_study(setup, epsilon=(0.8, 0.2, 1.0), sizes=sizes, repeats=2, rng=4, lei=False)
     assert calls == {"design": 0, "merge": 0, "nearest": 2}
     m = adult_like.n_public
-    assert noise_shapes == [(m,), (300, len(sizes))] * 2
+    by_repeat: dict[int, list] = {}  # each repeat's draws in order (repeats interleave)
+    for gen, shape in noise_shapes:
+        by_repeat.setdefault(id(gen), []).append(shape)
+    assert list(by_repeat.values()) == [[(m,), (300, len(sizes))]] * 2
 
 
 def test_only_a_studys_fits_take_another_path(adult_like, monkeypatch):
@@ -245,3 +254,22 @@ def test_only_a_studys_fits_take_another_path(adult_like, monkeypatch):
               repeats=1, rng=4, lei=False)
     study = selection_module.STUDY_GROUPS
     assert paths[1:] == [(selection_module.REFRESH_STEPS, study), (0, study)]
+
+
+def test_the_repeats_on_threads_give_the_numbers_of_one_thread(adult_like, monkeypatch):
+    # issue 35: a study's repeats run at once on REPEAT_THREADS threads, each from its own
+    # stream: every table is that of one thread, to the bit; progress comes from the caller's
+    # thread only (a page's progress bar cannot be drawn from another), in order.
+    setup = prepare_study(adult_like, lam=LAM)
+    seen: list[tuple[int, float]] = []
+    arguments = dict(epsilon=(0.8, 0.2, 1.0), sizes=[20, 60, 150, 300], repeats=3, rng=5,
+                     lei=False)
+    threaded = run_study(setup, progress=lambda f, _: seen.append((threading.get_ident(), f)),
+                         **arguments)
+    monkeypatch.setattr(experiments_module, "REPEAT_THREADS", 1)
+    alone = run_study(setup, **arguments)
+    for name in ("dp_curves", "hybrid_curves", "distance", "selected"):
+        np.testing.assert_array_equal(getattr(threaded, name), getattr(alone, name))
+    assert {ident for ident, _ in seen} == {threading.get_ident()}
+    fractions = [f for _, f in seen]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpcore.subset import prepare_selection, rescale, select_subset
+from dpcore.subset import prepare_selection, rescale, select_subset, weights
 from dpcore.subset import selection as selection_module
 from dpcore.subset.experiments import prepare_study, run_study
 from dpcore.subset.weights import (
@@ -131,3 +131,19 @@ def test_the_complete_groups_members_are_those_of_the_lists(k):
     assert len(got) == len(expected)
     for g, e in zip(got, expected, strict=True):
         np.testing.assert_array_equal(g, e)
+
+
+def test_the_blocks_computed_in_threads_give_the_lists_of_one_thread(monkeypatch):
+    # issue 35: the matrix method's distance blocks run on LIST_THREADS threads; many small
+    # blocks here, finished in any order: the lists are those of one thread, to the bit.
+    rng = np.random.default_rng(7)
+    D = rng.integers(0, 4, (900, 10)).astype(float)
+    E = rng.integers(0, 4, (200, 10)).astype(float)
+    monkeypatch.setattr(weights, "BLOCK_ELEMENTS", 200 * 37)  # 37 rows a block: 25 blocks
+    threaded = neighbour_lists(D, E, 16, method="matrix")
+    monkeypatch.setattr(weights, "LIST_THREADS", 1)
+    alone = neighbour_lists(D, E, 16, method="matrix")
+    for name in ("members", "starts", "slots", "complete", "group_sqdist", "nearest"):
+        np.testing.assert_array_equal(getattr(threaded, name), getattr(alone, name))
+    order = rng.permutation(E.shape[0])
+    assert_same_as_reference(D, E, order, [1, 5, 40, 200], 16, "matrix")

@@ -16,6 +16,7 @@ References
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +51,9 @@ from dpcore.validation import check_choice, check_scalar
 
 __all__ = ["StudySetup", "SubsetStudy", "lei_errors", "paper_sizes", "paper_split",
            "prepare_study", "run_study", "subset_study"]
+
+#: Threads on which :func:`run_study` runs Algorithm 2's repeats at once.
+REPEAT_THREADS = 3
 
 
 def paper_split(epsilon: float) -> tuple[float, float, float]:
@@ -292,21 +296,27 @@ def run_study(
     sizes = default_sizes(data.n_public) if sizes is None else check_sizes(sizes, data.n_public)
     dp, clean, noisy, dist, chosen = [], [], [], [], []
     first = None
-    for r in range(int(repeats)):
-        def step(fraction: float, text: str, r: int = r) -> None:
-            report_progress(progress, (r + fraction) / (repeats + 1),
-                            f"repeat {r + 1}/{repeats}: {text}")
 
-        result, clean_t = run_algorithm2(data, eps, sizes, loss, accounting, selection, lam,
-                                         True, stream(seed, "subset", r), step, setup.prepared,
-                                         clean=True)
-        if first is None:
-            first = result
-        dp.append(result.criteria)
-        clean.append(clean_t)
-        noisy.append(result.noisy_criteria)
-        dist.append(result.distance)
-        chosen.append(result.index)
+    def repeat(r: int) -> tuple:
+        return run_algorithm2(data, eps, sizes, loss, accounting, selection, lam, True,
+                              stream(seed, "subset", r), None, setup.prepared, clean=True)
+
+    # The repeats run on REPEAT_THREADS threads (their solvers' numpy and BLAS work releases
+    # the interpreter's lock), each from its own stream: the numbers of one thread. Progress is
+    # reported from this thread, as each repeat is collected in order.
+    with ThreadPoolExecutor(min(REPEAT_THREADS, int(repeats))) as pool:
+        runs = [pool.submit(repeat, r) for r in range(int(repeats))]
+        report_progress(progress, 0.0, f"{repeats} repeat(s) of Algorithm 2")
+        for r, run in enumerate(runs):
+            result, clean_t = run.result()
+            report_progress(progress, (r + 1) / (repeats + 1), f"repeat {r + 1}/{repeats}")
+            if first is None:
+                first = result
+            dp.append(result.criteria)
+            clean.append(clean_t)
+            noisy.append(result.noisy_criteria)
+            dist.append(result.distance)
+            chosen.append(result.index)
     report_progress(progress, repeats / (repeats + 1), "baselines")
     lei_eps = eps[0] + eps[1] if lei_epsilon is None else check_scalar(
         lei_epsilon, "lei_epsilon", min_val=0.0)

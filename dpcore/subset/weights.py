@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,6 +73,8 @@ NEIGHBOURS = 128
 #: The matrix method bounds each list by a quantile of about LIST_SAMPLE * NEIGHBOURS public
 #: points (:func:`neighbour_lists`).
 LIST_SAMPLE = 8
+#: Threads that compute the distance blocks of :func:`neighbour_lists` at once.
+LIST_THREADS = 2
 
 
 def check_sizes(sizes: Any, n_public: int) -> np.ndarray:
@@ -176,16 +179,28 @@ def _nearest_tree(X: np.ndarray, Y: np.ndarray, sizes: np.ndarray):
     return index, sqdist
 
 
+def _block_rows(Y: np.ndarray) -> int:
+    """Rows of X per distance block against every row of ``Y`` (:data:`BLOCK_ELEMENTS`)."""
+    return max(1, BLOCK_ELEMENTS // Y.shape[0])
+
+
+def _distance_block(X: np.ndarray, Y: np.ndarray, y2: np.ndarray, lo: int,
+                    rows: int) -> np.ndarray:
+    """``||y||^2 - 2 x.y`` for the rows ``lo:lo + rows`` of X against every row of Y (BLAS):
+    ``||x - y||^2`` up to the row constant ``||x||^2``; ``y2`` holds ``||y||^2``."""
+    block = X[lo : lo + rows] @ Y.T
+    block *= -2.0
+    block += y2
+    return block
+
+
 def _blocks(X: np.ndarray, Y: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
-    """Row blocks ``(lo, ||y||^2 - 2 x.y)`` of X against every row of Y: ``||x - y||^2`` up to
-    the row constant ``||x||^2`` (BLAS, :data:`BLOCK_ELEMENTS` at a time)."""
+    """Row blocks ``(lo, ||y||^2 - 2 x.y)`` of X against every row of Y, in order
+    (:func:`_distance_block`)."""
     y2 = np.einsum("ij,ij->i", Y, Y)
-    rows = max(1, BLOCK_ELEMENTS // Y.shape[0])
+    rows = _block_rows(Y)
     for lo in range(0, X.shape[0], rows):
-        block = X[lo : lo + rows] @ Y.T
-        block *= -2.0
-        block += y2
-        yield lo, block
+        yield lo, _distance_block(X, Y, y2, lo, rows)
 
 
 def _nearest_matrix(X: np.ndarray, Y: np.ndarray, sizes: np.ndarray):
@@ -322,11 +337,19 @@ def neighbour_lists(private: Any, public: Any, k: int = NEIGHBOURS, *,
         sq = np.take_along_axis(sq, order, axis=1)
     else:
         nearest = np.empty(n, dtype=np.int64)
-        for lo, block in _blocks(X_distinct, Y):
+        y2, rows = np.einsum("ij,ij->i", Y, Y), _block_rows(Y)
+
+        def fill(lo: int) -> None:  # rows lo:lo + rows of every output: blocks apart
+            block = _distance_block(X_distinct, Y, y2, lo, rows)
             low = block.min(axis=1)  # as _nearest_matrix with one prefix, all of E
             nearest[lo : lo + block.shape[0]] = np.argmax(block <= (low + TIE_TOL)[:, None],
                                                           axis=1)
             _list_block(block, members[lo:], sq[lo:])
+
+        # The blocks' BLAS products and numpy passes release the interpreter's lock: two
+        # threads use two cores (each block's numbers are the same as in one thread).
+        with ThreadPoolExecutor(LIST_THREADS) as pool:
+            list(pool.map(fill, range(0, n, rows)))  # raises a block's error, if any
     starts, slots, complete, group_sqdist = _tie_groups(sq, listed_all=K == m)
     return Neighbours(X_distinct, inverse, Y, members.astype(np.int32), starts, slots,
                       complete, group_sqdist, np.einsum("ij,ij->i", X_distinct, X_distinct),
