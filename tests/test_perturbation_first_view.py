@@ -7,6 +7,7 @@ the planner without a kept plan; fewer solvers built and fits made."""
 from __future__ import annotations
 
 import functools
+import threading
 
 import numpy as np
 import pandas as pd
@@ -241,3 +242,21 @@ def test_the_publish_view_moves_epsilon_without_fitting_a_public_model_again(mon
     app_support.rerun(at)
     assert counts["public_prior"] == [] and counts["scenario_arrays"] == []
     assert len(counts["simulated_release"]) >= 2  # the release's λ and the note at ε = 0.5
+
+
+@pytest.mark.parametrize("mode", [study.LAMBDA_MODES[0], study.LAMBDA_MODES[1]])
+def test_the_curves_epsilon_rows_on_threads_are_those_of_one_thread(mode, monkeypatch):
+    # issue 35: prepare computes its curve's ε rows at once on EPSILON_THREADS threads, each ε
+    # alone from its own streams: the grid of one thread, to the bit, and progress reported
+    # from the caller's thread in order.
+    scenario = _scenario("breast-cancer")
+    params = study.Params(lambda_mode=mode, lam=0.01, seed=3)
+    seen: list[tuple[int, float]] = []
+    threaded = study.prepare(scenario, params,
+                             progress=lambda f, *_: seen.append((threading.get_ident(), f)))
+    monkeypatch.setattr(study, "EPSILON_THREADS", 1)
+    alone = study.prepare(scenario, params)
+    pd.testing.assert_frame_equal(threaded.grid, alone.grid, check_exact=True)
+    assert {ident for ident, _ in seen} == {threading.get_ident()}
+    fractions = [f for _, f in seen]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
