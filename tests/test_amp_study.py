@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from solves import count_solves
 
 from dpcore.datasets import load_scenario
 from dpcore.logistic import BatchedProblem, fit_logistic
@@ -121,14 +122,7 @@ def test_each_draw_is_within_the_certified_distance_of_amp_coefs(centred, epsilo
 
 def test_a_simulation_solves_once_per_rotation_and_never_lambda_by_lambda(monkeypatch):
     simulation = _simulation("breast-cancer", True, 0)
-    batches: list[int] = []
-    original = amp.fit_penalties
-
-    def counted(problem, *, linear, **kwargs):
-        batches.append(linear.shape[1])
-        return original(problem, linear=linear, **kwargs)
-
-    monkeypatch.setattr(amp, "fit_penalties", counted)
+    batches = count_solves(monkeypatch, amp, "fit_penalties")
     monkeypatch.setattr(amp, "fit_linear_terms",
                         lambda *a, **k: pytest.fail("solved one λ alone"))
     simulated_release(simulation, n_private=285, epsilon=1.0, draws=10)

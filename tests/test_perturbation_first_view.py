@@ -12,6 +12,7 @@ import threading
 import numpy as np
 import pandas as pd
 import pytest
+from solves import count_solves
 
 from dpcore.datasets import load_scenario
 from dpcore.perturbation import experiments
@@ -185,14 +186,7 @@ def test_both_objective_calibrations_are_solved_in_one_batch_with_the_errors_of_
                            fit_intercept=data.intercept, seed=11)[0]
     fitted = experiments.fit_split(split, 0.03)
     epsilons = [0.5, 2.0]
-    solves: list[int] = []
-    original = model.fit_linear_terms
-
-    def counted(problem, *, linear, **kwargs):
-        solves.append(linear.shape[1])
-        return original(problem, linear=linear, **kwargs)
-
-    monkeypatch.setattr(model, "fit_linear_terms", counted)
+    solves = count_solves(monkeypatch, model, "fit_linear_terms")
     rows = pd.DataFrame(experiments.split_rows(fitted, epsilons=epsilons, restarts=5, seed=11))
     assert solves == [2 * 2 * 5]  # both calibrations, both ε, 5 restarts: one solve
     monkeypatch.undo()
