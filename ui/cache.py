@@ -88,10 +88,7 @@ class _SharedStore:
 
     def has(self, key: str) -> bool:
         """Whether the value under ``key`` is stored (a :meth:`get` returns it at once)."""
-        with self.lock:
-            if key in self.values:
-                return True
-        return self.disk is not None and self.disk.has(key)
+        return self.in_memory(key) or (self.disk is not None and self.disk.has(key))
 
     def get(self, key: str, compute: Callable[[], T]) -> T:
         """The value under ``key``, computed once: a session that asks while another computes
