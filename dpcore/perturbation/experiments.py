@@ -669,12 +669,11 @@ def release_lambda(X_pub, y_pub, *, n_private: int, epsilon: float, data_norm: f
     best : float
     table : DataFrame with columns lam, error (mean simulated test error on E's scoring parts)
     """
+    # ε and the method are checked before E is fitted; the defaults of ``lams`` and ``draws``
+    # (and the checks again) are simulated_release's
     epsilon = check_epsilon(epsilon)
     if method not in ("amp", "output"):
         raise ValueError(f"method == {method!r}, must be 'amp' or 'output' (the releases).")
-    draws = (10 if method == "amp" else 20) if draws is None else draws
-    lams = (CENTRED_LAMBDAS if centred else RELEASE_LAMBDAS) if lams is None else lams
-    lams = [check_scalar(v, "lam", min_val=0.0) for v in lams]
     simulation = release_simulation(X_pub, y_pub, data_norm=data_norm,
                                     fit_intercept=fit_intercept, classes=classes, seed=seed,
                                     centred=centred)
