@@ -26,11 +26,11 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import scipy.linalg
 import scipy.sparse as sp
 from scipy.special import expit
 
+from dpcore.rows import distinct_rows
 from dpcore.validation import check_array, check_scalar
 
 #: Objective tolerance of the rough fit whose Hessian the batched solver shares.
@@ -85,22 +85,13 @@ def _merge_duplicates(X: np.ndarray, y: np.ndarray, S: np.ndarray):
     """Merge rows with equal (x, y), summing their weights: the objective is unchanged.
 
     One-hot data repeats many records (Adult: 32,561 rows, 18,105 distinct with the label), and
-    every step of the batched solver costs in proportion to the number of rows. Rows are grouped
-    by two fixed projections (a hash) and the grouping is verified exactly.
+    every step of the batched solver costs in proportion to the number of rows
+    (:func:`~dpcore.rows.distinct_rows`).
     """
-    hash_ = np.random.default_rng(0).standard_normal((X.shape[1] + 1, 2))  # a fixed hash
-    proj = X @ hash_[:-1]
-    proj += y[:, None] * hash_[-1]
-    inverse = pd.factorize(proj[:, 0] + 1j * proj[:, 1])[0]  # codes in order of first appearance
-    first = np.unique(inverse, return_index=True)[1]
-    rep = first[inverse]  # each row's first equal row, if the hash groups exactly
-    if not (np.array_equal(y[rep], y) and np.array_equal(X[rep], X)):
-        Xy = np.c_[X, y]  # a hash collision: group exactly instead
-        rows = np.ascontiguousarray(Xy).view(np.dtype((np.void, Xy.shape[1] * Xy.itemsize)))
-        _, first, inverse = np.unique(rows.ravel(), return_index=True, return_inverse=True)
+    first, inverse = distinct_rows(X, y)
     if first.size == X.shape[0]:
         return X, y, S
-    merge = sp.csr_matrix((np.ones(X.shape[0]), (inverse.ravel(), np.arange(X.shape[0]))),
+    merge = sp.csr_matrix((np.ones(X.shape[0]), (inverse, np.arange(X.shape[0]))),
                           shape=(first.size, X.shape[0]))
     return X[first], y[first], np.asarray(merge @ S)
 

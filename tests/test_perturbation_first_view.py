@@ -151,14 +151,14 @@ def _exact_groups(X, y, S):
 def test_duplicates_merge_as_exact_grouping_does(monkeypatch, collide):
     """The hash groups rows in order of first appearance; when it groups unequal rows (forced
     here), the exact grouping takes over."""
-    from dpcore import logistic
+    from dpcore import logistic, rows
 
     gen = np.random.default_rng(5)
     X = gen.integers(0, 2, size=(400, 5)).astype(float)
     y = gen.integers(0, 2, 400).astype(float)
     S = gen.integers(1, 4, size=(400, 2)).astype(float)
     if collide:
-        monkeypatch.setattr(logistic.pd, "factorize",
+        monkeypatch.setattr(rows.pd, "factorize",  # the hash of distinct_rows
                             lambda values: (np.zeros(len(values), dtype=int), None))
     X_m, y_m, S_m = logistic._merge_duplicates(X, y, S)
     X_e, y_e, S_e = _exact_groups(X, y, S)

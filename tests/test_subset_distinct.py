@@ -1,17 +1,21 @@
-"""Step 1's distinct public points, found by hashing the rows (verified exactly), equal those of
-sorting them (:func:`numpy.unique`): the same points in order of first appearance, the same
-first rows and counts; a hash collision falls back to sorting."""
-
-import importlib
+"""Step 1's distinct public points (:func:`dpcore.rows.distinct_rows`: found by hashing the
+rows, verified exactly) equal those of sorting them (:func:`numpy.unique`): the same points in
+order of first appearance, the same first rows and counts; a hash collision falls back to
+sorting."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from dpcore.subset.rescale import _distinct_rows, rescale
+from dpcore import rows as rows_module
+from dpcore.rows import distinct_rows
+from dpcore.subset.rescale import rescale
 
-# dpcore.subset exports the function rescale under the module's name
-rescale_module = importlib.import_module("dpcore.subset.rescale")
+
+def _distinct_rows(X):
+    """The distinct rows, their first rows and counts, as Step 1 reads them."""
+    first, inverse = distinct_rows(X)
+    return X[first], first, np.bincount(inverse)
 
 
 def sorted_distinct(X):
@@ -38,7 +42,7 @@ def test_hashed_distinct_rows_equal_sorted_ones(seed):
 
 def test_a_hash_collision_falls_back_to_sorting(monkeypatch):
     X = one_hot_with_repeats(3)
-    monkeypatch.setattr(rescale_module.pd, "factorize",
+    monkeypatch.setattr(rows_module.pd, "factorize",
                         lambda values: (np.zeros(len(values), dtype=np.int64), None))
     for got, expected in zip(_distinct_rows(X), sorted_distinct(X), strict=True):
         np.testing.assert_array_equal(got, expected)

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dpcore.rows import distinct_rows
 from dpcore.validation import DataError
 
 __all__ = ["Rescaled", "display_plane", "rescale", "scenario_arguments"]
@@ -189,7 +190,8 @@ def rescale(
     if not blocks_D:
         raise DataError("No columns left to rescale; pass at least one covariate.")
     XD, XE = np.column_stack(blocks_D), np.column_stack(blocks_E)
-    distinct, first, counts = _distinct_rows(XE)
+    first, inverse = distinct_rows(XE)  # in order of first appearance
+    distinct, counts = XE[first], np.bincount(inverse)
     return Rescaled(
         private=XD,
         public=distinct,
@@ -220,22 +222,6 @@ def _binary_target(y: pd.Series, target: str, part: str) -> np.ndarray:
         raise DataError(f"target {target!r} must be a 0/1 column; the {part} set has other "
                         "values (or missing ones).")
     return values
-
-
-def _distinct_rows(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct rows of X in order of first appearance, with their first rows and counts.
-
-    Rows are grouped by two fixed projections (a hash, far cheaper than sorting the rows) and
-    the grouping is verified exactly; a collision falls back to :func:`numpy.unique`.
-    """
-    proj = X @ np.random.default_rng(0).standard_normal((X.shape[1], 2))  # a fixed hash
-    codes = pd.factorize(proj[:, 0] + 1j * proj[:, 1])[0]  # in order of first appearance
-    first = np.unique(codes, return_index=True)[1]
-    if np.array_equal(X[first][codes], X):
-        return X[first], first, np.bincount(codes)
-    _, first, counts = np.unique(X, axis=0, return_index=True, return_counts=True)
-    order = np.argsort(first, kind="stable")
-    return X[first[order]], first[order], counts[order]
 
 
 def scenario_arguments(scenario: Any) -> dict[str, Any]:

@@ -34,10 +34,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from scipy.spatial import cKDTree
 
 from dpcore.mechanisms import DiscreteLaplace, Laplace
+from dpcore.rows import distinct_rows
 from dpcore.validation import DataError, check_array, check_epsilon
 
 __all__ = [
@@ -133,24 +133,13 @@ def nearest_public(
         raise ValueError(f"method == {method!r}, must be 'auto', 'tree' or 'matrix'.")
     # Equal private points have equal nearest points: search once per distinct point (one-hot
     # data repeat many records, e.g. Adult's 20,688 private rows hold far fewer distinct ones).
-    X_distinct, inverse = _distinct(X)
+    first, inverse = distinct_rows(X)
+    X_distinct = X[first]
     if method == "tree" or (method == "auto" and X.shape[1] <= TREE_MAX_DIM):
         index, sqdist = _nearest_tree(X_distinct, Y, sizes)
     else:
         index, sqdist = _nearest_matrix(X_distinct, Y, sizes)
     return index[inverse], sqdist[inverse]
-
-
-def _distinct(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows of X and the map back, by hashing rows with two fixed projections
-    (verified exactly; a collision falls back to :func:`numpy.unique`)."""
-    proj = X @ np.random.default_rng(0).standard_normal((X.shape[1], 2))  # a fixed hash
-    codes, _ = pd.factorize(proj[:, 0] + 1j * proj[:, 1])
-    first = np.unique(codes, return_index=True)[1]
-    if np.array_equal(X[first][codes], X):
-        return X[first], codes
-    distinct, inverse = np.unique(X, axis=0, return_inverse=True)
-    return distinct, inverse.reshape(-1)
 
 
 def _nearest_tree(X: np.ndarray, Y: np.ndarray, sizes: np.ndarray):
@@ -321,7 +310,8 @@ def neighbour_lists(private: Any, public: Any, k: int = NEIGHBOURS, *,
         raise ValueError(f"method == {method!r}, must be 'auto', 'tree' or 'matrix'.")
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
         raise ValueError(f"k == {k!r}, must be an integer >= 1.")
-    X_distinct, inverse = _distinct(X)
+    first, inverse = distinct_rows(X)
+    X_distinct = X[first]
     n, m = X_distinct.shape[0], Y.shape[0]
     K = min(int(k), m)
     members = np.zeros((n, K), dtype=np.int64)
