@@ -19,7 +19,7 @@ OPTIONS = (0.5, 1.0, 2.0, 3.0, 5.0)
 def idle_machine(monkeypatch):
     """The tests run on a busy machine (the suite on every core): say it has a core free, as
     an idle server would; :func:`test_nothing_is_computed_ahead_on_a_busy_machine` says not."""
-    monkeypatch.setattr(prefetch, "busy", lambda: False)
+    monkeypatch.setattr(prefetch, "idle_core", lambda: True)
 
 
 @pytest.fixture
@@ -188,9 +188,45 @@ def test_the_neighbours_are_the_pages_own_slider_values():
 
 def test_nothing_is_computed_ahead_on_a_busy_machine(key_of, monkeypatch):
     # issue 26: under a class's load every cycle goes to what people asked for
-    monkeypatch.setattr(prefetch, "busy", lambda: True)
+    monkeypatch.setattr(prefetch, "idle_core", lambda: False)
     assert prefetch.ahead(1.0, OPTIONS, key_of, lambda option: option) == []
     assert not prefetch.pending()
+
+
+def write_stat(path, idle: int, busy: int) -> None:
+    """A ``/proc/stat`` whose first line has ``busy`` user ticks and ``idle`` idle ticks."""
+    path.write_text(f"cpu  {busy} 0 0 {idle} 0 0 0 0 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\n")
+
+
+def test_the_idle_meter_reads_the_idle_cores_of_the_last_window(tmp_path, monkeypatch):
+    stat = tmp_path / "stat"
+    clock = [100.0]
+    monkeypatch.setattr(prefetch.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(prefetch.os, "cpu_count", lambda: 2)
+    meter = prefetch.IdleMeter(str(stat))
+    write_stat(stat, idle=1000, busy=1000)
+    assert meter.cores() is None  # no window yet
+    write_stat(stat, idle=1030, busy=1170)  # 30 of 200 ticks idle: 0.3 of 2 cores
+    clock[0] += prefetch.IDLE_WINDOW / 2
+    assert meter.cores() is None  # the window has not passed: not read again
+    clock[0] += prefetch.IDLE_WINDOW
+    assert meter.cores() == pytest.approx(0.3)
+    write_stat(stat, idle=1180, busy=1220)  # then 150 of 200 ticks idle: 1.5 cores
+    clock[0] += prefetch.IDLE_WINDOW / 2
+    assert meter.cores() == pytest.approx(0.3)  # the last window's, until a new one has passed
+    clock[0] += prefetch.IDLE_WINDOW
+    assert meter.cores() == pytest.approx(1.5)
+
+
+def test_the_idle_meter_without_proc_stat_falls_back_to_the_load_average(tmp_path,
+                                                                         monkeypatch):
+    monkeypatch.undo()  # the real idle_core()
+    monkeypatch.setattr(prefetch, "_IDLE", prefetch.IdleMeter(str(tmp_path / "missing")))
+    monkeypatch.setattr(prefetch.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(prefetch.os, "getloadavg", lambda: (8.0, 0.0, 0.0))
+    assert not prefetch.idle_core()
+    monkeypatch.setattr(prefetch.os, "getloadavg", lambda: (0.5, 0.0, 0.0))
+    assert prefetch.idle_core()
 
 
 def test_busy_reads_the_load_average_against_the_cores(monkeypatch):
@@ -200,3 +236,80 @@ def test_busy_reads_the_load_average_against_the_cores(monkeypatch):
     assert prefetch.busy()
     monkeypatch.setattr(prefetch.os, "getloadavg", lambda: (0.5, 0.0, 0.0))
     assert not prefetch.busy()
+
+
+def test_a_slow_seed_move_computes_the_next_seeds_ahead():
+    """A simulation seed moved alone (its "+" button) computes the next seed ahead; a move of
+    ε then returns to the ε slider's next value in the direction of the move."""
+    from dataclasses import dataclass, replace
+
+    from dpcore.runs.domains import EPSILONS, OneOf
+    from ui import study as page_study
+    from ui.cache import memo_key
+
+    run = uuid.uuid4().hex
+
+    @dataclass(frozen=True)
+    class Params:
+        PREFIX = "ex_"
+        epsilon: float = 1.0
+        seed: int = 5
+
+        def replace(self, **changes):
+            return replace(self, **changes)
+
+        def prepare_key(self):
+            return ("fake seeded", run)
+
+    class Study:
+        __name__ = f"fake seeded study {run}"
+        DOMAINS = {"ex_epsilon": OneOf(EPSILONS)}
+
+        @staticmethod
+        def prepare(scenario, params, progress=None):
+            return "prepared"
+
+        @staticmethod
+        def at(prepared, params):
+            time.sleep(prefetch.SLOW_SECONDS + 0.05)
+            return {"epsilon": params.epsilon, "seed": params.seed}
+
+    def computed_ahead(params):
+        key = memo_key("no scenario", ("at", Study.__name__, params))
+        return SHARED.values.get(key) == {"epsilon": params.epsilon, "seed": params.seed}
+
+    page_study.numbers(Study, None, None, Params(), bar=False)
+    settle()
+    page_study.numbers(Study, None, None, Params(seed=6), bar=False)  # the seed moved up alone
+    settle()
+    assert computed_ahead(Params(seed=7))  # the next one up, not the one just left (5 was shown)
+    assert not computed_ahead(Params(seed=4)) and not computed_ahead(Params(seed=8))
+    assert not computed_ahead(Params(seed=6, epsilon=EPSILONS[EPSILONS.index(1.0) + 1]))
+    start = time.perf_counter()  # the next "+" is a hit
+    assert page_study.numbers(Study, None, None, Params(seed=7), bar=False)["seed"] == 7
+    assert time.perf_counter() - start < prefetch.SLOW_SECONDS
+    settle()
+    assert computed_ahead(Params(seed=8))  # and keeps the next seed coming
+    page_study.numbers(Study, None, None, Params(seed=7, epsilon=2.0), bar=False)  # ε moved up
+    settle()
+    assert computed_ahead(Params(seed=7, epsilon=3.0)) and not computed_ahead(Params(seed=9))
+
+
+def test_a_known_direction_computes_only_the_next_value_that_way(key_of):
+    assert prefetch.ahead(2.0, OPTIONS, key_of, lambda o: o, direction=1) == [3.0]
+    settle()
+    assert prefetch.ahead(2.0, OPTIONS, lambda o: key_of(f"down {o}"), lambda o: o,
+                          direction=-1) == [1.0]
+    settle()
+    assert prefetch.ahead(0.5, OPTIONS, lambda o: key_of(f"end {o}"), lambda o: o,
+                          direction=-1) == []
+
+
+def test_nothing_is_computed_ahead_while_someone_waits_for_a_computation(key_of):
+    # a class on the server: every cycle goes to the people waiting
+    with prefetch.serving():
+        assert prefetch.serving_now() == 1
+        assert prefetch.ahead(1.0, OPTIONS, key_of, lambda option: option) == []
+    assert prefetch.serving_now() == 0
+    assert prefetch.ahead(1.0, OPTIONS, key_of, lambda option: option) == [2.0, 0.5]
+    settle()

@@ -55,6 +55,7 @@ from dpcore.random import stream
 from dpcore.runs.domains import EPSILONS, SEED, OneOf
 from dpcore.simulation import Progress, report
 from dpcore.studies.base import Keep, StudyParams, check_prepared, computed
+from dpcore.threads import threads
 from dpcore.validation import DataError
 
 __all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "SOURCES", "SYNTHETIC", "EPSILON_GRID",
@@ -485,7 +486,7 @@ def prepare(scenario, params: Params, *, progress: Progress = None, parallel=Non
         # Each ε alone, from its own streams, on EPSILON_THREADS threads (the fits' BLAS and
         # numpy work releases the interpreter's lock): the rows of one thread, collected and
         # reported in ε order from this thread.
-        with ThreadPoolExecutor(EPSILON_THREADS) as pool:
+        with ThreadPoolExecutor(threads(EPSILON_THREADS)) as pool:
             pending = [pool.submit(_epsilon_rows, fits, splits, epsilon, params, data, lam_cv,
                                    stage != "curve") for epsilon in params.epsilons]
             for done, future in enumerate(pending, start=1):

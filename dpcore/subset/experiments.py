@@ -47,6 +47,7 @@ from dpcore.subset.selection import (
     selection_probabilities,
 )
 from dpcore.subset.weights import check_sizes
+from dpcore.threads import threads
 from dpcore.validation import check_choice, check_scalar
 
 __all__ = ["StudySetup", "SubsetStudy", "lei_errors", "paper_sizes", "paper_split",
@@ -304,7 +305,7 @@ def run_study(
     # The repeats run on REPEAT_THREADS threads (their solvers' numpy and BLAS work releases
     # the interpreter's lock), each from its own stream: the numbers of one thread. Progress is
     # reported from this thread, as each repeat is collected in order.
-    with ThreadPoolExecutor(min(REPEAT_THREADS, int(repeats))) as pool:
+    with ThreadPoolExecutor(threads(min(REPEAT_THREADS, int(repeats)))) as pool:
         runs = [pool.submit(repeat, r) for r in range(int(repeats))]
         report_progress(progress, 0.0, f"{repeats} repeat(s) of Algorithm 2")
         for r, run in enumerate(runs):

@@ -38,6 +38,7 @@ from scipy.spatial import cKDTree
 
 from dpcore.mechanisms import DiscreteLaplace, Laplace
 from dpcore.rows import distinct_rows
+from dpcore.threads import threads
 from dpcore.validation import DataError, check_array, check_epsilon
 
 __all__ = [
@@ -338,7 +339,7 @@ def neighbour_lists(private: Any, public: Any, k: int = NEIGHBOURS, *,
 
         # The blocks' BLAS products and numpy passes release the interpreter's lock: two
         # threads use two cores (each block's numbers are the same as in one thread).
-        with ThreadPoolExecutor(LIST_THREADS) as pool:
+        with ThreadPoolExecutor(threads(LIST_THREADS)) as pool:
             list(pool.map(fill, range(0, n, rows)))  # raises a block's error, if any
     starts, slots, complete, group_sqdist = _tie_groups(sq, listed_all=K == m)
     return Neighbours(X_distinct, inverse, Y, members.astype(np.int32), starts, slots,
