@@ -7,6 +7,8 @@ owner would release: one private model.
 
 import datetime as dt
 import json
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import pandas as pd
 import streamlit as st
@@ -47,7 +49,7 @@ from dpcore.studies.perturbation import (
 )
 from dpcore.validation import DataError
 from ui.budget import budget_sidebar
-from ui.cache import memo
+from ui.cache import is_builtin, memo
 from ui.errors import show_errors
 from ui.export import export_panel, refresh_export
 from ui.navigation import require_router
@@ -229,6 +231,14 @@ def release_reach(m: pd.Series, epsilon: float, n: int, scenario_id: str,
     (:func:`~dpcore.planning.release.release_plan`: the public models fitted on its parts)
     once, so an ε move simulates at most one new ε (and the curve above it, if needed) and
     fits no public model."""
+    return shown_reach(reach_job(m, epsilon, n, scenario_id, lam))
+
+
+def reach_job(m: pd.Series, epsilon: float, n: int, scenario_id: str,
+              lam: float | None = None) -> Callable[[], str | None]:
+    """:func:`release_reach`'s computation, without Streamlit: E's arrays are read here, the
+    simulations when the returned function is called (it may raise
+    :class:`~dpcore.validation.DataError`)."""
     data = None if source in SYNTHETIC else scenario
     if data is None:
         X_pub, y_pub = study.public_data(None, source, seed)
@@ -250,11 +260,38 @@ def release_reach(m: pd.Series, epsilon: float, n: int, scenario_id: str,
             X_pub, y_pub, eps, n_private=n, data_norm=norm, fit_intercept=intercept,
             classes=classes, seed=seed, lam=given, plan=plan()))
 
+    def job() -> str | None:
+        reference = memo(data, scenario_id, (*base, "reference"), lambda: public_reference(
+            X_pub, y_pub, data_norm=norm, fit_intercept=intercept, seed=seed))
+        return reach_note(point, epsilon=epsilon, n=n, d=int(m["d"]), reference=reference)
+
+    return job
+
+
+def reach_beside(numbers: dict[str, pd.DataFrame], params: Params,
+                 scenario_id: str) -> Callable[[], str | None] | None:
+    """The "Error vs ε" view's planner note (:func:`reach_job`), started now on a thread of
+    its own when its results go to the store every session shares (built-in or synthetic
+    data), so that it computes on the second core while this run builds and draws the
+    figures; None for the other views. Returns what gives the note (waiting for it)."""
+    if params.view != "Error vs ε":
+        return None
+    m = numbers["metrics"].iloc[0]
+    job = reach_job(m, params.epsilon, int(m["n"]), scenario_id)
+    if not is_builtin(None if source in SYNTHETIC else scenario):
+        return job  # an upload's results live in this session's memory: this thread only
+    beside = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reach")
+    running = beside.submit(job)
+    beside.shutdown(wait=False)
+    return running.result
+
+
+def shown_reach(job: Callable[[], str | None]) -> str | None:
+    """The planner's note from ``job`` (:func:`reach_job`), under a spinner; what stops the
+    planner, said, when E is too small to simulate the release."""
     with st.spinner("Simulating the release on the public set…"):
         try:
-            reference = memo(data, scenario_id, (*base, "reference"), lambda: public_reference(
-                X_pub, y_pub, data_norm=norm, fit_intercept=intercept, seed=seed))
-            return reach_note(point, epsilon=epsilon, n=n, d=int(m["d"]), reference=reference)
+            return job()
         except DataError as err:  # E too small to simulate the release in three parts
             return f"The planner cannot simulate the release Publish makes: {err}"
 
@@ -330,9 +367,9 @@ def no_better_than_guessing(m: pd.Series, summary: pd.DataFrame, by: str,
 
 
 def draw(numbers: dict[str, pd.DataFrame], params: Params, context: str, figs: dict,
-         scenario_id: str) -> None:
+         reach: Callable[[], str | None] | None) -> None:
     """The view's figure (``figs``: :func:`dpcore.figures.perturbation.figures`, cached) and
-    what goes under it (the planner's note cached under ``scenario_id``)."""
+    what goes under it (the planner's note, from :func:`reach_beside`)."""
     if params.view == "Learning curve":
         context = f"{context}; ε = {params.epsilon:g}"
     for name, fig in figs.items():
@@ -340,7 +377,7 @@ def draw(numbers: dict[str, pd.DataFrame], params: Params, context: str, figs: d
     m = numbers["metrics"].iloc[0]
     if params.view == "Error vs ε":
         no_better_than_guessing(m, numbers["summary"], "epsilon", params)
-        error_metrics(m, params, release_reach(m, params.epsilon, int(m["n"]), scenario_id))
+        error_metrics(m, params, shown_reach(reach) if reach is not None else None)
     elif params.view == "Learning curve":
         no_better_than_guessing(m, numbers["summary"], "n", params)
     st.caption(CAPTIONS[params.view]
@@ -527,8 +564,9 @@ def live(view: str) -> None:
             publish(epsilon, float(m["lam"]), bool(m["intercept"]), scenario_id)
         else:
             context = f"{ready.data.where}; {lambda_note(m, params)}"
+            reach = reach_beside(numbers, params, scenario_id)  # computes while figures build
             draw(numbers, params, context, study_figures(
-                study, data, scenario_id, params, lambda: figures(numbers, params)), scenario_id)
+                study, data, scenario_id, params, lambda: figures(numbers, params)), reach)
 
 
 # A study view is a fragment: an ε move reruns live() alone.
