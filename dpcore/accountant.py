@@ -132,7 +132,7 @@ from dpcore.composition import (
     zcdp_epsilon,
 )
 from dpcore.mechanisms import Mechanism
-from dpcore.validation import DataError, check_scalar
+from dpcore.validation import DataError, check_choice, check_scalar, check_str
 
 __all__ = ["BudgetExceeded", "BudgetAccountant", "COMPOSITIONS", "DEFAULT_DELTA_SLACK",
            "FILTERS", "RELATIONS", "rho_floor"]
@@ -172,24 +172,25 @@ def rho_floor(epsilon: float, delta: float) -> float:
     return (math.sqrt(log_term + epsilon) - math.sqrt(log_term)) ** 2
 
 
-def _check_budget_epsilon(epsilon: Any) -> float:
+def _check_budget(epsilon: Any, delta: Any) -> tuple[float, float]:
+    """A ledger's budget: epsilon >= 0, where None or infinity means unlimited (which no
+    general check allows), and delta in [0, 1]."""
     if epsilon is None:
-        return math.inf
-    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
+        epsilon = math.inf
+    elif isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
         raise TypeError(
             f"epsilon must be a number or None (unlimited), got {type(epsilon).__name__} "
             f"({epsilon!r})."
         )
-    if float(epsilon) == math.inf:
-        return math.inf
-    return check_scalar(epsilon, "epsilon", min_val=0.0, include_min=True)
-
-
-def _check_budget_delta(delta: Any) -> float:
-    return check_scalar(delta, "delta", min_val=0.0, max_val=1.0, include_min=True)
+    elif float(epsilon) == math.inf:
+        epsilon = math.inf
+    else:
+        epsilon = check_scalar(epsilon, "epsilon", min_val=0.0, include_min=True)
+    return epsilon, check_scalar(delta, "delta", min_val=0.0, max_val=1.0, include_min=True)
 
 
 def _check_release(epsilon: Any, delta: Any) -> tuple[float, float]:
+    """The (epsilon, delta) a release charges: epsilon >= 0 and delta in [0, 1)."""
     epsilon = check_scalar(epsilon, "epsilon", min_val=0.0, include_min=True)
     delta = check_scalar(
         delta, "delta", min_val=0.0, max_val=1.0, include_min=True, include_max=False
@@ -197,18 +198,16 @@ def _check_release(epsilon: Any, delta: Any) -> tuple[float, float]:
     return epsilon, delta
 
 
-def _check_label(value: Any, name: str, *, allow_empty: bool = False) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, got {type(value).__name__} ({value!r}).")
-    if not allow_empty and not value.strip():
-        raise ValueError(
-            f"{name} is empty; name it so the ledger says what was released "
-            f"(e.g. {name}='Laplace' or {name}='adult')."
-        )
-    return value
+#: Said when a label of the ledger is not a str or is blank.
+_LABEL = ("Name it so the ledger says what was released (e.g. mechanism='Laplace', "
+          "dataset='adult', partition='sex = F', partition_rule='sex').")
+#: Said when a relation is not one of :data:`RELATIONS`.
+_RELATION = "; ".join(f"{key!r}: {text}" for key, text in RELATIONS.items()) + "."
 
 
 def _check_partition(partition: Any, rule: Any) -> tuple[str | None, str | None]:
+    """The part a release reads and the rule that made it (both None for all rows): a
+    partition needs its rule and a rule its partition (module docstring)."""
     if partition is None:
         if rule is not None:
             raise ValueError(
@@ -216,7 +215,7 @@ def _check_partition(partition: Any, rule: Any) -> tuple[str | None, str | None]
                 "reads (e.g. partition='sex = F', partition_rule='sex'), or neither."
             )
         return None, None
-    partition = _check_label(partition, "partition")
+    partition = check_str(partition, "partition", allow_empty=False, advice=_LABEL)
     if rule is None:
         raise ValueError(
             f"partition == {partition!r} needs its partition_rule: the name of the rule that "
@@ -224,13 +223,7 @@ def _check_partition(partition: Any, rule: Any) -> tuple[str | None, str | None]
             "rule are disjoint and compose in parallel; parts of different rules may hold the "
             "same person and are charged in sequence."
         )
-    return partition, _check_label(rule, "partition_rule")
-
-
-def _check_rho(rho: Any) -> float | None:
-    if rho is None:
-        return None
-    return check_scalar(rho, "rho", min_val=0.0, include_min=True)
+    return partition, check_str(rule, "partition_rule", allow_empty=False, advice=_LABEL)
 
 
 def _release_rho(epsilon: float, delta: float, rho: float | None,
@@ -273,15 +266,6 @@ def _release_rho(epsilon: float, delta: float, rho: float | None,
                 "this ρ gives, or leave rho out."
             )
     return rho
-
-
-def _check_relation(relation: Any, name: str = "relation") -> str:
-    if not isinstance(relation, str) or relation not in RELATIONS:
-        raise ValueError(
-            f"{name} == {relation!r}, must be one of {tuple(RELATIONS)} "
-            f"({', '.join(RELATIONS.values())})."
-        )
-    return relation
 
 
 def _fits(spent: float, extra: float, budget: float) -> bool:
@@ -346,9 +330,8 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
 
     def __init__(self, epsilon: float | None = None, delta: float = 0.0, *,
                  relation: str = "replace") -> None:
-        self._epsilon = _check_budget_epsilon(epsilon)
-        self._delta = _check_budget_delta(delta)
-        self._relation = _check_relation(relation)
+        self._epsilon, self._delta = _check_budget(epsilon, delta)
+        self._relation = check_choice(relation, "relation", tuple(RELATIONS), advice=_RELATION)
         self._records: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._method = "sequential"
@@ -382,7 +365,7 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
             For an unknown relation, or once a release is recorded (its ε was counted under the
             old relation).
         """
-        relation = _check_relation(relation)
+        relation = check_choice(relation, "relation", tuple(RELATIONS), advice=_RELATION)
         with self._lock:
             if self._records and relation != self._relation:
                 raise ValueError(
@@ -415,7 +398,8 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
             For a replace-one release in an add/remove ledger: it has no finite cost there.
         """
         epsilon, delta = _check_release(epsilon, delta)
-        relation = self._relation if relation is None else _check_relation(relation)
+        relation = self._relation if relation is None else check_choice(
+            relation, "relation", tuple(RELATIONS), advice=_RELATION)
         if relation == self._relation:
             return epsilon, delta
         if relation == "add_remove":  # replace = remove + add: group privacy of size 2
@@ -621,9 +605,12 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
         relation. A ρ of the calibration does not hold under another relation: dropped there."""
         self._check_partition_allowed(partition)
         partition, partition_rule = _check_partition(partition, partition_rule)
-        own = self._relation if relation is None else _check_relation(relation)
+        own = self._relation if relation is None else check_choice(
+            relation, "relation", tuple(RELATIONS), advice=_RELATION)
         epsilon, delta = _check_release(epsilon, delta)
-        rho = _release_rho(epsilon, delta, _check_rho(rho), noise)
+        if rho is not None:
+            rho = check_scalar(rho, "rho", min_val=0.0, include_min=True)
+        rho = _release_rho(epsilon, delta, rho, noise)
         charged_eps, charged_delta = self.charge(epsilon, delta, relation=own)
         record = {"dataset": dataset, "partition": partition, "partition_rule": partition_rule,
                   "epsilon": charged_eps, "delta": charged_delta,
@@ -631,6 +618,7 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
         return record, own
 
     def _check_partition_allowed(self, partition: str | None) -> None:
+        """Refuse a partition (parallel composition) unless this ledger counts add/remove."""
         if partition is not None and self._relation != "add_remove":
             raise ValueError(
                 "Releases on disjoint parts compose in parallel only under 'add or remove one "
@@ -790,9 +778,9 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
             For a ``partition`` in a replace-one ledger or without its rule (module docstring),
             or a ``rho`` below what the release's (ε, δ) allow.
         """
-        mechanism = _check_label(mechanism, "mechanism")
-        dataset = _check_label(dataset, "dataset")
-        note = _check_label(note, "note", allow_empty=True)
+        mechanism = check_str(mechanism, "mechanism", allow_empty=False, advice=_LABEL)
+        dataset = check_str(dataset, "dataset", allow_empty=False, advice=_LABEL)
+        note = check_str(note, "note", advice=_LABEL)
         record, own = self._record(epsilon, delta, dataset, partition, partition_rule, rho,
                                    noise, relation)
         calibrated = record.pop("calibrated")
@@ -824,8 +812,7 @@ remains (0.8 spent in 2 releases). Raise the budget, or lower ε.
         delta : float, default=0.0
             The new total delta.
         """
-        new_eps = _check_budget_epsilon(epsilon)
-        new_delta = _check_budget_delta(delta)
+        new_eps, new_delta = _check_budget(epsilon, delta)
         with self._lock:
             if not self._fits_filter(self._records, (new_eps, new_delta)):
                 spent_eps, spent_delta = self.spent

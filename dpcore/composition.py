@@ -106,15 +106,6 @@ PLAN_DATASET = "(planned)"
 MAX_PART_CHOICES = 100_000
 
 
-def _check_method(method: Any) -> str:
-    return check_choice(method, "method", COMPOSITIONS)
-
-
-def _check_slack(delta_slack: Any) -> float:
-    return check_scalar(delta_slack, "delta_slack", min_val=0.0, max_val=1.0, include_min=True,
-                        include_max=False)
-
-
 def gaussian_rho(epsilon: float, delta: float, *, calibration: str = "analytic",
                  sensitivity: float = 1.0, sigma: float | None = None) -> float:
     """zCDP parameter ``ρ = Δ² / (2σ²)`` of a Gaussian release ([BS16]_ Proposition 1.6).
@@ -214,8 +205,9 @@ def compose(epsilons: Any, deltas: Any = None, method: str = "sequential",
     >>> round(eps, 2), delta  # rdp: 2.34, sequential: 5
     (2.19, 1e-06)
     """
-    method = _check_method(method)
-    delta_slack = _check_slack(delta_slack)
+    method = check_choice(method, "method", COMPOSITIONS)
+    delta_slack = check_scalar(delta_slack, "delta_slack", min_val=0.0, max_val=1.0,
+                               include_min=True, include_max=False)
     eps = _as_array(epsilons, "epsilons")
     n = eps.size
     dels = np.zeros(n) if deltas is None else _as_array(deltas, "deltas", n)
@@ -387,7 +379,7 @@ def composition_growth(epsilon: float, delta: float = 0.0, *, counts: Sequence[i
     counts = list(counts) or [int(v) for v in np.unique(np.geomspace(1, 1000, 40).round())]
     rows = []
     for method in methods:
-        _check_method(method)
+        check_choice(method, "method", COMPOSITIONS)
         for k in counts:
             try:
                 e, d = compose([epsilon] * k, [delta] * k, method, delta_slack, rhos=[rho] * k)

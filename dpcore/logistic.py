@@ -97,6 +97,8 @@ def _merge_duplicates(X: np.ndarray, y: np.ndarray, S: np.ndarray):
 
 
 def _check_problem(design: _Design, y, sample_weight, lam, linear):
+    """``y``, ``sample_weight``, ``lam`` and ``linear`` checked against ``design`` (0/1 labels
+    and finite weights >= 0, one per row; a linear term per feature, zeros for None)."""
     y = np.asarray(y, dtype=float).reshape(-1)
     if y.shape[0] != design.n:
         raise ValueError(f"y has {y.shape[0]} entries but X has {design.n} rows.")

@@ -1,7 +1,7 @@
 """Differential-privacy mechanisms: one mechanism, one small class.
 
-Each class is built from its privacy parameters (checked by small ``_check_*`` helpers that return
-the converted value) and has two paths, which follow the same law:
+Each class is built from its privacy parameters (checked by :mod:`dpcore.validation`, whose
+``check_*`` functions return the converted value) and has two paths, which follow the same law:
 
 * ``release(value)`` is what a data owner publishes: the noise comes from OpenDP's exact samplers
   (:mod:`dpcore.release_noise`), drawn from fresh OS entropy, and is safe on floating-point
@@ -54,7 +54,6 @@ References
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -66,9 +65,13 @@ from dpcore.noise import sample_gaussian, sample_l2_laplace, sample_laplace
 from dpcore.validation import (
     DataError,
     check_array,
-    check_probability,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_level,
     check_random_state,
-    check_scalar,
+    check_sensitivity,
+    check_str,
 )
 
 __all__ = [
@@ -82,69 +85,14 @@ __all__ = [
 ]
 
 UNSTATED_RELATION = "the caller's (not stated)"
-
-
-# --------------------------------------------------------------------------------------------
-# Parameter checks: each returns the converted value or raises with what to do.
-
-
-def _check_epsilon(epsilon: Any) -> float:
-    epsilon = check_scalar(epsilon, "epsilon")  # TypeError for non-numbers and bools; finite
-    if epsilon <= 0.0:
-        raise ValueError(
-            f"epsilon == {epsilon:g}, must be > 0 (a smaller epsilon means more privacy and "
-            "more noise). Pass e.g. epsilon=1.0."
-        )
-    return epsilon
-
-
-def _check_sensitivity(sensitivity: Any) -> float:
-    sensitivity = check_scalar(sensitivity, "sensitivity")
-    if sensitivity <= 0.0:
-        raise ValueError(
-            f"sensitivity == {sensitivity:g}, must be > 0: the largest change of the released "
-            "value between neighbouring datasets. A value that cannot change needs no noise; "
-            "release it without a mechanism."
-        )
-    return sensitivity
-
-
-def _check_delta(delta: Any) -> float:
-    delta = check_scalar(delta, "delta")
-    if not 0.0 < delta < 1.0:
-        raise ValueError(
-            f"delta == {delta:g}, must be in (0, 1) and in practice much smaller than "
-            "1/n_records (e.g. delta=1e-6). For delta = 0 use a pure epsilon-DP mechanism "
-            "(Laplace)."
-        )
-    return delta
-
-
-def _check_dim(dim: Any) -> int:
-    if isinstance(dim, bool) or not isinstance(dim, numbers.Integral):
-        raise TypeError(f"dim must be an int, got {type(dim).__name__} ({dim!r}).")
-    if dim < 1:
-        raise ValueError(f"dim == {dim}, must be >= 1 (the length of each noisy vector).")
-    return int(dim)
-
-
-def _check_level(level: Any) -> float:
-    return check_probability(
-        level, "level", "the probability that the noise stays within the bound (e.g. level=0.95)."
-    )
-
-
-def _check_neighbouring(neighbouring: Any) -> str:
-    if not isinstance(neighbouring, str):
-        raise TypeError(
-            f"neighbouring must be a str describing the neighbouring relation, got "
-            f"{type(neighbouring).__name__}. Pass e.g. neighbouring='replace one record'."
-        )
-    return neighbouring
+_NEIGHBOURING = ("It states the neighbouring relation: pass e.g. "
+                 "neighbouring='replace one record'.")
 
 
 def _check_value(value: Any, name: str = "value") -> np.ndarray:
-    """A finite float array (any shape); bad data raises :class:`DataError`."""
+    """The value a mechanism releases: a finite float array of any shape, else a
+    :class:`DataError` that says what to do (a mechanism's data check; its parameters are
+    checked by :mod:`dpcore.validation`)."""
     return check_array(value, name, ndim=None, min_rows=0,
                        fix="A mechanism can only release finite numbers: drop, impute or clip "
                            "them (with data-independent bounds) first.")
@@ -213,10 +161,10 @@ class Mechanism:
         *,
         neighbouring: str = UNSTATED_RELATION,
     ) -> None:
-        self.epsilon = _check_epsilon(epsilon)
+        self.epsilon = check_epsilon(epsilon)
         self.delta = float(delta)
-        self.sensitivity = _check_sensitivity(sensitivity)
-        self.neighbouring = _check_neighbouring(neighbouring)
+        self.sensitivity = check_sensitivity(sensitivity)
+        self.neighbouring = check_str(neighbouring, "neighbouring", advice=_NEIGHBOURING)
 
     @property
     def scale(self) -> float:
@@ -311,7 +259,7 @@ class Laplace(Mechanism):
 
     def tail_bound(self, level: float) -> float:
         """The ``t`` with ``P(|noise| <= t) = level`` per coordinate: ``scale ln(1/(1-level))``."""
-        return -self.scale * math.log1p(-_check_level(level))
+        return -self.scale * math.log1p(-check_level(level))
 
     def release(self, value: Any) -> float | np.ndarray:
         """Publish ``value`` with Laplace noise, safe on floating point (OpenDP, OS entropy).
@@ -497,9 +445,9 @@ def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float) ->
     >>> round(analytic_gaussian_sigma(1.0, 1e-5, 1.0), 4)
     3.7306
     """
-    epsilon = _check_epsilon(epsilon)
-    delta = _check_delta(delta)
-    sensitivity = _check_sensitivity(sensitivity)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    sensitivity = check_sensitivity(sensitivity)
     log_delta = math.log(delta)
 
     def gap(log_sigma: float) -> float:
@@ -569,7 +517,7 @@ class Gaussian(Mechanism):
         *,
         neighbouring: str = UNSTATED_RELATION,
     ) -> None:
-        super().__init__(epsilon, _check_delta(delta), sensitivity, neighbouring=neighbouring)
+        super().__init__(epsilon, check_delta(delta), sensitivity, neighbouring=neighbouring)
         if not isinstance(calibration, str):
             raise TypeError(
                 f"calibration must be a str, got {type(calibration).__name__}. "
@@ -601,7 +549,7 @@ class Gaussian(Mechanism):
 
     def tail_bound(self, level: float) -> float:
         """The ``t`` with ``P(|noise| <= t) = level`` per coordinate: sigma ndtri((1+level)/2)."""
-        return float(self.sigma * special.ndtri((1.0 + _check_level(level)) / 2.0))
+        return float(self.sigma * special.ndtri((1.0 + check_level(level)) / 2.0))
 
     @property
     def rho(self) -> float:
@@ -733,7 +681,8 @@ class L2Laplace(Mechanism):
         neighbouring: str = UNSTATED_RELATION,
     ) -> None:
         super().__init__(epsilon, 0.0, sensitivity, neighbouring=neighbouring)
-        self.dim = _check_dim(dim)
+        self.dim = check_int(dim, "dim", min_val=1,
+                             advice="dim is the length of each noisy vector.")
 
     @property
     def scale(self) -> float:
@@ -753,7 +702,7 @@ class L2Laplace(Mechanism):
 
     def tail_bound(self, level: float) -> float:
         """The radius ``t`` with ``P(||noise||_2 <= t) = level``: a Gamma(dim, scale) quantile."""
-        return float(self.scale * special.gammaincinv(self.dim, _check_level(level)))
+        return float(self.scale * special.gammaincinv(self.dim, check_level(level)))
 
     def _rows(self, value: Any) -> np.ndarray:
         arr = _check_value(value)

@@ -45,6 +45,7 @@ from threadpoolctl import ThreadpoolController, threadpool_info, threadpool_limi
 
 from dpcore.random import Key, stream
 from dpcore.simulation import Progress, report
+from dpcore.validation import check_int
 
 __all__ = ["BACKENDS", "SEQUENTIAL", "Cell", "Parallel", "current_blas_threads", "grid_cells",
            "local_cluster", "normal_mean", "restore_environ"]
@@ -158,12 +159,13 @@ class _Limited:
 
 
 def _check_n_jobs(n_jobs: Any) -> int:
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
-        raise TypeError(f"n_jobs must be an int, got {type(n_jobs).__name__} ({n_jobs!r}). "
-                        "Pass e.g. n_jobs=2, or n_jobs=-1 for every core.")
+    """The number of workers: an int >= 1, or -1 for every core (joblib's convention, which
+    :func:`~dpcore.validation.check_int`'s single lower bound cannot state)."""
+    n_jobs = check_int(n_jobs, "n_jobs",
+                       advice="Pass e.g. n_jobs=2, or n_jobs=-1 for every core.")
     if n_jobs == 0 or n_jobs < -1:
         raise ValueError(f"n_jobs == {n_jobs}, must be >= 1 (or -1 for every core).")
-    return int(n_jobs)
+    return n_jobs
 
 
 def _require(module: str, backend: str):

@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from dpcore.validation import check_int
+
 __all__ = ["stream", "spawn", "study_seed"]
 
 Key = str | int | float
@@ -39,18 +41,6 @@ _TAG_STR = 1
 _TAG_INT = 2
 _TAG_FLOAT = 3
 _MASK32 = 0xFFFF_FFFF
-
-
-def _check_seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(
-            f"seed must be an int, got {type(seed).__name__} ({seed!r}). Pass e.g. seed=0, or "
-            "turn a Generator into a seed first with dpcore.random.study_seed(rng)."
-        )
-    seed = int(seed)
-    if seed < 0:
-        raise ValueError(f"seed == {seed}, must be >= 0.")
-    return seed
 
 
 def _int_words(value: int) -> list[int]:
@@ -98,7 +88,8 @@ def _key_words(key: Any) -> list[int]:
 
 
 def _sequence(seed: Any, keys: tuple[Any, ...]) -> np.random.SeedSequence:
-    seed = _check_seed(seed)
+    seed = check_int(seed, "seed", min_val=0, advice="Pass e.g. seed=0, or turn a Generator "
+                     "into a seed first with dpcore.random.study_seed(rng).")
     spawn_key = tuple(w for key in keys for w in _key_words(key))
     return np.random.SeedSequence(entropy=seed, spawn_key=spawn_key)
 

@@ -20,8 +20,14 @@ __all__ = [
     "check_random_state",
     "check_study_or_release",
     "check_scalar",
+    "check_int",
+    "check_bool",
+    "check_str",
     "check_epsilon",
+    "check_sensitivity",
+    "check_delta",
     "check_probability",
+    "check_level",
     "check_choice",
     "check_array",
     "check_unit_box",
@@ -87,25 +93,97 @@ def check_scalar(
     max_val: float | None = None,
     include_min: bool = False,
     include_max: bool = True,
+    advice: str = "",
 ) -> float:
-    """Check that ``value`` is a finite real number in the given range and return it as float."""
+    """Check that ``value`` is a finite real number in the given range and return it as float.
+
+    ``advice`` (what the number is, or an example to pass) ends every message.
+
+    >>> check_scalar(2, "tol", min_val=0.0)
+    2.0
+    """
+    end = f" {advice}" if advice else ""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__} ({value!r}).")
+        raise TypeError(
+            f"{name} must be a real number, got {type(value).__name__} ({value!r}).{end}"
+        )
     value = float(value)
     if not np.isfinite(value):
-        raise ValueError(f"{name} == {value}, must be finite.")
+        raise ValueError(f"{name} == {value}, must be finite.{end}")
     if min_val is not None and (value < min_val or (value == min_val and not include_min)):
         op = ">=" if include_min else ">"
-        raise ValueError(f"{name} == {value:g}, must be {op} {min_val:g}.")
+        raise ValueError(f"{name} == {value:g}, must be {op} {min_val:g}.{end}")
     if max_val is not None and (value > max_val or (value == max_val and not include_max)):
         op = "<=" if include_max else "<"
-        raise ValueError(f"{name} == {value:g}, must be {op} {max_val:g}.")
+        raise ValueError(f"{name} == {value:g}, must be {op} {max_val:g}.{end}")
+    return value
+
+
+def check_int(value: Any, name: str, *, min_val: int | None = None, advice: str = "") -> int:
+    """An integer (Python's or numpy's, not a bool) ``>= min_val``, returned as an int.
+
+    ``advice`` (what the number is, or an example to pass) ends every message.
+
+    >>> check_int(3, "n_starts", min_val=1)
+    3
+    """
+    end = f" {advice}" if advice else ""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} ({value!r}).{end}")
+    if min_val is not None and value < min_val:
+        raise ValueError(f"{name} == {value}, must be >= {min_val}.{end}")
+    return int(value)
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """``True`` or ``False`` (a numpy bool too), returned as a bool; ``0``, ``1`` or ``"yes"``
+    are refused, so that a misplaced argument does not pass as a switch.
+
+    >>> check_bool(True, "fit_intercept")
+    True
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__}.")
+    return bool(value)
+
+
+def check_str(value: Any, name: str, *, allow_empty: bool = True, advice: str = "") -> str:
+    """A str, not blank unless ``allow_empty``; ``advice`` (what the text is for, with an
+    example) ends every message.
+
+    >>> check_str("adult", "dataset", allow_empty=False)
+    'adult'
+    """
+    end = f" {advice}" if advice else ""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__} ({value!r}).{end}")
+    if not allow_empty and not value.strip():
+        raise ValueError(f"{name} is empty.{end}")
     return value
 
 
 def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:
-    """A privacy budget: a finite number > 0."""
-    return check_scalar(epsilon, name, min_val=0.0)
+    """A privacy budget: a finite number > 0.
+
+    >>> check_epsilon(1)
+    1.0
+    """
+    return check_scalar(epsilon, name, min_val=0.0,
+                        advice=f"A smaller epsilon means more privacy and more noise; pass e.g. "
+                               f"{name}=1.0.")
+
+
+def check_sensitivity(sensitivity: Any, name: str = "sensitivity") -> float:
+    """A mechanism's sensitivity: a finite number > 0, the largest change of the released value
+    between neighbouring datasets.
+
+    >>> check_sensitivity(0.5)
+    0.5
+    """
+    return check_scalar(sensitivity, name, min_val=0.0,
+                        advice="It is the largest change of the released value between "
+                               "neighbouring datasets. A value that cannot change needs no noise; "
+                               "release it without a mechanism.")
 
 
 def check_probability(value: Any, name: str, meaning: str) -> float:
@@ -121,18 +199,46 @@ def check_probability(value: Any, name: str, meaning: str) -> float:
     return value
 
 
-def check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
-    """One of the strings ``choices`` (e.g. a method or loss named by the caller).
+def check_delta(delta: Any, name: str = "delta") -> float:
+    """A mechanism's delta: the probability that its epsilon guarantee fails, in (0, 1).
+
+    >>> check_delta(1e-6)
+    1e-06
+    """
+    return check_probability(
+        delta, name, "the probability that the epsilon guarantee fails, in practice much "
+        f"smaller than 1/n_records (e.g. {name}=1e-6). For {name} = 0 use a pure epsilon-DP "
+        "mechanism (Laplace)."
+    )
+
+
+def check_level(level: Any, name: str = "level") -> float:
+    """The level of an error bound: the probability, strictly between 0 and 1, that a release's
+    noise stays within it.
+
+    >>> check_level(0.95)
+    0.95
+    """
+    return check_probability(
+        level, name, "the probability that the noise stays within the error bound, i.e. the "
+        f"share of releases that meet it (e.g. {name}=0.95)."
+    )
+
+
+def check_choice(value: Any, name: str, choices: tuple[str, ...], *, advice: str = "") -> str:
+    """One of the strings ``choices`` (e.g. a method or loss named by the caller); ``advice``
+    (what the choices mean) ends every message.
 
     >>> check_choice("sum", "loss", ("sum", "mean"))
     'sum'
     """
+    end = f" {advice}" if advice else ""
     if not isinstance(value, str):
         raise TypeError(
-            f"{name} must be a str, one of {choices}, got {type(value).__name__} ({value!r})."
+            f"{name} must be a str, one of {choices}, got {type(value).__name__} ({value!r}).{end}"
         )
     if value not in choices:
-        raise ValueError(f"{name} == {value!r}, must be one of {choices}.")
+        raise ValueError(f"{name} == {value!r}, must be one of {choices}.{end}")
     return value
 
 

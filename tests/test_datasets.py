@@ -61,12 +61,12 @@ def test_registry():
     [
         (lambda: ds.load_scenario("census"), r"Unknown scenario 'census'; valid choices .*adult"),
         (lambda: ds.scenario_title("census"), "valid choices"),
-        (lambda: ds.load_scenario("adult", public="synthetic"), r"public=.*'bootstrap'"),
-        (lambda: ds.load_scenario("adult", encoding="arules"), r"encoding=.*'compact'"),
-        (lambda: ds.load_scenario("digits", encoding="compact"), r"for scenario 'digits'"),
+        (lambda: ds.load_scenario("adult", public="synthetic"), r"public == .*of .*'bootstrap'"),
+        (lambda: ds.load_scenario("adult", encoding="arules"), r"encoding == .*of .*'compact'"),
+        (lambda: ds.load_scenario("digits", encoding="compact"), r"encodings of scenario 'digits'"),
         (lambda: ds.load_scenario("mvn-shift", p=0), "between 1 and 100"),
         (lambda: ds.load_scenario("mvn-shift", p=101), "between 1 and 100"),
-        (lambda: ds.load_scenario("mvn-shift", shift="some"), r"shift=.*'first'"),
+        (lambda: ds.load_scenario("mvn-shift", shift="some"), r"shift == .*one of .*'first'"),
     ],
 )
 def test_invalid_options_say_the_valid_choices(call, match):

@@ -31,14 +31,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from dpcore.validation import DataError, check_random_state, check_scalar
+from dpcore.validation import DataError, check_probability, check_random_state, check_scalar
 
 __all__ = ["GaussianTradeoff", "ScoreAudit", "audit_ceiling", "audit_reach", "audit_scores",
            "check_runs", "clopper_pearson_upper", "epsilon_from_rates", "one_run_epsilon"]
 
 
-def _check_confidence(confidence) -> float:
-    return check_scalar(confidence, "confidence", min_val=0.0, max_val=1.0, include_max=False)
+#: What ``confidence`` is, said when it is out of range.
+_CONFIDENCE = "the probability that the bound holds (e.g. confidence=0.95)."
 
 
 def check_runs(runs, minimum: int = 20) -> int:
@@ -103,7 +103,7 @@ def audit_ceiling(runs: int, confidence: float = 0.95, delta: float = 0.0) -> fl
     4.9
     """
     runs = check_runs(runs)
-    confidence = _check_confidence(confidence)
+    confidence = check_probability(confidence, "confidence", _CONFIDENCE)
     n_test = runs - runs // 2
     upper = clopper_pearson_upper(0, n_test, (1.0 - confidence) / 2)
     return float(epsilon_from_rates(upper, upper, delta))
@@ -164,7 +164,7 @@ def audit_scores(scores_d, scores_dprime, *, delta: float = 0.0, confidence: flo
     -------
     ScoreAudit
     """
-    confidence = _check_confidence(confidence)
+    confidence = check_probability(confidence, "confidence", _CONFIDENCE)
     delta = check_scalar(delta, "delta", min_val=0.0, include_min=True, max_val=1.0,
                          include_max=False)
     s0 = np.asarray(scores_d, dtype=float).ravel()
@@ -237,7 +237,7 @@ def audit_reach(tradeoff: Callable[[np.ndarray], np.ndarray], runs: int,
     0.31
     """
     runs = check_runs(runs)
-    confidence = _check_confidence(confidence)
+    confidence = check_probability(confidence, "confidence", _CONFIDENCE)
     n = runs - runs // 2
     tail = np.geomspace(1e-12, 0.5, 4000)
     fpr = np.concatenate([tail, 1.0 - tail])
@@ -263,7 +263,7 @@ def one_run_epsilon(correct: int, guesses: int, *, confidence: float = 0.95) -> 
     >>> round(one_run_epsilon(100, 100), 3)  # 100/100 correct: p >= 0.05 ** (1/100)
     3.493
     """
-    confidence = _check_confidence(confidence)
+    confidence = check_probability(confidence, "confidence", _CONFIDENCE)
     if guesses <= 0:
         return 0.0
     if not 0 <= correct <= guesses:

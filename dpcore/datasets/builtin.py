@@ -42,7 +42,7 @@ import pandas as pd
 from dpcore.datasets.dimension import dimension
 from dpcore.datasets.encoding import TabularEncoder, biased_split
 from dpcore.datasets.scenario import Scenario
-from dpcore.validation import check_random_state
+from dpcore.validation import check_choice, check_random_state
 
 __all__ = ["PUBLIC_OPTIONS", "list_scenarios", "load_scenario", "replace_public", "scenario_title"]
 
@@ -115,8 +115,9 @@ def load_scenario(
     ('income=>50K', 111, True)
     """
     entry = _entry(name)
-    _check_choice(public, "public", PUBLIC_OPTIONS)
-    _check_choice(encoding, "encoding", entry.encodings, f" for scenario {name!r}")
+    check_choice(public, "public", PUBLIC_OPTIONS)
+    check_choice(encoding, "encoding", entry.encodings,
+                 advice=f"These are the encodings of scenario {name!r}.")
     generator = check_random_state(entry.seed if rng is None else rng)
     options = {"encoding": encoding, "p": p, "shift": shift}
     scenario = entry.build(generator, **{key: options[key] for key in entry.options})
@@ -141,7 +142,7 @@ def replace_public(scenario: Scenario, public: str, rng: Any = None) -> Scenario
     -------
     Scenario
     """
-    _check_choice(public, "public", PUBLIC_OPTIONS)
+    check_choice(public, "public", PUBLIC_OPTIONS)
     if public == "default":
         return scenario
     rng = check_random_state(rng)
@@ -199,13 +200,6 @@ def _entry(name: str) -> _Entry:
     if name not in _REGISTRY:
         raise ValueError(f"Unknown scenario {name!r}; valid choices are {list_scenarios()}.")
     return _REGISTRY[name]
-
-
-def _check_choice(value: str, param: str, choices: tuple[str, ...], where: str = "") -> None:
-    if value not in choices:
-        raise ValueError(
-            f"{param}={value!r} is not valid{where}; valid choices are {list(choices)}."
-        )
 
 
 def _assemble(
@@ -401,7 +395,7 @@ def _mvn_shift(rng: np.random.Generator, p: int, shift: str) -> Scenario:
         raise TypeError(f"p must be an int, got {type(p).__name__} ({p!r}).")
     if not 1 <= p <= MVN_MAX_DIMENSION:
         raise ValueError(f"p == {p}, must be between 1 and {MVN_MAX_DIMENSION}.")
-    _check_choice(shift, "shift", ("paper", "first", "all"))
+    check_choice(shift, "shift", ("paper", "first", "all"))
     if shift == "paper":
         shift = "first" if p <= 2 else "all"
     var_E = np.ones(p)

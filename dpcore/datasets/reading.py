@@ -397,6 +397,7 @@ def _parse_rows(
 
 
 def _check_widths(header: list[str], rows: list[list[str]], lines: list[int], name: str) -> None:
+    """Refuse a row with more or fewer values than the header, naming its line."""
     for row, line in zip(rows, lines, strict=True):
         if len(row) != len(header):
             raise DataError(
@@ -407,6 +408,8 @@ def _check_widths(header: list[str], rows: list[list[str]], lines: list[int], na
 
 
 def _check_header(header: list[str], name: str) -> None:
+    """Refuse a header that reads as one column split by another separator, has too many
+    columns, or column names that are too long, blank or repeated."""
     found = [sep for sep in _OTHER_SEPARATORS if sep in header[0]] if len(header) == 1 else []
     if found:
         raise DataError(

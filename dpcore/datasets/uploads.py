@@ -637,6 +637,8 @@ def scenario_from_uploads(
 
 
 def _check_frames(private: Any, public: Any) -> None:
+    """Refuse anything but two data frames (private first), or a frame with a column name
+    given twice."""
     for part, frame in (("private", private), ("public", public)):
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(
@@ -652,6 +654,8 @@ def _check_frames(private: Any, public: Any) -> None:
 
 
 def _check_public_finite(public: pd.DataFrame) -> None:
+    """Refuse a numeric public column with infinite values: the encoding scales by the public
+    range, which must be finite."""
     for col in public.columns:
         if pd.api.types.is_numeric_dtype(public[col]) and not pd.api.types.is_bool_dtype(
             public[col]
@@ -1042,6 +1046,7 @@ def _show(value: Any) -> str:
 
 
 def _check_width(encoder: TabularEncoder, max_features: int) -> None:
+    """Refuse an encoding wider than ``max_features`` columns, naming its widest columns."""
     width = len(encoder.feature_names_out_)
     if width <= max_features:
         return

@@ -46,7 +46,6 @@ References
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -69,6 +68,7 @@ from dpcore.validation import (
     PrivacyLeakWarning,
     check_array,
     check_epsilon,
+    check_int,
     check_random_state,
     check_scalar,
     check_study_or_release,
@@ -133,8 +133,8 @@ def auto_lambda(epsilon: float, n: int, d: int) -> float:
     0.0232
     """
     epsilon = check_epsilon(epsilon)
-    n = _check_int(n, "n", 1)
-    d = _check_int(d, "d", 1)
+    n = check_int(n, "n", min_val=1)
+    d = check_int(d, "d", min_val=1)
     lam = AUTO_LAMBDA * (d / (n * epsilon)) ** (2.0 / 3.0)
     return float(min(max(lam, AUTO_LAMBDA_MIN), AUTO_LAMBDA_MAX))
 
@@ -242,14 +242,6 @@ def summed_gradient(coef, X, y, *, n_total: int, lam: float, coef_prior=None) ->
     return np.swapaxes(r, -1, -2) @ X + n_total * lam * (coef - centre)
 
 
-def _check_int(value, name: str, min_val: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} ({value!r}).")
-    if value < min_val:
-        raise ValueError(f"{name} == {value}, must be >= {min_val}.")
-    return int(value)
-
-
 def input_perturbation(X, epsilon: float, rng=None, accountant=None, *, data_norm: float = 1.0,
                        dataset: str = "private data") -> np.ndarray:
     """Input perturbation ([PGY]_ Algorithm 2): ``x' = x + eta`` for every record.
@@ -291,7 +283,11 @@ def input_perturbation(X, epsilon: float, rng=None, accountant=None, *, data_nor
     """
     epsilon = check_epsilon(epsilon)
     check_study_or_release(rng, accountant)
-    Xs, _ = scale_records(_check_features(X), data_norm)
+    X = check_array(X, "X", ndim=None, min_rows=0, fix="Drop or impute them first.")
+    if X.ndim < 2:
+        raise DataError(f"Expected X of shape (n_samples, n_features), got shape {X.shape}. "
+                        "Reshape your data with X.reshape(-1, 1) for one feature.")
+    Xs, _ = scale_records(X, data_norm)
     mech = L2Laplace(epsilon=epsilon, sensitivity=2.0, dim=Xs.shape[-1],
                      neighbouring="replace one record's features (labels not protected)")
     if accountant is not None:
@@ -299,16 +295,6 @@ def input_perturbation(X, epsilon: float, rng=None, accountant=None, *, data_nor
                          dataset=dataset, note="features only; labels published unperturbed",
                          relation="replace")
     return mech.draw(Xs, rng=rng) * data_norm
-
-
-def _check_features(X) -> np.ndarray:
-    X = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)
-    if X.ndim < 2:
-        raise DataError(f"Expected X of shape (n_samples, n_features), got shape {X.shape}. "
-                        "Reshape your data with X.reshape(-1, 1) for one feature.")
-    if not np.all(np.isfinite(X)):
-        raise DataError("X contains NaN or infinite values. Drop or impute them first.")
-    return X
 
 
 class _Search(NamedTuple):
@@ -507,8 +493,8 @@ class MaskedDataGenerator:
         function of them), for generators fitted on the same data (:func:`fit_generators`)."""
         epsilon = check_epsilon(self.epsilon)
         data_norm = check_scalar(self.data_norm, "data_norm", min_val=0.0)
-        n_starts = _check_int(self.n_starts, "n_starts", 1)
-        max_iter = _check_int(self.max_iter, "max_iter", 0)
+        n_starts = check_int(self.n_starts, "n_starts", min_val=1)
+        max_iter = check_int(self.max_iter, "max_iter", min_val=0)
         X = check_array(X, "X")
         n, d = X.shape
         lam = _resolve_lam(self.lam, epsilon, n, d)
@@ -523,7 +509,7 @@ class MaskedDataGenerator:
             n_classes = int(np.max(check_labels(y, 10**9, clip=True))) + 1
             n_classes = max(n_classes, 2)
         else:
-            n_classes = _check_int(self.n_classes, "n_classes", 2)
+            n_classes = check_int(self.n_classes, "n_classes", min_val=2)
         y = check_labels(y, n_classes, clip=True)  # a code outside 0 .. C-1: the nearest one
         if y.shape != (n,):
             raise DataError(f"y has shape {y.shape}, expected ({n},) to match X.")
@@ -535,7 +521,7 @@ class MaskedDataGenerator:
             if X0.shape[1] != d or y0.shape != (X0.shape[0],):
                 raise DataError(f"initial must be (X0, y0) with X0 of shape (m, {d}) and y0 of "
                                 f"shape (m,); got {X0.shape} and {y0.shape}.")
-        N = n if self.n_samples is None else _check_int(self.n_samples, "n_samples", 1)
+        N = n if self.n_samples is None else check_int(self.n_samples, "n_samples", min_val=1)
         if N < X0.shape[0]:
             raise ValueError(f"n_samples == {N} is smaller than the initial set ({X0.shape[0]} "
                              "rows); n_samples is the size of the final masked set.")

@@ -283,6 +283,8 @@ def _lambda_rows(split: Split, *, epsilons, lam, restarts, methods, seed, excess
 
 
 def _check_methods(methods) -> list[str]:
+    """A non-empty list of the curve's methods, each a key of :data:`CURVE_METHODS`, all
+    unknown ones named at once."""
     methods = list(methods)
     unknown = [m for m in methods if m not in CURVE_METHODS]
     if unknown or not methods:

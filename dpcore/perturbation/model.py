@@ -60,10 +60,13 @@ from dpcore.perturbation.solver import Fits, fit_linear_terms
 from dpcore.validation import (
     DataError,
     check_array,
+    check_bool,
     check_choice,
     check_epsilon,
+    check_int,
     check_random_state,
     check_scalar,
+    check_str,
     check_study_or_release,
 )
 
@@ -202,13 +205,8 @@ def _check_lam(lam: object) -> float | str:
     return float(lam)
 
 
-def _check_n(n: object) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"n must be an int, got {type(n).__name__} ({n!r}).")
-    return int(n)
-
-
 def _check_classes(classes) -> np.ndarray:
+    """The target's two distinct classes from public knowledge, the positive one second."""
     arr = np.asarray(classes)
     if arr.ndim != 1 or arr.size != 2 or arr[0] == arr[1]:
         raise ValueError(f"classes == {classes!r}: pass the two classes of the target, from "
@@ -435,9 +433,7 @@ def private_coefs(prep: Prepared, *, epsilons, lam: float, restarts: int = 1,
     eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
     for e in eps:
         check_epsilon(float(e))
-    restarts = _check_n(restarts)
-    if restarts < 1:
-        raise ValueError(f"restarts == {restarts}, must be >= 1.")
+    restarts = check_int(restarts, "restarts", min_val=1)
     n, dz = prep.Z.shape
     prior = check_prior(prior, dz)
     if method == "amp":
@@ -506,12 +502,6 @@ def objective_coefs(prep: Prepared, *, epsilons, lam: float, restarts: int,
             W_m[i] += amp_correction(cal, dz, tol, restarts, rng=gen)
         out.append((W_m, row))
     return out
-
-
-def _check_bool(value: object, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {type(value).__name__}.")
-    return bool(value)
 
 
 class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
@@ -668,17 +658,18 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         self.prior = prior
 
     def _check_params(self) -> None:
+        """Refuse parameters that are out of range or that cannot go together (a release of
+        objective perturbation, the 2008 proof with AMP, a release without public classes)."""
         check_epsilon(self.epsilon)
         _check_lam(self.lam)
         check_choice(self.method, "method", METHODS)
         check_choice(self.proof, "proof", PROOFS)
         if self.data_norm is not None:
             check_scalar(self.data_norm, "data_norm", min_val=0.0)
-        _check_bool(self.fit_intercept, "fit_intercept")
+        check_bool(self.fit_intercept, "fit_intercept")
         check_scalar(self.intercept_scaling, "intercept_scaling", min_val=0.0)
         check_scalar(self.tol, "tol", min_val=0.0)
-        if not isinstance(self.dataset, str):
-            raise TypeError(f"dataset must be a str, got {type(self.dataset).__name__}.")
+        check_str(self.dataset, "dataset")
         check_study_or_release(self.rng, self.accountant)
         if self.method == "objective" and self.rng is None:
             raise ValueError(

@@ -57,7 +57,7 @@ import numpy as np
 
 from dpcore.mechanisms import L2Laplace
 from dpcore.perturbation.output import REPLACE_ONE
-from dpcore.validation import check_epsilon, check_random_state, check_scalar
+from dpcore.validation import check_choice, check_epsilon, check_random_state, check_scalar
 
 __all__ = [
     "AMP_FRACTION",
@@ -132,15 +132,6 @@ class ObjectiveCalibration:
         return 2.0 / self.epsilon_noise
 
 
-def _check_proof(proof: object) -> str:
-    if not isinstance(proof, str):
-        raise TypeError(f"proof must be a str, one of {PROOFS}, got {type(proof).__name__}.")
-    if proof not in PROOFS:
-        raise ValueError(f"proof == {proof!r}, must be one of {PROOFS} ('2011' and its "
-                         "rank-one form '2019' are correct calibrations).")
-    return proof
-
-
 def objective_calibration(epsilon: float, *, n: int, lam: float, proof: str = "2011",
                           c: float = LOGISTIC_C, amp_fraction: float = AMP_FRACTION,
                           warn: bool = True) -> ObjectiveCalibration:
@@ -190,7 +181,8 @@ def objective_calibration(epsilon: float, *, n: int, lam: float, proof: str = "2
     if n < 1:
         raise ValueError(f"n == {n}, must be >= 1.")
     lam = check_scalar(lam, "lam", min_val=0.0)
-    proof = _check_proof(proof)
+    proof = check_choice(proof, "proof", PROOFS, advice="'2011' and its rank-one form '2019' "
+                         "are correct calibrations.")
     c = check_scalar(c, "c", min_val=0.0)
     amp_fraction = check_scalar(amp_fraction, "amp_fraction", min_val=0.0, include_min=True,
                                 max_val=1.0, include_max=False)

@@ -26,7 +26,7 @@ from scipy import optimize, special
 
 from dpcore.mechanisms import Gaussian, Laplace
 from dpcore.planning.fitting import EpsilonAnswer
-from dpcore.validation import check_probability, check_scalar
+from dpcore.validation import check_level, check_scalar
 
 __all__ = ["EPSILON_RANGE", "epsilon_for_gaussian", "epsilon_for_importance_theory",
            "epsilon_for_laplace", "mean_sensitivity", "noise_answer"]
@@ -35,13 +35,9 @@ __all__ = ["EPSILON_RANGE", "epsilon_for_gaussian", "epsilon_for_importance_theo
 EPSILON_RANGE = (0.01, 10.0)
 
 
-def _check_level(level: Any) -> float:
-    return check_probability(
-        level, "level", "the share of releases that must meet the target (e.g. level=0.95)."
-    )
-
-
 def _check_epsilon_range(eps_range: Any) -> tuple[float, float]:
+    """The interval a closed form searches epsilon in: ``(low, high)`` with ``0 < low < high``,
+    both finite."""
     lo, hi = (float(v) for v in eps_range)
     if not 0.0 < lo < hi or not math.isfinite(hi):
         raise ValueError(f"eps_range == {eps_range!r}, must be (low, high) with 0 < low < high.")
@@ -97,7 +93,7 @@ def epsilon_for_laplace(sensitivity: float, error: float, level: float = 0.95) -
     """
     sensitivity = check_scalar(sensitivity, "sensitivity", min_val=0.0)
     error = check_scalar(error, "error", min_val=0.0)
-    level = _check_level(level)
+    level = check_level(level)
     eps = -sensitivity * math.log1p(-level) / error
     while Laplace(eps, sensitivity).tail_bound(level) > error:
         eps = math.nextafter(eps, math.inf)
@@ -138,7 +134,7 @@ def epsilon_for_gaussian(sensitivity: float, error: float, level: float = 0.95, 
     """
     sensitivity = check_scalar(sensitivity, "sensitivity", min_val=0.0)
     error = check_scalar(error, "error", min_val=0.0)
-    level = _check_level(level)
+    level = check_level(level)
     z = float(special.ndtri((1.0 + level) / 2.0))
     sigma_max = error / z
     if calibration == "classic":
@@ -241,7 +237,7 @@ def epsilon_for_importance_theory(terms: Any, error: float, level: float = 0.95,
     EpsilonAnswer
     """
     error = check_scalar(error, "error", min_val=0.0)
-    level = _check_level(level)
+    level = check_level(level)
     lo, hi = _check_epsilon_range(eps_range)
     if kind not in ("bound", "plugin"):
         raise ValueError(f"kind == {kind!r}, must be 'bound' or 'plugin'.")

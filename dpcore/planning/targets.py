@@ -47,6 +47,8 @@ COLUMNS = ("statistic", "mechanism", "sensitivity", "error", "level", "epsilon",
 
 
 def _check_target(target: Any, i: int) -> dict[str, Any]:
+    """Target ``i`` of :func:`plan_targets` as a row of its table: a dict naming a mechanism of
+    :data:`TARGET_MECHANISMS` and its sensitivity and error bar, or a study's fixed epsilon."""
     if not isinstance(target, Mapping):
         raise TypeError(f"targets[{i}] must be a dict such as {{'statistic': 'count', "
                         f"'sensitivity': 1.0, 'error': 10.0}}, got {type(target).__name__}.")
