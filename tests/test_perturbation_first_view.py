@@ -213,7 +213,7 @@ def test_the_publish_view_moves_epsilon_without_fitting_a_public_model_again(mon
 
     from ui import cache
 
-    monkeypatch.setattr(cache, "SHARED", cache._SharedStore(1024))
+    monkeypatch.setattr(cache, "SHARED", cache.SharedStore(1024))
     counts = {"public_prior": [], "simulated_release": [], "scenario_arrays": []}
     for name, calls in counts.items():
         original = getattr(experiments, name)
