@@ -57,8 +57,12 @@ def child(page: str, view: str | None = None, epsilons: tuple[float, ...] = ()) 
     threadpool_limits(1)
     at = AppTest.from_file(os.path.join(os.getcwd(), "app.py"), default_timeout=900)
     at.switch_page(f"pages/{page}.py")
-    if view:
-        at.session_state[f"{PREFIXES[page]}_view"] = view
+    if view:  # a view's key or its label, read as a link reads it (a checkout's own domain)
+        from dpcore.runs.domains import check
+        from dpcore.studies import study
+
+        key = f"{PREFIXES[page]}_view"
+        at.session_state[key] = check(study(page).DOMAINS, key, view)
     cpu, wall = _timed(at)
     moves = []
     for epsilon in epsilons:

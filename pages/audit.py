@@ -16,7 +16,7 @@ from dpcore.figures.audit import TITLES, context, figures, float_figure, summary
 from dpcore.studies import audit as study
 from dpcore.studies.audit import CANARIES, CONFIDENCES, FLOAT_RUNS, REFIT_RUNS, RUNS
 from ui.budget import budget_sidebar
-from ui.cache import SHARED, content_key
+from ui.cache import SHARED, shared_key
 from ui.errors import show_errors
 from ui.export import export_panel
 from ui.navigation import require_router
@@ -45,12 +45,12 @@ def _numbers(params: study.Params) -> dict[str, pd.DataFrame]:
 
 
 def _float_cases(epsilon: float) -> list[F.FloatCase]:
-    return SHARED.get(content_key("au_float_cases", epsilon), lambda: F.float_cases(epsilon))
+    return SHARED.get(shared_key("au_float_cases", epsilon), lambda: F.float_cases(epsilon))
 
 
 def _float(case: F.FloatCase, runs: int, confidence: float, seed: int) -> F.FloatAuditResult:
     parts = ("au_float", case.key, case.epsilon, runs, confidence, seed)
-    return SHARED.get(content_key(*parts), lambda: F.float_audit(case, runs, confidence,
+    return SHARED.get(shared_key(*parts), lambda: F.float_audit(case, runs, confidence,
                                                                    rng=seed))
 
 
@@ -219,7 +219,7 @@ def one_run_audit(params: study.Params) -> None:
     canaries = int(log_slider("Canaries", CANARIES, "au_canaries", 200))
     if st.button("Run the one-run audit (output perturbation)", key="au_one_run"):
         parts = ("au_one_run", params.epsilon, canaries, params.confidence, params.seed)
-        one = SHARED.get(content_key(*parts), lambda: study.one_run(params, canaries))
+        one = SHARED.get(shared_key(*parts), lambda: study.one_run(params, canaries))
         c1, c2, c3 = st.columns(3)
         c1.metric("Claimed ε", f"{params.epsilon:g}")
         c2.metric("Correct guesses", f"{one.correct} / {one.guesses}")

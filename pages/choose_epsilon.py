@@ -44,6 +44,7 @@ from dpcore.studies.choose_epsilon import (
     ROUTES,
     STUDY_REPEATS,
     TARGETS,
+    VIEW_LABELS,
     VIEWS,
     Params,
     plan_releases,
@@ -86,7 +87,7 @@ keep_widget_state({key: CONTROLS[key] for key in KEPT})
 with st.sidebar:
     st.header("Choose epsilon")
     epsilon_slider("ce_epsilon", 1.0)
-    if (st.session_state["ce_view"] == VIEWS[0]
+    if (st.session_state["ce_view"] == "target"
             and st.session_state["ce_target"] in PREPARED):  # a Monte-Carlo target
         seed = seed_input("ce_seed")
     else:  # closed forms, the risk and the composition read no seed: no control that does nothing
@@ -576,7 +577,7 @@ def stats_numbers() -> None:
 
 
 with show_errors():
-    view = st.segmented_control("View", VIEWS, key="ce_view",
+    view = st.segmented_control("View", VIEWS, format_func=VIEW_LABELS.get, key="ce_view",
                                 label_visibility="collapsed") or VIEWS[0]
-    {VIEWS[0]: target_view, VIEWS[1]: risk_view, VIEWS[2]: composition_view,
-     VIEWS[3]: stats_view}[view]()
+    {"target": target_view, "risk": risk_view, "composition": composition_view,
+     "stats": stats_view}[view]()

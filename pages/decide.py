@@ -29,7 +29,7 @@ from dpcore.figures.decision import decision_figures
 from dpcore.studies.choose_epsilon import PRIORS
 from dpcore.text import md
 from ui.budget import budget_sidebar
-from ui.cache import SHARED, content_key
+from ui.cache import SHARED, shared_key
 from ui.errors import show_errors
 from ui.navigation import require_router
 from ui.registry import page as registry_page
@@ -61,7 +61,7 @@ st.markdown(
 
 def _audit(case: str, epsilon: float, seed: int) -> pd.DataFrame:
     """The audit of ``case`` at ``epsilon`` (built-in pairs: one result for every session)."""
-    return SHARED.get(content_key("dc_audit", case, epsilon, AUDIT_RUNS, AUDIT_CONFIDENCE, seed),
+    return SHARED.get(shared_key("dc_audit", case, epsilon, AUDIT_RUNS, AUDIT_CONFIDENCE, seed),
                       lambda: audit_numbers(case, epsilon, seed=seed))
 
 

@@ -29,7 +29,14 @@ from dpcore.importance import (
 )
 from dpcore.simulation import default_replicates
 from dpcore.studies import importance as study
-from dpcore.studies.importance import CONTROLS, MODEL_EPSILONS, REPLICATES, VIEWS, Params
+from dpcore.studies.importance import (
+    CONTROLS,
+    MODEL_EPSILONS,
+    REPLICATES,
+    VIEW_LABELS,
+    VIEWS,
+    Params,
+)
 from dpcore.text import csv_bytes, md
 from ui.budget import budget_sidebar
 from ui.cache import memo
@@ -57,8 +64,8 @@ from ui.widgets import (
 require_router()
 
 PAPER_D = 63
-PUBLISH = VIEWS[-1]
-MODELS = "Model training"
+PUBLISH = "publish"
+MODELS = "models"
 # The first view needs one lambda only, so a page opens fast even on a large upload; the lambda
 # views fit the whole grid when they are chosen (dpcore.studies.importance.Params.stage).
 
@@ -122,9 +129,10 @@ with st.expander("How to read this page"):
         "they are shown to explain the mechanism and would never be published."
     )
 
-view = st.segmented_control("View", VIEWS, key="iw_view", label_visibility="collapsed") or VIEWS[0]
+view = st.segmented_control("View", VIEWS, format_func=VIEW_LABELS.get, key="iw_view",
+                            label_visibility="collapsed") or VIEWS[0]
 #: The box views' symbol, for the legend drawn once above the figure.
-BOX_VIEWS = {"Estimates vs λ": "λ", "Estimates vs ε": "ε"}
+BOX_VIEWS = {"by_lambda": "λ", "by_epsilon": "ε"}
 #: Each figure's chart key (:data:`dpcore.figures.importance.TITLES` names the figures).
 CHART_KEYS = {"estimates_by_epsilon": "fig_epsilon", "estimates_by_lambda": "fig_lambda",
               "bias_sd": "fig_bias_sd", "variance_by_epsilon": "fig_var_eps",
@@ -223,16 +231,16 @@ def draw(numbers: dict[str, pd.DataFrame], params: Params) -> None:
                  export=lambda name=name: figures(numbers, params)[name])
     # Every trend in the caption is computed from the numbers drawn (study.caption).
     words = study.caption(numbers, params)
-    if params.view == "Baselines":
+    if params.view == "baselines":
         words = (f"Laplace perturbation calibrates its noise to an L1 sensitivity of "
                  f"{scenario.record_l1_sensitivity:g} per record. {words}")
     if words and params.view != MODELS:
         st.caption(words)
-    if params.view == "Variance: theory":
+    if params.view == "variance":
         with st.expander("Numbers"):
             st.dataframe(numbers["summary_by_epsilon"].merge(
                 numbers["theory_by_epsilon_nonprivate"], on=["lam", "epsilon"]), hide_index=True)
-    elif params.view == "Baselines":
+    elif params.view == "baselines":
         st.dataframe(numbers["baselines_summary"], hide_index=True)
     elif "model_reference_norms_nonprivate" in numbers:
         norms = numbers["model_reference_norms_nonprivate"].set_index("model")["reference_norm"]

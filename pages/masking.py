@@ -26,6 +26,7 @@ from dpcore.studies.masking import (
     MAJORITY,
     N_OPTIONS,
     TASKS,
+    VIEW_LABELS,
     VIEWS,
     Params,
     accuracy_label,
@@ -53,7 +54,7 @@ from ui.widgets import epsilon_slider, lambda_slider, replicates_slider, seed_in
 
 require_router()
 
-PUBLISH = VIEWS[-1]
+PUBLISH = "publish"
 #: The "Masked vs original" view's panels, left to right (those the experiment has).
 PANELS = ("original", "initial", "final")
 
@@ -141,7 +142,7 @@ def live(view: str) -> None:
         st.info(fitted, icon=":material/tune:")
     with show_errors():
         metrics, notes = st.container(horizontal=True), st.container()  # filled below
-        params = base.replace(epsilon=epsilon, **(scatter_toggles() if view == VIEWS[0] else {}))
+        params = base.replace(epsilon=epsilon, **(scatter_toggles() if view == "scatter" else {}))
         with st.spinner("Growing the masked set…"):  # shown only if it takes a while
             numbers = study_numbers(study, source, source_id, params)
         show_metrics(metrics, notes, numbers)
@@ -163,7 +164,7 @@ def view_figures(numbers, params) -> dict:
     def build(panels=None):
         return lambda: figures(numbers, params, dataset=task.title, panels=panels)
 
-    if params.view != VIEWS[0] or params.alone:
+    if params.view != "scatter" or params.alone:
         return study_figures(study, source, source_id, params, build(), task.title)
     fixed = ("initial",) if params.input else ("original", "initial")
     moving = tuple(name for name in PANELS if name not in fixed)
@@ -349,10 +350,11 @@ def publish(numbers, params) -> None:
 
 
 #: What each study view draws from its numbers.
-DRAW = {VIEWS[0]: draw_scatter, VIEWS[1]: draw_animation, ACCURACY: draw_accuracy,
-        VIEWS[3]: draw_images}
+DRAW = {"scatter": draw_scatter, "animation": draw_animation, ACCURACY: draw_accuracy,
+        "images": draw_images}
 
-view = st.segmented_control("View", VIEWS, key="mk_view", label_visibility="collapsed") or VIEWS[0]
+view = st.segmented_control("View", VIEWS, format_func=VIEW_LABELS.get, key="mk_view",
+                            label_visibility="collapsed") or VIEWS[0]
 with show_errors():
     task_key, route_name = TASKS[task_label]
     if route_name is None and scenario is None:

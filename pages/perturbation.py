@@ -43,6 +43,7 @@ from dpcore.studies.perturbation import (
     SOURCES,
     SYNTHETIC,
     SYNTHETIC_TEST,
+    VIEW_LABELS,
     VIEWS,
     Params,
     n_options,
@@ -115,7 +116,7 @@ st.markdown(
     "(objective perturbation, Algorithm 2, with the 2011 correction of its proof). Which loses "
     "less accuracy, and how does that depend on ε, λ and n?"
 )
-PUBLISH = VIEWS[-1]
+PUBLISH = "publish"
 #: Each figure's chart key (:data:`dpcore.figures.perturbation.TITLES` names the figures).
 CHART_KEYS = {"error_vs_epsilon": "fig_error_eps", "learning_curve": "fig_learning",
               "distance": "fig_distance", "bounds": "fig_bounds"}
@@ -126,30 +127,31 @@ PROGRESS = {"curve": "Fitting every method at every ε…",
             "data": "Preparing the data…"}
 #: The caption under each view's figure.
 CAPTIONS = {
-    "Error vs ε": "Bands: ±1 SD over folds and restarts; dashed: the error of always guessing "
-                  "the most frequent class. Objective perturbation adds its noise to the "
-                  "objective before the fit, output perturbation to the fitted coefficients "
-                  "(scale 2/(nλε)); the 2008 calibration spends slightly less budget on the "
-                  "Jacobian term than the corrected one. These curves are the paper's "
-                  "mechanisms, their penalty centred on zero; the release Publish makes is "
-                  "centred on the public model, and the note above (if any) is about it.",
-    "Learning curve": "More records make every private method cheaper: the noise of both "
+    "error_vs_epsilon": "Bands: ±1 SD over folds and restarts; dashed: the error of always "
+                        "guessing the most frequent class. Objective perturbation adds its noise "
+                        "to the objective before the fit, output perturbation to the fitted "
+                        "coefficients (scale 2/(nλε)); the 2008 calibration spends slightly less "
+                        "budget on the Jacobian term than the corrected one. These curves are "
+                        "the paper's mechanisms, their penalty centred on zero; the release "
+                        "Publish makes is centred on the public model, and the note above (if "
+                        "any) is about it.",
+    "learning_curve": "More records make every private method cheaper: the noise of both "
                       "shrinks like 1/n. λ stays fixed across sizes here; dashed: the error of "
                       "always guessing the most frequent class.",
-    "Distance to non-private": "‖w_private − w_non-private‖ over restarts and folds, for "
-                               "records scaled to norm ≤ 1. Boxes: median and middle half; "
-                               "whiskers to the furthest draw within 1.5 box-lengths (Tukey), "
-                               "dots beyond.",
-    "Bounds (Lemmas 3-4)": "Excess regularised training loss f̂(w_private) − f̂(w_non-private). "
-                           "Lemma 3 (output) and Lemma 4 (objective, as printed for the 2008 "
-                           "calibration) bound it with probability 1 − δ = 0.95: the measured "
-                           "95th percentiles must lie below the dashed lines of their colour.",
+    "distance": "‖w_private − w_non-private‖ over restarts and folds, for records scaled to "
+                "norm ≤ 1. Boxes: median and middle half; whiskers to the furthest draw within "
+                "1.5 box-lengths (Tukey), dots beyond.",
+    "bounds": "Excess regularised training loss f̂(w_private) − f̂(w_non-private). Lemma 3 "
+              "(output) and Lemma 4 (objective, as printed for the 2008 calibration) bound it "
+              "with probability 1 − δ = 0.95: the measured 95th percentiles must lie below the "
+              "dashed lines of their colour.",
 }
 #: How the figures' context names the λ mode.
 MODE_NOTE = {LAMBDA_MODES[0]: " (rule)", LAMBDA_MODES[1]: "",
              LAMBDA_MODES[2]: " (CV on public data)"}
 
-view = st.segmented_control("View", VIEWS, key="lr_view", label_visibility="collapsed") or VIEWS[0]
+view = st.segmented_control("View", VIEWS, format_func=VIEW_LABELS.get, key="lr_view",
+                            label_visibility="collapsed") or VIEWS[0]
 
 
 def page_params(epsilon: float) -> Params:
@@ -274,7 +276,7 @@ def reach_beside(numbers: dict[str, pd.DataFrame], params: Params,
     its own when its results go to the store every session shares (built-in or synthetic
     data), so that it computes on the second core while this run builds and draws the
     figures; None for the other views. Returns what gives the note (waiting for it)."""
-    if params.view != "Error vs ε":
+    if params.view != "error_vs_epsilon":
         return None
     m = numbers["metrics"].iloc[0]
     job = reach_job(m, params.epsilon, int(m["n"]), scenario_id)
@@ -370,18 +372,18 @@ def draw(numbers: dict[str, pd.DataFrame], params: Params, context: str, figs: d
          reach: Callable[[], str | None] | None) -> None:
     """The view's figure (``figs``: :func:`dpcore.figures.perturbation.figures`, cached) and
     what goes under it (the planner's note, from :func:`reach_beside`)."""
-    if params.view == "Learning curve":
+    if params.view == "learning_curve":
         context = f"{context}; ε = {params.epsilon:g}"
     for name, fig in figs.items():
         show(fig, CHART_KEYS[name], title=TITLES[name], context=context)
     m = numbers["metrics"].iloc[0]
-    if params.view == "Error vs ε":
+    if params.view == "error_vs_epsilon":
         no_better_than_guessing(m, numbers["summary"], "epsilon", params)
         error_metrics(m, params, shown_reach(reach) if reach is not None else None)
-    elif params.view == "Learning curve":
+    elif params.view == "learning_curve":
         no_better_than_guessing(m, numbers["summary"], "n", params)
     st.caption(CAPTIONS[params.view]
-               + (lambda_caption(params) if params.view == "Error vs ε" else ""))
+               + (lambda_caption(params) if params.view == "error_vs_epsilon" else ""))
 
 
 #: The releases of the Publish view: label -> method of PrivateLogisticRegression.

@@ -22,6 +22,7 @@ from dpcore.studies.subset import (
     LEI_BUDGETS,
     SLIDER_EPSILONS,
     SPLITS,
+    VIEW_LABELS,
     VIEWS,
     Params,
     lei_applies,
@@ -71,7 +72,7 @@ CAPTIONS = {
         "DP weight (repeat 1). Right: the private points after the "
         "same rescaling (non-private, for comparison only).",
 }
-PUBLISH = VIEWS[-1]
+PUBLISH = "publish"
 
 scenario = scenario_sidebar()
 keep_widget_state({"sub_view": VIEWS[0], "sub_split": next(iter(SPLITS)), "sub_grid": DEFAULT_GRID,
@@ -161,7 +162,8 @@ st.markdown(
     "noise over more weights; Algorithm 2 of Wang et al. (2018) picks the size under DP."
 )
 
-view = st.segmented_control("View", VIEWS, key="sub_view", label_visibility="collapsed") or VIEWS[0]
+view = st.segmented_control("View", VIEWS, format_func=VIEW_LABELS.get, key="sub_view",
+                            label_visibility="collapsed") or VIEWS[0]
 
 
 def size_slider(sizes: np.ndarray, numbers: dict[str, pd.DataFrame]) -> int:
@@ -320,7 +322,7 @@ def live(view: str) -> None:
             show(fig, KEYS[name], title=TITLES[name],
                  context=f"{scenario.title}; {settings(numbers, params, name)}")
             st.caption(CAPTIONS[name])
-        if view == VIEWS[2]:
+        if view == "points_and_weights":
             show_points_tables(numbers)
         elif view == PUBLISH:
             publish(prepared, sizes, split_epsilon(epsilon, split_name), numbers)

@@ -76,8 +76,13 @@ def open_page(page: str, *, timeout: float, allow_errors: bool = False,
 
 
 def show_view(at: AppTest, view: str, *, key: str) -> AppTest:
-    """Pick ``view`` in the page's view chooser (a button group with widget key ``key``)."""
-    at.button_group(key=key).set_value(view)
+    """Pick ``view`` in the page's view chooser (a button group with widget key ``key``): its
+    key, or the label the page shows, as a person picks it."""
+    from dpcore import studies
+
+    params = [p for p in (studies.study(name).Params for name in studies.names())
+              if p.VIEW_LABELS and p.key("view") == key]
+    at.button_group(key=key).set_value(params[0].view_key(view))
     return rerun(at)
 
 

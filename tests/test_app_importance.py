@@ -25,8 +25,8 @@ from ui.cache import SHARED
 
 PAGE = "pages/importance.py"
 TIMEOUT = 120  # seconds per run: the first run on Adult fits 9 lambdas x 100 replicates
-VIEWS = {"Estimates vs ε": 1, "Estimates vs λ": 1, "Bias vs SD": 1, "Variance: theory": 2,
-         "Baselines": 1, "Model training": 0, "Publish": 0}
+VIEWS = {"by_epsilon": 1, "by_lambda": 1, "bias_sd": 1, "variance": 2,
+         "baselines": 1, "models": 0, "publish": 0}
 
 open_page = partial(app_support.open_page, PAGE, timeout=TIMEOUT)
 show_view = partial(app_support.show_view, key="iw_view")
@@ -125,7 +125,7 @@ def test_a_numeric_condition_starts_at_the_public_median():
 
 
 def test_model_training_uses_its_own_epsilons():
-    at = show_view(open_page(builtin_name="wine"), "Model training")
+    at = show_view(open_page(builtin_name="wine"), "models")
     assert any("its own budgets" in md.value for md in at.markdown)
     at.toggle(key="iw_models").set_value(True)
     specs = charts(rerun(at))
@@ -143,7 +143,7 @@ def test_model_training_uses_its_own_epsilons():
 
 
 def test_publish_twice_gives_two_releases_then_the_budget_refuses_a_third():
-    at = show_view(open_page(builtin_name="wine"), "Publish")
+    at = show_view(open_page(builtin_name="wine"), "publish")
     at.select_slider(key="iw_epsilon").set_value(0.5)  # the default session budget is 1
     rerun(at)
     released = []
@@ -173,10 +173,10 @@ def test_publish_twice_gives_two_releases_then_the_budget_refuses_a_third():
 
 @pytest.mark.parametrize("public", ["identical", "bootstrap"])
 def test_publish_is_refused_when_the_public_set_is_derived_from_the_private_one(public):
-    at = show_view(open_page(builtin_name="wine", builtin_public=public), "Publish")
+    at = show_view(open_page(builtin_name="wine", builtin_public=public), "publish")
     assert not [b for b in at.button if b.key == "publish_importance"]
     assert any("Publishing is refused" in w.value for w in at.warning)
-    at.button_group(key="iw_view").set_value("Estimates vs ε")
+    at.button_group(key="iw_view").set_value("by_epsilon")
     assert len(charts(rerun(at))) == 1  # the study still runs
 
 
@@ -216,7 +216,7 @@ def test_page_on_an_uploaded_scenario_without_a_target():
     at.switch_page(PAGE)
     rerun(at)
     assert len(charts(at)) == 1
-    assert any("no target" in info.value for info in show_view(at, "Model training").info)
+    assert any("no target" in info.value for info in show_view(at, "models").info)
 
 
 def test_uploaded_data_never_enters_a_cache_shared_across_sessions():
@@ -233,7 +233,7 @@ def test_uploaded_data_never_enters_a_cache_shared_across_sessions():
     upload(at, csv(80), csv(60))
     at.switch_page(PAGE)
     rerun(at)
-    for view in ("Estimates vs λ", "Baselines", "Publish"):
+    for view in ("by_lambda", "baselines", "publish"):
         show_view(at, view)
     # Positive controls: the session's own memory holds the upload's results, and the scan does
     # read st.cache_data (the built-in wine scenario loaded first is found there).
@@ -290,7 +290,7 @@ def test_small_data_default_says_when_the_estimates_sit_at_the_public_mean():
 def test_sliders_view_and_query_survive_a_page_switch():
     at = open_page(builtin_name="wine")
     at.select_slider(key="iw_epsilon").set_value(2.0)
-    at.button_group(key="iw_view").set_value("Baselines")
+    at.button_group(key="iw_view").set_value("baselines")
     at.number_input(key="iw_q_n").set_value(2)
     rerun(at)
     at.selectbox(key="iw_q_col_1").set_value("alcohol")
@@ -302,7 +302,7 @@ def test_sliders_view_and_query_survive_a_page_switch():
     at.switch_page(PAGE)
     rerun(at)
     assert at.select_slider(key="iw_epsilon").value == 2.0
-    assert at.button_group(key="iw_view").value == "Baselines"
+    assert at.button_group(key="iw_view").value == "baselines"
     assert at.selectbox(key="iw_q_col_1").value == "alcohol"
     assert at.selectbox(key="iw_q_op_1").value == "<="
 
@@ -321,7 +321,7 @@ def test_the_caption_is_computed_from_the_boxes_on_screen_and_follows_epsilon():
     """Issue 23: no fixed trend sentence; the caption under the boxes quotes their medians (the
     study's caption of the numbers drawn), names the whisker definition, and changes when ε
     changes the boxes."""
-    at = show_view(open_page(builtin_name="wine"), "Estimates vs λ")
+    at = show_view(open_page(builtin_name="wine"), "by_lambda")
 
     def sentence() -> str:
         (text,) = [c.value for c in at.caption if "At the smallest λ" in c.value]
@@ -332,5 +332,5 @@ def test_the_caption_is_computed_from_the_boxes_on_screen_and_follows_epsilon():
     at.select_slider(key="iw_epsilon").set_value(10.0)
     after = sentence() if rerun(at) else ""
     assert after != before and WHISKERS in after
-    show_view(at, "Variance: theory")
+    show_view(at, "variance")
     assert re.search(r"\d+ of \d+ lie below Theorem 2's bound", captions(at))

@@ -40,10 +40,10 @@ def test_default_page_shows_the_toy_scatter_and_its_quality():
 
 
 @pytest.mark.parametrize(("view", "expected"), [
-    ("Greedy animation", ["fig_animation"]),
-    ("Accuracy vs ε", ["fig_accuracy_100", "fig_accuracy_200"]),
-    ("Digit images", []),
-    ("Publish", []),
+    ("animation", ["fig_animation"]),
+    ("accuracy", ["fig_accuracy_100", "fig_accuracy_200"]),
+    ("images", []),
+    ("publish", []),
 ])
 def test_every_view_builds_only_its_own_figures(view, expected):
     at = show_view(open_page(mk_draws=10), view)
@@ -115,7 +115,7 @@ def test_digits_show_images_and_weights():
     rerun(at)
     assert charts(at) == SCATTER
     assert any("projection fitted on public data" in c.value for c in at.caption)
-    show_view(at, "Digit images")
+    show_view(at, "images")
     assert charts(at) == ["fig_private_images", "fig_initial_images", "fig_masked_images",
                           "fig_weights"]
 
@@ -123,7 +123,7 @@ def test_digits_show_images_and_weights():
 def test_publish_spends_once_and_offers_the_csv():
     at = open_page()
     at.select_slider(key="mk_epsilon").set_value(0.5)  # the default session budget is 1
-    show_view(at, "Publish")
+    show_view(at, "publish")
     at.button(key="publish_masking").click()
     rerun(at)
     ledger = at.session_state["_budget_accountant"].ledger
@@ -145,7 +145,7 @@ def test_sidebar_scenario_task_runs_and_refuses_publishing_from_a_derived_public
     assert any("Wine" in c.value for c in at.caption)
     assert any("projection fitted on public data" in c.value for c in at.caption)  # d = 13
     at.session_state["builtin_public"] = "identical"  # E = D: a release would carry D's records
-    show_view(rerun(at), "Publish")
+    show_view(rerun(at), "publish")
     assert not [b for b in at.button if b.key == "publish_masking"]
     assert any("refused" in w.value for w in at.warning)
 

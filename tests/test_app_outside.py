@@ -82,7 +82,7 @@ def test_breast_cancer_the_non_private_reference_learns_and_the_advice_fits_the_
     # The Publish view plans the release it makes (λ by the rule: the one simulated on E),
     # and names it: centred on the public model.
     at.select_slider(key="lr_epsilon").set_value(1.0)
-    at.session_state["lr_view"] = "Publish"
+    at.session_state["lr_view"] = "publish"
     at = rerun(at)
     assert not any("n = 369, d = 30" in i.value for i in at.info)
     assert any("centred on the public model" in md.value for md in at.markdown)
@@ -112,7 +112,7 @@ def test_a_small_public_set_gets_the_planners_note_on_both_views():
         assert float(plan.split("ε ≈ ")[1].split(",")[0]) > 1.0  # above the ε found short
     # the study's curves are the paper's mechanisms, uncentred: the caption says so
     assert any("centred on zero" in c.value for c in at.caption)
-    at.session_state["lr_view"] = "Publish"
+    at.session_state["lr_view"] = "publish"
     at = rerun(at)
     lam = next(md.value for md in at.markdown if md.value.startswith("**One release**"))
     lam = lam.split("λ = ")[1].split(":")[0]
@@ -159,7 +159,7 @@ def test_a_public_set_too_small_to_simulate_the_release_says_so_and_keeps_the_vi
     assert "has 40 rows" in note and "at least 45" in note
     assert any("centred on zero" in c.value for c in at.caption)
     # Publish releases without a centre, and says why
-    at.session_state["lr_view"] = "Publish"
+    at.session_state["lr_view"] = "publish"
     at = rerun(at)
     text = " ".join(m.value for m in at.markdown)
     assert "The public set has 40 rows, too few" in text and "not centred" in text

@@ -12,8 +12,8 @@ from app_support import changed_charts, metrics, rerun
 
 PAGE = "pages/perturbation.py"
 TIMEOUT = 180  # seconds per run: the first run on Adult fits 4 methods x 7 epsilons
-VIEWS = {"Error vs ε": 1, "Learning curve": 1, "Distance to non-private": 1,
-         "Bounds (Lemmas 3-4)": 1, "Publish": 0}
+VIEWS = {"error_vs_epsilon": 1, "learning_curve": 1, "distance": 1,
+         "bounds": 1, "publish": 0}
 SMALL = {"builtin_name": "breast-cancer"}  # a fast scenario with a binary target
 
 open_page = partial(app_support.open_page, PAGE, timeout=TIMEOUT)
@@ -84,12 +84,12 @@ def test_synthetic_data_of_the_paper(source):
     rerun(at)
     assert any("synthetic" in spec for spec in charts(at).values())
     assert float(metrics(at)["non-private (no noise)"]) < 0.1
-    at = show_view(at, "Publish")
+    at = show_view(at, "publish")
     assert any("Publishing is for a scenario" in i.value for i in at.info)
 
 
 def test_publish_a_model_and_download_it():
-    at = show_view(open_page(**SMALL), "Publish")
+    at = show_view(open_page(**SMALL), "publish")
     at.select_slider(key="lr_epsilon").set_value(0.5)
     rerun(at)
     at.button(key="publish_perturbation").click()
@@ -112,7 +112,7 @@ def test_publish_a_model_and_download_it():
 
 
 def test_publish_releases_approximate_minima_perturbation_by_default_and_output_on_choice():
-    at = show_view(open_page(**SMALL), "Publish")
+    at = show_view(open_page(**SMALL), "publish")
     at.select_slider(key="lr_epsilon").set_value(0.5)  # two releases in the budget of 1
     rerun(at)
     assert not [r for r in at.radio if r.key in ("lr_method", "lr_proof")]
@@ -150,7 +150,7 @@ def test_publish_releases_approximate_minima_perturbation_by_default_and_output_
 
 @pytest.mark.parametrize("public", ["identical", "bootstrap"])
 def test_publish_is_refused_when_the_public_set_is_derived_from_the_private_one(public):
-    at = show_view(open_page(builtin_name="breast-cancer", builtin_public=public), "Publish")
+    at = show_view(open_page(builtin_name="breast-cancer", builtin_public=public), "publish")
     assert not [b for b in at.button if b.key == "publish_perturbation"]
     assert any("Publishing is refused" in w.value for w in at.warning)
 
@@ -161,7 +161,7 @@ def test_an_add_remove_ledger_refuses_the_model_release_before_publish():
     at = open_page(**SMALL)
     at.radio(key="budget_relation").set_value("add_remove")
     rerun(at)
-    at = show_view(at, "Publish")
+    at = show_view(at, "publish")
     assert not [b for b in at.button if b.key == "publish_perturbation"]
     assert any("no finite cost" in w.value for w in at.warning)
     assert len(at.session_state["_budget_accountant"]) == 0

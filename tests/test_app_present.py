@@ -169,7 +169,7 @@ def settle() -> None:
 def test_the_next_slide_is_computed_ahead_and_next_is_a_cache_hit(monkeypatch):
     # issue 35: while slide k is shown, slide k + 1 computes in the background (a core idle),
     # into the shared store; pressing Next then runs nothing.
-    monkeypatch.setattr(prefetch, "busy", lambda: False)
+    monkeypatch.setattr(prefetch, "idle_core", lambda: True)
     salt = uuid.uuid4().hex  # keys unique to this test: nothing of the deck computed before
     monkeypatch.setattr(ui.presentation, "_key", lambda preset: content_key(
         "presentation preset", salt, preset.config().to_json()))
@@ -196,7 +196,7 @@ def test_the_next_slide_is_computed_ahead_and_next_is_a_cache_hit(monkeypatch):
 
 
 def test_nothing_is_computed_ahead_on_a_busy_machine(monkeypatch):
-    monkeypatch.setattr(prefetch, "busy", lambda: True)
+    monkeypatch.setattr(prefetch, "idle_core", lambda: False)
     salt = uuid.uuid4().hex
     monkeypatch.setattr(ui.presentation, "_key", lambda preset: content_key(
         "presentation preset", salt, preset.config().to_json()))
@@ -285,7 +285,7 @@ def test_a_slide_to_compute_reaches_the_browser_whole():
     salt = uuid.uuid4().hex
     at = present(present_choice=KEYS[-2])
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(prefetch, "busy", lambda: True)  # nothing computed ahead
+        patch.setattr(prefetch, "idle_core", lambda: False)  # nothing computed ahead
         patch.setattr(ui.presentation, "_key", lambda preset: content_key(
             "presentation preset", salt, preset.config().to_json()))
         assert not is_computed(PRESETS[-1])

@@ -29,7 +29,7 @@ def test_the_first_publish_at_the_page_default_fits_the_default_budget(
     assert default > DEFAULT_BUDGET  # what the test is about
     at = app_support.open_page(page, timeout=TIMEOUT, **state)
     assert at.session_state[key] == default  # the study views keep the page's default
-    at.button_group(key=view).set_value("Publish")
+    at.button_group(key=view).set_value("publish")
     rerun(at)
     fitted = max(e for e in options if e <= DEFAULT_BUDGET)
     assert at.session_state[key] == fitted
@@ -45,7 +45,7 @@ def test_an_epsilon_the_user_chose_is_not_changed():
     at = app_support.open_page("pages/masking.py", timeout=TIMEOUT)
     at.select_slider(key="mk_epsilon").set_value(2.0)
     rerun(at)
-    at.button_group(key="mk_view").set_value("Publish")
+    at.button_group(key="mk_view").set_value("publish")
     rerun(at)
     assert at.session_state["mk_epsilon"] == 2.0
     assert at.button(key="publish_masking").disabled

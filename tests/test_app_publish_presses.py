@@ -38,7 +38,7 @@ def test_a_press_in_a_run_that_never_reads_the_button_still_releases():
     # The press and a view change reach the server in one run: the Publish view, and its
     # button, are not drawn in it (a button's True alone would be lost here).
     at.button(key="publish_importance").click()
-    at.button_group(key="iw_view").set_value("Estimates vs ε")
+    at.button_group(key="iw_view").set_value("by_epsilon")
     rerun(at)
     ledger = at.session_state[LEDGER].ledger
     assert list(ledger.epsilon) == [0.5]

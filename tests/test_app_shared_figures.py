@@ -19,11 +19,11 @@ TIMEOUT = 240
 #: page opens with (masking on the small experiment its own tests use).
 PAGES = [
     ("pages/perturbation.py", "dpcore.figures.perturbation",
-     {"lr_view": "Bounds (Lemmas 3-4)"}),
+     {"lr_view": "bounds"}),
     ("pages/masking.py", "dpcore.figures.masking",
-     {"mk_view": "Greedy animation", "builtin_name": "three-gaussians"}),
-    ("pages/importance.py", "dpcore.figures.importance", {"iw_view": "Bias vs SD"}),
-    ("pages/subset.py", "dpcore.figures.subset", {"sub_view": "Distance vs size"}),
+     {"mk_view": "animation", "builtin_name": "three-gaussians"}),
+    ("pages/importance.py", "dpcore.figures.importance", {"iw_view": "bias_sd"}),
+    ("pages/subset.py", "dpcore.figures.subset", {"sub_view": "distance_vs_size"}),
 ]
 
 

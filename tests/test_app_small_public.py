@@ -37,7 +37,7 @@ def test_a_small_public_set_publishes_without_a_centre_and_says_so(public_rows):
     at.selectbox(key="upload_target").set_value("label")
     rerun(at)
     at.switch_page("pages/perturbation.py")
-    at.session_state["lr_view"] = "Publish"
+    at.session_state["lr_view"] = "publish"
     at = rerun(at)
     assert not at.exception, at.exception
     text = " ".join(m.value for m in at.markdown)

@@ -45,7 +45,7 @@ def test_moving_the_subset_size_slider_rereads_the_curve():
 
 def test_every_view_builds_only_its_own_figure():
     at = open_page(**MVN)
-    for view, count in (("Distance vs size", 1), ("Points and weights", 1), ("Publish", 0)):
+    for view, count in (("distance_vs_size", 1), ("points_and_weights", 1), ("publish", 0)):
         at.button_group(key="sub_view").set_value(view)
         rerun(at)
         assert len(charts(at)) == count, view
@@ -59,7 +59,7 @@ def test_as_printed_accounting_is_shown_as_under_counting():
 
 def test_publish_spends_three_ledger_entries_and_offers_the_csv():
     at = open_page(**MVN, _budget_accountant=BudgetAccountant(epsilon=10.0))
-    at.button_group(key="sub_view").set_value("Publish")
+    at.button_group(key="sub_view").set_value("publish")
     rerun(at)
     at.button(key="publish_subset").click()
     rerun(at)
@@ -71,7 +71,7 @@ def test_publish_spends_three_ledger_entries_and_offers_the_csv():
 
 def test_publish_is_refused_when_e_is_derived_from_d():
     at = open_page(**MVN, builtin_public="identical")
-    at.button_group(key="sub_view").set_value("Publish")
+    at.button_group(key="sub_view").set_value("publish")
     rerun(at)
     assert any("refused" in w.value for w in at.warning)
     assert not [b for b in at.button if b.key == "publish_subset"]

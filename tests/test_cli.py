@@ -27,7 +27,7 @@ SMALL = {  # the importance page on the small built-in scenario: a run of a few 
     "format": "privacy-utility-explorer/run", "version": 1, "page": "importance",
     "scenario": {"source": "Built-in", "builtin_name": "three-gaussians"},
     "controls": {"iw_epsilon": 1.0, "iw_lambda": 0.1, "iw_reps": 40,
-                 "iw_view": "Estimates vs λ"},
+                 "iw_view": "by_lambda"},
     "seed": 3,
 }
 PREFIX = "python -m dpcore: error: "

@@ -23,10 +23,10 @@ pytestmark = pytest.mark.usefixtures("no_cyclic_gc")
 TIMEOUT = 180
 # page, its view chooser's key, the Publish view, the publish button's key, extra state
 PUBLISHING = [
-    ("pages/importance.py", "iw_view", "Publish", "publish_importance", {}),
-    ("pages/perturbation.py", "lr_view", "Publish", "publish_perturbation", {}),
-    ("pages/subset.py", "sub_view", "Publish", "publish_subset", {}),
-    ("pages/masking.py", "mk_view", "Publish", "publish_masking",
+    ("pages/importance.py", "iw_view", "publish", "publish_importance", {}),
+    ("pages/perturbation.py", "lr_view", "publish", "publish_perturbation", {}),
+    ("pages/subset.py", "sub_view", "publish", "publish_subset", {}),
+    ("pages/masking.py", "mk_view", "publish", "publish_masking",
      {"mk_task": "Sidebar scenario (its binary target)"}),
 ]
 

@@ -62,7 +62,7 @@ def _figures() -> dict[str, go.Figure]:
 
 def stats_numbers() -> dict[str, pd.DataFrame]:
     """The planner's numbers at its defaults (every mechanism: Laplace, Gaussian, fixed)."""
-    return choose_epsilon.compute(None, choose_epsilon.Params(view="Several statistics"))
+    return choose_epsilon.compute(None, choose_epsilon.Params(view="stats"))
 
 
 @pytest.mark.parametrize("name", list(_figures()))

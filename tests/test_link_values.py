@@ -269,10 +269,10 @@ def test_the_plan_table_is_left_out_of_links():
     in the link, and an older link that holds it at its default opens without a note."""
     assert "ce_plan" not in mirrored("choose_epsilon")
     default = links.encode(page_module("choose_epsilon").CONTROLS["ce_plan"])
-    at = _open("choose_epsilon", {"ce_plan": default, "ce_view": "Composition", **FIXED})
+    at = _open("choose_epsilon", {"ce_plan": default, "ce_view": "composition", **FIXED})
     app_support.assert_clean(at)
     assert not [w.value for w in at.main.warning if "ce\\_plan" in w.value]
     at = _open("choose_epsilon", {"ce_plan": '{"edited_rows": {"0": {"epsilon": 5}}}',
-                                  "ce_view": "Composition", **FIXED})
+                                  "ce_view": "composition", **FIXED})
     app_support.assert_clean(at)
     assert [w.value for w in at.main.warning if "ce\\_plan" in w.value]

@@ -213,7 +213,7 @@ def test_the_publish_view_moves_epsilon_without_fitting_a_public_model_again(mon
 
     from ui import cache
 
-    monkeypatch.setattr(cache, "SHARED", cache._SharedStore(1024))
+    monkeypatch.setattr(cache, "SHARED", cache.SharedStore(1024))
     counts = {"public_prior": [], "simulated_release": [], "scenario_arrays": []}
     for name, calls in counts.items():
         original = getattr(experiments, name)
@@ -227,7 +227,7 @@ def test_the_publish_view_moves_epsilon_without_fitting_a_public_model_again(mon
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, counted)
     at = app_support.open_page("pages/perturbation.py", timeout=300,
-                               builtin_name="breast-cancer", lr_view="Publish")
+                               builtin_name="breast-cancer", lr_view="publish")
     assert len(counts["public_prior"]) == 3 + 6 + 1  # release simulation, plan, centre
     assert len(counts["scenario_arrays"]) == 2  # D and E, once each
     for name in counts:

@@ -67,7 +67,7 @@ def test_params_round_trip_through_the_page_controls():
     assert Params().controls() == CONTROLS
     assert set(DOMAINS) <= set(CONTROLS) | {SEED_KEY}
     assert {k for k in CONTROLS if k.startswith(f"{QUERY_KEY}_")} == set(query_domains(QUERY_KEY))
-    changed = {"ce_view": "Composition", "ce_lambda": 0.3, "budget_epsilon": 5.0, "ce_n": 20,
+    changed = {"ce_view": "composition", "ce_lambda": 0.3, "budget_epsilon": 5.0, "ce_n": 20,
                "ce_run_lr": True, "ce_q_value_1": 13.5,
                "ce_plan": {"edited_rows": {"0": {"epsilon": 0.2}}}}
     p = params(7, **changed)
@@ -98,7 +98,7 @@ def test_prepare_key_holds_what_prepare_reads_for_the_mode():
     assert lr.replace(err_lr=0.3, epsilon=0.1).prepare_key() == lr.prepare_key()
     assert lr.replace(restarts=3).prepare_key() != lr.prepare_key()
     assert set(PREPARED) == {"iw_theory", "iw_mc", "lr", "subset"}
-    assert params(ce_view="ε as risk").mode == "ε as risk"
+    assert params(ce_view="risk").mode == "risk"
     assert params(ce_view=None, ce_target="gaussian").mode == "gaussian"  # a cleared view
 
 
@@ -108,8 +108,8 @@ def test_prepare_key_holds_what_prepare_reads_for_the_mode():
     {"ce_target": "iw_theory", "ce_reps": 20, "ce_kind": "plugin"},
     {"ce_target": "iw_mc", "ce_reps": 20, "ce_route": "public", "ce_err_iw": 0.2},
     {"ce_target": "lr", "ce_run_lr": True, "ce_restarts": 3},
-    {"ce_view": "ε as risk", "ce_risk_delta": 1e-4},
-    {"ce_view": "Composition"},
+    {"ce_view": "risk", "ce_risk_delta": 1e-4},
+    {"ce_view": "composition"},
 ])
 def test_compute_is_at_of_prepare_and_at_reuses_the_prepared_part(wine, controls):
     p = params(9, **controls)
@@ -133,8 +133,8 @@ def test_the_grid_studies_error_target_reuses_the_grid(wine):
 
 
 def test_closed_forms_and_views_prepare_nothing():
-    for p in (params(), params(ce_target="gaussian"), params(ce_view="ε as risk"),
-              params(ce_view="Composition")):
+    for p in (params(), params(ce_target="gaussian"), params(ce_view="risk"),
+              params(ce_view="composition")):
         assert prepare(None, p) == Prepared()
 
 
@@ -184,7 +184,7 @@ def test_data_targets_name_their_curve_by_the_data_they_read(wine):
 
 
 def test_risk_view_bounds_the_posterior_at_the_slider(wine):
-    numbers = compute(wine, params(ce_view="ε as risk", ce_epsilon=2.0, ce_prior=0.1,
+    numbers = compute(wine, params(ce_view="risk", ce_epsilon=2.0, ce_prior=0.1,
                                    ce_risk_delta=1e-3))
     assert list(numbers) == ["metrics", "posterior_curves", "posterior_curve_delta",
                              "deployments", "odds"]
@@ -195,11 +195,11 @@ def test_risk_view_bounds_the_posterior_at_the_slider(wine):
     assert row["posterior_expected_with_delta"] == posterior_bound(0.1, 2.0, 1e-3)
     odds = numbers["odds"]
     assert 2.0 in set(odds["epsilon"]) and np.allclose(odds["odds_ratio"], np.exp(odds["epsilon"]))
-    assert "posterior_curve_delta" not in compute(wine, params(ce_view="ε as risk"))
+    assert "posterior_curve_delta" not in compute(wine, params(ce_view="risk"))
 
 
 def test_composition_view_totals_the_plan_and_adds_the_ledger_when_asked():
-    numbers = compute(None, params(ce_view="Composition"))
+    numbers = compute(None, params(ce_view="composition"))
     assert list(numbers) == ["metrics", "composition", "growth"]
     row, table = numbers["metrics"].iloc[0], numbers["composition"]
     # the default plan: 100 Laplace at 0.05, 4 Gaussian at (0.5, 1e-6), 1 importance at 0.1
@@ -215,22 +215,22 @@ def test_composition_view_totals_the_plan_and_adds_the_ledger_when_asked():
     accountant = BudgetAccountant(epsilon=10.0)
     accountant.spend(0.5, mechanism="Laplace", dataset="wine")
     ledger = tuple(accountant.records.to_dict("records"))
-    p = params(ce_view="Composition", budget_epsilon=10.0).replace(ledger=ledger)
+    p = params(ce_view="composition", budget_epsilon=10.0).replace(ledger=ledger)
     ignored = compute(None, p)  # the toggle is off
     pd.testing.assert_frame_equal(ignored["composition"], table)
     assert not ignored["metrics"]["ledger_included"].iloc[0]
     added = compute(None, p.replace(with_ledger=True))["metrics"].iloc[0]
     assert added["ledger_included"] and added["releases"] == 106
     assert added["sequential_epsilon"] == pytest.approx(7.6) and added["sequential_fits_budget"]
-    slider = compute(None, params(ce_view="Composition", ce_epsilon=0.3,
+    slider = compute(None, params(ce_view="composition", ce_epsilon=0.3,
                                   ce_plan={"deleted_rows": [0]}))["metrics"].iloc[0]
     assert (slider["growth_from"], slider["growth_epsilon_each"]) == ("slider", 0.3)
 
 
 # --- takeaway and figures -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("controls", [{}, {"ce_err_count": 0.01}, {"ce_view": "ε as risk"},
-                                      {"ce_view": "Composition"}, {"ce_target": "lr"}])
+@pytest.mark.parametrize("controls", [{}, {"ce_err_count": 0.01}, {"ce_view": "risk"},
+                                      {"ce_view": "composition"}, {"ce_target": "lr"}])
 def test_takeaway_quotes_the_numbers(wine, controls):
     p = params(**controls)
     numbers = compute(wine, p)
@@ -261,8 +261,8 @@ def test_example_config_runs_and_its_takeaway_quotes_its_numbers():
 
 
 @pytest.mark.parametrize("controls, names", [
-    ({}, ["target"]), ({"ce_view": "ε as risk", "ce_risk_delta": 1e-4}, ["risk", "deployments"]),
-    ({"ce_view": "Composition"}, ["composition", "growth"]),
+    ({}, ["target"]), ({"ce_view": "risk", "ce_risk_delta": 1e-4}, ["risk", "deployments"]),
+    ({"ce_view": "composition"}, ["composition", "growth"]),
 ])
 def test_figures_are_titled_and_mark_the_slider(controls, names):
     p = params(**controls, ce_epsilon=2.0)

@@ -33,25 +33,25 @@ from dpcore.studies.importance import (
 REPS = 20  # replicates: enough for every table's shape, a fraction of a second on Wine
 #: The tables of each view, after the metrics row (on Wine, which has a target).
 TABLES = {
-    "Estimates vs ε": ["estimates_by_epsilon"],
-    "Estimates vs λ": ["estimates_by_lambda"],
-    "Bias vs SD": ["summary_by_lambda", "theory_by_lambda_nonprivate"],
-    "Variance: theory": ["summary_by_lambda", "theory_by_lambda_nonprivate",
+    "by_epsilon": ["estimates_by_epsilon"],
+    "by_lambda": ["estimates_by_lambda"],
+    "bias_sd": ["summary_by_lambda", "theory_by_lambda_nonprivate"],
+    "variance": ["summary_by_lambda", "theory_by_lambda_nonprivate",
                          "summary_by_epsilon", "theory_by_epsilon_nonprivate"],
-    "Baselines": ["baselines", "baselines_summary"],
-    "Model training": ["model_distances", "model_reference_norms_nonprivate",
+    "baselines": ["baselines", "baselines_summary"],
+    "models": ["model_distances", "model_reference_norms_nonprivate",
                        "model_accuracy_nonprivate"],
-    "Publish": [],
+    "publish": [],
 }
 #: The figures each view draws, by name.
 FIGURES = {
-    "Estimates vs ε": ["estimates_by_epsilon"],
-    "Estimates vs λ": ["estimates_by_lambda"],
-    "Bias vs SD": ["bias_sd"],
-    "Variance: theory": ["variance_by_epsilon", "variance_by_lambda"],
-    "Baselines": ["baselines"],
-    "Model training": ["model_distances_svm", "model_distances_lr"],
-    "Publish": [],
+    "by_epsilon": ["estimates_by_epsilon"],
+    "by_lambda": ["estimates_by_lambda"],
+    "bias_sd": ["bias_sd"],
+    "variance": ["variance_by_epsilon", "variance_by_lambda"],
+    "baselines": ["baselines"],
+    "models": ["model_distances_svm", "model_distances_lr"],
+    "publish": [],
 }
 
 
@@ -90,7 +90,7 @@ def test_controls_are_the_pages_widget_keys_and_defaults():
 
 
 def test_params_round_trip_through_the_controls():
-    params = Params(epsilon=0.5, lam=0.03, reps=50, view="Baselines", q_n=2, q_combine="or",
+    params = Params(epsilon=0.5, lam=0.03, reps=50, view="baselines", q_n=2, q_combine="or",
                     q_col_1="alcohol", q_op_1=">", q_value_1=13.5, seed=4)
     controls = params.controls()
     assert controls["iw_lambda"] == 0.03 and "iw_lam" not in controls  # λ keeps its widget key
@@ -103,16 +103,16 @@ def test_params_round_trip_through_the_controls():
 
 
 def test_prepare_key_ignores_epsilon_and_shares_what_views_prepare_alike():
-    base = params_of("Estimates vs ε")
+    base = params_of("by_epsilon")
     keys = {view: params_of(view, models=False).prepare_key() for view in VIEWS}
     assert base.prepare_key() == base.replace(epsilon=3.0).prepare_key()
     # One λ: the ε boxes, the baselines, publishing and untrained models share their fits.
-    assert (keys["Estimates vs ε"] == keys["Baselines"] == keys["Publish"]
-            == keys["Model training"])
-    assert keys["Estimates vs λ"] == keys["Bias vs SD"] == keys["Variance: theory"]
-    assert keys["Estimates vs λ"] != keys["Estimates vs ε"]
-    trained = params_of("Model training")
-    assert trained.prepare_key() != keys["Model training"]
+    assert (keys["by_epsilon"] == keys["baselines"] == keys["publish"]
+            == keys["models"])
+    assert keys["by_lambda"] == keys["bias_sd"] == keys["variance"]
+    assert keys["by_lambda"] != keys["by_epsilon"]
+    trained = params_of("models")
+    assert trained.prepare_key() != keys["models"]
     assert trained.prepare_key() != trained.replace(model_reps=10).prepare_key()
     for change in ({"lam": 0.3}, {"reps": 50}, {"seed": 8}, {"q_kind": "Mean of a column"}):
         assert base.replace(**change).prepare_key() != base.prepare_key(), change
@@ -145,15 +145,15 @@ def test_at_another_epsilon_reuses_the_prepared_part(wine, prepared, monkeypatch
 
 def test_at_refuses_a_part_prepared_for_other_parameters(prepared):
     with pytest.raises(ValueError, match="computed for other parameters"):
-        study.at(prepared["Estimates vs ε"], params_of("Estimates vs ε", lam=0.3))
+        study.at(prepared["by_epsilon"], params_of("by_epsilon", lam=0.3))
     with pytest.raises(ValueError, match="other parameters"):
-        study.at(prepared["Estimates vs ε"], params_of("Bias vs SD"))
+        study.at(prepared["by_epsilon"], params_of("bias_sd"))
 
 
 def test_each_cell_draws_its_own_stream(wine, prepared, numbers):
     """A cell's noise depends on (seed, λ, ε) only: the prepared cells at the grid's budgets and
     a cell drawn alone, from a study of its own, agree to the bit."""
-    ready = prepared["Estimates vs ε"]
+    ready = prepared["by_epsilon"]
     fits = BootstrapStudy(wine.private, wine.public, REPS, rng=7).fit(0.1)
     b_E = ready.query.evaluate(wine.public)
     for eps in (*EPSILON_GRID, 0.5):
@@ -162,7 +162,7 @@ def test_each_cell_draws_its_own_stream(wine, prepared, numbers):
     assert set(ready.by_epsilon) == set(EPSILON_GRID)
     # The metrics summarise the cell at the slider's ε (0.1, a prepared one).
     here = ready.by_epsilon[0.1]
-    metrics = numbers["Estimates vs ε"]["metrics"].iloc[0]
+    metrics = numbers["by_epsilon"]["metrics"].iloc[0]
     assert metrics["median_estimate"] == float(np.median(here))
     assert metrics["sd_estimate"] == pytest.approx(np.std(here, ddof=1), rel=1e-12)
 
@@ -173,9 +173,9 @@ def test_lambda_cells_are_computed_once_across_lambda_moves_and_views(wine, monk
     (it shows none), a λ move on it fits the new λ alone (a move to a grid λ computes nothing),
     the bias view then computes the terms it shows, and every table equals a fresh
     computation's, to the bit."""
-    eps_view, lam_view = params_of("Estimates vs ε", lam=0.5), params_of("Estimates vs λ", lam=0.5)
+    eps_view, lam_view = params_of("by_epsilon", lam=0.5), params_of("by_lambda", lam=0.5)
     moves = [lam_view, lam_view.replace(lam=0.2), lam_view.replace(lam=0.3),
-             params_of("Bias vs SD", lam=0.2)]
+             params_of("bias_sd", lam=0.2)]
     fresh = [study.compute(wine, p) for p in moves]  # each with cells of its own
     fitted, termed = [], []
     real_fit, real_terms = BootstrapStudy.fit, study.dp_variance_terms
@@ -223,8 +223,8 @@ def test_the_page_shares_the_lambda_cells_across_its_prepared_parts(wine, monkey
 
     monkeypatch.setattr(iw_experiments.BootstrapStudy, "fit", counted_fit)
     scenario_id = f"wine {uuid.uuid4()}"  # a store of this test's own
-    for params in (params_of("Estimates vs ε", lam=0.5), params_of("Estimates vs λ", lam=0.5),
-                   params_of("Estimates vs λ", lam=0.2)):
+    for params in (params_of("by_epsilon", lam=0.5), params_of("by_lambda", lam=0.5),
+                   params_of("by_lambda", lam=0.2)):
         page_study.numbers(study, wine, scenario_id, params, bar=False)
     assert fitted == [0.5, *LAMBDA_GRID, 0.2]
 
@@ -232,7 +232,7 @@ def test_the_page_shares_the_lambda_cells_across_its_prepared_parts(wine, monkey
 # --- each view's tables ------------------------------------------------------------------------
 
 def test_metrics_hold_the_headline_numbers(wine, numbers):
-    m = numbers["Publish"]["metrics"].iloc[0]
+    m = numbers["publish"]["metrics"].iloc[0]
     assert m["query"] == "I(cultivar == 1)"
     raw = wine.raw_private
     assert m["truth_nonprivate"] == pytest.approx((raw["cultivar"] == 1).mean(), abs=1e-12)
@@ -244,24 +244,24 @@ def test_metrics_hold_the_headline_numbers(wine, numbers):
 
 
 def test_estimates_by_epsilon_box_every_grid_budget_and_the_sliders(numbers):
-    table = numbers["Estimates vs ε"]["estimates_by_epsilon"]
+    table = numbers["by_epsilon"]["estimates_by_epsilon"]
     assert list(table.columns) == ["lam", "epsilon", "rep", "estimate", "truth_nonprivate"]
     assert tuple(table["epsilon"].unique()) == epsilon_axis(0.1) == EPSILON_GRID  # 0.1 is in it
     assert (table.groupby("epsilon").size() == REPS).all() and set(table["lam"]) == {0.1}
 
 
 def test_estimates_by_lambda_box_every_grid_lambda_at_the_sliders_epsilon(numbers):
-    table = numbers["Estimates vs λ"]["estimates_by_lambda"]
+    table = numbers["by_lambda"]["estimates_by_lambda"]
     assert tuple(table["lam"].unique()) == lambda_axis(0.1) and set(table["epsilon"]) == {0.1}
     assert (table.groupby("lam").size() == REPS).all()
 
 
 def test_bias_and_variance_views_pair_measurements_with_theory(numbers):
-    bias = numbers["Bias vs SD"]
+    bias = numbers["bias_sd"]
     summary, theory = bias["summary_by_lambda"], bias["theory_by_lambda_nonprivate"]
     assert list(summary["lam"]) == list(theory["lam"]) == list(lambda_axis(0.1))
     assert {"median", "sd", "variance", "bias", "mse"} <= set(summary.columns)
-    variance = numbers["Variance: theory"]
+    variance = numbers["variance"]
     theory_eps = variance["theory_by_epsilon_nonprivate"]
     assert list(theory_eps["epsilon"]) == list(epsilon_axis(0.1))
     # The printed alpha is twice the derivative: with the same noise, 4x the delta-method form;
@@ -272,7 +272,7 @@ def test_bias_and_variance_views_pair_measurements_with_theory(numbers):
 
 
 def test_baselines_run_every_method_on_the_same_resamples(numbers):
-    tables = numbers["Baselines"]
+    tables = numbers["baselines"]
     frame, summary = tables["baselines"], tables["baselines_summary"]
     ours = frame[frame["method"] == "importance weights (this page)"]["estimate"].to_numpy()
     m = tables["metrics"].iloc[0]
@@ -283,26 +283,26 @@ def test_baselines_run_every_method_on_the_same_resamples(numbers):
 
 
 def test_model_training_uses_its_own_budgets(numbers):
-    dist = numbers["Model training"]["model_distances"]
+    dist = numbers["models"]["model_distances"]
     assert set(dist["epsilon"].dropna()) == set(MODEL_EPSILONS)
     assert set(dist["model"]) == {"linear SVM", "logistic regression"}
-    norms = numbers["Model training"]["model_reference_norms_nonprivate"]
+    norms = numbers["models"]["model_reference_norms_nonprivate"]
     assert list(norms["model"]) == ["linear SVM", "logistic regression"]
     assert (norms["reference_norm"] > 0).all()
 
 
 def test_model_training_without_training_or_target_gives_the_headline_only(wine):
-    assert list(study.compute(wine, params_of("Model training", models=False))) == ["metrics"]
+    assert list(study.compute(wine, params_of("models", models=False))) == ["metrics"]
     untargeted = dataclasses.replace(wine, target=None)  # an upload without a target
-    assert list(study.compute(untargeted, params_of("Model training"))) == ["metrics"]
+    assert list(study.compute(untargeted, params_of("models"))) == ["metrics"]
 
 
 def test_a_mean_query_and_a_two_condition_query(wine):
     mean = study.compute(wine, Params(q_kind="Mean of a column", q_mean_column="alcohol",
-                                      reps=REPS, view="Publish"))
+                                      reps=REPS, view="publish"))
     assert mean["metrics"].iloc[0]["query"].startswith("mean of alcohol")
     either = study.compute(wine, Params(q_n=2, q_combine="or", q_col_1="alcohol", q_op_1=">",
-                                        q_value_1=13.5, reps=REPS, view="Publish"))
+                                        q_value_1=13.5, reps=REPS, view="publish"))
     m = either["metrics"].iloc[0]
     raw = wine.raw_private
     assert m["query"] == "I(cultivar == 1 OR alcohol > 13.5)"
@@ -319,35 +319,35 @@ def test_takeaway_quotes_the_numbers(numbers, view):
     text = study.takeaway(tables, params_of(view))
     assert f"median {m['median_estimate']:.3f}" in text
     assert f"truth {m['truth_nonprivate']:.3f}" in text
-    if view == "Estimates vs ε":
+    if view == "by_epsilon":
         sd = tables["estimates_by_epsilon"].groupby("epsilon")["estimate"].std()
         assert f"from {sd.iloc[0]:.3f} to {sd.iloc[-1]:.3f}" in text
-    elif view == "Bias vs SD":
+    elif view == "bias_sd":
         summary = tables["summary_by_lambda"]
         assert f"smallest at λ = {summary.loc[summary['mse'].idxmin(), 'lam']:g}" in text
-    elif view == "Variance: theory":
+    elif view == "variance":
         row = tables["theory_by_epsilon_nonprivate"].iloc[2]  # ε = 0.1
         assert f"bound {row['bound_delta']:.3g}" in text
-    elif view == "Baselines":
+    elif view == "baselines":
         assert "lands closest" in text
-    elif view == "Publish":
+    elif view == "publish":
         assert f"noise norm E‖δ‖ of {m['noise_norm']:.3g}" in text
 
 
 def test_a_different_epsilon_says_different_things(prepared):
-    params = params_of("Estimates vs λ")
-    one = study.takeaway(study.at(prepared["Estimates vs λ"], params), params)
+    params = params_of("by_lambda")
+    one = study.takeaway(study.at(prepared["by_lambda"], params), params)
     moved = params.replace(epsilon=5.0)
-    other = study.takeaway(study.at(prepared["Estimates vs λ"], moved), moved)
+    other = study.takeaway(study.at(prepared["by_lambda"], moved), moved)
     assert one != other and "ε = 5" in other
 
 
 def test_a_run_of_a_config_is_the_study():
     config = RunConfig("importance", {"builtin_name": "wine"},
                        {"iw_epsilon": 0.3, "iw_lambda": 0.03, "iw_reps": REPS,
-                        "iw_view": "Bias vs SD"}, 7)
+                        "iw_view": "bias_sd"}, 7)
     result = run(config)
-    assert result.params == Params(epsilon=0.3, lam=0.03, reps=REPS, view="Bias vs SD", seed=7)
+    assert result.params == Params(epsilon=0.3, lam=0.03, reps=REPS, view="bias_sd", seed=7)
     expected = study.compute(load_scenario("wine"), result.params)
     for name, table in expected.items():
         pd.testing.assert_frame_equal(result.numbers[name], table, check_exact=True)
@@ -364,33 +364,33 @@ def test_figures_are_the_views_and_titled(numbers, view):
 
 
 def test_the_page_draws_the_boxes_without_their_legend(numbers):
-    shown = importance_figures(numbers["Estimates vs ε"], params_of("Estimates vs ε"),
+    shown = importance_figures(numbers["by_epsilon"], params_of("by_epsilon"),
                                legend=False)["estimates_by_epsilon"]
-    exported = importance_figures(numbers["Estimates vs ε"],
-                                  params_of("Estimates vs ε"))["estimates_by_epsilon"]
+    exported = importance_figures(numbers["by_epsilon"],
+                                  params_of("by_epsilon"))["estimates_by_epsilon"]
     assert {t.type for t in shown.data} == {"box"} and not shown.layout.showlegend
     assert exported.layout.showlegend
     boxes = [t for t in shown.data if t.type == "box"]
     chosen = boxes[-1]  # the slider's ε is drawn apart, in its own colour
     assert set(chosen.x) == {"0.1"}
-    at_chosen = numbers["Estimates vs ε"]["estimates_by_epsilon"].query("epsilon == 0.1")[
+    at_chosen = numbers["by_epsilon"]["estimates_by_epsilon"].query("epsilon == 0.1")[
         "estimate"].to_numpy()
     assert list(chosen.median) == [np.median(at_chosen)]
 
 
 # --- issue 23: whiskers, Theorem 2's lines, captions computed from the numbers ------------------
 
-BOX_FIGURES = {"Estimates vs ε": "estimates_by_epsilon", "Estimates vs λ": "estimates_by_lambda",
-               "Baselines": "baselines", "Model training": "model_distances_svm"}
+BOX_FIGURES = {"by_epsilon": "estimates_by_epsilon", "by_lambda": "estimates_by_lambda",
+               "baselines": "baselines", "models": "model_distances_svm"}
 
 
 def _box_samples(numbers, view):
     """The replicates behind each box of the view's figure, by the box's label on the x axis."""
-    if view.startswith("Estimates"):
-        by = "epsilon" if view == "Estimates vs ε" else "lam"
+    if view.startswith("by_"):
+        by = "epsilon" if view == "by_epsilon" else "lam"
         table = numbers[view][BOX_FIGURES[view]]
         return {f"{v:g}": g.to_numpy() for v, g in table.groupby(by)["estimate"]}
-    if view == "Baselines":
+    if view == "baselines":
         table = numbers[view]["baselines"]
         return {m: g.to_numpy() for m, g in table.groupby("method")["estimate"]}
     table = numbers[view]["model_distances"].query("model == 'linear SVM'")
@@ -425,8 +425,8 @@ def test_box_whiskers_are_the_papers_95_percent_interval(numbers, view):
 
 def test_both_theorem2_lines_are_drawn_and_labelled(numbers):
     """Issue 23: the paper's bound as printed and, apart, the bound with the solver term."""
-    tables = numbers["Variance: theory"]
-    figs = importance_figures(tables, params_of("Variance: theory"))
+    tables = numbers["variance"]
+    figs = importance_figures(tables, params_of("variance"))
     for name, by, theory in (("variance_by_epsilon", "epsilon", "theory_by_epsilon_nonprivate"),
                              ("variance_by_lambda", "lam", "theory_by_lambda_nonprivate")):
         traces = {t.name: t for t in figs[name].data}
@@ -441,8 +441,8 @@ def test_both_theorem2_lines_are_drawn_and_labelled(numbers):
 
 
 def test_variance_caption_counts_what_the_figure_shows(numbers):
-    tables = numbers["Variance: theory"]
-    text = study.caption(tables, params_of("Variance: theory"))
+    tables = numbers["variance"]
+    text = study.caption(tables, params_of("variance"))
     merged = pd.concat([tables[f"summary_by_{b}"].merge(tables[f"theory_by_{b}_nonprivate"],
                                                         on=["lam", "epsilon"])
                         for b in ("epsilon", "lambda")]).drop_duplicates(["lam", "epsilon"])
@@ -473,14 +473,14 @@ def test_the_epsilon_caption_follows_the_medians(medians, words):
     truth 0.3 and public mean 0.15 of Adult's query, roughly; a tenth of their gap is 0.015)."""
     metrics = pd.DataFrame([{"truth_nonprivate": 0.3, "public_mean": 0.15}])
     numbers = {"metrics": metrics, "estimates_by_epsilon": _boxes_table(medians)}
-    text = study.caption(numbers, params_of("Estimates vs ε"))
+    text = study.caption(numbers, params_of("by_epsilon"))
     assert words in text, text
     assert "the SD over replicates stays about the same (0.00791 to 0.00791)" in text
 
 
 def test_the_lambda_and_bias_captions_follow_the_numbers(numbers):
-    tables = numbers["Estimates vs λ"]
-    text = study.caption(tables, params_of("Estimates vs λ"))
+    tables = numbers["by_lambda"]
+    text = study.caption(tables, params_of("by_lambda"))
     g = tables["estimates_by_lambda"].groupby("lam")["estimate"]
     med, sd = g.median(), g.std()
     assert (f"At the smallest λ ({med.index[0]:g}) the median is {med.iloc[0]:.3f}" in text
@@ -488,8 +488,8 @@ def test_the_lambda_and_bias_captions_follow_the_numbers(numbers):
     m = tables["metrics"].iloc[0]
     best = (med - m["truth_nonprivate"]).abs().idxmin()
     assert f"closest to the truth at λ = {best:g} ({med[best]:.3f})" in text
-    summary = numbers["Bias vs SD"]["summary_by_lambda"]
-    words = study.caption(numbers["Bias vs SD"], params_of("Bias vs SD"))
+    summary = numbers["bias_sd"]["summary_by_lambda"]
+    words = study.caption(numbers["bias_sd"], params_of("bias_sd"))
     first, last = summary.iloc[0], summary.iloc[-1]
     verb = "falls" if last["sd"] * study.SD_FACTOR < first["sd"] else "rises"
     assert f"the SD over replicates {verb} from {first['sd']:.3g}" in words, words
@@ -512,7 +512,7 @@ def test_a_prepared_part_computes_what_a_view_reads_only_when_read_and_pickles(w
     # when read (it reads neither, but one ε); stored parts pickle, lazy values included.
     import pickle
 
-    params = params_of("Estimates vs λ", lam=0.5)
+    params = params_of("by_lambda", lam=0.5)
     ready = study.prepare(wine, params, shared=study.share(wine, params))
     assert not ready.terms._values and not ready.by_epsilon._values
     study.at(ready, params)

@@ -57,7 +57,7 @@ def test_params_are_the_page_controls_with_their_defaults():
     assert CONTROLS == {
         "mk_task": "Toy: three Gaussians (Fig. 2)", "mk_epsilon": 5.0, "mk_lambda": 0.5,
         "mk_initial": "Public / fake initial set", "mk_n": 300, "mk_bounded": True,
-        "mk_view": "Masked vs original", "mk_alone": False, "mk_input": False, "mk_draws": 20}
+        "mk_view": "scatter", "mk_alone": False, "mk_input": False, "mk_draws": 20}
     assert list(CONTROLS) == ["mk_task", "mk_epsilon", "mk_lambda", "mk_initial", "mk_n",
                               "mk_bounded", "mk_view", "mk_alone", "mk_input", "mk_draws"]
     assert SEED_KEY == "mk_seed" and set(DOMAINS) <= set(CONTROLS) | {SEED_KEY}

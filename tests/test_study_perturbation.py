@@ -43,19 +43,19 @@ from dpcore.studies.perturbation import (
 RULE, HAND, CV = LAMBDA_MODES
 #: The tables of each view, after the metrics row.
 TABLES = {
-    "Error vs ε": ["results", "summary"],
-    "Learning curve": ["results", "summary"],
-    "Distance to non-private": ["results"],
-    "Bounds (Lemmas 3-4)": ["results", "bounds"],
-    "Publish": [],
+    "error_vs_epsilon": ["results", "summary"],
+    "learning_curve": ["results", "summary"],
+    "distance": ["results"],
+    "bounds": ["results", "bounds"],
+    "publish": [],
 }
 #: The figure each view draws, by name.
 FIGURES = {
-    "Error vs ε": ["error_vs_epsilon"],
-    "Learning curve": ["learning_curve"],
-    "Distance to non-private": ["distance"],
-    "Bounds (Lemmas 3-4)": ["bounds"],
-    "Publish": [],
+    "error_vs_epsilon": ["error_vs_epsilon"],
+    "learning_curve": ["learning_curve"],
+    "distance": ["distance"],
+    "bounds": ["bounds"],
+    "publish": [],
 }
 METHODS = {"non-private", "output perturbation", "objective perturbation",
            "objective (2008 proof)"}
@@ -99,7 +99,7 @@ def test_controls_keep_the_page_widget_keys_and_defaults():
     # values.
     assert CONTROLS == {"lr_source": "Scenario (sidebar)", "lr_epsilon": 1.0,
                         "lr_lambda_mode": "rule of (ε, n, d)", "lr_lambda": 0.01,
-                        "lr_n": 17_500, "lr_restarts": 10, "lr_view": "Error vs ε",
+                        "lr_n": 17_500, "lr_restarts": 10, "lr_view": "error_vs_epsilon",
                         "lr_grid": "0.1 to 10"}
     assert list(CONTROLS) == ["lr_source", "lr_epsilon", "lr_lambda_mode", "lr_lambda", "lr_n",
                               "lr_restarts", "lr_view", "lr_grid"]
@@ -133,8 +133,8 @@ def test_prepare_key_holds_what_prepare_reads():
     base = params_of()
     assert base.prepare_key() == base.replace(epsilon=0.3).prepare_key()
     # the ε curve views share one prepared part; the bounds add the excess loss
-    assert base.prepare_key() == base.replace(view="Distance to non-private").prepare_key()
-    assert base.prepare_key() != base.replace(view="Bounds (Lemmas 3-4)").prepare_key()
+    assert base.prepare_key() == base.replace(view="distance").prepare_key()
+    assert base.prepare_key() != base.replace(view="bounds").prepare_key()
     # the hand-set λ is read only when λ is set by hand
     assert base.prepare_key() != base.replace(lam=0.1).prepare_key()
     for mode in (RULE, CV):
@@ -144,9 +144,9 @@ def test_prepare_key_holds_what_prepare_reads():
     assert base.prepare_key() != base.replace(restarts=10).prepare_key()
     rule = base.replace(lambda_mode=RULE)
     assert rule.prepare_key() != rule.replace(restarts=10).prepare_key()
-    learning = base.replace(view="Learning curve")
+    learning = base.replace(view="learning_curve")
     assert learning.prepare_key() == learning.replace(restarts=10).prepare_key()
-    publish = base.replace(view="Publish")
+    publish = base.replace(view="publish")
     assert publish.prepare_key() == publish.replace(restarts=10, lam=0.1).prepare_key()
 
 
@@ -240,12 +240,12 @@ def test_the_shared_key_holds_what_shared_reads():
     # no λ, λ mode, restarts, grid or ε: a λ typed by hand (or another mode) shares the part
     for other in (base.replace(lam=0.1), base.replace(lambda_mode=RULE),
                   base.replace(lambda_mode=CV), base.replace(restarts=10, epsilon=0.3),
-                  base.replace(grid=PAPER_GRID), base.replace(view="Bounds (Lemmas 3-4)")):
+                  base.replace(grid=PAPER_GRID), base.replace(view="bounds")):
         assert other.shared_key() == base.shared_key()
         assert other.prepare_key() != base.prepare_key()
     # the data and the splits it prepares
     for other in (base.replace(n=100), base.replace(seed=12), base.replace(source=SOURCES[1]),
-                  base.replace(view="Learning curve"), base.replace(view="Publish")):
+                  base.replace(view="learning_curve"), base.replace(view="publish")):
         assert other.shared_key() != base.shared_key()
 
 
@@ -262,7 +262,7 @@ def counting(monkeypatch, name: str) -> list[int]:
     return calls
 
 
-@pytest.mark.parametrize("view", [VIEWS[0], "Learning curve"])
+@pytest.mark.parametrize("view", [VIEWS[0], "learning_curve"])
 def test_a_lambda_by_hand_reuses_the_shared_part_and_keeps_the_numbers(monkeypatch, view):
     """Two λ typed by hand after the page's first view (λ by the rule): the data, splits and
     non-private reference are computed once, kept by ``keep``, and the tables equal those of a
@@ -313,7 +313,7 @@ def test_at_refuses_a_part_prepared_for_other_parameters():
 
 
 def test_synthetic_data_needs_no_scenario_and_a_scenario_source_does():
-    params = Params(source=SOURCES[1], n=200, restarts=5, view="Distance to non-private")
+    params = Params(source=SOURCES[1], n=200, restarts=5, view="distance")
     numbers = study.compute(None, params)
     m = numbers["metrics"].iloc[0]
     assert (m["n"], m["d"], m["data_norm"], bool(m["intercept"])) == (200, 10, 1.0, False)
@@ -340,25 +340,25 @@ def test_each_view_returns_its_tables(view):
     m = numbers["metrics"].iloc[0]
     assert (m["epsilon"], m["lam"], m["lambda_mode"], m["n"], m["d"], m["restarts"]) == (
         3.0, 0.03, HAND, 200, 30, 5)
-    if view in ("Error vs ε", "Distance to non-private", "Bounds (Lemmas 3-4)"):
+    if view in ("error_vs_epsilon", "distance", "bounds"):
         res = numbers["results"]
         assert set(res["method"]) == METHODS
         assert sorted(res["epsilon"].unique()) == list(epsilon_axis(3.0))
         private = res[res["method"] != "non-private"]
         assert len(private) == 3 * len(epsilon_axis(3.0)) * 3 * 5  # methods × ε × folds × restarts
-        assert private["excess"].notna().all() == (view == "Bounds (Lemmas 3-4)")
-    if view == "Error vs ε":
+        assert private["excess"].notna().all() == (view == "bounds")
+    if view == "error_vs_epsilon":
         summary = numbers["summary"]
         here = summary[np.isclose(summary["epsilon"], 3.0)].set_index("method")
         for method in METHODS:
             assert m[f"error {method}"] == here.at[method, "mean"]
             assert m[f"sd {method}"] == here.at[method, "std"]
         assert 0 < m["guessing_error_nonprivate"] < 0.5
-    if view == "Learning curve":
+    if view == "learning_curve":
         assert m["n_fold"] == 133  # 2/3 of 200 rows train in each of 3 folds
         assert numbers["summary"]["n"].max() == 133
         assert set(numbers["results"]["epsilon"]) == {3.0}
-    if view == "Bounds (Lemmas 3-4)":
+    if view == "bounds":
         bounds = numbers["bounds"]
         assert len(bounds) == 40 and bounds["epsilon"].min() == pytest.approx(0.1)
         assert (bounds["output perturbation"] > 0).all()
@@ -387,19 +387,19 @@ def test_takeaway_quotes_the_numbers(view):
     text = study.takeaway(numbers, params)
     words = numbers_in(text)
     assert "ε = 3" in text and text.endswith(".")
-    if view == "Error vs ε":
+    if view == "error_vs_epsilon":
         s = numbers["summary"]
         at = s[np.isclose(s["epsilon"], 3.0)].set_index("method")["mean"]
         assert {f"{at['objective perturbation']:.3f}", f"{at['output perturbation']:.3f}",
                 f"{at['non-private']:.3f}"} <= words
-    elif view == "Learning curve":
+    elif view == "learning_curve":
         by = numbers["summary"].set_index(["method", "n"])["mean"]
         assert f"{by['objective perturbation', 133]:.3f}" in words
-    elif view == "Distance to non-private":
+    elif view == "distance":
         res = numbers["results"]
         med = res[np.isclose(res["epsilon"], 3.0)].groupby("method")["distance"].median()
         assert f"{med['output perturbation']:.3g}" in words
-    elif view == "Bounds (Lemmas 3-4)":
+    elif view == "bounds":
         res = numbers["results"]
         q = res[np.isclose(res["epsilon"], 3.0)].groupby("method")["excess"].quantile(0.95)
         assert f"{q['output perturbation']:.3g}" in words
@@ -423,7 +423,7 @@ def test_the_takeaway_words_the_trend_the_numbers_show():
     assert words == ["falls from 0.400 to 0.200", "rises from 0.200 to 0.400", "stays at 0.300"]
 
 
-@pytest.mark.parametrize("view", ["Error vs ε", "Learning curve"])
+@pytest.mark.parametrize("view", ["error_vs_epsilon", "learning_curve"])
 def test_error_figures_show_the_error_of_always_guessing(view):
     params = params_of(view)
     numbers = computed(params)
@@ -435,7 +435,7 @@ def test_error_figures_show_the_error_of_always_guessing(view):
 
 
 def test_the_distance_boxes_say_where_their_whiskers_end():
-    params = params_of("Distance to non-private")
+    params = params_of("distance")
     fig = perturbation_figures(computed(params), params)["distance"]
     assert WHISKERS in [annotation.text for annotation in fig.layout.annotations]
     assert "1.5 box-lengths" in WHISKERS
@@ -459,7 +459,7 @@ def test_the_paper_grid_is_computed_and_only_it():
     assert sorted(numbers["results"]["epsilon"].unique()) == list(PAPER_EPSILON_GRID)
     assert params.epsilons == PAPER_EPSILON_GRID and EPSILON_GRIDS[PAPER_GRID] is params.epsilons
     assert params.prepare_key() != params.replace(grid=next(iter(EPSILON_GRIDS))).prepare_key()
-    publish = params_of("Publish")  # no curve: the grid is not read
+    publish = params_of("publish")  # no curve: the grid is not read
     assert publish.prepare_key() == publish.replace(grid=PAPER_GRID).prepare_key()
     with pytest.raises(ValueError, match="lr_grid == 'nope'"):
         Params(grid="nope")

@@ -57,7 +57,7 @@ def test_controls_and_keys_are_the_pages():
         "sub_accounting": "calibrated", "sub_selection": "exponential",
         "sub_grid": "Low dimension from 10 points per coefficient", "sub_start": 10,
         "sub_step": 50, "sub_count": 30, "sub_lambda": 0.01, "sub_reps": 3,
-        "sub_view": "Error vs size", "sub_size": None, "sub_lei_budget": "paper",
+        "sub_view": "error_vs_size", "sub_size": None, "sub_lei_budget": "paper",
         "sub_lei_bins": None}
     assert SEED_KEY == "sub_seed" and set(study.DOMAINS) == {*CONTROLS, SEED_KEY}
 

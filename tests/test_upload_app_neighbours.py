@@ -106,7 +106,7 @@ def test_a_private_target_with_a_single_class_and_its_neighbour_behave_alike():
         assert not at.exception, [e.value for e in at.exception]
     # And both publish a private model: the classes come from the public file (issue 21, 5).
     for at in (pair, single):
-        at.session_state["lr_view"] = "Publish"
+        at.session_state["lr_view"] = "publish"
         at.switch_page("pages/perturbation.py").run()
         assert not at.exception, [e.value for e in at.exception]
         at.button(key="publish_perturbation").click().run()

@@ -12,6 +12,10 @@ Two stores, on purpose:
   into a log: :func:`session_memo` keeps it in this session's ``st.session_state`` only, keyed
   by a SHA-256 of the bytes and options, and it goes with the session.
 
+Every key of a shared result, and of a study's result in a session, names the code that computed
+it (:func:`shared_key`, :data:`CODE_VERSION`), as Streamlit's own caches hash a function's code:
+a result of other code (a study edited since) is never served.
+
 :func:`memo` routes a result to one or the other by the scenario's origin; every page caches its
 studies through it. Releases are never cached at all (see :mod:`ui.release`).
 """
@@ -28,12 +32,17 @@ from typing import TypeVar, cast
 import streamlit as st
 
 from dpcore.datasets import Scenario, list_scenarios, load_scenario
-from ui.diskstore import DiskTier
+from ui.diskstore import DiskTier, code_version
 
 T = TypeVar("T")
 
 _MEMO_KEY = "_upload_memo"
 _MEMO_SIZE = 48  # files, scenarios and study results of one session; oldest dropped first
+#: The version of the code that computes the results kept here: a digest of the app's sources
+#: (``dpcore``, ``ui``, ``pages``, ``app.py``) and of the Python, NumPy and pandas releases
+#: (:func:`ui.diskstore.code_version`), computed once, when this module is imported (an edit
+#: of any module makes Streamlit import the app's modules again, this one included).
+CODE_VERSION = code_version()
 
 
 def content_key(*parts: object) -> str:
@@ -44,6 +53,13 @@ def content_key(*parts: object) -> str:
         digest.update(len(data).to_bytes(8, "little"))
         digest.update(data)
     return digest.hexdigest()
+
+
+def shared_key(*parts: object) -> str:
+    """The key of a result that this code computes from ``parts``: :func:`content_key` of
+    :data:`CODE_VERSION` and ``parts``. Every key of :data:`SHARED` is one, so a result that
+    other code computed (kept in memory or on disk) is never served."""
+    return content_key(CODE_VERSION, *parts)
 
 
 def session_memo_has(key: str) -> bool:
@@ -64,7 +80,7 @@ def session_memo(key: str, compute: Callable[[], T]) -> T:
     return cast("T", memo[key])
 
 
-class _SharedStore:
+class SharedStore:
     """A bounded, thread-safe store shared by every session of the server process.
 
     Used instead of ``st.cache_resource`` because a study may draw a progress bar while it
@@ -168,7 +184,8 @@ def _shared_value(key: str) -> object:
 #: (four pages, every view at every ε: ``docs/class.md``) stores some 520 (the numbers and the
 #: figures of 257 views; 160 MB beyond the pages' first views); with room for 96, the walk
 #: evicted what it had computed first.
-SHARED = _SharedStore(1024, DiskTier.from_env(references=(_scenario_key, _shared_value)))
+SHARED = SharedStore(1024, DiskTier.from_env(version=CODE_VERSION,
+                                             references=(_scenario_key, _shared_value)))
 
 
 def load_builtin(
@@ -188,14 +205,15 @@ def load_builtin(
     """
     given = {"encoding": encoding, "p": p, "shift": shift}
     options = {key: value for key, value in given.items() if value is not None}
-    key = content_key("builtin scenario", name, seed, public, sorted(options.items()))
+    key = shared_key("builtin scenario", name, seed, public, sorted(options.items()))
     return _remember(key, SHARED.get(
         key, lambda: load_scenario(name, rng=seed, public=public, **options)))
 
 
 def memo_key(scenario_id: str, parts: tuple) -> str:
-    """The key under which :func:`memo` keeps a result of ``parts`` for the scenario."""
-    return content_key(scenario_id, *map(repr, parts))
+    """The key under which :func:`memo` keeps a result of ``parts`` for the scenario (a
+    :func:`shared_key`: it names the code that computes the result)."""
+    return shared_key(scenario_id, *map(repr, parts))
 
 
 def is_builtin(scenario: Scenario | None) -> bool:

@@ -31,7 +31,7 @@ import streamlit as st
 
 from dpcore.runs import RunResult, run
 from ui import prefetch
-from ui.cache import SHARED, content_key
+from ui.cache import SHARED, shared_key
 from ui.registry import PAGES, PRESENT, Preset, page, presets
 
 __all__ = ["AHEAD", "PRESENT_PAGE", "PRESETS", "Preset", "available", "compute_ahead", "enlarge",
@@ -65,7 +65,7 @@ def available(presets: Sequence[Preset] = PRESETS) -> tuple[list[Preset], list[P
 
 def _key(preset: Preset) -> str:
     """The shared store's key of the run of ``preset``."""
-    return content_key("presentation preset", preset.config().to_json())
+    return shared_key("presentation preset", preset.config().to_json())
 
 
 def is_computed(preset: Preset) -> bool:

@@ -17,11 +17,11 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
 from dpcore import studies
 from dpcore.runs import RunConfig
+from dpcore.studies.base import Study
 from dpcore.studies.perturbation import PAPER_GRID, PAPER_LAMBDA
 from dpcore.subset.baselines import LEI_MAX_DIM
 
@@ -126,7 +126,7 @@ class Page:
         return "" if self.default else self.name
 
     @property
-    def study(self) -> ModuleType | None:
+    def study(self) -> Study | None:
         """The page's study, or None for a page without one."""
         return studies.study(self.name) if self.name in studies.names() else None
 
@@ -151,7 +151,7 @@ def _subset(p: int, paper_epsilon: float, grid: str, reps: int, fig: int) -> Pre
     return Preset(
         f"Prediction error vs released public points, p = {p}", f"Wang et al. (2018) Fig. {fig}",
         "subset", _mvn(p),
-        {"sub_view": "Error vs size", "sub_epsilon": epsilon,
+        {"sub_view": "error_vs_size", "sub_epsilon": epsilon,
          "sub_split": "0.8 : 0.2 : 1 (Sect. 5.1)", "sub_accounting": "calibrated",
          "sub_selection": "exponential", "sub_grid": grid, "sub_lambda": 0.01, "sub_reps": reps,
          "sub_lei_budget": "total"},
@@ -174,9 +174,9 @@ PAGES: tuple[Page, ...] = (
     Page("present", "Present", ":material/slideshow:", "Start"),
     Page("importance", "Importance weighting", ":material/balance:",
          "Publishing with a public set",
-         presets=(_importance("Estimates vs λ", "estimates_by_lambda", 1,
+         presets=(_importance("by_lambda", "estimates_by_lambda", 1,
                               "the regularisation λ"),
-                  _importance("Estimates vs ε", "estimates_by_epsilon", 2,
+                  _importance("by_epsilon", "estimates_by_epsilon", 2,
                               "the privacy budget ε"))),
     Page("subset", "Optimal public subset", ":material/filter_list:",
          "Publishing with a public set",
@@ -186,7 +186,7 @@ PAGES: tuple[Page, ...] = (
          presets=(Preset(
              "Test error vs ε: output vs objective perturbation",
              "Chaudhuri & Monteleoni (2008) Fig. 2c", "perturbation", _UNUSED,
-             {"lr_view": "Error vs ε", "lr_source": "Paper: separable sphere",
+             {"lr_view": "error_vs_epsilon", "lr_source": "Paper: separable sphere",
               "lr_lambda_mode": "set by hand", "lr_lambda": PAPER_LAMBDA,
               "lr_grid": PAPER_GRID, "lr_epsilon": 0.02, "lr_n": 17_500, "lr_restarts": 20},
              figure=("error_vs_epsilon",), key="chaudhuri-2",
@@ -201,14 +201,14 @@ PAGES: tuple[Page, ...] = (
     Page("masking", "Data masking", ":material/masks:", "Private models",
          presets=(Preset("Original vs masked records", "Pham, Ghosh & Yegneswaran Fig. 2",
                          "masking", _UNUSED,
-                         {**_MASKING_TOY, "mk_view": "Masked vs original", "mk_alone": False,
+                         {**_MASKING_TOY, "mk_view": "scatter", "mk_alone": False,
                           "mk_input": True},
                          figure=("masked_vs_original",), key="pham-2",
                          note="The toy three-Gaussian task, ε = 5, λ = 0.5, N = 300 masked "
                               "records."),
                   Preset("Accuracy vs ε: masked data against input and output perturbation",
                          "Pham, Ghosh & Yegneswaran Fig. 5", "masking", _UNUSED,
-                         {**_MASKING_TOY, "mk_view": "Accuracy vs ε", "mk_draws": 10},
+                         {**_MASKING_TOY, "mk_view": "accuracy", "mk_draws": 10},
                          figure=("accuracy_vs_epsilon_N100", "accuracy_vs_epsilon_N200"),
                          labels=("Accuracy vs ε, N = 100", "Accuracy vs ε, N = 200"),
                          key="pham-5",

@@ -19,7 +19,6 @@ import dataclasses
 import inspect
 import time
 from collections.abc import Callable, Mapping
-from types import ModuleType
 from typing import Any
 
 import pandas as pd
@@ -28,6 +27,7 @@ import streamlit as st
 
 from dpcore.datasets import Scenario
 from dpcore.runs.domains import SEED
+from dpcore.studies.base import Study
 from ui import prefetch
 from ui.cache import is_builtin, is_cached, memo, memo_key
 from ui.snapshot import Snapshot
@@ -37,14 +37,14 @@ __all__ = ["figures", "numbers", "prepared"]
 _NO_SCENARIO = "no scenario"  # the study builds its own (synthetic) data
 
 
-def prepared(study: ModuleType, scenario: Scenario | None, scenario_id: str | None, params,
+def prepared(study: Study, scenario: Scenario | None, scenario_id: str | None, params,
              *, text: str = "Computing the study…", bar: bool = True) -> Any:
     """``study.prepare(scenario, params)``, cached under the parameters it reads (while it
     computes, nothing new is computed ahead: :func:`ui.prefetch.serving`).
 
     Parameters
     ----------
-    study : module
+    study : Study
         The page's study (``dpcore.studies.<page>``).
     scenario : Scenario or None
         The sidebar's scenario; None when the study builds its own data from built-in
@@ -79,7 +79,7 @@ def prepared(study: ModuleType, scenario: Scenario | None, scenario_id: str | No
         shown.empty()
 
 
-def numbers(study: ModuleType, scenario: Scenario | None, scenario_id: str | None, params,
+def numbers(study: Study, scenario: Scenario | None, scenario_id: str | None, params,
             *, text: str = "Computing the study…", bar: bool = True) -> dict[str, pd.DataFrame]:
     """The page's tables: ``study.at(prepared, params)`` on the cached :func:`prepared`.
 
@@ -117,7 +117,7 @@ def numbers(study: ModuleType, scenario: Scenario | None, scenario_id: str | Non
     return result
 
 
-def figures(study: ModuleType, scenario: Scenario | None, scenario_id: str | None, params,
+def figures(study: Study, scenario: Scenario | None, scenario_id: str | None, params,
             build: Callable[[], Mapping[str, go.Figure]], *extra: object) -> dict[str, Snapshot]:
     """The view's figures, ``build()`` frozen (:class:`~ui.snapshot.Snapshot`) and cached where
     :func:`numbers` keeps the numbers they draw: built once per parameters for every session on
@@ -131,7 +131,7 @@ def figures(study: ModuleType, scenario: Scenario | None, scenario_id: str | Non
                 lambda: {name: Snapshot(fig) for name, fig in build().items()})
 
 
-def _moved_control(study: ModuleType, params) -> tuple[str | None, int]:
+def _moved_control(study: Study, params) -> tuple[str | None, int]:
     """The field of ``params`` that alone changed since this session's last :func:`numbers` of
     ``study`` (None: the first run, or several or no fields changed) and the way it moved (1
     up, -1 down, 0 not a number); remembers ``params``."""
@@ -149,7 +149,7 @@ def _moved_control(study: ModuleType, params) -> tuple[str | None, int]:
     return changed[0], (1 if after > before else -1) if numeric else 0
 
 
-def _control_ahead(study: ModuleType, params,
+def _control_ahead(study: Study, params,
                    moved: str | None) -> tuple[str, tuple[float, ...]] | None:
     """The control whose neighbouring values to compute ahead, and its values in order: the
     simulation seed when it was the control just moved (a "+" or "-" click steps it by one),
@@ -160,7 +160,7 @@ def _control_ahead(study: ModuleType, params,
         options = tuple(s for s in (seed - 1, seed, seed + 1) if SEED.problem(s) is None)
         if _staged(params, "seed", options):
             return "seed", options
-    domain = getattr(study, "DOMAINS", {}).get(f"{getattr(params, 'PREFIX', '')}epsilon")
+    domain = study.DOMAINS.get(f"{getattr(params, 'PREFIX', '')}epsilon")
     options = tuple(getattr(domain, "options", ()))
     if options and _staged(params, "epsilon", options):
         return "epsilon", options

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -34,6 +33,9 @@ from dpcore.decision.synthetic import synthetic_report
 from dpcore.planning import SHOWN_COLUMNS, deployments, epsilon_rank, posterior_bound
 from dpcore.runs import RunConfig, build_scenario
 from dpcore.validation import DataError, check_probability
+
+if TYPE_CHECKING:
+    from dpcore.studies.base import Study
 
 __all__ = ["AUDIT_CONFIDENCE", "AUDIT_RUNS", "Decision", "audit_numbers", "budget_table",
            "decide", "decision_params", "masked_report"]
@@ -169,7 +171,7 @@ def masked_report(prepared: Any, epsilon: float) -> dict[str, pd.DataFrame]:
                             task.X_valid, task.y_valid, feature_names=names)
 
 
-def _study(module: ModuleType, scenario: Any, params: Any) -> tuple[Any, dict]:
+def _study(module: Study, scenario: Any, params: Any) -> tuple[Any, dict]:
     """The study's prepared part and its numbers at ``params``, computed here."""
     prepared = module.prepare(scenario, params)
     return prepared, module.at(prepared, params)
@@ -182,7 +184,7 @@ def _audit(case: str, epsilon: float, seed: int) -> pd.DataFrame:
 def decide(config: RunConfig | Mapping[str, Any] | str, *,
            files: Mapping[str, bytes] | None = None, prior: float = 0.01,
            accountant: Any = None, scenario: Any = None,
-           study: Callable[[ModuleType, Any, Any], tuple[Any, dict]] = _study,
+           study: Callable[[Study, Any, Any], tuple[Any, dict]] = _study,
            audit: Callable[[str, float, int], pd.DataFrame] = _audit) -> Decision:
     """The decision on a page's release at the settings of its run config.
 

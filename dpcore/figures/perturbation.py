@@ -156,20 +156,20 @@ def figures(numbers: Mapping[str, pd.DataFrame], params: Params) -> dict[str, go
     view, epsilon = params.view, params.epsilon
     figs: dict[str, go.Figure] = {}
     m = numbers["metrics"].iloc[0]
-    if view == "Error vs ε":
+    if view == "error_vs_epsilon":
         figs["error_vs_epsilon"] = error_curve(numbers["summary"], by="epsilon", chosen=epsilon,
                                                xtitle="ε (log scale)",
                                                guessing=float(m["guessing_error_nonprivate"]),
                                                best=(float(m["best_error_nonprivate"])
                                                      if "best_error_nonprivate" in m else None))
-    elif view == "Learning curve":
+    elif view == "learning_curve":
         figs["learning_curve"] = error_curve(numbers["summary"], by="n",
                                              chosen=float(m["n_fold"]),
                                              xtitle="training size n", log_x=False,
                                              guessing=float(m["guessing_error_nonprivate"]))
-    elif view == "Distance to non-private":
+    elif view == "distance":
         figs["distance"] = distance_boxes(numbers["results"], epsilon)
-    elif view == "Bounds (Lemmas 3-4)":
+    elif view == "bounds":
         figs["bounds"] = bounds_figure(numbers["results"], numbers["bounds"], epsilon)
     for name, fig in figs.items():
         titled(fig, TITLES[name])

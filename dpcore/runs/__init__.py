@@ -20,8 +20,7 @@ import pprint
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -36,6 +35,9 @@ from dpcore.runs.scenarios import (
     shareable_files,
 )
 from dpcore.validation import DataError
+
+if TYPE_CHECKING:
+    from dpcore.studies.base import Study
 
 __all__ = ["FORMAT", "PAGES", "STUDY_LABEL", "RunConfig", "RunResult", "build_scenario",
            "file_roles", "numbers_json", "page_module", "run", "script", "sha256",
@@ -54,7 +56,7 @@ STUDY_LABEL = ("study (seeded, reproducible), not a release: its noise is drawn 
 PAGES = studies.names()
 
 
-def page_module(page: str) -> ModuleType:
+def page_module(page: str) -> Study:
     """The study of ``page`` (``dpcore.studies.<page>``)."""
     try:
         return studies.study(page)

@@ -16,6 +16,9 @@ A domain is one of
 
 :class:`OneOf`
     A fixed list of options (a select slider, a radio, a select box, a segmented control).
+:class:`ViewOf`
+    One of a page's views, by key (a segmented control that shows each key's label); a view's
+    label, which links and configs held before views had keys, is read as its key.
 :class:`Between`
     A number within bounds (a number input or a slider), whole where ``integer``.
 :class:`FromData`
@@ -53,7 +56,8 @@ from dpcore.queries import INDICATOR, MAX_CONDITIONS, MEAN, OPERATORS
 from dpcore.validation import DataError
 
 __all__ = ["EPSILONS", "LAMBDAS", "SEED", "Between", "Domain", "FromData", "NamesFromData",
-           "NotFromLink", "OneOf", "TableEdits", "check", "check_config", "query_domains"]
+           "NotFromLink", "OneOf", "TableEdits", "ViewOf", "check", "check_config",
+           "query_domains"]
 
 #: Epsilons offered on every page's ε slider, log-spaced.
 EPSILONS = (0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
@@ -132,6 +136,32 @@ class OneOf(Domain):
             return self
         return Between(min(numbers), max(numbers), integer=all(isinstance(o, int) for o in numbers),
                        optional=None in self.options)
+
+
+@dataclass(frozen=True)
+class ViewOf(Domain):
+    """One of a page's views: a key of ``labels`` (key → the label the page shows), or a label,
+    converted to its key (links and run configs written before views had keys hold labels).
+
+    >>> views = ViewOf({"by_size": "Error vs size", "publish": "Publish"})
+    >>> views.problem("Publish") is None, views.convert("Publish")
+    (True, 'publish')
+    >>> views.problem("Fig. 9")
+    "must be one of 'by_size', 'publish'"
+    """
+
+    labels: Mapping[str, str]
+
+    def problem(self, value: Any) -> str | None:
+        if isinstance(value, str) and (value in self.labels or value in self.labels.values()):
+            return None
+        return f"must be {self.describe()}"
+
+    def convert(self, value: Any) -> Any:
+        return value if value in self.labels else {v: k for k, v in self.labels.items()}[value]
+
+    def describe(self) -> str:
+        return OneOf(tuple(self.labels)).describe()
 
 
 @dataclass(frozen=True)

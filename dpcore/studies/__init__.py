@@ -7,7 +7,10 @@ from __future__ import annotations
 import functools
 import importlib
 import pkgutil
-from types import ModuleType
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from dpcore.studies.base import Study
 
 __all__ = ["names", "study"]
 
@@ -20,8 +23,9 @@ def names() -> tuple[str, ...]:
                         if m.name != "base" and not m.name.startswith("_")))
 
 
-def study(name: str) -> ModuleType:
-    """The study module of page ``name`` (``dpcore.studies.<name>``).
+def study(name: str) -> Study:
+    """The study module of page ``name`` (``dpcore.studies.<name>``): a
+    :class:`~dpcore.studies.base.Study`.
 
     Raises
     ------
@@ -30,4 +34,4 @@ def study(name: str) -> ModuleType:
     """
     if name not in names():
         raise KeyError(f"No study for page {name!r}; expected one of {names()}.")
-    return importlib.import_module(f"{__name__}.{name}")
+    return cast("Study", importlib.import_module(f"{__name__}.{name}"))

@@ -40,7 +40,7 @@ from dpcore.studies.base import StudyParams
 from dpcore.validation import DataError
 
 __all__ = ["CANARIES", "CONFIDENCES", "CONTROLS", "DOMAINS", "FLOAT_RUNS", "REFIT_RUNS", "RUNS",
-           "SEED_KEY", "Params", "at", "case_label", "compute", "one_run", "prepare",
+           "SEED_KEY", "VIEW_LABELS", "Params", "at", "case_label", "compute", "one_run", "prepare",
            "reach_sentence", "runs_for", "summary_table", "takeaway", "verdict"]
 
 REFIT_RUNS = 20_000  # mechanisms that refit a model per run: at most this many runs
@@ -82,6 +82,8 @@ class Params(StudyParams):
 #: The page's controls (widget keys of pages/audit.py) with their defaults.
 CONTROLS: dict[str, Any] = Params.defaults()
 SEED_KEY = Params.seed_key()
+#: The page has one view: none to choose.
+VIEW_LABELS: dict[str, str] = {}
 #: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`), with
 #: the page's one-run audit's canaries.
 DOMAINS = {

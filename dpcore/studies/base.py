@@ -23,7 +23,12 @@ numbers in two stages, so that a slider that changes only the cheap stage redraw
 
 Each module defines ``Params`` (a subclass of :class:`StudyParams`, one field per control of its
 page, with the page's defaults), ``CONTROLS`` (the same defaults by widget key: the contract of
-links and run configs), ``DOMAINS`` (what each control may hold) and ``SEED_KEY``. A study is a
+links and run configs), ``DOMAINS`` (what each control may hold), ``SEED_KEY`` and
+``VIEW_LABELS``: the page's views by key, with the label the page shows for each (empty for a
+page of one view). Code names a view by its key; a ``view`` field holds a key, and reads a label
+(of a link or a run config written before views had keys) as its key
+(:meth:`StudyParams.view_key`). :class:`Study` is this contract, typed: what the page, the
+command line, exported scripts, presentation mode and the decision report call. A study is a
 seeded simulation that spends no budget; releases are made elsewhere (a page's Publish view).
 
 Examples
@@ -43,6 +48,18 @@ Params(seed=7, epsilon=0.5, lambda_=0.1)
 True
 >>> Params.seed_key()
 'ex_seed'
+
+A page with views declares them by key, with their labels:
+
+>>> @dataclass(frozen=True, kw_only=True)
+... class Viewed(StudyParams):
+...     PREFIX = "vw_"
+...     VIEW_LABELS = {"by_size": "Error vs size", "publish": "Publish"}
+...     view: str = "by_size"
+>>> Viewed(view="Publish").view  # a label, as an old link holds it, is read as its key
+'publish'
+>>> Viewed(view=None).view  # a view chooser with nothing chosen shows the first view
+'by_size'
 """
 
 from __future__ import annotations
@@ -50,11 +67,17 @@ from __future__ import annotations
 import dataclasses
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self, TypeVar
 
 from dpcore.queries import INDICATOR
 
-__all__ = ["Keep", "QueryParams", "StudyParams", "check_prepared", "computed"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from dpcore.runs.domains import Domain
+    from dpcore.simulation import Progress
+
+__all__ = ["Keep", "QueryParams", "Study", "StudyParams", "check_prepared", "computed"]
 
 T = TypeVar("T")
 #: ``keep(parts, compute)``: ``compute()``, kept under ``parts`` (a ``prepare``'s shared stages).
@@ -86,8 +109,36 @@ class StudyParams:
     CHEAP: ClassVar[tuple[str, ...]] = ("epsilon",)
     #: Fields whose widget key is not ``PREFIX + name``, with their key.
     KEYS: ClassVar[dict[str, str]] = {}
+    #: The page's views, key → the label the page shows, in the page's order (the module's
+    #: ``VIEW_LABELS``); empty for a page of one view. A page with views has a ``view`` field.
+    VIEW_LABELS: ClassVar[Mapping[str, str]] = {}
 
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.VIEW_LABELS:
+            object.__setattr__(self, "view", self.view_key(self.view))  # type: ignore[attr-defined]
+
+    @classmethod
+    def view_key(cls, value: str | None) -> str:
+        """The key of the view ``value`` names: its key, or its label (what a link or a run
+        config written before views had keys holds); None (a view chooser with nothing chosen)
+        is the first view.
+
+        Raises
+        ------
+        ValueError
+            When ``value`` names none of the page's views.
+        """
+        if value is None:
+            return next(iter(cls.VIEW_LABELS))
+        if value in cls.VIEW_LABELS:
+            return value
+        for key, label in cls.VIEW_LABELS.items():
+            if value == label:
+                return key
+        raise ValueError(f"{cls.key('view')} == {value!r}; choose one of "
+                         f"{list(cls.VIEW_LABELS)}.")
 
     @classmethod
     def _fields(cls) -> list[dataclasses.Field]:
@@ -184,3 +235,40 @@ def computed(parts: tuple, compute: Callable[[], T]) -> T:
     """``compute()``, kept nowhere: the :data:`Keep` of a ``prepare`` called without one."""
     del parts
     return compute()
+
+
+class Study(Protocol):
+    """What every study module (``dpcore.studies.<page>``) provides: the contract that the page
+    (:mod:`ui.study`), ``python -m dpcore run`` and exported scripts (:func:`dpcore.runs.run`),
+    presentation mode and the decision report (:mod:`dpcore.decision`) call.
+
+    A module satisfies it structurally (``tests/test_study_contract.py`` checks every study):
+    its functions take at least these parameters, of the same kinds, and require no other.
+    ``prepare`` may take more keyword arguments with defaults (``keep``: a :data:`Keep`).
+    """
+
+    __name__: str
+    #: The page's parameters (a :class:`StudyParams`: its controls' keys, prefix and defaults).
+    Params: type[StudyParams]
+    #: Every control's default by widget key (``Params.defaults()``).
+    CONTROLS: Mapping[str, Any]
+    #: The values each control may hold, by widget key (:mod:`dpcore.runs.domains`).
+    DOMAINS: Mapping[str, Domain]
+    #: The widget key of the page's seed (``Params.seed_key()``), None for a page without one.
+    SEED_KEY: str | None
+    #: The page's views, key → label, in order (``Params.VIEW_LABELS``); empty for one view.
+    VIEW_LABELS: Mapping[str, str]
+
+    def prepare(self, scenario: Any, params: Any, *, progress: Progress = None,
+                parallel: Any = None) -> Any:
+        """The expensive stage: everything ``at`` reads but the cheap parameters."""
+
+    def at(self, prepared: Any, params: Any) -> dict[str, pd.DataFrame]:
+        """The cheap stage: the page's tables at ``params``, by name."""
+
+    def compute(self, scenario: Any, params: Any, *, progress: Progress = None,
+                parallel: Any = None) -> dict[str, pd.DataFrame]:
+        """Both stages: ``at(prepare(scenario, params), params)``."""
+
+    def takeaway(self, numbers: Mapping[str, pd.DataFrame], params: Any) -> str:
+        """Two sentences on what ``numbers`` show."""

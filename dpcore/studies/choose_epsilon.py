@@ -76,6 +76,7 @@ from dpcore.runs.domains import (
     Between,
     NotFromLink,
     OneOf,
+    ViewOf,
     query_domains,
 )
 from dpcore.simulation import Progress
@@ -86,11 +87,15 @@ from dpcore.validation import DataError
 __all__ = ["CONTROLS", "DATA_TARGETS", "DEFAULT_PLAN", "DEFAULT_STATS", "DELTAS", "DOMAINS",
            "IW_REPLICATES", "LEVELS", "LEVEL_TARGETS", "PREPARED", "PRIORS", "QUERIES",
            "QUERY_KEY", "RESTARTS", "RISK_DELTAS", "ROUTES", "ROUTE_LABELS", "SEED_KEY",
-           "STUDY_REPEATS", "TARGETS", "VIEWS", "Params", "Prepared", "at", "compute",
-           "logistic_arrays", "plan_releases", "plan_table", "prepare", "risk_grid", "route_data",
-           "stats_table", "stats_targets", "subset_data", "subset_sizes", "takeaway"]
+           "STUDY_REPEATS", "TARGETS", "VIEWS", "VIEW_LABELS", "Params", "Prepared", "at",
+           "compute", "logistic_arrays", "plan_releases", "plan_table", "prepare", "risk_grid",
+           "route_data", "stats_table", "stats_targets", "subset_data", "subset_sizes",
+           "takeaway"]
 
-VIEWS = ("Target → ε", "ε as risk", "Composition", "Several statistics")
+#: The page's views by key, with the label the page shows.
+VIEW_LABELS = {"target": "Target → ε", "risk": "ε as risk", "composition": "Composition",
+               "stats": "Several statistics"}
+VIEWS = tuple(VIEW_LABELS)
 TARGETS = ("laplace", "gaussian", "iw_theory", "iw_mc", "lr", "subset")
 LEVEL_TARGETS = ("laplace", "gaussian", "iw_theory", "iw_mc")
 DATA_TARGETS = ("iw_theory", "iw_mc", "lr", "subset")
@@ -141,8 +146,8 @@ class Params(QueryParams, StudyParams):
 
     Parameters
     ----------
-    view : str, default="Target → ε"
-        One of :data:`VIEWS`.
+    view : str, default="target"
+        One of :data:`VIEWS` (a label reads as its key, None as the first).
     epsilon : float, default=1.0
         The slider's ε: the risk view's ε, marked on a target's curve.
     target : str, default="laplace"
@@ -197,6 +202,7 @@ class Params(QueryParams, StudyParams):
     PREFIX = "ce_"
     #: Fields whose widget key is not ``PREFIX + name``.
     KEYS: ClassVar[dict[str, str]] = {"budget": "budget_epsilon"}
+    VIEW_LABELS: ClassVar[dict[str, str]] = VIEW_LABELS
 
     view: str = VIEWS[0]
     epsilon: float = 1.0
@@ -238,8 +244,8 @@ class Params(QueryParams, StudyParams):
 
     @property
     def mode(self) -> str:
-        """The risk or composition view, or on the "Target → ε" view its target."""
-        return self.view if self.view in VIEWS[1:] else self.target
+        """The view, or on the "Target → ε" view its target."""
+        return self.target if self.view == "target" else self.view
 
     def prepare_key(self) -> tuple:
         """What :func:`prepare` reads: the mode and, for a data target, :data:`PREPARED`."""
@@ -264,7 +270,7 @@ SEED_KEY = Params.seed_key()
 #: plan and statistics tables' edits are the table editor's own state, which only the editor
 #: (or a run config) can set.
 DOMAINS = {
-    "ce_view": OneOf(VIEWS), "ce_epsilon": OneOf(EPSILONS), "ce_target": OneOf(TARGETS),
+    "ce_view": ViewOf(VIEW_LABELS), "ce_epsilon": OneOf(EPSILONS), "ce_target": OneOf(TARGETS),
     "ce_level": OneOf(LEVELS), "ce_query": OneOf(QUERIES),
     "ce_low": Between(), "ce_high": Between(), "ce_n": Between(1, 2**53 - 1, integer=True),
     "ce_err_count": Between(1e-6), "ce_err_mean": Between(1e-9), "ce_delta": OneOf(DELTAS),
@@ -480,7 +486,7 @@ def prepare(scenario: Any, params: Params, *, progress: Progress = None,
     """
     mode = params.mode
     if mode not in DATA_TARGETS:
-        if mode not in (*TARGETS, *VIEWS[1:]):
+        if mode not in (*TARGETS, "risk", "composition", "stats"):
             raise DataError(f"Unknown target {mode!r}; expected one of {TARGETS}.")
         return Prepared()
     if scenario is None:
@@ -651,11 +657,11 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
         and ``stats_plan`` (one row per target, :func:`dpcore.planning.plan_targets`).
     """
     mode = params.mode
-    if mode == VIEWS[3]:
+    if mode == "stats":
         return _stats(params)
-    if mode == VIEWS[1]:
+    if mode == "risk":
         return _risk(params)
-    if mode == VIEWS[2]:
+    if mode == "composition":
         return _composition(params)
     if mode in DATA_TARGETS:
         return _data_target(prepared, params)

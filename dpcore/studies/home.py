@@ -20,7 +20,7 @@ from dpcore.simulation import Progress
 from dpcore.studies.base import StudyParams
 
 __all__ = ["CONTROLS", "COLUMNS", "D", "DOMAINS", "PRIVATE_LABEL", "PUBLIC_LABEL", "SEED_KEY",
-           "TOP_FEATURES",
+           "TOP_FEATURES", "VIEW_LABELS",
            "Params", "Tables", "at", "compute", "feature_means", "prepare", "summary_table",
            "takeaway"]
 
@@ -52,6 +52,8 @@ class Params(StudyParams):
 #: The home page has no controls of its own and no study seed.
 CONTROLS: dict[str, Any] = Params.defaults()
 SEED_KEY = Params.seed_key()
+#: The page has one view: none to choose.
+VIEW_LABELS: dict[str, str] = {}
 DOMAINS: dict[str, Any] = {}
 
 

@@ -48,11 +48,11 @@ from dpcore.importance import baselines as dp_baselines
 from dpcore.importance import model_distances as dp_model_distances
 from dpcore.importance import variance_terms as dp_variance_terms
 from dpcore.queries import Query, query_from_controls
-from dpcore.runs.domains import EPSILONS, LAMBDAS, SEED, OneOf, query_domains
+from dpcore.runs.domains import EPSILONS, LAMBDAS, SEED, OneOf, ViewOf, query_domains
 from dpcore.simulation import Progress
 from dpcore.studies.base import Keep, QueryParams, StudyParams, check_prepared, computed
 
-__all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "GRID_VIEWS", "LAMBDA_GRID",
+__all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "VIEW_LABELS", "GRID_VIEWS", "LAMBDA_GRID",
            "EPSILON_GRID", "MODEL_EPSILONS", "REPLICATES", "QUERY_KEY", "CELLS_KEPT", "Params",
            "Lazy", "LambdaCells", "Prepared", "WHISKERS", "WHISKER_QUANTILES", "epsilon_axis",
            "lambda_axis", "share", "prepare", "at", "compute", "caption", "takeaway"]
@@ -64,10 +64,13 @@ EPSILON_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 #: The "Model training" view's own budgets ([JE13]_ Fig. 3).
 MODEL_EPSILONS = (0.1, 1.0, 10.0)
 REPLICATES = (20, 50, 100, 200)
-VIEWS = ("Estimates vs ε", "Estimates vs λ", "Bias vs SD", "Variance: theory", "Baselines",
-         "Model training", "Publish")
+#: The page's views by key, with the label the page shows.
+VIEW_LABELS = {"by_epsilon": "Estimates vs ε", "by_lambda": "Estimates vs λ",
+               "bias_sd": "Bias vs SD", "variance": "Variance: theory",
+               "baselines": "Baselines", "models": "Model training", "publish": "Publish"}
+VIEWS = tuple(VIEW_LABELS)
 #: The views drawn over the whole λ grid (they share one prepared part).
-GRID_VIEWS = ("Estimates vs λ", "Bias vs SD", "Variance: theory")
+GRID_VIEWS = ("by_lambda", "bias_sd", "variance")
 #: Prefix of the page's query-builder widgets.
 QUERY_KEY = "iw_q"
 _LAMBDA_KEY = "iw_lambda"  # the field ``lam`` (:attr:`Params.KEYS`)
@@ -90,8 +93,8 @@ class Params(QueryParams, StudyParams):
         rule of N_D, d, ε and the public records.
     reps : int, default=100
         Bootstrap resamples of D (:data:`REPLICATES`).
-    view : str, default="Estimates vs ε"
-        One of :data:`VIEWS` (None reads as the first).
+    view : str, default="by_epsilon"
+        One of :data:`VIEWS` (a label reads as its key, None as the first).
     models, model_reps : bool and int, default=False and 10
         Whether the "Model training" view trains its models, on how many resamples.
     q_kind, q_mean_column, q_n, q_combine, q_col_i, q_op_i, q_value_i
@@ -103,6 +106,7 @@ class Params(QueryParams, StudyParams):
 
     PREFIX = "iw_"
     KEYS: ClassVar[dict[str, str]] = {"lam": _LAMBDA_KEY}
+    VIEW_LABELS: ClassVar[dict[str, str]] = VIEW_LABELS
 
     epsilon: float = 0.1
     lam: float = 0.1
@@ -111,16 +115,10 @@ class Params(QueryParams, StudyParams):
     models: bool = False
     model_reps: int = 10
 
-    def __post_init__(self) -> None:
-        if self.view is None:  # a segmented control with nothing chosen shows the first view
-            object.__setattr__(self, "view", VIEWS[0])
-        if self.view not in VIEWS:
-            raise ValueError(f"iw_view == {self.view!r}; choose one of {list(VIEWS)}.")
-
     def stage(self) -> tuple[bool, int | None]:
         """What the view asks :func:`prepare` for: the whole λ grid or λ alone, and the model
         comparison's replicates (None when the view trains no models)."""
-        trains = self.view == "Model training" and self.models
+        trains = self.view == "models" and self.models
         return self.view in GRID_VIEWS, self.model_reps if trains else None
 
     def prepare_key(self) -> tuple:
@@ -146,7 +144,7 @@ SEED_KEY = Params.seed_key()
 #: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`).
 DOMAINS = {
     "iw_epsilon": OneOf(EPSILONS), _LAMBDA_KEY: OneOf(LAMBDAS), "iw_reps": OneOf(REPLICATES),
-    "iw_view": OneOf(VIEWS), "iw_model_reps": OneOf((5, 10, 20, 50)), SEED_KEY: SEED,
+    "iw_view": ViewOf(VIEW_LABELS), "iw_model_reps": OneOf((5, 10, 20, 50)), SEED_KEY: SEED,
     **query_domains(QUERY_KEY),
 }
 
@@ -509,9 +507,8 @@ def _headline(prepared: Prepared, params: Params, cells: _Cells) -> dict[str, pd
 
 #: The tables behind each view's figures, from the prepared part and the cell at ε.
 _TABLES: dict[str, Callable[[Prepared, Params, _Cells], dict[str, pd.DataFrame]]] = {
-    "Estimates vs ε": _by_epsilon, "Estimates vs λ": _by_lambda, "Bias vs SD": _bias_sd,
-    "Variance: theory": _variance, "Baselines": _baselines, "Model training": _models,
-    "Publish": _headline,
+    "by_epsilon": _by_epsilon, "by_lambda": _by_lambda, "bias_sd": _bias_sd,
+    "variance": _variance, "baselines": _baselines, "models": _models, "publish": _headline,
 }
 
 

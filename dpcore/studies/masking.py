@@ -29,7 +29,7 @@ import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -49,14 +49,15 @@ from dpcore.masking import (
     toy_task,
 )
 from dpcore.random import stream
-from dpcore.runs.domains import LAMBDAS, SEED, OneOf
+from dpcore.runs.domains import LAMBDAS, SEED, OneOf, ViewOf
 from dpcore.simulation import Progress
 from dpcore.studies.base import Keep, StudyParams, check_prepared, computed
 from dpcore.validation import DataError
 
 __all__ = ["ACCURACY", "BATCH_NUMBERS", "CONTROLS", "DOMAINS", "EPSILONS", "FIG5_N",
            "IMAGES_PER_CLASS", "INITIAL", "MAJORITY", "N_OPTIONS", "REGION_RESOLUTION",
-           "SEED_KEY", "TASKS", "VIEWS", "MaskedSet", "Params", "Prepared", "accuracy_label",
+           "SEED_KEY", "TASKS", "VIEWS", "VIEW_LABELS", "MaskedSet", "Params", "Prepared",
+           "accuracy_label",
            "at", "axis_ranges", "axis_titles", "batch_rows", "below_majority", "compute",
            "domain_ranges", "fig5_sizes", "generator", "load_task", "majority_accuracy",
            "majority_warning", "masked_size", "masked_table", "model_note", "points_outside",
@@ -81,8 +82,11 @@ EPSILONS = FIG5_EPSILONS
 #: per step, so within this budget eight more ε cost about one more (toy, digits), and
 #: Adult's rows, 1,800 numbers each, take two neighbours along.
 BATCH_NUMBERS = 6000
-VIEWS = ("Masked vs original", "Greedy animation", "Accuracy vs ε", "Digit images", "Publish")
-ACCURACY = VIEWS[2]  # the one view whose numbers need more than the masked set at ε
+#: The page's views by key, with the label the page shows.
+VIEW_LABELS = {"scatter": "Masked vs original", "animation": "Greedy animation",
+               "accuracy": "Accuracy vs ε", "images": "Digit images", "publish": "Publish"}
+VIEWS = tuple(VIEW_LABELS)
+ACCURACY = "accuracy"  # the one view whose numbers need more than the masked set at ε
 N_OPTIONS = (50, 100, 150, 200, 300, 400, 500)
 REGION_RESOLUTION = 60  # the page's decision-region grid
 IMAGES_PER_CLASS = 6
@@ -110,7 +114,7 @@ class Params(StudyParams):
     bounded : bool
         Keep masked records in the data domain.
     view : str
-        The page's view (:data:`VIEWS`).
+        The page's view (:data:`VIEWS`; a label reads as its key, None as the first).
     alone : bool
         "Masked vs original": the masked set alone, as a recipient sees it.
     input : bool
@@ -131,6 +135,7 @@ class Params(StudyParams):
     PREFIX = "mk_"
     #: ``prepare`` reads the view and the draws only for the accuracy curves (:meth:`prepare_key`).
     CHEAP = ("epsilon", "view", "alone", "input", "draws")
+    VIEW_LABELS: ClassVar[dict[str, str]] = VIEW_LABELS
 
     task: str = next(iter(TASKS))
     epsilon: float = 5.0
@@ -146,7 +151,7 @@ class Params(StudyParams):
     def prepare_key(self) -> tuple:
         """What :func:`prepare` reads: the experiment, λ, the initial set, N, the domain and the
         seed; and, in the "Accuracy vs ε" view only, the draws of its curves."""
-        curves = (self.view or VIEWS[0]) == ACCURACY
+        curves = self.view == ACCURACY
         return (*self.shared_key(), ("curves", self.draws if curves else None))
 
     def shared_key(self) -> tuple:
@@ -162,7 +167,7 @@ SEED_KEY = Params.seed_key()
 DOMAINS = {
     "mk_task": OneOf(tuple(TASKS)), "mk_epsilon": OneOf(EPSILONS), "mk_lambda": OneOf(LAMBDAS),
     "mk_initial": OneOf(INITIAL), "mk_n": OneOf(N_OPTIONS),
-    "mk_view": OneOf(VIEWS), "mk_draws": OneOf((10, 20, 50)), SEED_KEY: SEED,
+    "mk_view": ViewOf(VIEW_LABELS), "mk_draws": OneOf((10, 20, 50)), SEED_KEY: SEED,
 }
 
 
@@ -313,7 +318,7 @@ def prepare(scenario: Any, params: Params, *, progress: Progress = None,
         raise DataError(f"Unknown experiment {params.task!r}; expected one of {list(TASKS)}.")
     part = keep(("views", params.shared_key()), lambda: _shared(scenario, params))
     curves = {}
-    if (params.view or VIEWS[0]) == ACCURACY:
+    if params.view == ACCURACY:
         curves = accuracy_vs_epsilon_by_size(
             part.task, fig5_sizes(part.task), lam=params.lambda_, n_draws=params.draws,
             seed=params.seed, progress=None if progress is None else lambda f, text: progress(f))
@@ -596,14 +601,14 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
                          else float(task.prior_lambda)),
         "d": int(task.d), "target_columns": int(task.target_columns),
     }])}
-    view = params.view or VIEWS[0]
-    if view == VIEWS[0]:
+    view = params.view
+    if view == "scatter":
         _scatter_tables(numbers, prepared, masked, params)
-    elif view == VIEWS[1]:
+    elif view == "animation":
         _animation_tables(numbers, task, gen)
     elif view == ACCURACY:
         numbers.update({f"accuracy_N{n_fig}": curve for n_fig, curve in prepared.curves.items()})
-    elif view == VIEWS[3] and task.components is not None:
+    elif view == "images" and task.components is not None:
         _image_tables(numbers, prepared, gen)
     return numbers
 

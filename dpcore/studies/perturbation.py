@@ -52,13 +52,14 @@ from dpcore.perturbation.experiments import (
 )
 from dpcore.perturbation.synthetic import synthetic
 from dpcore.random import stream
-from dpcore.runs.domains import EPSILONS, SEED, OneOf
+from dpcore.runs.domains import EPSILONS, SEED, OneOf, ViewOf
 from dpcore.simulation import Progress, report
 from dpcore.studies.base import Keep, StudyParams, check_prepared, computed
 from dpcore.threads import threads
 from dpcore.validation import DataError
 
-__all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "SOURCES", "SYNTHETIC", "EPSILON_GRID",
+__all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "VIEW_LABELS", "SOURCES", "SYNTHETIC",
+           "EPSILON_GRID",
            "PAPER_EPSILON_GRID", "PAPER_GRID", "EPSILON_GRIDS", "PAPER_LAMBDA",
            "LAMBDAS", "CV_LAMBDAS", "SIZES", "SYNTHETIC_TEST", "LAMBDA_MODES", "PAPER_N",
            "STAGES", "Params", "Shared", "Prepared", "TrainingData", "n_options", "training_data",
@@ -66,8 +67,11 @@ __all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEWS", "SOURCES", "SYNTHETIC", "
            "bound_curves", "best_metrics", "shared", "prepare",
            "at", "compute", "takeaway"]
 
-VIEWS = ("Error vs ε", "Learning curve", "Distance to non-private", "Bounds (Lemmas 3-4)",
-         "Publish")
+#: The page's views by key, with the label the page shows.
+VIEW_LABELS = {"error_vs_epsilon": "Error vs ε", "learning_curve": "Learning curve",
+               "distance": "Distance to non-private", "bounds": "Bounds (Lemmas 3-4)",
+               "publish": "Publish"}
+VIEWS = tuple(VIEW_LABELS)
 SOURCES = ("Scenario (sidebar)", "Paper: separable sphere", "Paper: noisy sphere")
 SYNTHETIC = {"Paper: separable sphere": "separable", "Paper: noisy sphere": "noisy"}
 EPSILON_GRID = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
@@ -93,9 +97,8 @@ PAPER_N = 17_500
 _STREAM = "perturbation page"
 #: What :func:`prepare` builds for each view: the ε curve (with the excess training loss for
 #: the bounds), the learning curve, or the data alone (Publish: its numbers are the headline).
-STAGES = {"Error vs ε": "curve", "Distance to non-private": "curve",
-          "Bounds (Lemmas 3-4)": "curve with excess loss", "Learning curve": "learning curve",
-          "Publish": "data"}
+STAGES = {"error_vs_epsilon": "curve", "distance": "curve", "bounds": "curve with excess loss",
+          "learning_curve": "learning curve", "publish": "data"}
 _CURVES = ("curve", "curve with excess loss")
 #: The splits each stage prepares (:func:`shared`): the ε curves share theirs.
 _SPLITS = {"curve": "epsilon", "curve with excess loss": "epsilon",
@@ -123,8 +126,8 @@ class Params(StudyParams):
         Training rows (capped at the data's size).
     restarts : int, default=10
         Noise draws per fold and ε.
-    view : str, default="Error vs ε"
-        One of :data:`VIEWS` (None reads as the first).
+    view : str, default="error_vs_epsilon"
+        One of :data:`VIEWS` (a label reads as its key, None as the first).
     grid : str, default="0.1 to 10"
         The ε grid of the curves against ε (a key of :data:`EPSILON_GRIDS`).
     seed : int, default=0
@@ -133,6 +136,7 @@ class Params(StudyParams):
 
     PREFIX = "lr_"
     KEYS: ClassVar[dict[str, str]] = {"lam": _LAMBDA_KEY}
+    VIEW_LABELS: ClassVar[dict[str, str]] = VIEW_LABELS
 
     source: str = SOURCES[0]
     epsilon: float = 1.0
@@ -144,10 +148,7 @@ class Params(StudyParams):
     grid: str = next(iter(EPSILON_GRIDS))
 
     def __post_init__(self) -> None:
-        if self.view is None:  # a segmented control with nothing chosen shows the first view
-            object.__setattr__(self, "view", VIEWS[0])
-        if self.view not in VIEWS:
-            raise ValueError(f"lr_view == {self.view!r}; choose one of {list(VIEWS)}.")
+        super().__post_init__()
         if self.grid not in EPSILON_GRIDS:
             raise ValueError(f"lr_grid == {self.grid!r}; choose one of {list(EPSILON_GRIDS)}.")
 
@@ -195,7 +196,7 @@ DOMAINS = {
     "lr_source": OneOf(SOURCES), "lr_epsilon": OneOf(EPSILONS),
     "lr_lambda_mode": OneOf(LAMBDA_MODES), _LAMBDA_KEY: OneOf(LAMBDAS), "lr_n": OneOf(SIZES),
     "lr_restarts": OneOf((5, 10, 20, 50)), "lr_grid": OneOf(tuple(EPSILON_GRIDS)),
-    "lr_view": OneOf(VIEWS), SEED_KEY: SEED,
+    "lr_view": ViewOf(VIEW_LABELS), SEED_KEY: SEED,
 }
 
 
@@ -544,7 +545,7 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
     numbers: dict[str, pd.DataFrame] = {}
     if params.stage() in _CURVES:
         numbers["results"] = res = _curve(prepared, params)
-        if view == "Error vs ε":
+        if view == "error_vs_epsilon":
             numbers["summary"] = summary = summarise(res)
             metrics["guessing_error_nonprivate"] = guess = _guessing(data)
             here = summary[np.isclose(summary["epsilon"], epsilon)].set_index("method")
@@ -553,12 +554,12 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
                 metrics[f"sd {method}"] = row["std"]
             metrics["swamped"] = ", ".join(swamped_methods(summary, epsilon, guess))
             metrics.update(best_metrics(prepared.best))
-        elif view == "Bounds (Lemmas 3-4)":
+        elif view == "bounds":
             numbers["bounds"] = bound_curves(
                 epsilon_axis(epsilon, params.epsilons), n=n, d=d, intercept=data.intercept,
                 held_out=prepared.held_out,
                 lam_at=lambda e: _lambda(params.replace(epsilon=e), data, prepared.lam_cv))
-    elif view == "Learning curve":
+    elif view == "learning_curve":
         fits = prepared.fits or [fit_split(split, lam) for split in prepared.splits]
         numbers["results"] = res = pd.DataFrame(_rows(fits, [epsilon], params, excess=False))
         numbers["summary"] = summarise(res, by="n")

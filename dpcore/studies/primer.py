@@ -31,7 +31,7 @@ from dpcore.runs.domains import EPSILONS, SEED, Between, FromData, OneOf
 from dpcore.simulation import Progress, report
 from dpcore.studies.base import StudyParams
 
-__all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "Params", "at", "compute", "prepare",
+__all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEW_LABELS", "Params", "at", "compute", "prepare",
            "takeaway"]
 
 
@@ -86,6 +86,8 @@ class Params(StudyParams):
 #: Every control of the page with its default (:data:`dpcore.primer.CONTROLS`).
 CONTROLS: dict[str, Any] = Params.defaults()
 SEED_KEY = Params.seed_key()
+#: The page has one view: none to choose.
+VIEW_LABELS: dict[str, str] = {}
 #: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`): the
 #: columns and categories come from the data, the bounds and the threshold are any numbers.
 DOMAINS = {

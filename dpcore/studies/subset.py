@@ -35,7 +35,7 @@ import pandas as pd
 
 from dpcore.datasets import MAX_UPLOAD_BYTES, Scenario
 from dpcore.model_selection import cv_penalty
-from dpcore.runs.domains import EPSILONS, LAMBDAS, SEED, Between, OneOf
+from dpcore.runs.domains import EPSILONS, LAMBDAS, SEED, Between, OneOf, ViewOf
 from dpcore.studies.base import StudyParams
 from dpcore.subset import (
     StudySetup,
@@ -54,12 +54,16 @@ from dpcore.validation import DataError
 
 __all__ = ["CONTROLS", "COARSE", "DEFAULT_GRID", "DOMAINS", "GRIDS", "LEI_BINS", "LEI_BUDGETS",
            "NEAR_UNIFORM_RATIO", "SEED_KEY", "SET_FROM_DATA", "SLIDER_EPSILONS", "SPLITS", "VIEWS",
+           "VIEW_LABELS",
            "Params", "POINTS_PER_COEFFICIENT", "PreparedStudy", "StudyRuns", "at",
            "candidate_sizes", "compute", "default_lambda", "grid_sizes",
            "lei_applies", "lei_epsilon", "near_uniform_note", "prepare", "grids_not_offered",
            "split_epsilon", "takeaway"]
 
-VIEWS = ("Error vs size", "Distance vs size", "Points and weights", "Publish")
+#: The page's views by key, with the label the page shows.
+VIEW_LABELS = {"error_vs_size": "Error vs size", "distance_vs_size": "Distance vs size",
+               "points_and_weights": "Points and weights", "publish": "Publish"}
+VIEWS = tuple(VIEW_LABELS)
 #: Split of the total ε into (ε₁ ranks, ε₂ weights, ε₃ selects), as ratios: the page's ε is the
 #: total a run costs (:func:`split_epsilon`), so the paper's 0.8 : 0.2 : 1 at its ε is the
 #: total 2ε here.
@@ -128,7 +132,7 @@ class Params(StudyParams):
     reps : int, default=3
         Independent runs of Algorithm 2 on the same D and E.
     view : str
-        One of :data:`VIEWS`.
+        One of :data:`VIEWS` (a label reads as its key, None as the first).
     size : int or None, default=None
         The inspected candidate size; None (or a size off the grid): the size Algorithm 2
         selected in repeat 1.
@@ -144,6 +148,7 @@ class Params(StudyParams):
     CHEAP: ClassVar[tuple[str, ...]] = ("epsilon", "split", "accounting", "selection", "grid",
                                         "start", "step", "count", "reps", "view", "size",
                                         "lei_budget", "lei_bins")
+    VIEW_LABELS: ClassVar[dict[str, str]] = VIEW_LABELS
 
     epsilon: float = 3.0
     split: str = next(iter(SPLITS))
@@ -178,7 +183,7 @@ DOMAINS = {
     "sub_selection": OneOf(("exponential", "noisy-curve")), "sub_grid": OneOf(GRIDS),
     "sub_start": Between(1, 100_000, integer=True), "sub_step": Between(1, 100_000, integer=True),
     "sub_count": Between(2, 100, integer=True), "sub_lambda": OneOf(LAMBDAS),
-    "sub_reps": OneOf((1, 2, 3, 5, 10)), "sub_view": OneOf(VIEWS),
+    "sub_reps": OneOf((1, 2, 3, 5, 10)), "sub_view": ViewOf(VIEW_LABELS),
     "sub_size": Between(1, MAX_UPLOAD_BYTES // 2, integer=True, optional=True),
     "sub_lei_budget": OneOf(tuple(LEI_BUDGETS)), "sub_lei_bins": OneOf(LEI_BINS), SEED_KEY: SEED,
 }
@@ -494,13 +499,13 @@ def at(prepared: PreparedStudy, params: Params) -> dict[str, pd.DataFrame]:
     metrics.update(prepared.runs.selection(**arguments))
     metrics.update(_lei_metrics(prepared, params, eps))
     numbers = {"metrics": pd.DataFrame([metrics])}
-    view = params.view or VIEWS[0]
-    if view == VIEWS[0]:
+    view = params.view
+    if view == "error_vs_size":
         numbers.update(_error_tables(study))
-    elif view == VIEWS[1]:
+    elif view == "distance_vs_size":
         numbers["distance_curve_nonprivate"] = pd.DataFrame({
             "size": study.sizes.astype(int), "distance_nonprivate": study.distance.mean(axis=0)})
-    elif view == VIEWS[2]:
+    elif view == "points_and_weights":
         numbers.update(_points_tables(study, prepared, size, j))
     return numbers
 
