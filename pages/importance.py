@@ -20,13 +20,13 @@ from dpcore.figures.importance import (
 )
 from dpcore.importance import (
     LOG_WEIGHT_NOISE_LIMIT,
-    ImportanceWeights,
     balanced_fit,
     correcting_epsilon,
     default_lambda,
     pulled_to_public,
     smallest_epsilon,
 )
+from dpcore.releases import importance as release
 from dpcore.simulation import default_replicates
 from dpcore.studies import importance as study
 from dpcore.studies.importance import (
@@ -258,24 +258,20 @@ def draw(numbers: dict[str, pd.DataFrame], params: Params) -> None:
 
 
 def publish(epsilon: float) -> None:
-    """The release: fresh OS entropy, spent through the session's accountant, never cached."""
+    """The release (:func:`dpcore.releases.importance.publish`: fresh OS entropy, spent through
+    the session's accountant, never cached) and what it publishes."""
     st.markdown(
         f"**One release** at ε = {epsilon:g} and λ = {lam:g}: the only output on this page "
         "that leaves the data owner. Everything else is a simulation of the mechanism.")
     # Step 1 of Algorithm 1 (non-private, no noise yet) is reused when only ε moves.
     step1 = memo(scenario, scenario_id, ("balanced fit", lam),
                  lambda: balanced_fit(scenario.private, scenario.public, lam))
-
-    def release(accountant):
-        return ImportanceWeights(epsilon, lam, accountant=accountant).fit(
-            scenario.private, scenario.public, step1=step1, dataset=scenario.title)
-
     published = publish_panel("importance", scenario=scenario, scenario_id=scenario_id,
-                              epsilon=epsilon, settings=f"ε = {epsilon:g}, λ = {lam:g}",
-                              release=release, label="Publish the weights",
-                              noise="the paper's L2-Laplace on β at Lemma 2's L2 "
-                                    "sensitivity, drawn as a Gaussian scale mixture (the "
-                                    "studies draw the same law)")
+                              epsilon=epsilon, settings=release.settings(epsilon, lam),
+                              release=lambda accountant: release.publish(
+                                  scenario, epsilon=epsilon, lam=lam, accountant=accountant,
+                                  step1=step1),
+                              label="Publish the weights", noise=release.NOISE)
     if published is not None:
         iw = published.value
         st.success(f"Published at {published.settings} "
@@ -285,9 +281,7 @@ def publish(epsilon: float) -> None:
              context=f"{scenario.title}; {published.settings}")
         st.caption("How the weights spread: records like D's are weighted up, the rest "
                    "down.")
-        shown = scenario.raw_public if scenario.raw_public is not None else scenario.public
-        released = shown.reset_index(drop=True)
-        released.insert(0, "weight", iw.weights_)
+        released = release.released_table(scenario, iw.weights_)
         st.markdown("**Most-weighted public records**")
         st.dataframe(released.nlargest(10, "weight"), hide_index=True)
         st.download_button("Download the release (public rows + weights, CSV)",

@@ -18,6 +18,7 @@ from dpcore.figures.masking import (
 )
 from dpcore.masking import FIG5_EPSILONS
 from dpcore.masking.defaults import best_lambda, public_lambda_table, reach_note
+from dpcore.releases import masking as release
 from dpcore.studies import masking as study
 from dpcore.studies.masking import (
     ACCURACY,
@@ -32,7 +33,6 @@ from dpcore.studies.masking import (
     accuracy_label,
     fig5_sizes,
     majority_warning,
-    masked_table,
     model_note,
     points_outside,
 )
@@ -316,22 +316,19 @@ def draw_images(numbers, params, figs) -> None:
 
 
 def publish(numbers, params) -> None:
-    """The "Publish" view: one release of the masked dataset (fresh OS entropy, spends ε)."""
+    """The "Publish" view: one release of the masked dataset
+    (:func:`dpcore.releases.masking.publish`: fresh OS entropy, spends ε)."""
     released_at = settings(numbers, params)
     st.markdown(f"**One release** at {released_at}: the masked dataset, the only output on this "
                 "page that leaves the data owner. It spends ε once (for the noisy classifier); "
                 "the records are then post-processing.")
-
-    def release(accountant):  # the study's mechanism, with fresh OS entropy and the ledger
-        return study.generator(task, params.epsilon, params.lambda_, ready.n,
-                               bounded=params.bounded, accountant=accountant).fit(
-            task.X_private, task.y_private, initial=ready.initial)
-
     published = publish_panel("masking", scenario=route, scenario_id=route_id,
-                              epsilon=params.epsilon, settings=released_at, release=release,
-                              label="Publish the masked dataset",
-                              noise="the paper's L2-Laplace on W′, drawn as a Gaussian "
-                                    "scale mixture (the studies draw the same law)")
+                              epsilon=params.epsilon, settings=released_at,
+                              release=lambda accountant: release.publish(
+                                  route, task, epsilon=params.epsilon, lam=params.lambda_,
+                                  n=ready.n, bounded=params.bounded, initial=ready.initial,
+                                  accountant=accountant),
+                              label="Publish the masked dataset", noise=release.NOISE)
     if published is None:
         return
     released = published.value
@@ -343,7 +340,7 @@ def publish(numbers, params) -> None:
                    help=f"{released.n_initial_} from the initial set, the rest invented.")
     show(released_figure(task, released), "fig_released", title="The released masked set",
          context=f"{task.title}; {published.settings}")
-    table = masked_table(task, released)
+    table = release.masked_table(task, released)
     st.dataframe(table.head(20), hide_index=True)
     st.download_button("Download the masked dataset (CSV)", lambda: csv_bytes(table),
                        "masked_dataset.csv", "text/csv", key="mk_download")

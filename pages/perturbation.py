@@ -5,8 +5,6 @@ with :func:`dpcore.figures.perturbation.figures`; the "Publish" view makes the o
 owner would release: one private model.
 """
 
-import datetime as dt
-import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -16,7 +14,6 @@ import streamlit as st
 import ui.preload  # noqa: F401  (first: every module, one order; see ui/preload.py)
 from dpcore.datasets.dimension import Dimension
 from dpcore.figures.perturbation import TITLES, coefficient_bars, figures
-from dpcore.perturbation import PrivateLogisticRegression
 from dpcore.perturbation.experiments import (
     CENTRED_MIN_ROWS,
     ReleaseSimulation,
@@ -34,6 +31,7 @@ from dpcore.planning.release import (
     release_plan,
     release_point,
 )
+from dpcore.releases import perturbation as release
 from dpcore.studies import perturbation as study
 from dpcore.studies.perturbation import (
     EPSILON_GRIDS,
@@ -427,7 +425,8 @@ def release_lam(epsilon: float, intercept: bool, method: str, scenario_id: str) 
 
 
 def publish(epsilon: float, lam: float, intercept: bool, scenario_id: str) -> None:
-    """The release: fresh OS entropy, spent through the session's accountant, never cached."""
+    """The release (:func:`dpcore.releases.perturbation.publish`: fresh OS entropy, spent
+    through the session's accountant, never cached) and what it publishes."""
     if source in SYNTHETIC:
         st.info("Publishing is for a scenario's private set: choose 'Scenario (sidebar)' as "
                 "training data.")
@@ -485,28 +484,14 @@ def publish(epsilon: float, lam: float, intercept: bool, scenario_id: str) -> No
         "gap with a little output noise (1 % of ε), so its proof holds on floating point "
         "(docs/privacy.md); objective perturbation exactly as the papers state it is studied, "
         "not released.")
-    if arrays.X_test is not None:
-        X_eval, y_eval, eval_name = arrays.X_test, arrays.y_test, "the held-out test part"
-    else:
-        X_eval, y_eval, eval_name = public.X, public.y, "the public set E"
-    settings = (f"ε = {epsilon:g}, λ = {lam_release:.3g}, "
-                + ("approximate minima perturbation" if method == "amp" else "output perturbation")
-                + (", centred on the public model" if centred else ""))
-
-    def release(accountant):
-        model = PrivateLogisticRegression(
-            epsilon=epsilon, lam=lam_release, method=method, data_norm=arrays.data_norm,
-            fit_intercept=intercept, accountant=accountant, dataset=scenario.title,
-            classes=arrays.classes, prior=prior)
-        return model.fit(arrays.X, arrays.y)
-
-    published = publish_panel("perturbation", scenario=scenario, scenario_id=scenario_id,
-                              epsilon=epsilon, settings=settings, release=release,
-                              label="Publish the model",
-                              noise=("L2-Laplace in the objective and on the output (a Gaussian "
-                                     "scale mixture)" if method == "amp" else
-                                     "L2-Laplace at the L2 sensitivity (a Gaussian scale "
-                                     "mixture)"))
+    X_eval, y_eval, eval_name = release.evaluation_set(arrays, public)
+    published = publish_panel(
+        "perturbation", scenario=scenario, scenario_id=scenario_id, epsilon=epsilon,
+        settings=release.settings(epsilon, lam_release, method, centred),
+        release=lambda accountant: release.publish(
+            scenario, arrays, epsilon=epsilon, lam=lam_release, method=method,
+            intercept=intercept, prior=prior, accountant=accountant),
+        label="Publish the model", noise=release.NOISE[method])
     if published is not None:
         model = published.value
         error = 1.0 - model.score(X_eval, y_eval)
@@ -521,15 +506,10 @@ def publish(epsilon: float, lam: float, intercept: bool, scenario_id: str) -> No
         show(coefficient_bars(model.coef_[0], arrays.features), "fig_coef",
              title="Released coefficients (largest 20)",
              context=f"{scenario.title}; {published.settings}")
-        payload = model.to_dict() | {
-            "features": list(arrays.features), "classes": [str(c) for c in model.classes_],
-            "test_error": error, "test_set": eval_name, "n_train": n_all,
-            "dataset": scenario.title,
-            "published": published.time.astimezone(dt.UTC).isoformat(),
-        }
-        st.download_button("Download the model (JSON)", json.dumps(payload, indent=2),
-                           "private_logistic_regression.json", "application/json",
-                           key="lr_download")
+        st.download_button("Download the model (JSON)", release.released_json(
+            model, arrays, error=error, test_set=eval_name, dataset=scenario.title,
+            published=published.time), "private_logistic_regression.json", "application/json",
+            key="lr_download")
 
 
 def live(view: str) -> None:

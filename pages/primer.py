@@ -26,13 +26,11 @@ from dpcore.primer import (
     default_count,
     default_threshold,
     describe_relation,
-    group_sensitivity,
     query_from_controls,
-    release_answers,
     runner_up_epsilon,
-    sensitivity,
     suggest_bounds,
 )
+from dpcore.releases import primer as release
 from dpcore.studies import primer as study
 from dpcore.studies.primer import CONTROLS, Params
 from dpcore.text import csv_bytes, md
@@ -363,30 +361,20 @@ def publish(scenario_id: str, params: Params, cats: list[str]) -> None:
                 "budget panel in the sidebar), so the release is calibrated under it, not "
                 f"under step 2's '{describe_relation(params.relation)}'.",
                 icon=":material/info:")
-    n_records = len(scenario.raw_private) if scenario.raw_private is not None else 0
     epsilon = params.epsilon
     try:
         query = query_from_controls(scenario, params.controls())
-        release_sens = (group_sensitivity(query) if group and ledger.relation == "replace"
-                        else sensitivity(query, n_records, ledger.relation))
+        sens = release.release_sensitivity(scenario, query, ledger.relation, group)
     except DataError as exc:
         st.info(md(exc), icon=":material/info:")
         return
-    settings = (f"Laplace, ε = {epsilon:g}"
-                + (f", one answer per value of {md(group)}" if group else ""))
-
-    def release(accountant):
-        return release_answers(
-            query, scenario.raw_private, epsilon, n_records=n_records, group=group,
-            groups=candidates(scenario, group) if group else None,
-            accountant=accountant, dataset=scenario.title)
-
     published = publish_panel(
         "primer", scenario=scenario, scenario_id=scenario_id, epsilon=epsilon,
-        settings=settings, release=release, label="Publish the answer",
-        relation=ledger.relation,
-        noise=f"Laplace of scale {release_sens / epsilon:.4g} (sensitivity "
-              f"{release_sens:g} under {ledger.relation_text})")
+        settings=release.settings(epsilon, group),
+        release=lambda accountant: release.publish(scenario, query, epsilon=epsilon,
+                                                   group=group, accountant=accountant),
+        label="Publish the answer", relation=ledger.relation,
+        noise=release.noise(sens, epsilon, ledger.relation_text))
     if published is not None:
         show_release(published)
 

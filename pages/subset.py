@@ -14,6 +14,7 @@ import streamlit as st
 import ui.preload  # noqa: F401  (first: every module, one order; see ui/preload.py)
 import ui.study
 from dpcore.figures.subset import TITLES, figures, settings
+from dpcore.releases import subset as release
 from dpcore.studies import subset as study
 from dpcore.studies.subset import (
     DEFAULT_GRID,
@@ -29,7 +30,6 @@ from dpcore.studies.subset import (
     near_uniform_note,
     split_epsilon,
 )
-from dpcore.subset import select_subset
 from dpcore.subset.weights import COUNT_SENSITIVITY
 from dpcore.text import csv_bytes
 from dpcore.validation import DataError
@@ -235,35 +235,28 @@ def show_points_tables(numbers: dict[str, pd.DataFrame]) -> None:
 
 def publish(prepared: study.PreparedStudy, sizes: np.ndarray, eps: tuple[float, float, float],
             numbers: dict[str, pd.DataFrame]) -> None:
-    """One release of Algorithm 2 with fresh noise (not a study, never cached), and its CSV."""
-    setup, scenario_id = prepared.setup, st.session_state["scenario_id"]
+    """One release of Algorithm 2 with fresh noise (:func:`dpcore.releases.subset.publish`; not
+    a study, never cached), and its CSV."""
+    scenario_id = st.session_state["scenario_id"]
     st.markdown(
         f"**One release** at ε = ({', '.join(f'{e:g}' for e in eps)}) with {len(sizes)} "
         "candidate sizes: the selected public rows and their DP weights. Fresh randomness; "
         "ε₁, ε₂ and ε₃ go into the ledger as three entries.")
-
-    def release(accountant):  # Algorithm 2 with fresh noise, when the press is served
-        return select_subset(setup.data, None, eps, sizes, "logistic", accounting,
-                             None, None, selection=selection, lam=lam,
-                             accountant=accountant, dataset=scenario.title,
-                             prepared=setup.prepared)
-
     spent = float(numbers["metrics"]["epsilon_spent"].iloc[0])
     published = publish_panel(
         "subset", scenario=scenario, scenario_id=scenario_id,
-        epsilon=spent if accounting == "as-printed" else float(sum(eps)),
-        settings=f"ε = ({', '.join(f'{e:g}' for e in eps)}), λ = {lam:g}, {accounting}",
-        release=release, label="Publish the subset",
-        noise="Laplace on the counts and criteria, the exponential mechanism for the size")
+        epsilon=release.charged_epsilon(eps, accounting, spent),
+        settings=release.settings(eps, lam, accounting),
+        release=lambda accountant: release.publish(  # Algorithm 2 when the press is served
+            scenario, prepared.setup, epsilon=eps, sizes=sizes, accounting=accounting,
+            selection=selection, lam=lam, accountant=accountant),
+        label="Publish the subset", noise=release.NOISE)
     if published is None:
         return
     res = published.value
     st.success(f"Published {res.size:,} public rows with DP weights at {published.settings} "
                f"({published.time:%H:%M:%S} UTC); ε spent {res.epsilon_spent:g}.", icon="✅")
-    shown = scenario.raw_public if scenario.raw_public is not None else scenario.public
-    released = shown.iloc[res.public_rows].reset_index(drop=True)
-    released.insert(0, "dp_weight", res.weights)
-    released.insert(1, "public_rows_alike", res.rescaled.multiplicity[res.order[:res.size]])
+    released = release.released_table(scenario, res)
     st.dataframe(released.head(200), hide_index=True)
     st.caption("One row per distinct public point after Step 1 (its first row in E); "
                "public_rows_alike counts the rows of E it stands for.")

@@ -23,7 +23,7 @@ import pytest
 from scipy import special, stats
 
 from dpcore import audit as A
-from dpcore.audit.cases import _objective_llr
+from dpcore.audit.case import objective_llr as _objective_llr
 from dpcore.mechanisms import Gaussian
 from dpcore.validation import DataError
 

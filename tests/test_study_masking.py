@@ -17,6 +17,7 @@ from dpcore.figures.masking import (
     settings,
 )
 from dpcore.masking import FIG5_EPSILONS
+from dpcore.releases.masking import masked_table
 from dpcore.runs import build_scenario, numbers_json
 from dpcore.studies import masking as study
 from dpcore.studies.masking import (
@@ -28,7 +29,6 @@ from dpcore.studies.masking import (
     Params,
     at,
     compute,
-    masked_table,
     points_outside,
     prepare,
     takeaway,

@@ -40,7 +40,9 @@ deliberate faults ("broken on purpose"). The package, one module per job:
   test of :func:`audit_scores`, the ceiling and the reach of a number of runs, the one-run
   bound);
 * :mod:`dpcore.audit.pairs`: hard neighbouring pairs (built-in, synthetic);
-* :mod:`dpcore.audit.cases`: the catalogue of cases;
+* :mod:`dpcore.audit.case`: one case (:class:`AuditCase`) and the scores' shared pieces;
+* :mod:`dpcore.audit.cases`: the catalogue of cases (the releases' own cases gathered from
+  :mod:`dpcore.releases.registry`);
 * :mod:`dpcore.audit.running`: running an audit (:func:`audit`, :func:`one_run_audit`).
 
 References
@@ -55,43 +57,51 @@ References
    NeurIPS, Algorithm 1 and Theorem 3.1 (pure epsilon-DP).
 """
 
-from dpcore.audit.cases import BROKEN_KEYS, CASE_KEYS, AuditCase, audit_case, audit_cases
-from dpcore.audit.pairs import IMPORTANCE_CORNERS, hill_climb_pair, importance_pair, logistic_pair
-from dpcore.audit.running import PLOT_SCORES, AuditResult, OneRunResult, audit, one_run_audit
-from dpcore.audit.statistics import (
-    GaussianTradeoff,
-    ScoreAudit,
-    audit_ceiling,
-    audit_reach,
-    audit_scores,
-    check_runs,
-    clopper_pearson_upper,
-    epsilon_from_rates,
-    one_run_epsilon,
-)
+from __future__ import annotations
 
-__all__ = [
-    "BROKEN_KEYS",
-    "CASE_KEYS",
-    "IMPORTANCE_CORNERS",
-    "PLOT_SCORES",
-    "AuditCase",
-    "AuditResult",
-    "GaussianTradeoff",
-    "OneRunResult",
-    "ScoreAudit",
-    "audit",
-    "audit_case",
-    "audit_ceiling",
-    "audit_cases",
-    "audit_reach",
-    "audit_scores",
-    "check_runs",
-    "clopper_pearson_upper",
-    "epsilon_from_rates",
-    "hill_climb_pair",
-    "importance_pair",
-    "logistic_pair",
-    "one_run_audit",
-    "one_run_epsilon",
-]
+import importlib
+from typing import Any
+
+#: Each public name -> the module that defines it, imported when the name is first read: the
+#: catalogue (:mod:`dpcore.audit.cases`) reads the releases, which import this package's
+#: :mod:`dpcore.audit.case`, so the package's face imports none of its modules.
+_EXPORTS = {
+    "AuditCase": "dpcore.audit.case",
+    "BROKEN_KEYS": "dpcore.audit.cases",
+    "CASE_KEYS": "dpcore.audit.cases",
+    "audit_case": "dpcore.audit.cases",
+    "audit_cases": "dpcore.audit.cases",
+    "IMPORTANCE_CORNERS": "dpcore.audit.pairs",
+    "hill_climb_pair": "dpcore.audit.pairs",
+    "importance_pair": "dpcore.audit.pairs",
+    "logistic_pair": "dpcore.audit.pairs",
+    "PLOT_SCORES": "dpcore.audit.running",
+    "AuditResult": "dpcore.audit.running",
+    "OneRunResult": "dpcore.audit.running",
+    "audit": "dpcore.audit.running",
+    "one_run_audit": "dpcore.audit.running",
+    "GaussianTradeoff": "dpcore.audit.statistics",
+    "ScoreAudit": "dpcore.audit.statistics",
+    "audit_ceiling": "dpcore.audit.statistics",
+    "audit_reach": "dpcore.audit.statistics",
+    "audit_scores": "dpcore.audit.statistics",
+    "check_runs": "dpcore.audit.statistics",
+    "clopper_pearson_upper": "dpcore.audit.statistics",
+    "epsilon_from_rates": "dpcore.audit.statistics",
+    "one_run_epsilon": "dpcore.audit.statistics",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use (see :data:`_EXPORTS`)."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

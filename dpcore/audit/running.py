@@ -1,6 +1,6 @@
 """Running an audit: a case many times on each dataset of its pair, or one training run.
 
-:func:`audit` runs an :class:`~dpcore.audit.cases.AuditCase` on both datasets of its pair and
+:func:`audit` runs an :class:`~dpcore.audit.case.AuditCase` on both datasets of its pair and
 lower-bounds its epsilon from the scores (:func:`~dpcore.audit.statistics.audit_scores`);
 :func:`one_run_audit` is the one-run audit of [SNJ23]_ (canaries included at random in a single
 training run; a lower bound from the number of correct guesses) of output perturbation.
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpcore.audit.cases import AuditCase
+from dpcore.audit.case import AuditCase
 from dpcore.audit.statistics import audit_scores, check_runs, one_run_epsilon
 from dpcore.perturbation import prepare, private_coefs
 from dpcore.simulation import Progress

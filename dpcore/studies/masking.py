@@ -60,7 +60,7 @@ __all__ = ["ACCURACY", "BATCH_NUMBERS", "CONTROLS", "DOMAINS", "EPSILONS", "FIG5
            "accuracy_label",
            "at", "axis_ranges", "axis_titles", "batch_rows", "below_majority", "compute",
            "domain_ranges", "fig5_sizes", "generator", "load_task", "majority_accuracy",
-           "majority_warning", "masked_size", "masked_table", "model_note", "points_outside",
+           "majority_warning", "masked_size", "model_note", "points_outside",
            "prepare", "takeaway", "validation_accuracy"]
 
 #: Experiment -> (task key, built-in scenario that routes the page's release; None: the
@@ -264,8 +264,9 @@ def generator(task: MaskingTask, epsilon: float, lam: float, n: int, *, bounded:
               rng=None, accountant=None) -> MaskedDataGenerator:
     """The page's Algorithm 1 for ``task``: its classes, norm bound, intercept and penalty
     centre (the paper's model on the paper's experiments; on a scenario an intercept and the
-    public model ``W_E``). The study (``rng`` a seeded stream) and the Publish view (``rng=None``
-    and the session's ``accountant``) build it here, so they run one mechanism."""
+    public model ``W_E``). The study (``rng`` a seeded stream) and the release
+    (:func:`dpcore.releases.masking.publish`: ``rng=None`` and the session's ``accountant``)
+    build it here, so they run one mechanism."""
     return MaskedDataGenerator(epsilon, lam, n, rng=rng, accountant=accountant,
                                n_classes=task.n_classes, data_norm=task.data_norm,
                                fit_intercept=task.intercept, coef_prior=task.prior,
@@ -617,14 +618,6 @@ def compute(scenario: Any, params: Params, *, progress: Progress = None,
             parallel: Any = None) -> dict[str, pd.DataFrame]:
     """The page's numbers: ``at(prepare(scenario, params), params)``."""
     return at(prepare(scenario, params, progress=progress, parallel=parallel), params)
-
-
-def masked_table(task: MaskingTask, gen: MaskedDataGenerator) -> pd.DataFrame:
-    """A fitted generator's masked set as a recipient gets it: the label, then the records in
-    the task's units (the public centring undone)."""
-    table = pd.DataFrame(task.to_records(gen.masked_X_), columns=list(task.feature_names))
-    table.insert(0, "label", [task.class_names[c] for c in gen.masked_y_])
-    return table
 
 
 def below_majority(numbers: Mapping[str, pd.DataFrame]) -> dict[str, list[float]]:
