@@ -36,8 +36,10 @@ at 700, where ``e^ε'`` still fits a double; the cap only loosens the curve for 
 The discretised δ is at least the true δ at every ε', so the curve is an upper bound on every
 attacker's TPR. For one Laplace release connect-the-dots is exact at the grid points, and each
 bound's slope in ε' is at most ``e^ε'`` in absolute value, so the curve exceeds the exact one
-(``method="exact"``) by at most ``Δ e^(ε + Δ)``; for k releases, each loss is at most Δ above
-the true one, which moves the curve up by at most ``e^(kΔ) - 1``.
+(``method="exact"``) by at most ``Δ e^(ε + Δ)``. For k releases, the discretised distribution
+is no worse than every loss rounded up to the grid (privacy buckets, which connect-the-dots
+tightens, [DGK22]_; randomised response is rounded so), at most Δ above the true loss per
+release: ``δ~(ε') <= δ(ε' - kΔ)``, which moves the curve up by at most ``e^(kΔ) - 1``.
 
 References
 ----------
