@@ -1,4 +1,5 @@
-"""The attacker's trade-off curve, :func:`dpcore.planning.tradeoff` (issue 37, item 3).
+"""The attacker's trade-off curve, :func:`dpcore.planning.tradeoff` (issue 37, item 3), and an
+audit's (FPR, TPR) point against it (:func:`dpcore.audit.point_against_curve`).
 
 Tolerances, derived in :mod:`dpcore.planning.tradeoff`: the PLD curve is an upper bound on the
 exact one; for one Laplace release at ε it exceeds it by at most ``Δ e^(ε + Δ)`` (connect-the-
@@ -9,12 +10,14 @@ rounding in double precision only (sums of masses of order 1: a few ulps).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 import pytest
 from scipy import special, stats
 
+from dpcore.audit import point_against_curve
 from dpcore.composition import PLD_DISCRETISATION, plan_pld
 from dpcore.planning import laplace_tradeoff, pure_tradeoff, tradeoff
 
@@ -136,3 +139,41 @@ def test_free_releases_leave_the_attacker_guessing_and_the_shape_is_kept():
 def test_invalid_input_says_what_to_do(args, kwargs, match):
     with pytest.raises(ValueError, match=match):
         tradeoff(*args, **kwargs)
+
+
+# ----------------------------------------------------------- an audit's point against the curve
+def test_a_point_far_above_the_curve_is_flagged_and_one_on_it_is_not():
+    curve = functools.partial(tradeoff, [1.0])
+    bug = point_against_curve(100, 10_000, 2_000, 10_000, curve)  # TPR 20 % at FPR 1 %
+    assert bug.above and bug.tpr_low > bug.allowed
+    assert bug.fpr_low < bug.fpr == 0.01 < bug.fpr_high
+    assert bug.tpr_low < bug.tpr == 0.2 < bug.tpr_high
+    fine = point_against_curve(100, 10_000, 272, 10_000, curve)  # e · 1 %: on the curve
+    assert not fine.above
+
+
+def test_a_mechanism_on_its_curve_is_flagged_at_most_one_minus_confidence_of_the_time():
+    """A test of one Laplace release at ε = 1 with FPR 1 % and TPR e · 1 %, exactly the curve:
+    the probability (summed exactly over both binomial counts, no simulation) that the point
+    comes out above is at most 1 - confidence = 5 %."""
+    n, fpr = 2_000, 0.01
+    tpr = float(tradeoff([1.0], [fpr])[0])
+    curve = functools.partial(laplace_tradeoff, 1.0)  # the closed form: 2 000 calls
+    counts = np.arange(n + 1)
+    lows = np.array([point_against_curve(0, n, int(k), n, curve).tpr_low for k in counts])
+    flagged = 0.0
+    for fp in range(0, 80):  # P(more than 80 false positives) < 1e-20 at 20 expected
+        allowed = point_against_curve(fp, n, 0, n, curve).allowed
+        first = np.searchsorted(lows, allowed, side="right")  # tp whose lower bound > allowed
+        flagged += stats.binom.pmf(fp, n, fpr) * stats.binom.sf(first - 1, n, tpr)
+    assert 0.0 < flagged <= 0.05
+
+
+def test_bad_counts_say_what_to_do():
+    curve = functools.partial(tradeoff, [1.0])
+    with pytest.raises(ValueError, match="at most negatives hits"):
+        point_against_curve(11, 10, 1, 10, curve)
+    with pytest.raises(ValueError, match="at least one run"):
+        point_against_curve(0, 0, 1, 10, curve)
+    with pytest.raises(TypeError, match="true_positives must be an int"):
+        point_against_curve(1, 10, 1.5, 10, curve)

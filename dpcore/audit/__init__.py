@@ -38,7 +38,7 @@ deliberate faults ("broken on purpose"). The package, one module per job:
 
 * :mod:`dpcore.audit.statistics`: the bounds (Clopper-Pearson, the rates' epsilon, the threshold
   test of :func:`audit_scores`, the ceiling and the reach of a number of runs, the one-run
-  bound);
+  bound, an (FPR, TPR) point against a claim's curve);
 * :mod:`dpcore.audit.pairs`: hard neighbouring pairs (built-in, synthetic);
 * :mod:`dpcore.audit.cases`: the catalogue of cases;
 * :mod:`dpcore.audit.running`: running an audit (:func:`audit`, :func:`one_run_audit`).
@@ -60,6 +60,7 @@ from dpcore.audit.pairs import IMPORTANCE_CORNERS, hill_climb_pair, importance_p
 from dpcore.audit.running import PLOT_SCORES, AuditResult, OneRunResult, audit, one_run_audit
 from dpcore.audit.statistics import (
     GaussianTradeoff,
+    RatePoint,
     ScoreAudit,
     audit_ceiling,
     audit_reach,
@@ -68,6 +69,7 @@ from dpcore.audit.statistics import (
     clopper_pearson_upper,
     epsilon_from_rates,
     one_run_epsilon,
+    point_against_curve,
 )
 
 __all__ = [
@@ -79,6 +81,7 @@ __all__ = [
     "AuditResult",
     "GaussianTradeoff",
     "OneRunResult",
+    "RatePoint",
     "ScoreAudit",
     "audit",
     "audit_case",
@@ -94,4 +97,5 @@ __all__ = [
     "logistic_pair",
     "one_run_audit",
     "one_run_epsilon",
+    "point_against_curve",
 ]

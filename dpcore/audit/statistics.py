@@ -8,7 +8,8 @@ the threshold on one half of the runs and bounds the rates on the other; :func:`
 is the most any audit with a given number of runs can show; :func:`audit_reach` is what it can
 expect to show on a correct mechanism whose trade-off function is known (the Gaussian's,
 [DRS22]_); :func:`one_run_epsilon` is the bound of the one-run audit ([SNJ23]_ Theorems 3.1
-and 3.2).
+and 3.2); :func:`point_against_curve` says whether an audit's (FPR, TPR) point is significantly
+above the curve a claim allows (the f-DP view, :func:`dpcore.planning.tradeoff`).
 
 References
 ----------
@@ -35,8 +36,9 @@ from scipy import special, stats
 
 from dpcore.validation import DataError, check_random_state, check_scalar
 
-__all__ = ["GaussianTradeoff", "ScoreAudit", "audit_ceiling", "audit_reach", "audit_scores",
-           "check_runs", "clopper_pearson_upper", "epsilon_from_rates", "one_run_epsilon"]
+__all__ = ["GaussianTradeoff", "RatePoint", "ScoreAudit", "audit_ceiling", "audit_reach",
+           "audit_scores", "check_runs", "clopper_pearson_upper", "epsilon_from_rates",
+           "one_run_epsilon", "point_against_curve"]
 
 
 def _check_confidence(confidence) -> float:
@@ -247,6 +249,68 @@ def audit_reach(tradeoff: Callable[[np.ndarray], np.ndarray], runs: int,
     level = (1.0 - confidence) / 2
     return float(np.max(epsilon_from_rates(clopper_pearson_upper(n * fpr, n, level),
                                            clopper_pearson_upper(n * fnr, n, level), delta)))
+
+
+@dataclass(frozen=True)
+class RatePoint:
+    """An audit's (FPR, TPR) with its Clopper-Pearson box, against a claim's curve
+    (:func:`point_against_curve`)."""
+
+    fpr: float
+    tpr: float
+    fpr_low: float
+    fpr_high: float
+    tpr_low: float
+    tpr_high: float
+    #: The largest TPR the claim allows at ``fpr_high``.
+    allowed: float
+    #: True when the TPR is significantly above the curve: evidence of a bug.
+    above: bool
+
+
+def point_against_curve(false_positives: int, negatives: int, true_positives: int,
+                        positives: int, tpr_bound: Callable[[np.ndarray], np.ndarray], *,
+                        confidence: float = 0.95) -> RatePoint:
+    """Is an audit's (FPR, TPR) point significantly above the curve a claim allows?
+
+    A test of "D or D'" fixed in advance says "D'" on ``false_positives`` of ``negatives`` runs
+    on D and on ``true_positives`` of ``positives`` runs on D'. The claim bounds its TPR by
+    ``tpr_bound(FPR)`` (non-decreasing; e.g. ``functools.partial(dpcore.planning.tradeoff,
+    epsilons)``, the f-DP view). With one-sided Clopper-Pearson bounds at level ``alpha / 2``
+    each (``alpha = 1 - confidence``, Bonferroni), the point is *above* when the lower bound on
+    the TPR exceeds ``tpr_bound`` at the upper bound on the FPR. If the claim holds, then
+    ``TPR <= tpr_bound(FPR) <= tpr_bound(fpr_high)`` whenever ``fpr_high >= FPR``, so "above"
+    needs one of the two bounds to fail: probability at most ``alpha``. The box is the two
+    rates' bounds on both sides at the same level.
+
+    Examples
+    --------
+    >>> bound = lambda fpr: np.minimum(1.0, np.e * np.asarray(fpr))  # ε = 1, small FPRs
+    >>> point_against_curve(100, 10_000, 500, 10_000, bound).above  # TPR 5 % at FPR 1 %
+    True
+    >>> point_against_curve(100, 10_000, 250, 10_000, bound).above  # 2.5 %: within e · 1 %
+    False
+    """
+    confidence = _check_confidence(confidence)
+    counts = []
+    for hits, runs, name, total_name in (
+            (false_positives, negatives, "false_positives", "negatives"),
+            (true_positives, positives, "true_positives", "positives")):
+        total = _check_count(runs, total_name, "the number of runs the test answered.")
+        hits = _check_count(hits, name, "the runs the test answered 'D prime' on.")
+        if total == 0 or hits > total:
+            raise ValueError(f"{name} == {hits} of {total_name} == {total} runs: pass at "
+                             f"least one run and at most {total_name} hits.")
+        counts.append((hits, total))
+    level = (1.0 - confidence) / 2.0
+    (fp, n0), (tp, n1) = counts
+    fpr_high = float(clopper_pearson_upper(fp, n0, level))
+    fpr_low = 1.0 - float(clopper_pearson_upper(n0 - fp, n0, level))
+    tpr_high = float(clopper_pearson_upper(tp, n1, level))
+    tpr_low = 1.0 - float(clopper_pearson_upper(n1 - tp, n1, level))
+    allowed = float(np.asarray(tpr_bound(np.array([fpr_high])), dtype=float).ravel()[0])
+    return RatePoint(fp / n0, tp / n1, fpr_low, fpr_high, tpr_low, tpr_high, allowed,
+                     tpr_low > allowed)
 
 
 def _check_count(value, name: str, meaning: str) -> int:
