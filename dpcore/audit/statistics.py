@@ -314,7 +314,7 @@ def point_against_curve(false_positives: int, negatives: int, true_positives: in
 
 
 def _check_count(value, name: str, meaning: str) -> int:
-    """A count of guesses: an int >= 0 (``meaning`` ends the message when it is not)."""
+    """A count (of guesses, runs or hits): an int >= 0, ``meaning`` ending the message if not."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be an int, got {type(value).__name__} ({value!r}): "
                         f"{meaning}")
