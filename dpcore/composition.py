@@ -5,8 +5,10 @@ totals of :mod:`dpcore.planning`: :func:`compose` under sequential, advanced
 (Kairouz-Oh-Viswanath), zero-concentrated DP, Rényi DP or privacy-loss-distribution (PLD)
 composition (the last two by Google's ``dp-accounting``), :func:`compose_parts` in parallel
 over the disjoint parts of a dataset, :func:`gaussian_rho` for a Gaussian release's zCDP
-parameter and :func:`composition_growth` for k identical releases. Imports nothing above the
-mechanisms and the checks, so that the accountant and planning can both build on it.
+parameter and :func:`composition_growth` for k identical releases; a plan's composed privacy
+loss distribution (:func:`plan_pld`) and its total as an interval (:func:`pld_interval`). Imports
+nothing above the mechanisms and the checks, so that the accountant and planning can both build
+on it.
 
 References
 ----------
@@ -24,6 +26,11 @@ References
 .. [KJH20] Koskela, Jälkö & Honkela (2020), *Computing tight differential privacy guarantees
    using FFT*, AISTATS; Meiser & Mohammadi (2018); Sommer, Meiser & Mohammadi (2019): privacy
    loss distributions, as implemented by ``dp_accounting.pld`` (pessimistic discretisation).
+.. [MM18] Meiser & Mohammadi (2018), *Tight on budget? Tight bounds for r-fold approximate
+   differential privacy*, ACM CCS: privacy buckets (each loss rounded to a grid, up or down).
+.. [DGK22] Doroshenko, Ghazi, Kamath, Kumar & Manurangsi (2022), *Connect the dots: tighter
+   discrete approximations of privacy loss distributions*, PoPETs 2022(4), Algorithm 1, as
+   implemented by ``dp_accounting.pld`` (its default for Laplace and Gaussian releases).
 .. [KOV17] Kairouz, Oh & Viswanath (2017), *The composition theorem for differential privacy*,
    IEEE Trans. Inf. Theory 63, Theorem 3.2: randomised response is the worst case of every
    pure epsilon-DP mechanism.
@@ -55,11 +62,15 @@ __all__ = [
     "MAX_PART_CHOICES",
     "PLAN_DATASET",
     "PLD_DISCRETISATION",
+    "PLD_ESTIMATES",
+    "EpsilonInterval",
     "PlannedRelease",
     "compose",
     "compose_parts",
     "composition_growth",
     "gaussian_rho",
+    "plan_pld",
+    "pld_interval",
     "rho_parts",
     "zcdp_epsilon",
 ]
@@ -70,6 +81,11 @@ ACCOUNTING_LIBRARY = ("rdp", "pld")
 CLOSED_FORMS = ("sequential", "advanced", "zcdp")
 #: Discretisation of the privacy loss in PLD accounting (``dp-accounting``'s default).
 PLD_DISCRETISATION = 1e-4
+#: How a privacy loss distribution is put on the grid of losses (:func:`plan_pld`):
+#: connect-the-dots, ``dp-accounting``'s default for Laplace and Gaussian releases (pessimistic
+#: rounding for the others; the totals of :func:`compose`), or privacy buckets with every loss
+#: rounded up (pessimistic) or down (optimistic) (:func:`pld_interval`).
+PLD_ESTIMATES = ("connect-the-dots", "pessimistic", "optimistic")
 
 #: Each composition method as a page names it (the codes above are the configs' and tables').
 COMPOSITION_NAMES = {"sequential": "sequential", "advanced": "advanced", "zcdp": "zCDP",
@@ -208,13 +224,8 @@ def compose(epsilons: Any, deltas: Any = None, method: str = "sequential",
     method = check_choice(method, "method", COMPOSITIONS)
     delta_slack = check_scalar(delta_slack, "delta_slack", min_val=0.0, max_val=1.0,
                                include_min=True, include_max=False)
-    eps = _as_array(epsilons, "epsilons")
+    eps, dels = _check_plan(epsilons, deltas)
     n = eps.size
-    dels = np.zeros(n) if deltas is None else _as_array(deltas, "deltas", n)
-    if np.any(eps < 0.0):
-        raise ValueError(f"epsilons must be >= 0, got {epsilons!r}.")
-    if np.any((dels < 0.0) | (dels >= 1.0)):
-        raise ValueError(f"deltas must be in [0, 1), got {deltas!r}.")
     seq = (math.fsum(eps), min(1.0, math.fsum(dels)))
     if method == "sequential" or n == 0 or delta_slack == 0.0:
         return seq
@@ -228,17 +239,8 @@ def compose(epsilons: Any, deltas: Any = None, method: str = "sequential",
         return total, min(1.0, seq[1] + delta_slack)
     given = _rhos(rhos, n)
     if method in ACCOUNTING_LIBRARY:
-        names = [None] * n if mechanisms is None else list(mechanisms)
-        if len(names) != n:
-            raise ValueError(f"mechanisms must have one entry per release ({n}), got "
-                             f"{len(names)}.")
-        key = tuple(sorted(_events(eps, dels, given, names, method).items()))
-        if method == "rdp":
-            total, delta = _rdp_epsilon(key, delta_slack), delta_slack
-        else:  # the δ_i of (ε, δ) pairs are the loss distributions' mass at infinity
-            pairs = math.fsum(d * count for (kind, _, d), count in key if kind == "pair")
-            delta = min(1.0, pairs + delta_slack)
-            total = _pld_epsilon(key, delta)
+        key, delta = _library_plan(eps, dels, given, mechanisms, method, delta_slack)
+        total = _rdp_epsilon(key, delta) if method == "rdp" else _pld_epsilon(key, delta)
         return seq if seq[0] <= total else (total, delta)
     rho = []
     for i, (e, d, r) in enumerate(zip(eps, dels, given, strict=True)):
@@ -253,6 +255,17 @@ def compose(epsilons: Any, deltas: Any = None, method: str = "sequential",
     if seq[0] <= eps_z:
         return seq
     return eps_z, delta_slack
+
+
+def _check_plan(epsilons: Any, deltas: Any) -> tuple[np.ndarray, np.ndarray]:
+    """A plan's ε_i >= 0 and δ_i in [0, 1) (all 0 when ``deltas`` is None), as arrays."""
+    eps = _as_array(epsilons, "epsilons")
+    dels = np.zeros(eps.size) if deltas is None else _as_array(deltas, "deltas", eps.size)
+    if np.any(eps < 0.0):
+        raise ValueError(f"epsilons must be >= 0, got {epsilons!r}.")
+    if np.any((dels < 0.0) | (dels >= 1.0)):
+        raise ValueError(f"deltas must be in [0, 1), got {deltas!r}.")
+    return eps, dels
 
 
 def _rhos(rhos: Any, n: int) -> list[float | None]:
@@ -334,30 +347,168 @@ def _rdp_epsilon(events: tuple[Counted, ...], delta: float) -> float:
     return float(accountant.get_epsilon(delta)) if events else 0.0
 
 
+def _library_plan(eps: np.ndarray, dels: np.ndarray, rhos: list[float | None],
+                  mechanisms: Any, method: str,
+                  delta_slack: float) -> tuple[tuple[Counted, ...], float]:
+    """The plan as counted events for ``dp-accounting`` (:func:`_events`) and the δ its total
+    is read at: δ' under rdp; under pld, δ' plus the δ_i of the (ε, δ) pairs, which are their
+    loss distributions' mass at infinity."""
+    n = eps.size
+    names = [None] * n if mechanisms is None else list(mechanisms)
+    if len(names) != n:
+        raise ValueError(f"mechanisms must have one entry per release ({n}), got "
+                         f"{len(names)}.")
+    key = tuple(sorted(_events(eps, dels, rhos, names, method).items()))
+    pairs = math.fsum(d * count for (kind, _, d), count in key if kind == "pair")
+    return key, min(1.0, pairs + delta_slack)
+
+
 @functools.lru_cache(maxsize=256)
 def _pld_epsilon(events: tuple[Counted, ...], delta: float) -> float:
     """ε at ``delta`` of the composed events' privacy loss distributions (``dp-accounting``,
-    pessimistic, :data:`PLD_DISCRETISATION`; cached)."""
+    connect-the-dots, :data:`PLD_DISCRETISATION`; cached)."""
+    total = _composed_pld(events, PLD_DISCRETISATION, "connect-the-dots")
+    return float(total.get_epsilon_for_delta(delta)) if total is not None else 0.0
+
+
+def _one_pld(kind: str, value: float, pair_delta: float, step: float, estimate: str) -> Any:
+    """One event's privacy loss distribution on the grid of step ``step`` (see
+    :data:`PLD_ESTIMATES`). ``dp-accounting`` is imported here, not at the top (1.7 s)."""
     from dp_accounting.pld import common
     from dp_accounting.pld import privacy_loss_distribution as pld
 
+    dots, up = estimate == "connect-the-dots", estimate != "optimistic"
+    if kind == "gaussian":
+        return pld.from_gaussian_mechanism(value, pessimistic_estimate=up,
+                                           value_discretization_interval=step,
+                                           use_connect_dots=dots)
+    if kind == "laplace":
+        return pld.from_laplace_mechanism(1.0 / value, pessimistic_estimate=up,
+                                          value_discretization_interval=step,
+                                          use_connect_dots=dots)
+    if kind == "pure":
+        return pld.from_randomized_response(_flip(value), 2, pessimistic_estimate=up,
+                                            value_discretization_interval=step)
+    if up:
+        return pld.from_privacy_parameters(common.DifferentialPrivacyParameters(value, pair_delta),
+                                           value_discretization_interval=step)
+    # dp-accounting rounds the worst (ε, δ) pair's losses ±ε up only; the same law rounded down
+    masses = {math.floor(value / step): (1.0 - pair_delta) / (1.0 + math.exp(-value))}
+    low = math.floor(-value / step)
+    masses[low] = masses.get(low, 0.0) + (1.0 - pair_delta) / (1.0 + math.exp(value))
+    return pld.PrivacyLossDistribution.create_from_rounded_probability(
+        masses, pair_delta, step, pessimistic_estimate=False)
+
+
+def _composed_pld(events: tuple[Counted, ...], step: float, estimate: str) -> Any:
+    """The privacy loss distribution of the composed events (None when there is none)."""
     total = None
-    step = PLD_DISCRETISATION
     for (kind, value, pair_delta), count in events:
-        if kind == "gaussian":
-            one = pld.from_gaussian_mechanism(value, value_discretization_interval=step)
-        elif kind == "laplace":
-            one = pld.from_laplace_mechanism(1.0 / value, value_discretization_interval=step)
-        elif kind == "pure":
-            one = pld.from_randomized_response(_flip(value), 2,
-                                               value_discretization_interval=step)
-        else:
-            one = pld.from_privacy_parameters(
-                common.DifferentialPrivacyParameters(value, pair_delta),
-                value_discretization_interval=step)
+        one = _one_pld(kind, value, pair_delta, step, estimate)
         many = one.self_compose(count) if count > 1 else one
         total = many if total is None else total.compose(many)
-    return float(total.get_epsilon_for_delta(delta)) if total is not None else 0.0
+    return total
+
+
+def plan_pld(epsilons: Any, deltas: Any = None, *, rhos: Any = None, mechanisms: Any = None,
+             discretisation: float = PLD_DISCRETISATION,
+             estimate: str = "connect-the-dots") -> Any:
+    """The privacy loss distribution of a plan of releases, composed by ``dp-accounting``.
+
+    Each release is the event :func:`compose` counts it as under ``method="pld"`` (a Laplace
+    release by its own loss distribution, any other pure release as randomised response at its
+    ε, a release with a ρ as a Gaussian, an (ε, δ) pair as the worst pair; [KJH20]_), and the
+    distributions are composed by convolution on a grid of step ``discretisation``.
+
+    Parameters
+    ----------
+    epsilons, deltas, rhos, mechanisms
+        As in :func:`compose`.
+    discretisation : float, default=PLD_DISCRETISATION
+        Step of the grid of privacy losses, in (0, 1].
+    estimate : {"connect-the-dots", "pessimistic", "optimistic"}, default="connect-the-dots"
+        How each loss distribution is put on the grid (:data:`PLD_ESTIMATES`).
+
+    Returns
+    -------
+    dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution or None
+        None when no release costs anything (every ε_i, δ_i and ρ_i is 0).
+    """
+    eps, dels = _check_plan(epsilons, deltas)
+    step = check_scalar(discretisation, "discretisation", min_val=0.0, max_val=1.0)
+    estimate = check_choice(estimate, "estimate", PLD_ESTIMATES)
+    key, _ = _library_plan(eps, dels, _rhos(rhos, eps.size), mechanisms, "pld", 0.0)
+    return _composed_pld(key, step, estimate)
+
+
+@dataclass(frozen=True)
+class EpsilonInterval:
+    """A plan's PLD total at ``delta`` as an interval (:func:`pld_interval`)."""
+
+    optimistic: float
+    point: float
+    pessimistic: float
+    delta: float
+    discretisation: float
+
+
+def pld_interval(epsilons: Any, deltas: Any = None, delta_slack: float = 1e-6, *,
+                 rhos: Any = None, mechanisms: Any = None,
+                 discretisation: float = PLD_DISCRETISATION) -> EpsilonInterval:
+    """ε of a plan at δ by privacy loss distributions, as an interval around the point value.
+
+    The plan's loss distribution (:func:`plan_pld`) read at ``δ = Σ δ_i of the (ε, δ) pairs +
+    delta_slack`` (the δ of :func:`compose`), discretised three ways on the grid of step
+    ``discretisation`` = Δ:
+
+    * ``point``: connect-the-dots ([DGK22]_ Algorithm 1; ``dp-accounting``'s default where it
+      has it, Laplace and Gaussian releases): pessimistic, so an upper bound on the ε of exact
+      accounting, and the total :func:`compose` reports under ``method="pld"`` (before it takes
+      the sequential total when that is smaller);
+    * ``pessimistic``: privacy buckets ([MM18]_), every privacy loss rounded up to the grid: an
+      upper bound;
+    * ``optimistic``: every loss rounded down: a lower bound on the ε of exact accounting of the
+      same events (``dp-accounting``'s self-composition moves at most 1e-15 of mass to infinity
+      even then; negligible at δ >> 1e-15).
+
+    So the exact ε lies in ``[optimistic, point]``. Width: rounding moves each release's loss by
+    less than Δ, so for k releases the composed pessimistic loss exceeds the optimistic one by
+    at most kΔ outcome by outcome; as ``δ(ε) = E[(1 - e^(ε - L))_+]`` (plus the mass at
+    infinity) grows with L, ``pessimistic - optimistic <= k Δ``: the interval shrinks linearly
+    with Δ.
+
+    Parameters
+    ----------
+    epsilons, deltas, rhos, mechanisms
+        As in :func:`compose`.
+    delta_slack : float, default=1e-6
+        δ' in (0, 1).
+    discretisation : float, default=PLD_DISCRETISATION
+        Δ, in (0, 1].
+
+    Returns
+    -------
+    EpsilonInterval
+
+    Examples
+    --------
+    >>> got = pld_interval([0.05] * 100, mechanisms=["Laplace"] * 100)
+    >>> round(got.optimistic, 4), round(got.point, 4), round(got.pessimistic, 4)
+    (2.1932, 2.1933, 2.1934)
+    """
+    delta_slack = check_scalar(delta_slack, "delta_slack", min_val=0.0, max_val=1.0,
+                               include_max=False)
+    eps, dels = _check_plan(epsilons, deltas)
+    step = check_scalar(discretisation, "discretisation", min_val=0.0, max_val=1.0)
+    key, delta = _library_plan(eps, dels, _rhos(rhos, eps.size), mechanisms, "pld",
+                               delta_slack)
+    totals = {}
+    for estimate in PLD_ESTIMATES:
+        total = _composed_pld(key, step, estimate)
+        totals[estimate] = (float(total.get_epsilon_for_delta(delta)) if total is not None
+                            else 0.0)
+    return EpsilonInterval(totals["optimistic"], totals["connect-the-dots"],
+                           totals["pessimistic"], delta, step)
 
 
 def composition_growth(epsilon: float, delta: float = 0.0, *, counts: Sequence[int] = (),

@@ -180,10 +180,10 @@ def test_epsilon_from_rates_is_non_negative_and_monotone(fpr, fnr, delta):
 @given(v=st.integers(0, 50), r=st.integers(1, 50))
 def test_one_run_epsilon_is_non_negative_and_monotone_in_correct_guesses(v, r):
     v = min(v, r)
-    e = A.one_run_epsilon(v, r)
+    e = A.one_run_epsilon(r, v)
     assert e >= 0.0
     if v < r:
-        assert A.one_run_epsilon(v + 1, r) >= e
+        assert A.one_run_epsilon(r, v + 1) >= e
 
 
 @pytest.mark.parametrize("bad", [np.array([np.nan] * 30), np.array([])])

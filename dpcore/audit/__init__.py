@@ -38,7 +38,7 @@ deliberate faults ("broken on purpose"). The package, one module per job:
 
 * :mod:`dpcore.audit.statistics`: the bounds (Clopper-Pearson, the rates' epsilon, the threshold
   test of :func:`audit_scores`, the ceiling and the reach of a number of runs, the one-run
-  bound);
+  bound, an (FPR, TPR) point against a claim's curve);
 * :mod:`dpcore.audit.pairs`: hard neighbouring pairs (built-in, synthetic);
 * :mod:`dpcore.audit.case`: one case (:class:`AuditCase`) and the scores' shared pieces;
 * :mod:`dpcore.audit.cases`: the catalogue of cases (the releases' own cases gathered from
@@ -81,6 +81,7 @@ _EXPORTS = {
     "audit": "dpcore.audit.running",
     "one_run_audit": "dpcore.audit.running",
     "GaussianTradeoff": "dpcore.audit.statistics",
+    "RatePoint": "dpcore.audit.statistics",
     "ScoreAudit": "dpcore.audit.statistics",
     "audit_ceiling": "dpcore.audit.statistics",
     "audit_reach": "dpcore.audit.statistics",
@@ -89,6 +90,7 @@ _EXPORTS = {
     "clopper_pearson_upper": "dpcore.audit.statistics",
     "epsilon_from_rates": "dpcore.audit.statistics",
     "one_run_epsilon": "dpcore.audit.statistics",
+    "point_against_curve": "dpcore.audit.statistics",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -173,5 +173,5 @@ def one_run_audit(epsilon: float, *, canaries: int = 1000, guesses: int = 100, n
     half = guesses // 2
     neg, pos = order[:half], order[m - (guesses - half):]
     correct = int(included[pos].sum() + (~included[neg]).sum())
-    return OneRunResult(float(epsilon), one_run_epsilon(correct, guesses, confidence=confidence),
+    return OneRunResult(float(epsilon), one_run_epsilon(guesses, correct, confidence=confidence),
                         confidence, m, guesses, correct, w, included)

@@ -7,7 +7,9 @@ both rates (:func:`clopper_pearson_upper`) give a lower bound on epsilon
 the threshold on one half of the runs and bounds the rates on the other; :func:`audit_ceiling`
 is the most any audit with a given number of runs can show; :func:`audit_reach` is what it can
 expect to show on a correct mechanism whose trade-off function is known (the Gaussian's,
-[DRS22]_); :func:`one_run_epsilon` is the bound of the one-run audit ([SNJ23]_ Theorem 3.1).
+[DRS22]_); :func:`one_run_epsilon` is the bound of the one-run audit ([SNJ23]_ Theorems 3.1
+and 3.2); :func:`point_against_curve` says whether an audit's (FPR, TPR) point is significantly
+above the curve a claim allows (the f-DP view, :func:`dpcore.planning.tradeoff`).
 
 References
 ----------
@@ -18,7 +20,8 @@ References
 .. [NST21] Nasr, Song, Thakurta, Papernot & Carlini (2021), *Adversary instantiation: lower bounds
    for differentially private machine learning*, IEEE S&P, Sect. 2.
 .. [SNJ23] Steinke, Nasr & Jagielski (2023), *Privacy auditing with one (1) training run*,
-   NeurIPS, Theorem 3.1 (pure epsilon-DP).
+   NeurIPS, Theorem 3.1 (pure epsilon-DP), Theorem 3.2 (approximate DP) and its p-value
+   procedure.
 .. [DRS22] Dong, Roth & Su (2022), *Gaussian differential privacy*, J. R. Stat. Soc. B 84(1),
    Definition 2.2 (trade-off functions) and Eq. (2.4) (the Gaussian's, ``G_mu``).
 """
@@ -33,8 +36,9 @@ from scipy import special, stats
 
 from dpcore.validation import DataError, check_probability, check_random_state, check_scalar
 
-__all__ = ["GaussianTradeoff", "ScoreAudit", "audit_ceiling", "audit_reach", "audit_scores",
-           "check_runs", "clopper_pearson_upper", "epsilon_from_rates", "one_run_epsilon"]
+__all__ = ["GaussianTradeoff", "RatePoint", "ScoreAudit", "audit_ceiling", "audit_reach",
+           "audit_scores", "check_runs", "clopper_pearson_upper", "epsilon_from_rates",
+           "one_run_epsilon", "point_against_curve"]
 
 
 #: What ``confidence`` is, said when it is out of range.
@@ -247,29 +251,194 @@ def audit_reach(tradeoff: Callable[[np.ndarray], np.ndarray], runs: int,
                                            clopper_pearson_upper(n * fnr, n, level), delta)))
 
 
-def one_run_epsilon(correct: int, guesses: int, *, confidence: float = 0.95) -> float:
-    """Largest epsilon refuted by ``correct`` right guesses out of ``guesses`` ([SNJ23]_ Thm 3.1).
+@dataclass(frozen=True)
+class RatePoint:
+    """An audit's (FPR, TPR) with its Clopper-Pearson box, against a claim's curve
+    (:func:`point_against_curve`)."""
 
-    For an epsilon-DP mechanism with canaries included independently with probability 1/2,
-    the number of correct guesses is stochastically dominated by ``Binomial(guesses,
-    e^eps / (1 + e^eps))``. The bound is the largest epsilon with ``P(Binomial >= correct) <=
-    1 - confidence``, i.e. ``p_lb`` = the lower Clopper-Pearson-type quantile and
-    ``eps = logit(p_lb)`` (0 when ``p_lb <= 1/2``).
+    fpr: float
+    tpr: float
+    fpr_low: float
+    fpr_high: float
+    tpr_low: float
+    tpr_high: float
+    #: The largest TPR the claim allows at ``fpr_high``.
+    allowed: float
+    #: True when the TPR is significantly above the curve: evidence of a bug.
+    above: bool
+
+
+def point_against_curve(false_positives: int, negatives: int, true_positives: int,
+                        positives: int, tpr_bound: Callable[[np.ndarray], np.ndarray], *,
+                        confidence: float = 0.95) -> RatePoint:
+    """Is an audit's (FPR, TPR) point significantly above the curve a claim allows?
+
+    A test of "D or D'" fixed in advance says "D'" on ``false_positives`` of ``negatives`` runs
+    on D and on ``true_positives`` of ``positives`` runs on D'. The claim bounds its TPR by
+    ``tpr_bound(FPR)`` (non-decreasing; e.g. ``functools.partial(dpcore.planning.tradeoff,
+    epsilons)``, the f-DP view). With one-sided Clopper-Pearson bounds at level ``alpha / 2``
+    each (``alpha = 1 - confidence``, Bonferroni), the point is *above* when the lower bound on
+    the TPR exceeds ``tpr_bound`` at the upper bound on the FPR. If the claim holds, then
+    ``TPR <= tpr_bound(FPR) <= tpr_bound(fpr_high)`` whenever ``fpr_high >= FPR``, so "above"
+    needs one of the two bounds to fail: probability at most ``alpha``. The box is the two
+    rates' bounds on both sides at the same level.
 
     Examples
     --------
-    >>> one_run_epsilon(50, 100)
-    0.0
-    >>> round(one_run_epsilon(100, 100), 3)  # 100/100 correct: p >= 0.05 ** (1/100)
-    3.493
+    >>> bound = lambda fpr: np.minimum(1.0, np.e * np.asarray(fpr))  # ε = 1, small FPRs
+    >>> point_against_curve(100, 10_000, 500, 10_000, bound).above  # TPR 5 % at FPR 1 %
+    True
+    >>> point_against_curve(100, 10_000, 250, 10_000, bound).above  # 2.5 %: within e · 1 %
+    False
     """
     confidence = check_probability(confidence, "confidence", _CONFIDENCE)
-    if guesses <= 0:
-        return 0.0
-    if not 0 <= correct <= guesses:
-        raise ValueError(f"correct == {correct}, must be in [0, guesses = {guesses}].")
+    counts = []
+    for hits, runs, name, total_name in (
+            (false_positives, negatives, "false_positives", "negatives"),
+            (true_positives, positives, "true_positives", "positives")):
+        total = _check_count(runs, total_name, "the number of runs the test answered.")
+        hits = _check_count(hits, name, "the runs the test answered 'D prime' on.")
+        if total == 0 or hits > total:
+            raise ValueError(f"{name} == {hits} of {total_name} == {total} runs: pass at "
+                             f"least one run and at most {total_name} hits.")
+        counts.append((hits, total))
+    level = (1.0 - confidence) / 2.0
+    (fp, n0), (tp, n1) = counts
+    fpr_high = float(clopper_pearson_upper(fp, n0, level))
+    fpr_low = 1.0 - float(clopper_pearson_upper(n0 - fp, n0, level))
+    tpr_high = float(clopper_pearson_upper(tp, n1, level))
+    tpr_low = 1.0 - float(clopper_pearson_upper(n1 - tp, n1, level))
+    allowed = float(np.asarray(tpr_bound(np.array([fpr_high])), dtype=float).ravel()[0])
+    return RatePoint(fp / n0, tp / n1, fpr_low, fpr_high, tpr_low, tpr_high, allowed,
+                     tpr_low > allowed)
+
+
+def _check_count(value, name: str, meaning: str) -> int:
+    """A count (of guesses, runs or hits): an int >= 0, ``meaning`` ending the message if not."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} ({value!r}): "
+                        f"{meaning}")
+    if value < 0:
+        raise ValueError(f"{name} == {value}, must be >= 0: {meaning}")
+    return int(value)
+
+
+def _one_run_p_value(guesses: int, correct: int, epsilon: float, delta: float,
+                     canaries: int) -> float:
+    """``P(at least correct right guesses)`` under the null "(epsilon, delta)-DP" ([SNJ23]_).
+
+    ``tail + 2 m delta max_{1 <= i <= v} P(v - i <= B < v) / i`` with ``B ~ Binomial(r, q)``,
+    ``q = e^eps / (1 + e^eps)``, ``v = correct``, ``r = guesses``, ``m = canaries`` and
+    ``tail = P(B >= v)``, capped at 1; ``tail`` alone when ``delta = 0``.
+    """
+    q = float(special.expit(epsilon))
+    tail = float(stats.binom.sf(correct - 1, guesses, q))
+    if delta == 0.0 or correct == 0:
+        return tail
+    below = np.cumsum(stats.binom.pmf(np.arange(correct - 1, -1, -1), guesses, q))
+    worst = float(np.max(below / np.arange(1, correct + 1)))
+    return min(1.0, tail + 2.0 * canaries * delta * worst)
+
+
+def one_run_epsilon(guesses: int, correct: int, *, delta: float = 0.0,
+                    confidence: float = 0.95, canaries: int | None = None) -> float:
+    """Lower bound on epsilon from ``correct`` right guesses out of ``guesses`` in one run
+    ([SNJ23]_).
+
+    In the one-run audit, ``m = canaries`` canaries are each included independently with
+    probability 1/2, the attacker guesses "in" or "out" for ``r = guesses`` of them (abstaining
+    on the rest) and ``v = correct`` guesses are right. Every epsilon at which the observed
+    count would be too unlikely is rejected; the bound is the largest rejected epsilon.
+
+    ``delta = 0`` ([SNJ23]_ Theorem 3.1): for an epsilon-DP mechanism the number of right
+    guesses is stochastically dominated by ``B ~ Binomial(r, q(eps))``, ``q(eps) = e^eps / (1 +
+    e^eps)``, so every epsilon with ``P(B >= v) < 1 - confidence`` is rejected. That tail grows
+    with epsilon, and the bound is the epsilon at which it equals ``1 - confidence`` exactly:
+    since ``P(B >= v) = I_q(v, r - v + 1)`` (the regularised incomplete beta function),
+    ``q = Beta(v, r - v + 1)`` quantile at ``1 - confidence`` and ``eps = logit(q)`` (0 when
+    ``q <= 1/2``, e.g. whenever ``v <= r/2`` and ``confidence >= 1/2``).
+
+    ``delta > 0`` ([SNJ23]_ Theorem 3.2, the approximate-DP statement, and its p-value
+    procedure): under (epsilon, delta)-DP, ``P(at least v right) <= P(B >= v) + 2 m delta
+    max_{1 <= i <= v} P(v - i <= B < v) / i``. Unlike the ``delta = 0`` tail this depends on
+    the number of canaries ``m``, which must then be given. The bound is found by bisection
+    (to 1e-10) between an epsilon that is rejected and one that is not, and the rejected end is
+    returned, so the reported epsilon is always rejected at ``confidence``. (An (epsilon',
+    delta)-DP mechanism with ``epsilon' < epsilon`` is also (epsilon, delta)-DP, so every
+    smaller epsilon is rejected with it.) This p-value is not proved monotone in epsilon; if it
+    is not, a larger epsilon may be rejected too, and the bound is valid but not the largest.
+
+    Parameters
+    ----------
+    guesses : int
+        ``r >= 1``: canaries the attacker guessed on (abstentions excluded).
+    correct : int
+        ``v`` in ``[0, guesses]``: right guesses among them.
+    delta : float, default=0.0
+        The delta of the null hypothesis "(epsilon, delta)-DP", in [0, 1).
+    confidence : float, default=0.95
+        In (0, 1): a correctly calibrated mechanism's bound exceeds its epsilon with
+        probability at most ``1 - confidence``.
+    canaries : int or None, default=None
+        ``m >= guesses``: canary slots in the run. Needed when ``delta > 0`` only.
+
+    Returns
+    -------
+    float
+        The bound, >= 0.
+
+    Examples
+    --------
+    >>> one_run_epsilon(100, 50)
+    0.0
+    >>> round(one_run_epsilon(100, 100), 3)  # 100/100 correct: q >= 0.05 ** (1/100)
+    3.493
+    >>> round(one_run_epsilon(100, 90), 3)
+    1.631
+    >>> round(one_run_epsilon(100, 90, delta=1e-5, canaries=1000), 3)
+    1.626
+    """
+    confidence = check_probability(confidence, "confidence", _CONFIDENCE)
+    delta = check_scalar(delta, "delta", min_val=0.0, include_min=True, max_val=1.0,
+                         include_max=False)
+    guesses = _check_count(guesses, "guesses", "the number of canaries the attacker guessed "
+                           "on, abstentions excluded (the call is one_run_epsilon(guesses, "
+                           "correct)).")
+    correct = _check_count(correct, "correct", "the number of right guesses (the call is "
+                           "one_run_epsilon(guesses, correct)).")
+    if guesses == 0:
+        raise ValueError("guesses == 0: no guess, no bound. Let the attacker guess on at "
+                         "least one canary (e.g. the 10 % it is most sure of).")
+    if correct > guesses:
+        raise ValueError(f"correct == {correct} is more than guesses == {guesses}; the call is "
+                         "one_run_epsilon(guesses, correct): are the two swapped?")
+    if delta > 0.0:
+        if canaries is None:
+            raise ValueError(f"delta == {delta:g} > 0 needs canaries=m, the number of canary "
+                             "slots in the run: the bound of the approximate-DP case grows "
+                             "with 2 m delta. Pass e.g. canaries=1000, or delta=0.0.")
+        m = _check_count(canaries, "canaries", "the number of canary slots in the run.")
+        if m < guesses:
+            raise ValueError(f"canaries == {m} is fewer than guesses == {guesses}: the "
+                             "attacker guesses on some of the run's canaries, so pass "
+                             "canaries >= guesses.")
     if correct == 0:
         return 0.0
-    # P(Bin(r, p) >= v) = I_p(v, r - v + 1) is increasing in p; solve it = 1 - confidence.
-    p = float(stats.beta.ppf(1.0 - confidence, correct, guesses - correct + 1))
-    return max(0.0, float(special.logit(p))) if p > 0.5 else 0.0
+    if delta == 0.0:
+        # P(Bin(r, q) >= v) = I_q(v, r - v + 1) is increasing in q; solve it = 1 - confidence.
+        q = float(stats.beta.ppf(1.0 - confidence, correct, guesses - correct + 1))
+        return max(0.0, float(special.logit(q))) if q > 0.5 else 0.0
+    level = 1.0 - confidence
+
+    def rejected(eps: float) -> bool:
+        return _one_run_p_value(guesses, correct, eps, delta, m) < level
+
+    if not rejected(0.0):
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while rejected(hi):
+        lo, hi = hi, 2.0 * hi
+    while hi - lo > 1e-10:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if rejected(mid) else (lo, mid)
+    return lo

@@ -16,10 +16,13 @@ Three questions a data owner asks before any release, answered without spending 
   release simulated on E (:func:`~dpcore.planning.release.release_point`) against a model without
   noise on E (:mod:`dpcore.planning.release`).
 * **What does epsilon mean as risk?** :func:`posterior_bound`: how far a release can move an
-  attacker's belief that a given person is in the data (:mod:`dpcore.planning.risk`).
+  attacker's belief that a given person is in the data (:mod:`dpcore.planning.risk`);
+  :func:`tradeoff`: the attacker's best true-positive rate at each false-positive rate against
+  a plan of releases (the f-DP view, :mod:`dpcore.planning.tradeoff`).
 * **What do several releases cost together?** :func:`compose` under sequential, advanced
   (Kairouz-Oh-Viswanath), zero-concentrated, Rényi DP or PLD composition
-  (:mod:`dpcore.composition`, the rules the accountant also uses), and
+  (:mod:`dpcore.composition`, the rules the accountant also uses), :func:`pld_interval` for the
+  PLD total as an interval (optimistic, point and pessimistic discretisations), and
   :func:`compare_compositions` for a planned set of releases (the "what if" table,
   :mod:`dpcore.planning.what_if`; see also :meth:`dpcore.accountant.BudgetAccountant.preview`).
 * **Where does this epsilon sit among real deployments?** :func:`deployments`: published
@@ -39,11 +42,13 @@ from dpcore.composition import (
     COMPOSITIONS,
     MAX_PART_CHOICES,
     PLAN_DATASET,
+    EpsilonInterval,
     PlannedRelease,
     compose,
     compose_parts,
     composition_growth,
     gaussian_rho,
+    pld_interval,
 )
 from dpcore.planning.closed_form import (
     EPSILON_RANGE,
@@ -74,6 +79,13 @@ from dpcore.planning.monte_carlo import (
 )
 from dpcore.planning.risk import posterior_bound, posterior_curves
 from dpcore.planning.targets import TARGET_MECHANISM_NAMES, TARGET_MECHANISMS, plan_targets
+from dpcore.planning.tradeoff import (
+    TRADEOFF_MECHANISMS,
+    TRADEOFF_METHODS,
+    laplace_tradeoff,
+    pure_tradeoff,
+    tradeoff,
+)
 from dpcore.planning.what_if import PLANNABLE, compare_compositions, planned_releases
 
 __all__ = [
@@ -89,7 +101,10 @@ __all__ = [
     "PLAN_DATASET",
     "TARGET_MECHANISMS",
     "TARGET_MECHANISM_NAMES",
+    "TRADEOFF_MECHANISMS",
+    "TRADEOFF_METHODS",
     "EpsilonAnswer",
+    "EpsilonInterval",
     "PlannedRelease",
     "compare_compositions",
     "compose",
@@ -104,14 +119,18 @@ __all__ = [
     "gaussian_rho",
     "importance_errors",
     "isotonic_decreasing",
+    "laplace_tradeoff",
     "logistic_errors",
     "mean_sensitivity",
     "noise_answer",
     "plan_targets",
     "planned_releases",
+    "pld_interval",
     "posterior_bound",
     "posterior_curves",
     "public_stand_in",
+    "pure_tradeoff",
     "search_epsilon",
     "subset_errors",
+    "tradeoff",
 ]
