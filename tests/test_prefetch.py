@@ -110,10 +110,30 @@ def test_at_most_max_pending_values(key_of):
     settle()
 
 
+def fake_study(name: str, options: tuple[float, ...], result):
+    """A study whose ``at`` is slow and returns ``result(params)``, its ε slider offering
+    ``options``."""
+    from dpcore.runs.domains import OneOf
+
+    class Study:
+        __name__ = name
+        DOMAINS = {"ex_epsilon": OneOf(options)}  # the slider's values
+
+        @staticmethod
+        def prepare(scenario, params, progress=None):
+            return "prepared"
+
+        @staticmethod
+        def at(prepared, params):
+            time.sleep(prefetch.SLOW_SECONDS + 0.05)
+            return result(params)
+
+    return Study
+
+
 def fake_page(options: tuple[float, ...]):
     """A study whose ``at`` is slow and whose ε ``prepare`` does not read, on a slider of
     ``options``, its parameters, and a check of what was computed ahead."""
-    from dpcore.runs.domains import OneOf
     from ui.cache import memo_key
 
     run = uuid.uuid4().hex
@@ -133,18 +153,7 @@ def fake_page(options: tuple[float, ...]):
         def __repr__(self):
             return f"Params({run}, {self.epsilon})"
 
-    class Study:
-        __name__ = f"fake study {run}"
-        DOMAINS = {"ex_epsilon": OneOf(options)}  # the slider's values
-
-        @staticmethod
-        def prepare(scenario, params, progress=None):
-            return "prepared"
-
-        @staticmethod
-        def at(prepared, params):
-            time.sleep(prefetch.SLOW_SECONDS + 0.05)
-            return {"epsilon": params.epsilon}
+    Study = fake_study(f"fake study {run}", options, lambda p: {"epsilon": p.epsilon})
 
     def computed_ahead(e):
         key = memo_key("no scenario", ("at", Study.__name__, Params(e)))
@@ -243,7 +252,7 @@ def test_a_slow_seed_move_computes_the_next_seeds_ahead():
     ε then returns to the ε slider's next value in the direction of the move."""
     from dataclasses import dataclass, replace
 
-    from dpcore.runs.domains import EPSILONS, OneOf
+    from dpcore.runs.domains import EPSILONS
     from ui import study as page_study
     from ui.cache import memo_key
 
@@ -261,18 +270,8 @@ def test_a_slow_seed_move_computes_the_next_seeds_ahead():
         def prepare_key(self):
             return ("fake seeded", run)
 
-    class Study:
-        __name__ = f"fake seeded study {run}"
-        DOMAINS = {"ex_epsilon": OneOf(EPSILONS)}
-
-        @staticmethod
-        def prepare(scenario, params, progress=None):
-            return "prepared"
-
-        @staticmethod
-        def at(prepared, params):
-            time.sleep(prefetch.SLOW_SECONDS + 0.05)
-            return {"epsilon": params.epsilon, "seed": params.seed}
+    Study = fake_study(f"fake seeded study {run}", EPSILONS,
+                       lambda p: {"epsilon": p.epsilon, "seed": p.seed})
 
     def computed_ahead(params):
         key = memo_key("no scenario", ("at", Study.__name__, params))

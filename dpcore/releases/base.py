@@ -15,7 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["UTILITY_COLUMNS", "AuditScope", "Numbers", "Release", "page_epsilon", "utility_row"]
+__all__ = ["UTILITY_COLUMNS", "AuditScope", "Numbers", "Release", "page_epsilon", "utility_row",
+           "utility_table"]
 
 #: The columns of a release's utility table.
 UTILITY_COLUMNS = ["quantity", "value", "spread", "sd", "meaning", "non_private"]
@@ -33,6 +34,12 @@ def utility_row(quantity: str, value: float, meaning: str, non_private: bool, *,
         spread = f"SD {sd:.3g}" if kind == "SD" else f"± {sd:.3g} ({kind})"
     return {"quantity": quantity, "value": float(value), "spread": spread, "sd": float(sd),
             "meaning": meaning, "non_private": bool(non_private)}
+
+
+def utility_table(rows: Any) -> pd.DataFrame:
+    """A release's utility table from its rows (:func:`utility_row`), in
+    :data:`UTILITY_COLUMNS`."""
+    return pd.DataFrame(list(rows), columns=UTILITY_COLUMNS)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from dpcore.audit.pairs import importance_pair
 from dpcore.datasets.scenario import Scenario
 from dpcore.importance.mechanism import BalancedFit, ImportanceWeights, release_sensitivity
 from dpcore.mechanisms import L2Laplace
-from dpcore.releases.base import UTILITY_COLUMNS, AuditScope, Numbers, Release, utility_row
+from dpcore.releases.base import AuditScope, Numbers, Release, utility_row, utility_table
 
 __all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "NOISE", "publish", "released_table",
            "settings"]
@@ -92,7 +92,7 @@ def _utility(numbers: Numbers, params: Any) -> pd.DataFrame:
     m = numbers["metrics"].iloc[0]
     median, sd, truth = m["median_estimate"], m["sd_estimate"], m["truth_nonprivate"]
     reps = int(m["replicates"])
-    return pd.DataFrame([
+    return utility_table([
         utility_row(
             "DP estimate (median of releases)", median,
             f"Over {reps} simulated releases at ε = {m['epsilon']:g} (λ = {m['lam']:g}), half "
@@ -109,7 +109,7 @@ def _utility(numbers: Numbers, params: Any) -> pd.DataFrame:
             "public set alone (no privacy cost)", m["public_mean"],
             "The same query on the public set E without weights: what is known for free. A "
             "release is worth its ε only where it lands closer to the truth than this.", False),
-    ], columns=UTILITY_COLUMNS)
+    ])
 
 
 def _scope(params: Any, metrics: pd.Series) -> AuditScope:

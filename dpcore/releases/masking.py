@@ -33,7 +33,7 @@ from dpcore.masking.generator import MaskedDataGenerator, lipschitz_constant
 from dpcore.masking.generator import scale_records as mask_scale
 from dpcore.masking.model import fit_logistic_model
 from dpcore.perturbation.output import output_sensitivity, perturb_output
-from dpcore.releases.base import UTILITY_COLUMNS, AuditScope, Numbers, Release, utility_row
+from dpcore.releases.base import AuditScope, Numbers, Release, utility_row, utility_table
 from dpcore.studies.masking import TASKS, generator
 
 __all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "NOISE", "masked_table", "publish"]
@@ -112,7 +112,7 @@ def _utility(numbers: Numbers, params: Any) -> pd.DataFrame:
     ]
     if accuracy <= m["majority_accuracy"]:
         rows[0]["meaning"] += " It does no better than guessing the majority class."
-    return pd.DataFrame(rows, columns=UTILITY_COLUMNS)
+    return utility_table(rows)
 
 
 def _scope(params: Any, metrics: pd.Series) -> AuditScope:

@@ -38,7 +38,7 @@ from dpcore.perturbation.amp import amp_calibration, amp_coefs
 from dpcore.perturbation.experiments import PublicPrior, ScenarioArrays
 from dpcore.perturbation.model import TOL, PrivateLogisticRegression, nonprivate_coef, prepare
 from dpcore.perturbation.output import output_sensitivity
-from dpcore.releases.base import UTILITY_COLUMNS, AuditScope, Numbers, Release, utility_row
+from dpcore.releases.base import AuditScope, Numbers, Release, utility_row, utility_table
 from dpcore.studies.perturbation import LAMBDA_MODES, SYNTHETIC
 
 __all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "METHODS", "NOISE", "evaluation_set",
@@ -150,7 +150,7 @@ def _utility(numbers: Numbers, params: Any) -> pd.DataFrame:
     ]
     if error >= m["guessing_error_nonprivate"]:
         rows[0]["meaning"] += " It does no better than guessing the majority class."
-    return pd.DataFrame(rows, columns=UTILITY_COLUMNS)
+    return utility_table(rows)
 
 
 def _scope(params: Any, metrics: pd.Series) -> AuditScope:

@@ -29,7 +29,7 @@ from dpcore.accountant import BudgetAccountant
 from dpcore.audit.case import AuditCase, capped_note, laplace_llr
 from dpcore.datasets.scenario import Scenario
 from dpcore.mechanisms import DiscreteLaplace, Exponential, Laplace
-from dpcore.releases.base import UTILITY_COLUMNS, AuditScope, Numbers, Release, utility_row
+from dpcore.releases.base import AuditScope, Numbers, Release, utility_row, utility_table
 from dpcore.subset.experiments import StudySetup
 from dpcore.subset.selection import SubsetResult, select_subset
 
@@ -110,7 +110,7 @@ def _utility(numbers: Numbers, params: Any) -> pd.DataFrame:
     errors = selected["dp_error_nonprivate"].to_numpy(dtype=float)
     sd = float(errors.std(ddof=1)) if errors.size > 1 else float("nan")
     sizes = ", ".join(str(int(s)) for s in selected["selected_size"])
-    return pd.DataFrame([
+    return utility_table([
         utility_row(
             "prediction error of the selected subset", errors.mean(),
             f"Over {errors.size} repeats of Algorithm 2 at a total ε = {m['epsilon_spent']:g}, "
@@ -121,7 +121,7 @@ def _utility(numbers: Numbers, params: Any) -> pd.DataFrame:
             "public data alone", m["public_only_error_nonprivate"],
             "The same model fitted on the public set without weights: the release must beat "
             "it.", True),
-    ], columns=UTILITY_COLUMNS)
+    ])
 
 
 def _scope(params: Any, metrics: pd.Series) -> AuditScope:
