@@ -3,7 +3,7 @@
 In-process: which pages ``EXPLORER_PREPARE`` names, the local address built from Streamlit's
 settings, and the background walk waiting while the machine is busy, stopping when asked and
 saying why it stopped (a stand-in walk, no server). Then once against a real
-``streamlit run app.py`` (slow lane): the server imports the app at start, walks one page by
+``streamlit run app.py`` (slow lane): the server imports its libraries at start, walks one page by
 itself, and a visitor who then opens that page gets its first view from the shared store (no
 progress bar: nothing left to compute), where a page it did not walk still computes.
 """

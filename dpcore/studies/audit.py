@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 import dpcore.audit as A
-from dpcore.runs.domains import EPSILONS, SEED, OneOf
+from dpcore.domains import EPSILONS, SEED, OneOf
 from dpcore.simulation import Progress
 from dpcore.studies.base import StudyParams
 from dpcore.validation import DataError
@@ -82,7 +82,7 @@ class Params(StudyParams):
 #: The page's controls (widget keys of pages/audit.py) with their defaults.
 CONTROLS: dict[str, Any] = Params.defaults()
 SEED_KEY = Params.seed_key()
-#: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`), with
+#: The values each control can take, as the page draws it (:mod:`dpcore.domains`), with
 #: the page's one-run audit's canaries.
 DOMAINS = {
     "au_case": OneOf(A.CASE_KEYS), "au_epsilon": OneOf(EPSILONS), "au_runs": OneOf(RUNS),

@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 
 import dpcore.primer as primer
-from dpcore.runs.domains import EPSILONS, SEED, Between, FromData, OneOf
+from dpcore.domains import EPSILONS, SEED, Between, FromData, OneOf
 from dpcore.simulation import Progress, report
 from dpcore.studies.base import StudyParams
 
@@ -86,7 +86,7 @@ class Params(StudyParams):
 #: Every control of the page with its default (:data:`dpcore.primer.CONTROLS`).
 CONTROLS: dict[str, Any] = Params.defaults()
 SEED_KEY = Params.seed_key()
-#: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`): the
+#: The values each control can take, as the page draws it (:mod:`dpcore.domains`): the
 #: columns and categories come from the data, the bounds and the threshold are any numbers.
 DOMAINS = {
     "pr_kind": OneOf(primer.KINDS), "pr_column": FromData(), "pr_value": FromData(),
