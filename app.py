@@ -8,9 +8,9 @@ This file is read twice, on purpose:
   import graph has no circle (``tests/test_layout.py``, ``tests/test_import_threads.py``).
 * **``streamlit run app.py`` imports it once to serve it**: Streamlit finds ``app`` below, a
   :class:`streamlit.App` whose script is this file, and runs its ``lifespan`` when the server
-  starts (:func:`ui.warm.lifespan`): the third-party libraries are imported before the first
-  visitor, and the class pages are prepared in the background while a core is idle
-  (``EXPLORER_PREPARE=0`` turns that off; ``docs/class.md``).
+  starts (:func:`ui.warm.lifespan`): the third-party libraries and the router are imported
+  before the first visitor, and the class pages are prepared in the background while a core is
+  idle (``EXPLORER_PREPARE=0`` turns that off; ``docs/class.md``).
 """
 
 import streamlit as st

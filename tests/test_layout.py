@@ -1,4 +1,6 @@
-"""Project layout rules: ``dpcore`` is pure Python and never imports Streamlit; ruff is clean."""
+"""Project layout rules: ``dpcore`` is pure Python and never imports Streamlit; the import graph
+(every import counted) has no circle, no arrow back up the layers and no import from the face
+of its own package; the server imports the pages' libraries by name; ruff is clean."""
 
 import ast
 import functools

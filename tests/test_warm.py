@@ -10,6 +10,7 @@ progress bar: nothing left to compute), where a page it did not walk still compu
 
 from __future__ import annotations
 
+import ast
 import os
 import queue
 import socket
@@ -38,6 +39,13 @@ def test_pages_to_prepare_reads_the_setting():
     assert warm.pages_to_prepare("masking,importance") == ("masking", "importance")
     with pytest.raises(ValueError, match="give 0 .* importance, subset"):
         warm.pages_to_prepare("masking,slides")
+
+
+def test_the_server_imports_the_module_that_every_session_imports_first():
+    script = ast.parse((ROOT / "app.py").read_text())
+    main = next(node for node in script.body if isinstance(node, ast.If))  # __name__ == ...
+    first = next(node for node in main.body if isinstance(node, ast.ImportFrom))
+    assert first.module == warm.ROUTER
 
 
 @pytest.mark.parametrize(("options", "url"), [

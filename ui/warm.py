@@ -1,13 +1,14 @@
-"""A server that prepares itself: the app's modules at start, then the class pages in the
-background while a core is idle.
+"""A server that prepares itself: its libraries and router at start, then the class pages in
+the background while a core is idle.
 
 ``streamlit run app.py`` serves ``app.py``'s :class:`streamlit.App` (Streamlit's own start-up
 hook, see ``app.py``), whose :func:`lifespan` runs once when the server starts, before it
 answers anyone:
 
 1. it imports the third-party libraries the app uses, by name (:data:`LIBRARIES`,
-   :func:`import_libraries`), and limits BLAS to one thread per call
-   (:func:`limit_blas_threads`: a server's parallelism is its sessions);
+   :func:`import_libraries`), then the router (:data:`ROUTER`, the first import of the script
+   every session runs), and limits BLAS to one thread per call (:func:`limit_blas_threads`: a
+   server's parallelism is its sessions);
 2. it starts one background thread (:class:`Preparation`) that walks the class pages over the
    server's own WebSocket on localhost, exactly as ``benchmarks/prepare_class.py`` does
    (:func:`ui.protocol.walk`): the four pages' first views first, then every view of each at
@@ -46,7 +47,8 @@ import ui.prefetch as prefetch
 from ui.protocol import CLASS_PAGES, ConnectionLost, ProtocolError, walk
 
 __all__ = ["ENV_BLAS_THREADS", "ENV_MAX_LOAD", "ENV_PAGES", "LIBRARIES", "Preparation", "Quiet",
-           "import_libraries", "lifespan", "limit_blas_threads", "local_url", "pages_to_prepare"]
+           "ROUTER", "import_libraries", "lifespan", "limit_blas_threads", "local_url",
+           "pages_to_prepare"]
 
 #: The third-party modules that the pages' modules import (as they are imported, or in a
 #: function: the release samplers, the composition totals), imported one after the other when
@@ -71,6 +73,12 @@ LIBRARIES: tuple[str, ...] = (
     "dp_accounting.rdp.rdp_privacy_accountant",
     "packaging.specifiers", "requests", "threadpoolctl", "websocket",
 )
+#: The module that ``app.py``'s script imports first (the pages' navigation), imported when the
+#: server starts after :data:`LIBRARIES`: most of the app's modules that a page needs come with
+#: it, so the first visitor's first render does not pay for them (``docs/performance.md``,
+#: "Without the preload"). Sessions need no such import to be safe: the pages' modules import
+#: at once without it (``tests/test_import_threads.py``).
+ROUTER = "ui.navigation"
 #: The environment variable that turns the walk off (``0``) or names its pages.
 ENV_PAGES = "EXPLORER_PREPARE"
 #: The environment variable that sets the load average from which the walk waits.
@@ -334,8 +342,10 @@ def limit_blas_threads(value: str | None) -> int:
 @asynccontextmanager
 async def lifespan(_app: object) -> AsyncIterator[None]:
     """The server's start-up and shutdown (``streamlit.App``'s ``lifespan``): the third-party
-    libraries imported, then the class pages prepared in the background (module docstring)."""
+    libraries and the router imported, then the class pages prepared in the background (module
+    docstring)."""
     import_libraries()  # before anyone is served: no two sessions import them at once
+    importlib.import_module(ROUTER)  # what every session's script imports first
     try:
         limit_blas_threads(os.environ.get(ENV_BLAS_THREADS))
     except ValueError as exc:
