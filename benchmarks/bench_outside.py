@@ -58,6 +58,7 @@ import pandas as pd
 from timing import ROOT  # noqa: F401  (puts the clone's root on the import path)
 
 from dpcore.datasets import Scenario, split_random
+from dpcore.domains import LAMBDAS
 from dpcore.importance import ImportanceWeights, default_lambda, model_design, model_penalty
 from dpcore.importance.mechanism import design_matrices
 from dpcore.logistic import fit_logistic
@@ -74,7 +75,6 @@ from dpcore.perturbation.experiments import (
 )
 from dpcore.random import stream
 from dpcore.runs import build_scenario
-from dpcore.runs.domains import LAMBDAS
 from dpcore.runs.scenarios import TWO_FILES, UPLOAD
 from dpcore.studies import masking as masking_study
 from dpcore.studies import perturbation as lr_study

@@ -4,10 +4,12 @@ Run: ``python benchmarks/first_view.py [--page perturbation] [--checkout DIR ...
 
 Each measurement is a fresh Python process started in a checkout (``--checkout``, default this
 one; give several to compare them, e.g. the commit before a change exported with ``git archive``):
-it imports the app's modules first (``ui.preload``, what a server does when it starts), then
-opens the page by AppTest as a link does (``app.py`` routing to ``pages/<page>.py``), with one
-BLAS thread as the server has (:func:`ui.warm.limit_blas_threads`), and prints the process's CPU
-time and the wall time of that first run, and the metrics the page shows (so that the checkouts
+it first does what a server does when it starts (``app.py``'s start-up hook,
+:func:`ui.warm.lifespan`, without the class preparation), then opens the page by AppTest as a
+link does (``app.py`` routing to ``pages/<page>.py``), with one BLAS thread as the server has
+(:func:`ui.warm.limit_blas_threads`), and prints the process's CPU time and the wall time of
+that first run (the page's imports of the app's own modules included, as its first visitor
+pays them), and the metrics the page shows (so that the checkouts
 can be seen to show the same numbers). The checkouts take turns ``--pairs`` times (interleaved,
 so that other work on the machine falls on all of them alike); the table gives each run and the
 median CPU time against the first checkout's.
@@ -21,6 +23,7 @@ and wall), as a class's ε moves on a server where the first view is already hel
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import statistics
@@ -52,13 +55,19 @@ def child(page: str, view: str | None = None, epsilons: tuple[float, ...] = ()) 
     from streamlit.testing.v1 import AppTest
     from threadpoolctl import threadpool_limits
 
-    import ui.preload  # noqa: F401  (the server imports every module when it starts)
+    from ui.warm import ENV_PAGES, lifespan
 
+    async def start() -> None:  # the server's start-up, before anyone is served
+        async with lifespan(None):
+            pass
+
+    os.environ[ENV_PAGES] = "0"  # no class preparation: the page alone is measured
+    asyncio.run(start())
     threadpool_limits(1)
     at = AppTest.from_file(os.path.join(os.getcwd(), "app.py"), default_timeout=900)
     at.switch_page(f"pages/{page}.py")
     if view:  # a view's key or its label, read as a link reads it (a checkout's own domain)
-        from dpcore.runs.domains import check
+        from dpcore.domains import check
         from dpcore.studies import study
 
         key = f"{PREFIXES[page]}_view"

@@ -9,7 +9,6 @@ and threshold splits use the page's seed.
 import pandas as pd
 import streamlit as st
 
-import ui.preload  # noqa: F401  (first: every module, one order; see ui/preload.py)
 from dpcore import audit as A
 from dpcore import audit_float as F
 from dpcore.figures.audit import TITLES, context, figures, float_figure, summary_figure

@@ -13,7 +13,6 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-import ui.preload  # noqa: F401  (first: every module, one order; see ui/preload.py)
 from dpcore.figures.choose_epsilon import answer_curve, figure_titles, figures, released_value
 from dpcore.planning import (
     COARSE_GRID,

@@ -14,7 +14,6 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-import ui.preload  # noqa: F401  (first: every module, one order; see ui/preload.py)
 from dpcore.decision import (
     AUDIT_CONFIDENCE,
     AUDIT_RUNS,

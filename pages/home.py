@@ -2,7 +2,6 @@
 
 import streamlit as st
 
-import ui.preload  # noqa: F401  (first: every module, one order; see ui/preload.py)
 from dpcore.figures.home import TITLES, figures
 from dpcore.queries import default_condition, raw_indicator
 from dpcore.studies import home as study

@@ -10,7 +10,6 @@ from contextlib import nullcontext
 import pandas as pd
 import streamlit as st
 
-import ui.preload  # noqa: F401  (first: every module, one order; see ui/preload.py)
 from dpcore.figures.importance import (
     TITLES,
     box_legend,

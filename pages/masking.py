@@ -7,7 +7,6 @@ numbers of :mod:`dpcore.studies.masking` and the figures of :mod:`dpcore.figures
 
 import streamlit as st
 
-import ui.preload  # noqa: F401  (first: every module, one order; see ui/preload.py)
 from dpcore.figures.masking import (
     PANEL,
     figure_context,

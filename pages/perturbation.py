@@ -11,7 +11,6 @@ from concurrent.futures import ThreadPoolExecutor
 import pandas as pd
 import streamlit as st
 
-import ui.preload  # noqa: F401  (first: every module, one order; see ui/preload.py)
 from dpcore.datasets.dimension import Dimension
 from dpcore.figures.perturbation import TITLES, coefficient_bars, figures
 from dpcore.perturbation.experiments import (

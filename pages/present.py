@@ -9,7 +9,6 @@ Down next, ← / Page Up previous, Escape leaves presentation mode.
 
 import streamlit as st
 
-import ui.preload  # noqa: F401  (first: every module, one order; see ui/preload.py)
 from dpcore.figures import figures
 from dpcore.text import md
 from ui.errors import show_errors

@@ -10,7 +10,6 @@ read from the private data without noise and labelled non-private. The Publish p
 import pandas as pd
 import streamlit as st
 
-import ui.preload  # noqa: F401  (first: every module, one order; see ui/preload.py)
 from dpcore.figures.primer import TITLES, contexts, figures
 from dpcore.primer import (
     BOUND_SOURCES,

@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-import ui.preload  # noqa: F401  (first: every module, one order; see ui/preload.py)
 import ui.study
 from dpcore.figures.subset import TITLES, figures, settings
 from dpcore.releases import subset as release

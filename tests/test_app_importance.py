@@ -15,10 +15,10 @@ from streamlit.runtime.caching import cache_data_api, cache_resource_api
 from streamlit.testing.v1 import AppTest
 
 from dpcore.datasets import load_scenario
+from dpcore.domains import LAMBDAS
 from dpcore.figures.common import COLORS
 from dpcore.figures.importance import DISTANCE_ROLES
 from dpcore.importance import default_lambda
-from dpcore.runs.domains import LAMBDAS
 from dpcore.studies.importance import WHISKERS
 from dpcore.text import md as escape
 from ui.cache import SHARED

@@ -27,9 +27,9 @@ import ui.export
 import ui.registry
 import ui.runconfig
 from dpcore import BudgetAccountant
+from dpcore.domains import NotFromLink
 from dpcore.figures import files
 from dpcore.runs import RunConfig
-from dpcore.runs.domains import NotFromLink
 from dpcore.text import md
 from ui import links
 

@@ -29,10 +29,7 @@ import ui.export
 import ui.registry
 import ui.runconfig
 import ui.widgets
-from dpcore.queries import MAX_CONDITIONS, MEAN
-from dpcore.runs import PAGES as RUN_PAGES
-from dpcore.runs import page_module, scenarios
-from dpcore.runs.domains import (
+from dpcore.domains import (
     EPSILONS,
     SEED,
     Between,
@@ -41,6 +38,9 @@ from dpcore.runs.domains import (
     OneOf,
     check,
 )
+from dpcore.queries import MAX_CONDITIONS, MEAN
+from dpcore.runs import PAGES as RUN_PAGES
+from dpcore.runs import page_module, scenarios
 from dpcore.text import md
 from ui import links
 

@@ -189,8 +189,8 @@ def test_public_lambda_table_simulates_every_lambda_on_public_rows():
 
 
 def test_masking_lambda_grid_is_the_sliders_and_tiny_budgets_fall_back_to_its_top():
+    from dpcore.domains import LAMBDAS as SLIDER
     from dpcore.masking.defaults import LAMBDAS
-    from dpcore.runs.domains import LAMBDAS as SLIDER
 
     assert LAMBDAS == SLIDER  # every default is a slider position
     # At ε N_D ~ 2 the noise of scale 2 / (N_D λ ε) swamps every small λ: the choice is the

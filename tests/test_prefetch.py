@@ -113,7 +113,7 @@ def test_at_most_max_pending_values(key_of):
 def fake_study(name: str, options: tuple[float, ...], result):
     """A study whose ``at`` is slow and returns ``result(params)``, its ε slider offering
     ``options``."""
-    from dpcore.runs.domains import OneOf
+    from dpcore.domains import OneOf
 
     class Study:
         __name__ = name
@@ -165,7 +165,7 @@ def fake_page(options: tuple[float, ...]):
 def test_a_slow_epsilon_move_of_a_page_computes_its_neighbours_ahead():
     """:func:`ui.study.numbers` after a slow move: the slider's neighbouring ε are then in the
     shared store under the page's keys, with the numbers the page would compute."""
-    from dpcore.runs.domains import EPSILONS
+    from dpcore.domains import EPSILONS
     from ui import study as page_study
 
     Study, Params, computed_ahead = fake_page(EPSILONS)
@@ -252,7 +252,7 @@ def test_a_slow_seed_move_computes_the_next_seeds_ahead():
     ε then returns to the ε slider's next value in the direction of the move."""
     from dataclasses import dataclass, replace
 
-    from dpcore.runs.domains import EPSILONS
+    from dpcore.domains import EPSILONS
     from ui import study as page_study
     from ui.cache import memo_key
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from dpcore.datasets import load_scenario
+from dpcore.domains import LAMBDAS
 from dpcore.importance import (
     PAGE_LOG_WEIGHT_NOISE,
     default_lambda,
@@ -18,7 +19,6 @@ from dpcore.importance import (
     typical_log_weight_noise,
 )
 from dpcore.model_selection import PENALTIES, cv_accuracy, cv_penalty
-from dpcore.runs.domains import LAMBDAS
 from dpcore.studies import subset as subset_study
 
 

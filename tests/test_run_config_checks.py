@@ -19,8 +19,8 @@ import pytest
 
 import dpcore.runs
 from dpcore import cli, studies
+from dpcore.domains import Between, NotFromLink, OneOf
 from dpcore.runs import RunConfig, scenarios
-from dpcore.runs.domains import Between, NotFromLink, OneOf
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "dpcore" / "examples").glob("*.json"))

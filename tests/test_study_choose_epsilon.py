@@ -13,6 +13,7 @@ import pytest
 
 from dpcore.accountant import BudgetAccountant
 from dpcore.datasets import load_scenario
+from dpcore.domains import query_domains
 from dpcore.figures.choose_epsilon import figure_titles, figures
 from dpcore.planning import (
     COARSE_GRID,
@@ -23,7 +24,6 @@ from dpcore.planning import (
     posterior_bound,
 )
 from dpcore.runs import RunConfig, run
-from dpcore.runs.domains import query_domains
 from dpcore.studies.choose_epsilon import (
     CONTROLS,
     DOMAINS,

@@ -13,7 +13,7 @@ import pytest
 
 from dpcore import studies
 from dpcore.runs import RunConfig
-from dpcore.runs.domains import Domain, ViewOf, check
+from dpcore.domains import Domain, ViewOf, check
 from dpcore.studies.base import Study, StudyParams
 from ui.links import known_domains
 

@@ -12,13 +12,13 @@ import pandas as pd
 import pytest
 
 from dpcore.datasets import load_scenario
+from dpcore.domains import query_domains
 from dpcore.figures import figures
 from dpcore.figures.importance import TITLES
 from dpcore.figures.importance import figures as importance_figures
 from dpcore.importance import BootstrapStudy, bootstrap_estimates, expected_noise_norm
 from dpcore.importance import experiments as iw_experiments
 from dpcore.runs import RunConfig, run
-from dpcore.runs.domains import query_domains
 from dpcore.studies import importance as study
 from dpcore.studies.importance import (
     EPSILON_GRID,

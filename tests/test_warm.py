@@ -3,13 +3,14 @@
 In-process: which pages ``EXPLORER_PREPARE`` names, the local address built from Streamlit's
 settings, and the background walk waiting while the machine is busy, stopping when asked and
 saying why it stopped (a stand-in walk, no server). Then once against a real
-``streamlit run app.py`` (slow lane): the server imports the app at start, walks one page by
+``streamlit run app.py`` (slow lane): the server imports its libraries at start, walks one page by
 itself, and a visitor who then opens that page gets its first view from the shared store (no
 progress bar: nothing left to compute), where a page it did not walk still computes.
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import queue
 import socket
@@ -38,6 +39,13 @@ def test_pages_to_prepare_reads_the_setting():
     assert warm.pages_to_prepare("masking,importance") == ("masking", "importance")
     with pytest.raises(ValueError, match="give 0 .* importance, subset"):
         warm.pages_to_prepare("masking,slides")
+
+
+def test_the_server_imports_the_module_that_every_session_imports_first():
+    script = ast.parse((ROOT / "app.py").read_text())
+    main = next(node for node in script.body if isinstance(node, ast.If))  # __name__ == ...
+    first = next(node for node in main.body if isinstance(node, ast.ImportFrom))
+    assert first.module == warm.ROUTER
 
 
 @pytest.mark.parametrize(("options", "url"), [

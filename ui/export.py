@@ -31,8 +31,8 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
+import ui.links as links
 from dpcore.figures.files import PNG_MISSING, chromium_path, figure_html, figure_png, file_stem
-from ui import links
 from ui.runconfig import STUDY, cli_command, config_json, config_script, run_config
 
 

@@ -12,7 +12,7 @@ rows).
 When a session starts, :func:`restore` (called by :func:`ui.state.hold_widget_state`, before any
 widget is drawn) reads the URL once. Each known key is checked against its default's type and
 against its control's domain (the options or the range the page draws it with, ``DOMAINS`` of
-:mod:`dpcore.runs.scenarios` and of each page's study, see :mod:`dpcore.runs.domains`), then set in
+:mod:`dpcore.runs.scenarios` and of each page's study, see :mod:`dpcore.domains`), then set in
 ``st.session_state`` (and ``_kept_<key>``, where :func:`ui.state.keep_widget_state` keeps it); a
 page's own first-run defaults cannot override it, because :func:`ui.state.keep_widget_state`
 applies the link's value once more (:func:`claim`) as the widget is managed. A value read off the
@@ -34,10 +34,10 @@ from typing import Any
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+import ui.registry as registry
+from dpcore.domains import Domain, NotFromLink, check
 from dpcore.runs import scenarios, shareable_files
-from dpcore.runs.domains import Domain, NotFromLink, check
 from dpcore.text import md
-from ui import registry
 from ui.runconfig import PREFIXES, UPLOAD_FILES_KEY, plain, seed_key
 
 RESTORED_KEY = "_link_restored"  # the URL was read in this session
@@ -174,7 +174,7 @@ def known_defaults() -> dict[str, Any]:
 
 
 def known_domains() -> dict[str, Domain]:
-    """The domain of every control a link may set (:mod:`dpcore.runs.domains`): the sidebar's
+    """The domain of every control a link may set (:mod:`dpcore.domains`): the sidebar's
     and every page's ``DOMAINS``. A switch has none (its type is its domain)."""
     domains = dict(scenarios.DOMAINS)
     for entry in registry.PAGES:
@@ -313,7 +313,7 @@ def settle(key: str, accepts: Callable[[Any], bool], fallback: Any) -> None:
 
 def parameters(page: str, config: Mapping[str, Any]) -> dict[str, str]:
     """The query parameters of a run config (see :func:`ui.runconfig.run_config`). A control that
-    a link cannot set (:class:`dpcore.runs.domains.NotFromLink`) is left out."""
+    a link cannot set (:class:`dpcore.domains.NotFromLink`) is left out."""
     unsettable = {key for key, domain in known_domains().items()
                   if isinstance(domain, NotFromLink)}
     params: dict[str, str] = {}

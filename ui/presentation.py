@@ -29,8 +29,8 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
+import ui.prefetch as prefetch
 from dpcore.runs import RunResult, run
-from ui import prefetch
 from ui.cache import SHARED, shared_key
 from ui.registry import PAGES, PRESENT, Preset, page, presets
 

@@ -27,9 +27,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import ui.registry as registry
 from dpcore.runs import RunConfig, script, shareable_files
 from dpcore.runs.scenarios import BY_VALUE, ONE_FILE, unused_keys
-from ui import registry
 
 __all__ = ["HIDDEN_NAMES", "PREFIXES", "SHARE_PRIVATE_NAME", "SHARE_SPLIT_VALUE", "SOURCE_KEYS",
            "STUDY", "UPLOAD_FILES_KEY",

@@ -47,6 +47,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
+import ui.memory as memory
 from dpcore import DataError
 from dpcore.datasets import (
     MAX_SPLIT_VALUES,
@@ -80,7 +81,6 @@ from dpcore.runs.scenarios import (
     UPLOAD_SEED,
 )
 from dpcore.text import md
-from ui import memory
 from ui.cache import content_key, load_builtin, session_memo, session_memo_has
 from ui.links import data_default
 from ui.runconfig import HIDDEN_NAMES, SHARE_PRIVATE_NAME, SHARE_SPLIT_VALUE

@@ -18,7 +18,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui import links
+import ui.links as links
 
 _HELD = "_held_widget_keys"
 

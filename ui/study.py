@@ -25,10 +25,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+import ui.prefetch as prefetch
 from dpcore.datasets import Scenario
-from dpcore.runs.domains import SEED
+from dpcore.domains import SEED
 from dpcore.studies.base import Study
-from ui import prefetch
 from ui.cache import is_builtin, is_cached, memo, memo_key
 from ui.snapshot import Snapshot
 

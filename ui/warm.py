@@ -1,14 +1,14 @@
-"""A server that prepares itself: the app's modules at start, then the class pages in the
-background while a core is idle.
+"""A server that prepares itself: its libraries and router at start, then the class pages in
+the background while a core is idle.
 
 ``streamlit run app.py`` serves ``app.py``'s :class:`streamlit.App` (Streamlit's own start-up
 hook, see ``app.py``), whose :func:`lifespan` runs once when the server starts, before it
 answers anyone:
 
-1. it imports every module of the app (:mod:`ui.preload`, about 4 s on 2 cores), which the first
-   visitor of a fresh server paid before, every other visitor waiting behind it, and limits
-   BLAS to one thread per call (:func:`limit_blas_threads`: a server's parallelism is its
-   sessions);
+1. it imports the third-party libraries the app uses, by name (:data:`LIBRARIES`,
+   :func:`import_libraries`), then the router (:data:`ROUTER`, the first import of the script
+   every session runs), and limits BLAS to one thread per call (:func:`limit_blas_threads`: a
+   server's parallelism is its sessions);
 2. it starts one background thread (:class:`Preparation`) that walks the class pages over the
    server's own WebSocket on localhost, exactly as ``benchmarks/prepare_class.py`` does
    (:func:`ui.protocol.walk`): the four pages' first views first, then every view of each at
@@ -43,12 +43,42 @@ import requests
 from streamlit import config
 from threadpoolctl import threadpool_limits
 
-from ui import prefetch
+import ui.prefetch as prefetch
 from ui.protocol import CLASS_PAGES, ConnectionLost, ProtocolError, walk
 
-__all__ = ["ENV_BLAS_THREADS", "ENV_MAX_LOAD", "ENV_PAGES", "Preparation", "Quiet", "lifespan",
-           "limit_blas_threads", "local_url", "pages_to_prepare"]
+__all__ = ["ENV_BLAS_THREADS", "ENV_MAX_LOAD", "ENV_PAGES", "LIBRARIES", "Preparation", "Quiet",
+           "ROUTER", "import_libraries", "lifespan", "limit_blas_threads", "local_url",
+           "pages_to_prepare"]
 
+#: The third-party modules that the pages' modules import (as they are imported, or in a
+#: function: the release samplers, the composition totals), imported one after the other when
+#: the server starts (:func:`import_libraries`). Sessions that start together on a fresh server
+#: import the app's modules at once, and a library first imported by several threads at once can
+#: hand one of them a partially initialised module (pandas did). The app's own modules are left
+#: to the sessions: their import graph has no circle and no module of ``dpcore`` imports from
+#: the package's face (``tests/test_layout.py``, which also checks that this list is complete),
+#: so threads that import them at once cannot deadlock (``tests/test_import_threads.py``).
+LIBRARIES: tuple[str, ...] = (
+    "numpy", "pandas", "pyarrow", "pyarrow.compute", "pyarrow.csv",
+    "scipy.linalg", "scipy.optimize", "scipy.sparse", "scipy.spatial", "scipy.special",
+    "scipy.stats",
+    "sklearn.base", "sklearn.datasets", "sklearn.linear_model", "sklearn.svm",
+    "sklearn.utils.validation",
+    "plotly.colors", "plotly.express", "plotly.graph_objects", "plotly.io", "plotly.offline",
+    "plotly.subplots",
+    "opendp.combinators", "opendp.domains", "opendp.measurements", "opendp.measures",
+    "opendp.metrics", "opendp.mod",
+    "dp_accounting.dp_event", "dp_accounting.privacy_accountant",
+    "dp_accounting.pld.common", "dp_accounting.pld.privacy_loss_distribution",
+    "dp_accounting.rdp.rdp_privacy_accountant",
+    "packaging.specifiers", "requests", "threadpoolctl", "websocket",
+)
+#: The module that ``app.py``'s script imports first (the pages' navigation), imported when the
+#: server starts after :data:`LIBRARIES`: most of the app's modules that a page needs come with
+#: it, so the first visitor's first render does not pay for them (``docs/performance.md``,
+#: "Without the preload"). Sessions need no such import to be safe: the pages' modules import
+#: at once without it (``tests/test_import_threads.py``).
+ROUTER = "ui.navigation"
 #: The environment variable that turns the walk off (``0``) or names its pages.
 ENV_PAGES = "EXPLORER_PREPARE"
 #: The environment variable that sets the load average from which the walk waits.
@@ -278,6 +308,12 @@ class Preparation:
                  "ε is in the cache that every session shares.")
 
 
+def import_libraries() -> None:
+    """Import :data:`LIBRARIES` in this thread, before any session could import them at once."""
+    for name in LIBRARIES:
+        importlib.import_module(name)
+
+
 def limit_blas_threads(value: str | None) -> int:
     """Limit the BLAS library's threads in this server process to ``value`` (None: 1) and
     return the limit.
@@ -305,9 +341,11 @@ def limit_blas_threads(value: str | None) -> int:
 
 @asynccontextmanager
 async def lifespan(_app: object) -> AsyncIterator[None]:
-    """The server's start-up and shutdown (``streamlit.App``'s ``lifespan``): the app's
-    modules imported, then the class pages prepared in the background (module docstring)."""
-    importlib.import_module("ui.preload")  # before anyone is served: no visitor waits for it
+    """The server's start-up and shutdown (``streamlit.App``'s ``lifespan``): the third-party
+    libraries and the router imported, then the class pages prepared in the background (module
+    docstring)."""
+    import_libraries()  # before anyone is served: no two sessions import them at once
+    importlib.import_module(ROUTER)  # what every session's script imports first
     try:
         limit_blas_threads(os.environ.get(ENV_BLAS_THREADS))
     except ValueError as exc:

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+import ui.links as links
+from dpcore.domains import EPSILONS, LAMBDAS, SEED
 from dpcore.planning import posterior_bound
-from dpcore.runs.domains import EPSILONS, LAMBDAS, SEED
-from ui import links
 from ui.state import keep_widget_state
 
 __all__ = ["EPSILONS", "LAMBDAS", "epsilon_slider", "lambda_slider", "log_slider",

@@ -17,7 +17,15 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, softmax
 
-from dpcore.importance import mechanism as core
+from dpcore.importance.mechanism import (
+    TOL,
+    balanced_design,
+    check_lam,
+    design_matrices,
+    query_values,
+    release_sensitivity,
+    weighted_means,
+)
 from dpcore.logistic import fit_logistic
 from dpcore.mechanisms import L2Laplace
 from dpcore.validation import check_epsilon
@@ -63,16 +71,16 @@ class _Reference:
 
 def _reference(private, public, query, lam: float, fit_intercept: bool,
                beta0=None) -> _Reference:
-    lam = core.check_lam(lam)
-    b_D, b_E = core.query_values(query, private, public)
-    X_D, X_E = core.design_matrices(private, public, fit_intercept)
+    lam = check_lam(lam)
+    b_D, b_E = query_values(query, private, public)
+    X_D, X_E = design_matrices(private, public, fit_intercept)
     if beta0 is None:
-        beta0 = fit_logistic(*core.balanced_design(X_D, X_E), lam=lam, tol=core.TOL).coef
+        beta0 = fit_logistic(*balanced_design(X_D, X_E), lam=lam, tol=TOL).coef
     return _Reference(X_D, X_E, b_D, b_E, np.asarray(beta0, dtype=float), lam)
 
 
 def _bias(ref: _Reference) -> float:
-    return float(core.weighted_means(ref.X_E, ref.beta0[None, :], ref.b_E)[0] - ref.b_D.mean())
+    return float(weighted_means(ref.X_E, ref.beta0[None, :], ref.b_E)[0] - ref.b_D.mean())
 
 
 def _noise_variance(d: int, n_private: int, lam: float, epsilon: float, *,
@@ -84,8 +92,8 @@ def _noise_variance(d: int, n_private: int, lam: float, epsilon: float, *,
     ``solver=True``: the scale the mechanism draws, :func:`~dpcore.importance.release_sensitivity`
     (Lemma 2's plus the solver term) over epsilon.
     """
-    sensitivity = (core.release_sensitivity(d, n_private, lam) if solver
-                   else np.sqrt(d) / (n_private * core.check_lam(lam)))
+    sensitivity = (release_sensitivity(d, n_private, lam) if solver
+                   else np.sqrt(d) / (n_private * check_lam(lam)))
     return L2Laplace(epsilon, sensitivity, d).variance
 
 

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from dpcore import studies
+import dpcore.studies as studies
+from dpcore.domains import check_config
 from dpcore.runs import scenarios
-from dpcore.runs.domains import check_config
 from dpcore.runs.scenarios import (
     DEFAULT_SCENARIO,
     build_scenario,
@@ -124,7 +124,7 @@ class RunConfig:
 
     def check(self) -> None:
         """Refuse, before anything runs, a scenario key or a control that the page does not
-        have, or a value outside its domain (:func:`dpcore.runs.domains.check_config`, from
+        have, or a value outside its domain (:func:`dpcore.domains.check_config`, from
         the declarations of :mod:`dpcore.runs.scenarios` and of the page's study).
 
         Raises

@@ -26,7 +26,7 @@ from dpcore.datasets import (
     split_random,
     type_columns,
 )
-from dpcore.runs.domains import Between, FromData, NamesFromData, OneOf
+from dpcore.domains import Between, FromData, NamesFromData, OneOf
 from dpcore.validation import DataError
 
 __all__ = ["AT_RANDOM", "BUILTIN", "BY_VALUE", "CONTROLS", "ONE_FILE", "TWO_FILES", "UPLOAD",
@@ -65,7 +65,7 @@ _RULE_KEYS = {BY_VALUE: ("split_rule", "split_column", "split_value", "split_p")
 #: only. A private file, or a single file split into public and private rows, is named only.
 ROLES = ("public", "private", "single")
 DIGEST_ROLES = ("public",)
-#: The values each of the sidebar's controls can take (:mod:`dpcore.runs.domains`); a target,
+#: The values each of the sidebar's controls can take (:mod:`dpcore.domains`); a target,
 #: a split column and its value are read off the uploaded data.
 DOMAINS = {
     "source": OneOf((BUILTIN, UPLOAD)), "builtin_name": OneOf(tuple(list_scenarios())),

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 import dpcore.audit as A
-from dpcore.runs.domains import EPSILONS, SEED, OneOf
+from dpcore.domains import EPSILONS, SEED, OneOf
 from dpcore.simulation import Progress
 from dpcore.studies.base import StudyParams
 from dpcore.validation import DataError
@@ -84,7 +84,7 @@ CONTROLS: dict[str, Any] = Params.defaults()
 SEED_KEY = Params.seed_key()
 #: The page has one view: none to choose.
 VIEW_LABELS: dict[str, str] = {}
-#: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`), with
+#: The values each control can take, as the page draws it (:mod:`dpcore.domains`), with
 #: the page's one-run audit's canaries.
 DOMAINS = {
     "au_case": OneOf(A.CASE_KEYS), "au_epsilon": OneOf(EPSILONS), "au_runs": OneOf(RUNS),

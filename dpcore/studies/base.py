@@ -74,7 +74,7 @@ from dpcore.queries import INDICATOR
 if TYPE_CHECKING:
     import pandas as pd
 
-    from dpcore.runs.domains import Domain
+    from dpcore.domains import Domain
     from dpcore.simulation import Progress
 
 __all__ = ["Keep", "QueryParams", "Study", "StudyParams", "check_prepared", "computed"]
@@ -252,7 +252,7 @@ class Study(Protocol):
     Params: type[StudyParams]
     #: Every control's default by widget key (``Params.defaults()``).
     CONTROLS: Mapping[str, Any]
-    #: The values each control may hold, by widget key (:mod:`dpcore.runs.domains`).
+    #: The values each control may hold, by widget key (:mod:`dpcore.domains`).
     DOMAINS: Mapping[str, Domain]
     #: The widget key of the page's seed (``Params.seed_key()``), None for a page without one.
     SEED_KEY: str | None

@@ -42,6 +42,16 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 import pandas as pd
 
+from dpcore.domains import (
+    EPSILONS,
+    LAMBDAS,
+    SEED,
+    Between,
+    NotFromLink,
+    OneOf,
+    ViewOf,
+    query_domains,
+)
 from dpcore.importance import BootstrapStudy, VarianceTerms, variance_terms
 from dpcore.perturbation.experiments import ScenarioArrays, scenario_arrays
 from dpcore.planning import (
@@ -69,16 +79,6 @@ from dpcore.planning import (
     subset_errors,
 )
 from dpcore.queries import query_from_controls
-from dpcore.runs.domains import (
-    EPSILONS,
-    LAMBDAS,
-    SEED,
-    Between,
-    NotFromLink,
-    OneOf,
-    ViewOf,
-    query_domains,
-)
 from dpcore.simulation import Progress
 from dpcore.studies.base import QueryParams, StudyParams
 from dpcore.subset import rescale, scenario_arguments
@@ -266,7 +266,7 @@ PREPARED = {
 #: :data:`DEFAULT_PLAN` (its widget state) or a list of rows.
 CONTROLS: dict[str, Any] = Params.defaults()
 SEED_KEY = Params.seed_key()
-#: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`). The
+#: The values each control can take, as the page draws it (:mod:`dpcore.domains`). The
 #: plan and statistics tables' edits are the table editor's own state, which only the editor
 #: (or a run config) can set.
 DOMAINS = {

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.datasets import Scenario
+from dpcore.domains import EPSILONS, LAMBDAS, SEED, OneOf, ViewOf, query_domains
 from dpcore.importance import (
     PULL_SHARE,
     BootstrapFits,
@@ -48,7 +49,6 @@ from dpcore.importance import baselines as dp_baselines
 from dpcore.importance import model_distances as dp_model_distances
 from dpcore.importance import variance_terms as dp_variance_terms
 from dpcore.queries import Query, query_from_controls
-from dpcore.runs.domains import EPSILONS, LAMBDAS, SEED, OneOf, ViewOf, query_domains
 from dpcore.simulation import Progress
 from dpcore.studies.base import Keep, QueryParams, StudyParams, check_prepared, computed
 
@@ -141,7 +141,7 @@ class Params(QueryParams, StudyParams):
 
 CONTROLS: dict[str, Any] = Params.defaults()
 SEED_KEY = Params.seed_key()
-#: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`).
+#: The values each control can take, as the page draws it (:mod:`dpcore.domains`).
 DOMAINS = {
     "iw_epsilon": OneOf(EPSILONS), _LAMBDA_KEY: OneOf(LAMBDAS), "iw_reps": OneOf(REPLICATES),
     "iw_view": ViewOf(VIEW_LABELS), "iw_model_reps": OneOf((5, 10, 20, 50)), SEED_KEY: SEED,
@@ -160,7 +160,7 @@ def epsilon_axis(epsilon: float) -> tuple[float, ...]:
 
 
 #: The λ cells one :class:`LambdaCells` keeps (fits, and variance terms per query): the
-#: slider's λ values (:data:`~dpcore.runs.domains.LAMBDAS`, which hold :data:`LAMBDA_GRID`),
+#: slider's λ values (:data:`~dpcore.domains.LAMBDAS`, which hold :data:`LAMBDA_GRID`),
 #: and as many again for the terms of a second query.
 CELLS_KEPT = 2 * len(LAMBDAS)
 

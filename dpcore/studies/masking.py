@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.datasets.dimension import Dimension
+from dpcore.domains import LAMBDAS, SEED, OneOf, ViewOf
 from dpcore.masking import (
     FIG5_EPSILONS,
     MaskedDataGenerator,
@@ -49,7 +50,6 @@ from dpcore.masking import (
     toy_task,
 )
 from dpcore.random import stream
-from dpcore.runs.domains import LAMBDAS, SEED, OneOf, ViewOf
 from dpcore.simulation import Progress
 from dpcore.studies.base import Keep, StudyParams, check_prepared, computed
 from dpcore.validation import DataError
@@ -163,7 +163,7 @@ class Params(StudyParams):
 #: The page's controls (widget keys of pages/masking.py) with their defaults.
 CONTROLS: dict[str, Any] = Params.defaults()
 SEED_KEY = Params.seed_key()
-#: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`).
+#: The values each control can take, as the page draws it (:mod:`dpcore.domains`).
 DOMAINS = {
     "mk_task": OneOf(tuple(TASKS)), "mk_epsilon": OneOf(EPSILONS), "mk_lambda": OneOf(LAMBDAS),
     "mk_initial": OneOf(INITIAL), "mk_n": OneOf(N_OPTIONS),

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.datasets.dimension import Dimension
+from dpcore.domains import EPSILONS, SEED, OneOf, ViewOf
 from dpcore.perturbation.experiments import (
     Fitted,
     Split,
@@ -52,7 +53,6 @@ from dpcore.perturbation.experiments import (
 )
 from dpcore.perturbation.synthetic import synthetic
 from dpcore.random import stream
-from dpcore.runs.domains import EPSILONS, SEED, OneOf, ViewOf
 from dpcore.simulation import Progress, report
 from dpcore.studies.base import Keep, StudyParams, check_prepared, computed
 from dpcore.threads import threads
@@ -191,7 +191,7 @@ class Params(StudyParams):
 SEED_KEY = Params.seed_key()
 #: Every control the page's numbers depend on, with the page's defaults.
 CONTROLS: dict[str, Any] = Params.defaults()
-#: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`).
+#: The values each control can take, as the page draws it (:mod:`dpcore.domains`).
 DOMAINS = {
     "lr_source": OneOf(SOURCES), "lr_epsilon": OneOf(EPSILONS),
     "lr_lambda_mode": OneOf(LAMBDA_MODES), _LAMBDA_KEY: OneOf(LAMBDAS), "lr_n": OneOf(SIZES),

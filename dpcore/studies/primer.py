@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 
 import dpcore.primer as primer
-from dpcore.runs.domains import EPSILONS, SEED, Between, FromData, OneOf
+from dpcore.domains import EPSILONS, SEED, Between, FromData, OneOf
 from dpcore.simulation import Progress, report
 from dpcore.studies.base import StudyParams
 
@@ -88,7 +88,7 @@ CONTROLS: dict[str, Any] = Params.defaults()
 SEED_KEY = Params.seed_key()
 #: The page has one view: none to choose.
 VIEW_LABELS: dict[str, str] = {}
-#: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`): the
+#: The values each control can take, as the page draws it (:mod:`dpcore.domains`): the
 #: columns and categories come from the data, the bounds and the threshold are any numbers.
 DOMAINS = {
     "pr_kind": OneOf(primer.KINDS), "pr_column": FromData(), "pr_value": FromData(),

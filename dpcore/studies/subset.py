@@ -34,8 +34,8 @@ import numpy as np
 import pandas as pd
 
 from dpcore.datasets import MAX_UPLOAD_BYTES, Scenario
+from dpcore.domains import EPSILONS, LAMBDAS, SEED, Between, OneOf, ViewOf
 from dpcore.model_selection import cv_penalty
-from dpcore.runs.domains import EPSILONS, LAMBDAS, SEED, Between, OneOf, ViewOf
 from dpcore.studies.base import StudyParams
 from dpcore.subset import (
     StudySetup,
@@ -174,7 +174,7 @@ class Params(StudyParams):
 #: the size Algorithm 2 selected in repeat 1 (what the page's size slider starts at).
 CONTROLS: dict[str, Any] = Params.defaults()
 SEED_KEY = Params.seed_key()
-#: The values each control can take, as the page draws it (:mod:`dpcore.runs.domains`). A
+#: The values each control can take, as the page draws it (:mod:`dpcore.domains`). A
 #: subset size is at most the number of public rows, which an upload of at most
 #: ``MAX_UPLOAD_BYTES`` (two bytes a row at least) bounds.
 DOMAINS = {
@@ -215,7 +215,7 @@ def default_lambda(scenario: Scenario) -> float:
 
     Public information only: E rescaled by its own ranges (what Step 1 does to E, whatever D
     holds), so it spends nothing and two private sets give the same λ. The values are the λ
-    slider's (:data:`~dpcore.runs.domains.LAMBDAS`); a tie goes to the larger λ.
+    slider's (:data:`~dpcore.domains.LAMBDAS`); a tie goes to the larger λ.
     """
     if scenario.target is None:
         raise DataError("The optimal-subset page fits a logistic regression: choose a scenario "

@@ -11,8 +11,8 @@ from urllib.parse import urlparse
 import pytest
 
 from dpcore.datasets import load_scenario
+from dpcore.domains import LAMBDAS
 from dpcore.importance import default_lambda
-from dpcore.runs.domains import LAMBDAS
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
