@@ -22,6 +22,7 @@ import timing  # noqa: F401  (puts the repository root on the import path)
 
 from dpcore import audit as A
 from dpcore import audit_float as F
+from dpcore.releases.catalogue import audit_cases
 
 
 def main() -> None:
@@ -40,7 +41,7 @@ def main() -> None:
         return
     print("| mechanism | runs | vectorised runs/s | naive loop runs/s | ratio | epsilon_lb |")
     print("|---|---:|---:|---:|---:|---:|")
-    for case in A.audit_cases(args.epsilon):
+    for case in audit_cases(args.epsilon):
         runs = min(args.runs, 20_000) if case.refits else args.runs
         start = time.perf_counter()
         res = A.audit(case, runs, rng=0)

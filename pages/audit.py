@@ -12,6 +12,7 @@ import streamlit as st
 from dpcore import audit as A
 from dpcore import audit_float as F
 from dpcore.figures.audit import TITLES, context, figures, float_figure, summary_figure
+from dpcore.releases.catalogue import BROKEN_KEYS, CASE_KEYS
 from dpcore.studies import audit as study
 from dpcore.studies.audit import CANARIES, CONFIDENCES, FLOAT_RUNS, REFIT_RUNS, RUNS
 from ui.budget import budget_sidebar
@@ -35,7 +36,7 @@ FLOAT_COLUMNS = ["mechanism", "broken on purpose", "claimed epsilon", "runs per 
 
 @st.cache_data(show_spinner=False)
 def _labels() -> dict[str, str]:
-    return {key: study.case_label(key) for key in A.CASE_KEYS}
+    return {key: study.case_label(key) for key in CASE_KEYS}
 
 
 def _numbers(params: study.Params) -> dict[str, pd.DataFrame]:
@@ -93,7 +94,7 @@ def every_mechanism(params: study.Params, labels: dict[str, str]) -> None:
     button (each row is the single audit of that mechanism, cached with it)."""
     st.subheader("Every mechanism: claimed vs audited ε")
     broken = st.toggle("Include the broken-on-purpose examples", value=True, key="au_broken")
-    keys = [k for k in A.CASE_KEYS if broken or k not in A.BROKEN_KEYS]
+    keys = [k for k in CASE_KEYS if broken or k not in BROKEN_KEYS]
     table_key = ("au_table", params.epsilon, params.runs, params.confidence, params.seed,
                  tuple(keys))
     if st.button("Audit every mechanism", key="au_run_all", icon=":material/fact_check:"):
@@ -257,7 +258,7 @@ st.caption("Seeded simulations on built-in synthetic pairs of datasets, not rele
 
 with show_errors():
     labels = _labels()
-    key = st.selectbox("Mechanism", A.CASE_KEYS, key="au_case", format_func=labels.get)
+    key = st.selectbox("Mechanism", CASE_KEYS, key="au_case", format_func=labels.get)
     params = study.Params(case=key, epsilon=epsilon, runs=runs, confidence=confidence,
                           seed=seed)
     single_audit(params)

@@ -25,9 +25,10 @@ from scipy import stats
 from dpcore import audit as A
 from dpcore.audit.case import objective_llr as _objective_llr
 from dpcore.mechanisms import Gaussian
+from dpcore.releases.catalogue import BROKEN_KEYS, CASE_KEYS, audit_case, audit_cases
 from dpcore.validation import DataError
 
-CORRECT = [k for k in A.CASE_KEYS if k not in A.BROKEN_KEYS]
+CORRECT = [k for k in CASE_KEYS if k not in BROKEN_KEYS]
 #: Cases whose privacy loss on the pair is linear in the distance of the noiseless outputs
 #: (Laplace / L2-Laplace noise), so that the true epsilon on the pair is at most f * epsilon.
 LINEAR = ["laplace", "importance", "output", "masking", "input", "counts",
@@ -86,7 +87,7 @@ def test_audit_scores_validates_its_input():
 
 
 def test_audit_validates_runs_and_case():
-    case = A.audit_case("laplace")
+    case = audit_case("laplace")
     with pytest.raises(TypeError, match="runs must be an int"):
         A.audit(case, 1000.0)
     with pytest.raises(ValueError, match="runs == 10"):
@@ -94,11 +95,11 @@ def test_audit_validates_runs_and_case():
     with pytest.raises(TypeError, match="AuditCase"):
         A.audit("laplace", 100)
     with pytest.raises(ValueError, match="Unknown audit case"):
-        A.audit_cases(1.0, ["nope"])
+        audit_cases(1.0, ["nope"])
 
 
 def test_audit_is_reproducible_and_reports_progress():
-    case = A.audit_case("gaussian", 0.5)
+    case = audit_case("gaussian", 0.5)
     seen = []
     a = A.audit(case, 4000, rng=7, progress=seen.append, chunks=4)
     b = A.audit(case, 4000, rng=7, chunks=4)
@@ -125,7 +126,7 @@ def test_hill_climb_moves_inside_the_box():
 # ---------------------------------------------------------------------------- the mechanisms
 @pytest.mark.parametrize("key", CORRECT)
 def test_every_correct_mechanism_audits_below_its_claim(key):
-    case = A.audit_case(key, 1.0)
+    case = audit_case(key, 1.0)
     res = A.audit(case, _runs(case), confidence=0.99, rng=2023)
     assert not case.broken
     assert 0.0 <= res.epsilon_lb <= case.epsilon
@@ -137,14 +138,14 @@ def test_the_audit_is_sharp_where_the_pair_is_hard():
     # Laplace with f = 1 at 10^5 runs per side: the best threshold t >= 1 has likelihood ratio
     # exactly e^eps; with ~10^4 held-out tail counts the Clopper-Pearson slack is ~0.05, so the
     # bound must come within 0.15 of epsilon (it cannot exceed it: previous test).
-    res = A.audit(A.audit_case("laplace", 1.0), 100_000, confidence=0.99, rng=2023)
+    res = A.audit(audit_case("laplace", 1.0), 100_000, confidence=0.99, rng=2023)
     assert res.epsilon_lb >= 0.85
 
 
 def test_noise_halved_is_flagged():
     # True epsilon of Laplace(1/(2 eps)) on a sensitivity-1 pair: 2 eps = 2; the bound (slack
     # ~0.1 at 10^5 runs, as above) lies far above the claim 1.
-    res = A.audit(A.audit_case("laplace_halved", 1.0), 100_000, confidence=0.99, rng=2023)
+    res = A.audit(audit_case("laplace_halved", 1.0), 100_000, confidence=0.99, rng=2023)
     assert res.case.broken and res.flagged and res.epsilon_lb > 1.5
 
 
@@ -152,7 +153,7 @@ def test_importance_weights_with_noise_halved_exceed_what_the_correct_noise_allo
     # The hill-climbed pair has f = 0.64: the correct mechanism's loss on it is at most
     # f eps = 0.64, the halved one's 2 f eps = 1.28. The bound must exceed 0.64 (a fault is
     # shown) and, at 10^5 runs, it reaches the claim 1 (measured 1.1; issue: 0.98-1.18).
-    case = A.audit_case("importance_halved", 1.0)
+    case = audit_case("importance_halved", 1.0)
     assert case.fraction > 0.6
     res = A.audit(case, 100_000, confidence=0.95, rng=2023)
     assert res.epsilon_lb > case.fraction * case.epsilon
@@ -162,29 +163,29 @@ def test_importance_weights_with_noise_halved_exceed_what_the_correct_noise_allo
 @pytest.mark.parametrize("key", LINEAR)
 def test_laplace_type_cases_know_their_pair_limit(key):
     # The limit f eps is what flags a fault whose true loss lies between f eps and eps.
-    case = A.audit_case(key, 2.0)
+    case = audit_case(key, 2.0)
     assert case.linear and case.pair_limit == pytest.approx(case.fraction * 2.0)
-    assert not A.audit_case("gaussian", 2.0).linear
+    assert not audit_case("gaussian", 2.0).linear
 
 
 def test_wang_as_printed_accounting_is_flagged():
     # k = 10 criteria each moved by S with Laplace(S/eps3) noise: true loss k eps3 = 10.
-    res = A.audit(A.audit_case("selection_as-printed", 1.0), 100_000, confidence=0.99, rng=2023)
+    res = A.audit(audit_case("selection_as-printed", 1.0), 100_000, confidence=0.99, rng=2023)
     assert res.flagged and res.epsilon_lb > 3.0
 
 
 def test_norm_bound_read_from_the_data_is_flagged():
     # The noise scale in the data's units differs tenfold between D and D': the two laws are
     # almost disjoint (unbounded privacy loss).
-    res = A.audit(A.audit_case("norm_from_data", 1.0), 100_000, confidence=0.99, rng=2023)
+    res = A.audit(audit_case("norm_from_data", 1.0), 100_000, confidence=0.99, rng=2023)
     assert res.flagged and res.epsilon_lb > 3.0
 
 
 def test_objective_perturbation_2008_is_flagged_at_small_n_lam():
     # n lam = 0.01: the omitted Jacobian factor reaches 1 + 1/(4 n lam) = 26 near w = 0, i.e. a
     # loss up to log 26 = 3.3 > 1; the 2011 calibration pays for it.
-    res08 = A.audit(A.audit_case("objective2008", 1.0), 20_000, confidence=0.99, rng=2023)
-    res11 = A.audit(A.audit_case("objective2011", 1.0), 20_000, confidence=0.99, rng=2023)
+    res08 = A.audit(audit_case("objective2008", 1.0), 20_000, confidence=0.99, rng=2023)
+    res11 = A.audit(audit_case("objective2011", 1.0), 20_000, confidence=0.99, rng=2023)
     assert res08.flagged and res08.epsilon_lb > 1.5
     assert not res11.flagged
 
@@ -205,13 +206,13 @@ def test_objective_likelihood_ratio_is_a_density():
 def test_the_amp_release_case_audits_the_centred_release():
     """The audit's amp_release case is the page's release, centred on a public w0: its runs
     come from the release function with the prior, and its score uses the centred density."""
-    case = A.audit_case("amp_release", 1.0)
+    case = audit_case("amp_release", 1.0)
     assert "centred on a public model w0 = 0.5" in case.pair
 
 
 def test_audit_table_rows_cover_every_case():
-    rows = [A.audit(c, 2000, rng=1).row() for c in A.audit_cases(1.0)]
-    assert len(rows) == len(A.CASE_KEYS)
+    rows = [A.audit(c, 2000, rng=1).row() for c in audit_cases(1.0)]
+    assert len(rows) == len(CASE_KEYS)
     assert {r["broken on purpose"] for r in rows} == {True, False}
 
 
@@ -252,7 +253,7 @@ def test_gaussian_tradeoff_reaches_epsilon_only_at_its_calibration(epsilon):
     # The analytic calibration makes (epsilon, delta) tight: TPR - e^eps FPR <= delta on the
     # whole trade-off curve G_mu, with equality where the likelihood ratio is e^eps, so the
     # population bound sup log((1 - delta - G_mu(a)) / a) is epsilon exactly (to the grid).
-    case = A.audit_case("gaussian", epsilon)
+    case = audit_case("gaussian", epsilon)
     fpr = np.geomspace(1e-14, 0.5, 200_000)
     best = float(np.max(A.epsilon_from_rates(fpr, case.tradeoff(fpr), case.delta)))
     assert best == pytest.approx(epsilon, abs=1e-6)
@@ -261,7 +262,7 @@ def test_gaussian_tradeoff_reaches_epsilon_only_at_its_calibration(epsilon):
 def test_gaussian_reach_grows_with_the_runs_and_stays_below_epsilon():
     # Measured at epsilon = 1, delta = 1e-5: 0.04, 0.31, 0.53, 0.72 at 10^3 ... 10^6 runs and
     # 0.9994 at 10^12: a feasible audit sees only the bulk, where the loss is far below eps.
-    case = A.audit_case("gaussian", 1.0)
+    case = audit_case("gaussian", 1.0)
     reach = [A.audit_reach(case.tradeoff, 10 ** k, 0.95, case.delta) for k in range(3, 13)]
     assert np.all(np.diff(reach) > 0) and reach[-1] < 1.0
     assert reach[-1] > 0.99 and reach[1] < 0.5  # 10^12 runs nearly reach eps, 10^4 do not
@@ -274,7 +275,7 @@ def test_gaussian_audit_has_power_at_the_page_defaults():
     # so a bound of 0 is about 4 SDs below a well-placed test (a share < 1e-4 per seed). The
     # old choice (the largest bound at level alpha on the selection half) drifted to the far
     # tail and read 0 at seed 0 (threshold 9.1) and at 2 other seeds of 20.
-    case = A.audit_case("gaussian", 1.0)
+    case = audit_case("gaussian", 1.0)
     reach, sd = _gaussian_optimum(case, PAGE_RUNS, PAGE_CONFIDENCE)
     assert reach / sd > 3.5
     for seed in range(10):
@@ -288,7 +289,7 @@ def test_gaussian_audit_is_close_to_its_reach_at_many_runs():
     # SDs of the reach (Phi(-5) = 3e-7 for a test at the optimum; the chosen one is near it).
     # The population bound at the optimum (0.71, no Clopper-Pearson slack) is beyond
     # reach + 5 SD: a bound that dropped the slack would fail here.
-    case = A.audit_case("gaussian", 1.0)
+    case = audit_case("gaussian", 1.0)
     reach, sd = _gaussian_optimum(case, 100_000, 0.95)
     for seed in range(5):
         res = A.audit(case, 100_000, confidence=0.95, rng=seed)
@@ -300,7 +301,7 @@ def test_gaussian_note_states_where_its_loss_reaches_epsilon():
     # N lands. On D' = N(1, sigma^2) the log-ratio (x - 1/2) / sigma^2 passes eps at
     # x* = eps sigma^2 + 1/2 (z is printed to 0.1: x* within 0.05 sigma of 1 + z sigma), and
     # in a share 1/N of 10^6 draws (binomial SD sqrt(10^6 / N) counts; 4 SDs).
-    case = A.audit_case("gaussian", 1.0)
+    case = audit_case("gaussian", 1.0)
     sigma = Gaussian(1.0, 1e-5, 1.0).sigma
     note = case.limit_note
     assert f"SD {sigma:.3g} here" in note and "e^ε = 2.72" in note and "δ = 1e-05" in note
@@ -329,14 +330,14 @@ NOISE = {"laplace": "Laplace noise", "gaussian": "Gaussian noise",
 
 
 def test_every_case_names_its_noise():
-    assert set(NOISE) == set(A.CASE_KEYS)
-    for case in A.audit_cases(2.0):
+    assert set(NOISE) == set(CASE_KEYS)
+    for case in audit_cases(2.0):
         assert case.noise == NOISE[case.key], case.key
 
 
-@pytest.mark.parametrize("key", A.CASE_KEYS)
+@pytest.mark.parametrize("key", CASE_KEYS)
 def test_each_case_words_its_own_limit(key):
-    case = A.audit_case(key, 2.0)
+    case = audit_case(key, 2.0)
     note = case.limit_note
     if case.linear:  # the share-f cap, naming the noise whose loss is linear in the distance
         assert note.startswith(f"Correctly calibrated {case.noise} loses at most")

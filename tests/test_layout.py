@@ -64,6 +64,7 @@ DPCORE_LAYERS = (
     {"composition", "accountant"},
     {"importance", "perturbation", "masking", "subset"},
     {"planning", "audit", "audit_float", "primer"},
+    {"releases"},
     {"studies"},
     {"figures"},
     {"runs"},

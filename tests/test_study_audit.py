@@ -16,6 +16,7 @@ from dpcore.figures import figures
 from dpcore.figures.audit import TITLES, context, summary_figure
 from dpcore.figures.audit import figures as audit_figures
 from dpcore.figures.common import COLORS
+from dpcore.releases.catalogue import BROKEN_KEYS, CASE_KEYS, audit_case
 from dpcore.runs import RunConfig, run
 from dpcore.studies import audit
 from dpcore.studies.audit import REFIT_RUNS, Params
@@ -113,10 +114,10 @@ def test_scores_are_the_plotted_held_out_scores(small):
 
 
 def test_refitting_mechanisms_run_at_most_refit_runs():
-    case = A.audit_case("objective2011", 1.0)
+    case = audit_case("objective2011", 1.0)
     assert case.refits and audit.runs_for(case, 100_000) == REFIT_RUNS
     assert audit.runs_for(case, 1000) == 1000
-    assert audit.runs_for(A.audit_case("laplace", 1.0), 100_000) == 100_000
+    assert audit.runs_for(audit_case("laplace", 1.0), 100_000) == 100_000
 
 
 def test_a_fault_is_flagged():
@@ -144,10 +145,10 @@ def test_takeaway_quotes_the_numbers(small):
 
 
 def test_case_labels_name_the_faults():
-    for key in A.CASE_KEYS:
+    for key in CASE_KEYS:
         label = audit.case_label(key)
-        assert label.startswith("⚠ Broken on purpose: ") == (key in A.BROKEN_KEYS)
-        assert label.endswith(A.audit_case(key).name)
+        assert label.startswith("⚠ Broken on purpose: ") == (key in BROKEN_KEYS)
+        assert label.endswith(audit_case(key).name)
 
 
 def test_summary_table_has_one_row_per_audit(small):
@@ -208,7 +209,7 @@ def test_the_gaussian_has_a_nonzero_bound_at_the_page_defaults(gaussian):
         1.0, 10_000, 0.95, 0)
     assert 0.0 < m["audited_lower_bound"] < m["claimed_epsilon"]
     assert m["reach"] == pytest.approx(
-        A.audit_reach(A.audit_case("gaussian").tradeoff, 10_000, 0.95, 1e-5))
+        A.audit_reach(audit_case("gaussian").tradeoff, 10_000, 0.95, 1e-5))
     assert not m["linear"] and m["noise"] == "Gaussian noise"
     # the chosen test sits where both held-out rates have counts, not in the far tail
     n_test = 5000

@@ -12,8 +12,8 @@ from types import SimpleNamespace
 import pytest
 
 from dpcore import studies
-from dpcore.runs import RunConfig
 from dpcore.domains import Domain, ViewOf, check
+from dpcore.runs import RunConfig
 from dpcore.studies.base import Study, StudyParams
 from ui.links import known_domains
 

@@ -41,8 +41,8 @@ deliberate faults ("broken on purpose"). The package, one module per job:
   bound, an (FPR, TPR) point against a claim's curve);
 * :mod:`dpcore.audit.pairs`: hard neighbouring pairs (built-in, synthetic);
 * :mod:`dpcore.audit.case`: one case (:class:`AuditCase`) and the scores' shared pieces;
-* :mod:`dpcore.audit.cases`: the catalogue of cases (the releases' own cases gathered from
-  :mod:`dpcore.releases.registry`);
+* :mod:`dpcore.audit.cases`: the mechanisms' cases and their faults (the whole catalogue, the
+  releases' cases included, is :mod:`dpcore.releases.catalogue`);
 * :mod:`dpcore.audit.running`: running an audit (:func:`audit`, :func:`one_run_audit`).
 
 References
@@ -62,15 +62,11 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-#: Each public name -> the module that defines it, imported when the name is first read: the
-#: catalogue (:mod:`dpcore.audit.cases`) reads the releases, which import this package's
-#: :mod:`dpcore.audit.case`, so the package's face imports none of its modules.
+#: Each public name -> the module that defines it, imported when the name is first read (the
+#: package's face imports none of its modules). The catalogue of every case, the releases'
+#: included, is :mod:`dpcore.releases.catalogue`: the releases build their cases from here.
 _EXPORTS = {
     "AuditCase": "dpcore.audit.case",
-    "BROKEN_KEYS": "dpcore.audit.cases",
-    "CASE_KEYS": "dpcore.audit.cases",
-    "audit_case": "dpcore.audit.cases",
-    "audit_cases": "dpcore.audit.cases",
     "IMPORTANCE_CORNERS": "dpcore.audit.pairs",
     "hill_climb_pair": "dpcore.audit.pairs",
     "importance_pair": "dpcore.audit.pairs",

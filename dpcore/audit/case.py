@@ -1,8 +1,8 @@
 """One audit case: a mechanism, its claim, a hard pair and a sampler of scores, with the scores'
 shared pieces (log-likelihood ratios of the noise laws, the wording of what a pair allows).
 
-The catalogue of cases is :mod:`dpcore.audit.cases`; a release's own cases live with the
-release (:mod:`dpcore.releases`).
+The mechanisms' cases are :mod:`dpcore.audit.cases`, a release's own live with the release
+(:mod:`dpcore.releases`), and the whole catalogue is :mod:`dpcore.releases.catalogue`.
 """
 
 from __future__ import annotations

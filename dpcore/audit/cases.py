@@ -1,14 +1,15 @@
-"""The audit catalogue: every mechanism the product releases with, each on a hard pair.
+"""The mechanisms' audit cases: every mechanism the product releases with, each on a hard pair.
 
-:func:`audit_cases` builds the cases (:class:`AuditCase`: a mechanism, its claim, a pair of
-neighbouring datasets and a vectorised sampler of scores on each) at a claimed epsilon: the
-mechanisms of every page, the releases' own cases (each release's module in
-:mod:`dpcore.releases` holds its own; :mod:`dpcore.releases.registry` gathers them), and the
-deliberate faults ("broken on purpose"): noise halved, a norm bound read from the private data,
-the 2008 objective perturbation at a small ``n lam``, and Wang et al.'s as-printed accounting
-of the selection step. Every case runs on built-in synthetic pairs (:mod:`dpcore.audit.pairs`,
-no user data) with a seed; each output is reduced to a scalar score, mostly the log-likelihood
-ratio of the two output laws (the optimal test, Neyman-Pearson).
+:data:`MECHANISM_CASES` builds the cases (:class:`AuditCase`: a mechanism, its claim, a pair of
+neighbouring datasets and a vectorised sampler of scores on each) at a claimed epsilon for the
+mechanisms of every page, and :data:`MECHANISM_FAULTS` the deliberate faults ("broken on
+purpose"): noise halved, a norm bound read from the private data and the 2008 objective
+perturbation at a small ``n lam``. The releases' own cases are their modules'
+(:mod:`dpcore.releases`), and the whole catalogue, in the audit page's order, is
+:mod:`dpcore.releases.catalogue`. Every case runs on built-in synthetic pairs
+(:mod:`dpcore.audit.pairs`, no user data) with a seed; each output is reduced to a scalar
+score, mostly the log-likelihood ratio of the two output laws (the optimal test,
+Neyman-Pearson).
 
 References
 ----------
@@ -42,11 +43,10 @@ from dpcore.perturbation import (
     private_coefs,
 )
 from dpcore.perturbation.model import TOL, nonprivate_coef
-from dpcore.releases.registry import AUDIT_CASES, AUDIT_FAULTS
 from dpcore.subset.weights import noisy_weights
 from dpcore.validation import PrivacyLeakWarning
 
-__all__ = ["BROKEN_KEYS", "CASE_KEYS", "AuditCase", "audit_case", "audit_cases"]
+__all__ = ["MECHANISM_CASES", "MECHANISM_FAULTS"]
 
 
 def _gaussian_note(epsilon: float, delta: float, sigma: float, distance: float) -> str:
@@ -269,7 +269,7 @@ def _counts_case(epsilon: float, *, n_private: int = 100) -> AuditCase:
 
 #: The mechanisms' own cases (key -> builder of the case at a claimed epsilon; built lazily:
 #: some fit models). The releases' cases are their modules' (:mod:`dpcore.releases`).
-_MECHANISMS: dict[str, Callable[[float], AuditCase]] = {
+MECHANISM_CASES: dict[str, Callable[[float], AuditCase]] = {
     "laplace": _laplace_case,
     "gaussian": _gaussian_case,
     "exponential": _exponential_case,
@@ -280,34 +280,9 @@ _MECHANISMS: dict[str, Callable[[float], AuditCase]] = {
     "counts": _counts_case,
 }
 #: The mechanisms' deliberate faults ("broken on purpose").
-_FAULTS: dict[str, Callable[[float], AuditCase]] = {
+MECHANISM_FAULTS: dict[str, Callable[[float], AuditCase]] = {
     "laplace_halved": lambda e: _laplace_case(e, halved=True),
     "importance_halved": lambda e: _importance_case(e, halved=True),
     "norm_from_data": _norm_from_data_case,
     "objective2008": lambda e: _objective_case(e, proof="2008"),
 }
-#: Every case, in the order the audit page lists them: the mechanisms, the releases, then the
-#: faults (the mechanisms', then the releases').
-_BUILDERS: dict[str, Callable[[float], AuditCase]] = {
-    **_MECHANISMS,
-    **{key: build for key, build in AUDIT_CASES.items() if key not in AUDIT_FAULTS},
-    **_FAULTS,
-    **{key: AUDIT_CASES[key] for key in AUDIT_FAULTS},
-}
-
-CASE_KEYS = tuple(_BUILDERS)
-BROKEN_KEYS = (*_FAULTS, *AUDIT_FAULTS)
-
-
-def audit_cases(epsilon: float = 1.0, keys=None) -> list[AuditCase]:
-    """The audit cases at claimed ``epsilon`` (all, or those in ``keys``)."""
-    keys = CASE_KEYS if keys is None else tuple(keys)
-    unknown = [k for k in keys if k not in _BUILDERS]
-    if unknown:
-        raise ValueError(f"Unknown audit case(s) {unknown}; choose from {list(CASE_KEYS)}.")
-    return [_BUILDERS[k](epsilon) for k in keys]
-
-
-def audit_case(key: str, epsilon: float = 1.0) -> AuditCase:
-    """One audit case by key (see :data:`CASE_KEYS`)."""
-    return audit_cases(epsilon, [key])[0]

@@ -25,6 +25,7 @@ from dpcore.datasets import load_scenario
 from dpcore.datasets.builtin import TOY_BOUNDS, TOY_MEANS
 from dpcore.masking.generator import (
     GAP_TOL,
+    MaskedDataGenerator,
     design_records,
     input_perturbation,
     intercept_value,
@@ -38,9 +39,9 @@ from dpcore.perturbation import perturb_output
 from dpcore.random import stream
 from dpcore.validation import DataError, check_scalar
 
-__all__ = ["FIG5_EPSILONS", "METHODS", "MaskingTask", "accuracy_vs_epsilon",
+__all__ = ["FIG5_EPSILONS", "METHODS", "TASKS", "MaskingTask", "accuracy_vs_epsilon",
            "accuracy_vs_epsilon_by_size", "decision_regions",
-           "digits_task", "scenario_task", "toy_sample", "toy_task"]
+           "digits_task", "generator", "scenario_task", "toy_sample", "toy_task"]
 
 #: Epsilons of [PGY]_ Fig. 5.
 FIG5_EPSILONS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
@@ -528,3 +529,26 @@ def _fig5_finish(task, part: _Fig5Start, res, eps, lam, D, seed, *, report) -> p
         for m in METHODS for i, e in enumerate(eps)
     ]
     return pd.DataFrame(rows)
+
+
+#: Experiment -> (task key, built-in scenario that routes the page's release; None: the
+#: sidebar's scenario).
+TASKS = {
+    "Toy: three Gaussians (Fig. 2)": ("toy", "three-gaussians"),
+    "Digits 0, 1, 3: 3 masked by 6 (Fig. 3)": ("digits-013-6", "digits"),
+    "Digits 0, 1, 4: 4 masked by 8 (Fig. 4)": ("digits-014-8", "digits"),
+    "Sidebar scenario (its binary target)": ("scenario", None),
+}
+
+
+def generator(task: MaskingTask, epsilon: float, lam: float, n: int, *, bounded: bool = True,
+              rng=None, accountant=None) -> MaskedDataGenerator:
+    """The page's Algorithm 1 for ``task``: its classes, norm bound, intercept and penalty
+    centre (the paper's model on the paper's experiments; on a scenario an intercept and the
+    public model ``W_E``). The study (``rng`` a seeded stream) and the release
+    (:func:`dpcore.releases.masking.publish`: ``rng=None`` and the session's ``accountant``)
+    build it here, so they run one mechanism."""
+    return MaskedDataGenerator(epsilon, lam, n, rng=rng, accountant=accountant,
+                               n_classes=task.n_classes, data_norm=task.data_norm,
+                               fit_intercept=task.intercept, coef_prior=task.prior,
+                               bounded=bounded, dataset=task.title)

@@ -56,6 +56,8 @@ from dpcore.simulation import Progress, report
 from dpcore.validation import DataError, check_array, check_epsilon, check_scalar
 
 __all__ = [
+    "LAMBDA_MODES",
+    "SYNTHETIC",
     "CURVE_METHODS",
     "BEST_LAMBDAS",
     "CENTRED_LAMBDAS",
@@ -90,6 +92,13 @@ __all__ = [
     "summarise",
     "swamped_methods",
 ]
+
+#: The logistic-regression page's synthetic sources (its label -> the paper's data set of
+#: :func:`dpcore.perturbation.synthetic.synthetic`), read by its study and its release.
+SYNTHETIC = {"Paper: separable sphere": "separable", "Paper: noisy sphere": "noisy"}
+#: How the page sets λ: by the rule of (ε, n, d), by hand, or by cross-validation on public
+#: data (its study and its release read the first).
+LAMBDA_MODES = ("rule of (ε, n, d)", "set by hand", "CV on public data")
 
 #: Methods of a study: label -> (method, proof) of :func:`~dpcore.perturbation.private_coefs`.
 CURVE_METHODS = {

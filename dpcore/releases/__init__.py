@@ -11,7 +11,8 @@
   builders at a claimed ε) and which of them are broken on purpose.
 
 :mod:`dpcore.releases.registry` lists the modules (one line per page) and gathers
-:data:`~dpcore.decision.releases.RELEASES` and the releases' cases of the audit catalogue
-(:mod:`dpcore.audit.cases`) from them. A page only collects the choices, calls ``publish``
-through its Publish button and shows what it returns.
+:data:`~dpcore.decision.releases.RELEASES` and the releases' audit cases from them;
+:mod:`dpcore.releases.catalogue` puts the whole audit catalogue together (the mechanisms'
+cases of :mod:`dpcore.audit.cases`, then the releases'). A page only collects the choices,
+calls ``publish`` through its Publish button and shows what it returns.
 """

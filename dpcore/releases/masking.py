@@ -2,7 +2,7 @@
 about it, and its audit case.
 
 * :func:`publish`: the release itself, the page's Algorithm 1 on the task's private records
-  (:func:`dpcore.studies.masking.generator`, the one mechanism the study simulates) with the
+  (:func:`dpcore.masking.experiments.generator`, the one mechanism the study simulates) with the
   user's ε, λ, N and bound, spent through the session's ledger before any noise is drawn (the
   L2-Laplace on W′ drawn as a Gaussian scale mixture by OpenDP from fresh OS entropy);
   :data:`NOISE` says how, :func:`masked_table` is what the data owner hands over;
@@ -28,13 +28,12 @@ from dpcore.accountant import BudgetAccountant
 from dpcore.audit.case import AuditCase, l2laplace_llr
 from dpcore.audit.pairs import logistic_pair
 from dpcore.datasets.scenario import Scenario
-from dpcore.masking.experiments import MaskingTask
+from dpcore.masking.experiments import TASKS, MaskingTask, generator
 from dpcore.masking.generator import MaskedDataGenerator, lipschitz_constant
 from dpcore.masking.generator import scale_records as mask_scale
 from dpcore.masking.model import fit_logistic_model
 from dpcore.perturbation.output import output_sensitivity, perturb_output
 from dpcore.releases.base import AuditScope, Numbers, Release, utility_row, utility_table
-from dpcore.studies.masking import TASKS, generator
 
 __all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "NOISE", "masked_table", "publish"]
 

@@ -35,11 +35,15 @@ from dpcore.audit.pairs import logistic_pair
 from dpcore.datasets.scenario import Scenario
 from dpcore.mechanisms import L2Laplace
 from dpcore.perturbation.amp import amp_calibration, amp_coefs
-from dpcore.perturbation.experiments import PublicPrior, ScenarioArrays
+from dpcore.perturbation.experiments import (
+    LAMBDA_MODES,
+    SYNTHETIC,
+    PublicPrior,
+    ScenarioArrays,
+)
 from dpcore.perturbation.model import TOL, PrivateLogisticRegression, nonprivate_coef, prepare
 from dpcore.perturbation.output import output_sensitivity
 from dpcore.releases.base import AuditScope, Numbers, Release, utility_row, utility_table
-from dpcore.studies.perturbation import LAMBDA_MODES, SYNTHETIC
 
 __all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "METHODS", "NOISE", "evaluation_set",
            "publish", "released_json", "settings"]

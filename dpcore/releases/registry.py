@@ -1,7 +1,7 @@
 """The registry: one line per page that publishes, and what is gathered from their modules.
 
 :data:`RELEASES` (what the decision page reads) and the release cases of the audit catalogue
-(:data:`AUDIT_CASES`, :data:`AUDIT_FAULTS`, read by :mod:`dpcore.audit.cases`) are built here
+(:data:`AUDIT_CASES`, :data:`AUDIT_FAULTS`, read by :mod:`dpcore.releases.catalogue`) are built here
 from the modules of :data:`MODULES`, in its order (the decision page lists the releases in it),
 not kept as tables of their own.
 """
@@ -11,8 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from types import ModuleType
 
+import dpcore.releases.importance as importance
+import dpcore.releases.masking as masking
+import dpcore.releases.perturbation as perturbation
+import dpcore.releases.primer as primer
+import dpcore.releases.subset as subset
 from dpcore.audit.case import AuditCase
-from dpcore.releases import importance, masking, perturbation, primer, subset
 from dpcore.releases.base import Release
 
 __all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "MODULES", "RELEASES"]

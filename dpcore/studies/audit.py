@@ -35,6 +35,7 @@ import pandas as pd
 
 import dpcore.audit as A
 from dpcore.domains import EPSILONS, SEED, OneOf
+from dpcore.releases.catalogue import CASE_KEYS, audit_case
 from dpcore.simulation import Progress
 from dpcore.studies.base import StudyParams
 from dpcore.validation import DataError
@@ -73,7 +74,7 @@ class Params(StudyParams):
     PREFIX = "au_"
     CHEAP = ()  # ε sets the noise the audit draws: nothing is left for `at` to vary
 
-    case: str = A.CASE_KEYS[0]
+    case: str = CASE_KEYS[0]
     epsilon: float = 1.0
     runs: int = 10_000
     confidence: float = 0.95
@@ -87,7 +88,7 @@ VIEW_LABELS: dict[str, str] = {}
 #: The values each control can take, as the page draws it (:mod:`dpcore.domains`), with
 #: the page's one-run audit's canaries.
 DOMAINS = {
-    "au_case": OneOf(A.CASE_KEYS), "au_epsilon": OneOf(EPSILONS), "au_runs": OneOf(RUNS),
+    "au_case": OneOf(CASE_KEYS), "au_epsilon": OneOf(EPSILONS), "au_runs": OneOf(RUNS),
     "au_confidence": OneOf(CONFIDENCES), "au_canaries": OneOf(CANARIES),
     "au_float_runs": OneOf(FLOAT_RUNS), SEED_KEY: SEED,
 }
@@ -100,7 +101,7 @@ def runs_for(case: A.AuditCase, runs: int) -> int:
 
 def case_label(key: str) -> str:
     """The mechanism ``key`` as the page lists it (a deliberate fault says so first)."""
-    case = A.audit_case(key, 1.0)
+    case = audit_case(key, 1.0)
     return ("⚠ Broken on purpose: " if case.broken else "") + case.name
 
 
@@ -124,10 +125,10 @@ def prepare(scenario: Any, params: Params, *, progress: Progress = None,
         When ``params.case`` names no mechanism.
     """
     del scenario, progress, parallel
-    if params.case not in A.CASE_KEYS:
+    if params.case not in CASE_KEYS:
         raise DataError(f"Unknown mechanism {params.case!r}; expected one of "
-                        f"{list(A.CASE_KEYS)}.")
-    case = A.audit_case(params.case, params.epsilon)
+                        f"{list(CASE_KEYS)}.")
+    case = audit_case(params.case, params.epsilon)
     result = A.audit(case, runs_for(case, params.runs), confidence=params.confidence,
                      rng=params.seed)
     # A record of the audit: the case's sampler (a closure) is dropped, so the cached part holds

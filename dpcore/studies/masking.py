@@ -49,6 +49,7 @@ from dpcore.masking import (
     scenario_task,
     toy_task,
 )
+from dpcore.masking.experiments import TASKS, generator
 from dpcore.random import stream
 from dpcore.simulation import Progress
 from dpcore.studies.base import Keep, StudyParams, check_prepared, computed
@@ -63,14 +64,6 @@ __all__ = ["ACCURACY", "BATCH_NUMBERS", "CONTROLS", "DOMAINS", "EPSILONS", "FIG5
            "majority_warning", "masked_size", "model_note", "points_outside",
            "prepare", "takeaway", "validation_accuracy"]
 
-#: Experiment -> (task key, built-in scenario that routes the page's release; None: the
-#: sidebar's scenario).
-TASKS = {
-    "Toy: three Gaussians (Fig. 2)": ("toy", "three-gaussians"),
-    "Digits 0, 1, 3: 3 masked by 6 (Fig. 3)": ("digits-013-6", "digits"),
-    "Digits 0, 1, 4: 4 masked by 8 (Fig. 4)": ("digits-014-8", "digits"),
-    "Sidebar scenario (its binary target)": ("scenario", None),
-}
 INITIAL = ("Public / fake initial set", "Empty")
 FIG5_N = (100, 200)
 #: The values of the page's ε slider (Fig. 5's).
@@ -258,19 +251,6 @@ def load_task(task_key: str, scenario: Any = None) -> MaskingTask:
         return scenario_task(scenario)
     raise DataError(f"Unknown masking experiment {task_key!r}; expected one of "
                     f"{[key for key, _ in TASKS.values()]}.")
-
-
-def generator(task: MaskingTask, epsilon: float, lam: float, n: int, *, bounded: bool = True,
-              rng=None, accountant=None) -> MaskedDataGenerator:
-    """The page's Algorithm 1 for ``task``: its classes, norm bound, intercept and penalty
-    centre (the paper's model on the paper's experiments; on a scenario an intercept and the
-    public model ``W_E``). The study (``rng`` a seeded stream) and the release
-    (:func:`dpcore.releases.masking.publish`: ``rng=None`` and the session's ``accountant``)
-    build it here, so they run one mechanism."""
-    return MaskedDataGenerator(epsilon, lam, n, rng=rng, accountant=accountant,
-                               n_classes=task.n_classes, data_norm=task.data_norm,
-                               fit_intercept=task.intercept, coef_prior=task.prior,
-                               bounded=bounded, dataset=task.title)
 
 
 def masked_size(n_chosen: int, n_initial: int) -> int:

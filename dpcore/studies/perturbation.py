@@ -36,6 +36,8 @@ import pandas as pd
 from dpcore.datasets.dimension import Dimension
 from dpcore.domains import EPSILONS, SEED, OneOf, ViewOf
 from dpcore.perturbation.experiments import (
+    LAMBDA_MODES,
+    SYNTHETIC,
     Fitted,
     Split,
     epsilon_splits,
@@ -73,7 +75,6 @@ VIEW_LABELS = {"error_vs_epsilon": "Error vs ε", "learning_curve": "Learning cu
                "publish": "Publish"}
 VIEWS = tuple(VIEW_LABELS)
 SOURCES = ("Scenario (sidebar)", "Paper: separable sphere", "Paper: noisy sphere")
-SYNTHETIC = {"Paper: separable sphere": "separable", "Paper: noisy sphere": "noisy"}
 EPSILON_GRID = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 #: Threads on which :func:`prepare` computes the ε rows of its curve at once.
 EPSILON_THREADS = 2
@@ -92,7 +93,6 @@ LAMBDAS = (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0)
 CV_LAMBDAS = LAMBDAS[::2]  # decades: 3-fold CV over 6 values
 SIZES = (100, 200, 500, 1000, 2000, 5000, 10_000, 17_500, 20_000, 50_000)
 SYNTHETIC_TEST = 10_000
-LAMBDA_MODES = ("rule of (ε, n, d)", "set by hand", "CV on public data")
 PAPER_N = 17_500
 _STREAM = "perturbation page"
 #: What :func:`prepare` builds for each view: the ε curve (with the excess training loss for
