@@ -18,15 +18,13 @@ import pandas as pd
 from scipy.special import expit, softmax
 
 from dpcore.importance.mechanism import (
-    TOL,
-    balanced_design,
+    balanced_fit,
     check_lam,
     design_matrices,
     query_values,
     release_sensitivity,
     weighted_means,
 )
-from dpcore.logistic import fit_logistic
 from dpcore.mechanisms import L2Laplace
 from dpcore.validation import check_epsilon
 
@@ -74,8 +72,8 @@ def _reference(private, public, query, lam: float, fit_intercept: bool,
     lam = check_lam(lam)
     b_D, b_E = query_values(query, private, public)
     X_D, X_E = design_matrices(private, public, fit_intercept)
-    if beta0 is None:
-        beta0 = fit_logistic(*balanced_design(X_D, X_E), lam=lam, tol=TOL).coef
+    if beta0 is None:  # Algorithm 1's step 1, as the mechanism fits it
+        beta0 = balanced_fit(private, public, lam, fit_intercept=fit_intercept).coef
     return _Reference(X_D, X_E, b_D, b_E, np.asarray(beta0, dtype=float), lam)
 
 
