@@ -99,9 +99,10 @@ def tradeoff_curve(result: dict[str, pd.DataFrame], figure) -> None:
     """The claim's trade-off curve with the audit's (FPR, TPR) points, and the verdict on them."""
     m = result["metrics"].iloc[0]
     show(figure, "au_tradeoff", title=TITLES["tradeoff"], context=context(result))
+    sentence = study.curve_sentence(result)
     if m["bug"]:
-        st.error(study.curve_sentence(result), icon="🐞")
-    st.caption(f"Curve: {m['curve']}. {m['curve_note']} {study.curve_sentence(result)}")
+        st.error(sentence, icon="🐞")
+    st.caption(f"Curve: {m['curve']}. {m['curve_note']}" + ("" if m["bug"] else f" {sentence}"))
 
 
 def every_mechanism(params: study.Params, labels: dict[str, str]) -> None:
