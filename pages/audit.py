@@ -60,15 +60,19 @@ def single_audit(params: study.Params) -> None:
     m = result["metrics"].iloc[0]
     case = prepared(study, None, None, params, bar=False).case  # cached: for the caption
     n_runs = int(m["runs_per_dataset"])
-    cols = st.columns(4)
+    cols = st.columns(5)
     cols[0].metric("Claimed ε", f"{m['claimed_epsilon']:g}")
     cols[1].metric("Audited lower bound", f"{m['audited_lower_bound']:.2f}",
                    delta=("above the claim: a fault" if m["above_claim"] else
                           "above what ε allows on this pair: a fault" if m["flagged"]
                           else None),
                    delta_color="inverse")
-    cols[2].metric("Pair's share f of the sensitivity", f"{m['f']:.2f}")
-    cols[3].metric("Runs per dataset", f"{n_runs:,}")
+    cols[2].metric("Gap (claimed − audited)", f"{m['gap']:.2f}",
+                   help="What the audit leaves unverified: the claim may hold with less noise "
+                        "than it has, or the audit may not see the whole loss. Negative: the "
+                        "audit refutes the claim.")
+    cols[3].metric("Pair's share f of the sensitivity", f"{m['f']:.2f}")
+    cols[4].metric("Runs per dataset", f"{n_runs:,}")
     if m["limit_on_this_pair"] > m["ceiling"]:
         st.warning(
             f"With {n_runs:,} runs per dataset no audit can show more than ε = "
@@ -79,14 +83,26 @@ def single_audit(params: study.Params) -> None:
         st.error(study.verdict(m), icon="🚨")
     else:
         st.success(study.verdict(m))
-    show(figures(result, params)["distributions"], "au_distributions",
-         title=TITLES["distributions"], context=context(result))
+    built = figures(result, params)
+    show(built["distributions"], "au_distributions", title=TITLES["distributions"],
+         context=context(result))
     st.caption(
         f"Neighbouring relation: {case.neighbouring}. Pair: {case.pair}. Runs: {case.covers}. "
         f"On the held-out half, P(score beyond threshold | D) ≤ {m['fpr_upper']:.4f} and "
         f"P(not beyond | D′) ≤ {m['fnr_upper']:.4f} (Clopper-Pearson, both together at "
         f"{m['confidence']:g}); ε ≥ log((1 − δ − one rate) / the other rate)."
     )
+    tradeoff_curve(result, built["tradeoff"])
+
+
+def tradeoff_curve(result: dict[str, pd.DataFrame], figure) -> None:
+    """The claim's trade-off curve with the audit's (FPR, TPR) points, and the verdict on them."""
+    m = result["metrics"].iloc[0]
+    show(figure, "au_tradeoff", title=TITLES["tradeoff"], context=context(result))
+    sentence = study.curve_sentence(result)
+    if m["bug"]:
+        st.error(sentence, icon="🐞")
+    st.caption(f"Curve: {m['curve']}. {m['curve_note']}" + ("" if m["bug"] else f" {sentence}"))
 
 
 def every_mechanism(params: study.Params, labels: dict[str, str]) -> None:
@@ -113,8 +129,10 @@ def every_mechanism(params: study.Params, labels: dict[str, str]) -> None:
          context=f"ε = {params.epsilon:g}; confidence {params.confidence:g}; runs per dataset "
                  f"{params.runs:,} ({REFIT_RUNS:,} at most for refits); seed {params.seed}")
     st.dataframe(table, hide_index=True, width="stretch",
-                 column_config={"audited lower bound": st.column_config.NumberColumn(
-                     format="%.3f"), "f": st.column_config.NumberColumn(format="%.2f")})
+                 column_config={
+                     "audited lower bound": st.column_config.NumberColumn(format="%.3f"),
+                     "gap": st.column_config.NumberColumn(format="%.3f"),
+                     "f": st.column_config.NumberColumn(format="%.2f")})
     st.caption("Read each row as: the noise is at least this strong. A correct mechanism "
                "stays below its claim, and with Laplace, L2-Laplace or discrete Laplace noise "
                "(a loss linear in the distance) below f × ε, the limit on this pair; Gaussian "
@@ -208,22 +226,43 @@ def float_attacks(params: study.Params) -> None:
 
 
 def one_run_audit(params: study.Params) -> None:
-    """The one-run audit of output perturbation, behind a button."""
-    st.subheader("One training run (Steinke, Nasr & Jagielski 2023)")
+    """The one-run audit of output perturbation beside its many-run audit, behind a button."""
+    st.subheader("One training run (Steinke, Nasr & Jagielski 2023) beside many runs")
     st.markdown(
         "Instead of thousands of runs on two datasets, one run on a dataset with many "
         "*canaries*, each included or not by a coin flip. The auditor guesses, from the one "
-        "released model, which canaries were in; too many right guesses refute ε. Cheap, but "
-        "weak for noise on a whole model: expect a bound near 0 unless ε is large."
+        "released model, which canaries were in; too many right guesses refute ε. Here it "
+        "audits output perturbation, beside the many-run audit of the same mechanism at the "
+        "sidebar's ε, runs, confidence and seed."
     )
     canaries = int(log_slider("Canaries", CANARIES, "au_canaries", 200))
     if st.button("Run the one-run audit (output perturbation)", key="au_one_run"):
-        parts = ("au_one_run", params.epsilon, canaries, params.confidence, params.seed)
-        one = SHARED.get(shared_key(*parts), lambda: study.one_run(params, canaries))
-        c1, c2, c3 = st.columns(3)
-        c1.metric("Claimed ε", f"{params.epsilon:g}")
-        c2.metric("Correct guesses", f"{one.correct} / {one.guesses}")
-        c3.metric("Audited lower bound", f"{one.epsilon_lb:.2f}")
+        parts = ("au_one_run", params.epsilon, params.runs, canaries, params.confidence,
+                 params.seed)
+        table = SHARED.get(shared_key(*parts), lambda: study.one_run_beside(params, canaries))
+        many, one = table.iloc[0], table.iloc[1]
+        c1, c2, c3, c4 = st.columns(4)
+        c1.metric("Claimed ε", f"{one['claimed epsilon']:g}")
+        c2.metric("Many-run bound", f"{many['audited lower bound']:.2f}",
+                  help=f"Gap to the claim {many['gap']:.2f}; "
+                       f"{many['runs of the mechanism']:,} runs of the mechanism.")
+        c3.metric("One-run bound", f"{one['audited lower bound']:.2f}",
+                  help=f"Gap to the claim {one['gap']:.2f}; one run of the mechanism.")
+        c4.metric("Correct guesses", one["right guesses"])
+        st.dataframe(table, hide_index=True, width="stretch",
+                     column_config={c: st.column_config.NumberColumn(format="%.3f") for c in
+                                    ("claimed epsilon", "audited lower bound", "gap",
+                                     "most it can show", "seconds")})
+        st.caption(
+            "What each threat model can show. Many runs: the auditor chooses two neighbouring "
+            "datasets (here a hard pair) and sees the release on each thousands of times, the "
+            "strongest attacker DP guards against; it can come close to the claim on that "
+            "pair, at the cost of thousands of runs (for a model, thousands of trainings). "
+            "One run: the canaries are records among the others in a single release, as in a "
+            "real deployment, and the auditor sees that one output; it costs one run, but "
+            "cannot show more than its column 'most it can show' (every guess right) and, "
+            "with noise spread over a whole model, typically shows far less. The seconds are "
+            "this computation's, on a shared machine.")
 
 
 scenario_sidebar()  # the audit uses no scenario: the sidebar stays for navigation

@@ -359,6 +359,7 @@ def risk_view() -> None:
                        f"{100 * m['posterior_expected_with_delta']:.2f} %",
                        help="Expected over releases: with probability up to δ an (ε, δ) "
                             "release may reveal the record outright.")
+    attacker_panel(numbers)
     figure_drawer(numbers, params)("risk")
     st.caption(
         "Each line is one ε: whatever the release shows and whatever else the attacker knows, "
@@ -373,6 +374,37 @@ def risk_view() -> None:
         f"belief after one release (prior {100 * prior:g} %)":
             [f"{100 * b:.2f} %" for b in odds["belief_after_one_release"]]}), hide_index=True)
     deployments_panel(numbers, params)
+
+
+def attacker_panel(numbers: dict[str, pd.DataFrame]) -> None:
+    """What a membership attacker can do at 1 % and 10 % false alarms (the trade-off curve of
+    one Laplace release at ε), and ε as an interval by privacy loss distributions."""
+    attacker, interval = numbers["attacker"], numbers["interval"].iloc[0]
+    epsilon = numbers["metrics"].iloc[0]["epsilon"]
+    st.markdown(f"**What an attacker can do against one Laplace release at ε = {epsilon:g}**")
+    cols = st.columns(len(attacker) + 1)
+    for col, row in zip(cols, attacker.itertuples(index=False), strict=False):
+        col.metric(f"Caught at {100 * row.fpr:g} % false alarms",
+                   f"at most {100 * row.tpr:.1f} %",
+                   delta=f"any ε-DP release: {100 * row.tpr_any_pure_dp:.1f} %",
+                   delta_color="off",
+                   help=f"Of the people whose record is in the data, the share a test that "
+                        f"wrongly accuses {100 * row.fpr:g} % of the others can find, at best "
+                        "(the f-DP trade-off curve). The delta is the worst case of any "
+                        "mechanism with this ε (randomised response).")
+    cols[-1].metric(f"ε by privacy loss distribution (δ = {interval['delta']:g})",
+                    f"{interval['point']:.4g}",
+                    delta=f"between {interval['optimistic']:.4g} and "
+                          f"{interval['pessimistic']:.4g}", delta_color="off",
+                    help="The point value (connect-the-dots discretisation) with the "
+                         "optimistic and pessimistic discretisations around it; the exact ε "
+                         f"at this δ lies between the optimistic and the point value. "
+                         f"Claimed: ε = {interval['sequential']:g} at δ = 0.")
+    st.caption(
+        "ε as an attacker's power: a test that wrongly flags a share of the people not in "
+        "the data (false alarms) catches at most the share above of those who are. At ε = "
+        f"{epsilon:g} the Laplace release allows e^ε times the false-alarm rate at small "
+        "rates, and less beyond.")
 
 
 def deployments_panel(numbers: dict[str, pd.DataFrame], params: Params) -> None:

@@ -96,12 +96,33 @@ def headline(dec: Decision) -> None:
                    f"{100 * r['posterior_at_most']:.1f} %", help=dec.sentences()["risk"])
     part = "" if dec.audit_scope.whole else " by the audited step"
     cols[2].metric("Audited ε ≥", f"{a['audited_lower_bound']:.2f}",
-                   delta=f"claimed {a['claimed_epsilon']:.3g}{part}", delta_color="off",
+                   delta=f"claimed {a['claimed_epsilon']:.3g}, gap {a['gap']:.2f}{part}",
+                   delta_color="off",
                    help=dec.sentences()["audit"])
     cols[3].metric("Budget left after it", f"{max(b['left'] - b['charge'], 0.0):.3g}",
                    delta=f"this release: ε = {b['charge']:g}",
                    delta_color="normal" if b["fits"] else "inverse",
                    help=dec.sentences()["budget"])
+
+
+def risk_metrics(dec: Decision) -> None:
+    """What a membership attacker can do at 1 % and 10 % false alarms, and ε as an interval
+    beside the claim."""
+    r = dec.risk.iloc[0]
+    cols = st.columns(3)
+    for col, rate, column in ((cols[0], 1, "tpr_at_1pct"), (cols[1], 10, "tpr_at_10pct")):
+        col.metric(f"Caught at {rate} % false alarms", f"at most {100 * r[column]:.1f} %",
+                   help="Of the people in the data, the share a membership test that wrongly "
+                        f"flags {rate} % of the others can find, at best: the trade-off curve "
+                        "of the release's steps, each counted as the worst ε-DP mechanism "
+                        "(randomised response).")
+    cols[2].metric(f"ε by privacy loss distribution (δ = {r['epsilon_delta']:g})",
+                   f"{r['epsilon_point']:.4g}",
+                   delta=f"between {r['epsilon_optimistic']:.4g} and "
+                         f"{r['epsilon_pessimistic']:.4g}; claimed {r['epsilon']:g}",
+                   delta_color="off",
+                   help="The point value (connect-the-dots) with the optimistic and "
+                        "pessimistic discretisations around it, beside the claimed ε at δ = 0.")
 
 
 def synthetic_panel(dec: Decision, draw: Callable[[str], None]) -> None:
@@ -153,6 +174,7 @@ def decision_view(dec: Decision) -> None:
     if dec.synthetic:
         synthetic_panel(dec, draw)
     st.subheader("What it risks, and the budget")
+    risk_metrics(dec)
     st.markdown(f"{sentences['risk']} {sentences['budget']}")
     st.subheader("Among published deployments")
     st.markdown(sentences["deployments"])

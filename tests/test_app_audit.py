@@ -3,9 +3,11 @@ floating-point attacks."""
 
 from __future__ import annotations
 
+import json
 from functools import partial
 
 import app_support
+import pytest
 from app_support import chart_specs, metrics
 
 from dpcore import audit as A
@@ -20,6 +22,12 @@ open_page = partial(app_support.open_page, PAGE, timeout=TIMEOUT, allow_errors=T
 rerun = partial(app_support.rerun, allow_errors=True)
 
 
+def curve_names(at) -> list[str]:
+    """The names of the traces of the trade-off figure (the page's second chart)."""
+    spec = json.loads(list(chart_specs(at).values())[1])
+    return [trace.get("name", "") for trace in spec["data"]]
+
+
 def test_page_opens_on_a_correct_mechanism_below_its_claim():
     at = open_page(au_runs=3000)
     shown = metrics(at)
@@ -27,8 +35,38 @@ def test_page_opens_on_a_correct_mechanism_below_its_claim():
     assert float(shown["Audited lower bound"]) <= 1.0
     assert shown["Runs per dataset"] == "3,000"
     assert not at.error and len(at.success) == 1
-    assert len(at.get("plotly_chart")) == 1
+    assert len(at.get("plotly_chart")) == 2
     assert any("not releases" in c.value for c in at.caption)
+
+
+def test_claim_audited_bound_and_gap_side_by_side_with_the_curve():
+    at = open_page(au_runs=3000)
+    shown = metrics(at)
+    labels = list(shown)
+    i = labels.index("Claimed ε")
+    assert labels[i:i + 3] == ["Claimed ε", "Audited lower bound", "Gap (claimed − audited)"]
+    gap = float(shown["Gap (claimed − audited)"])
+    assert gap == pytest.approx(1.0 - float(shown["Audited lower bound"]), abs=0.011)
+    names = curve_names(at)
+    assert "claim's curve: Laplace at ε = 1" in names and not any("bug" in n for n in names)
+    assert any("Curve: Laplace at ε = 1" in c.value and "found no bug" in c.value
+               for c in at.caption)
+
+
+def test_a_point_above_the_claims_curve_is_shown_as_a_bug():
+    at = open_page(au_runs=3000, au_case="laplace_halved")
+    assert float(metrics(at)["Gap (claimed − audited)"]) < 0.0
+    assert "audit's point significantly above the curve: a bug" in curve_names(at)
+    assert any(e.value.startswith("Bug: the test") and "does not hold" in e.value
+               for e in at.error)
+
+
+def test_other_cases_say_which_curve_bounds_them():
+    at = open_page(au_runs=1000, au_case="gaussian")
+    assert any("Curve: (ε, δ)-DP at ε = 1, δ = 1e-05" in c.value for c in at.caption)
+    at = open_page(au_runs=1000, au_case="exponential")
+    assert any("Curve: randomised response at ε = 1" in c.value and "worst case" in c.value
+               for c in at.caption)
 
 
 def test_the_gaussian_at_the_page_defaults_shows_a_bound_and_why_it_is_small():
@@ -68,7 +106,8 @@ def test_table_of_every_mechanism_behind_a_button():
     correct = table[~table["broken on purpose"]]
     assert (correct["audited lower bound"] <= correct["claimed epsilon"]).all()
     assert broken["flagged"].sum() >= 2
-    assert len(at.get("plotly_chart")) == 2
+    assert (table["gap"] == table["claimed epsilon"] - table["audited lower bound"]).all()
+    assert len(at.get("plotly_chart")) == 3
     at.toggle(key="au_broken").set_value(False)
     rerun(at)
     at.button(key="au_run_all").click()
@@ -76,13 +115,18 @@ def test_table_of_every_mechanism_behind_a_button():
     assert len(at.dataframe[0].value) == len(CASE_KEYS) - len(BROKEN_KEYS)
 
 
-def test_one_run_audit():
+def test_one_run_audit_beside_the_many_run_bound_with_its_cost():
     at = open_page(au_runs=1000, au_canaries=50)
     at.button(key="au_one_run").click()
     rerun(at)
     shown = metrics(at)
     assert shown["Correct guesses"].endswith("/ 10")
-    assert float(shown["Audited lower bound"]) <= 1.0
+    assert float(shown["One-run bound"]) <= 1.0 and float(shown["Many-run bound"]) <= 1.0
+    table = at.dataframe[0].value
+    assert list(table["runs of the mechanism"]) == [2000, 1]
+    assert (table["seconds"] > 0).all()
+    assert (table["gap"] == table["claimed epsilon"] - table["audited lower bound"]).all()
+    assert any("What each threat model can show" in c.value for c in at.caption)
 
 
 def test_floating_point_attacks_behind_a_button(numpy_model):
@@ -104,4 +148,4 @@ def test_floating_point_attacks_behind_a_button(numpy_model):
     assert any("catches numpy's sampler" in s.value for s in at.success)
     assert any("cannot be seeded" in c.value for c in at.caption)
     specs = list(chart_specs(at).values())
-    assert len(specs) == 2 and "reachability" in specs[1]
+    assert len(specs) == 3 and "reachability" in specs[2]

@@ -64,6 +64,19 @@ def test_settings_of_the_page_carry_over_and_equal_the_report():
     assert shown["Budget left after it"] == "0"  # 2 does not fit in the budget 1
     page = report_html(report)
     assert f"{report.utility.iloc[0]['value']:.4g}" in page
+    r, a = report.risk.iloc[0], report.audit.iloc[0]
+    assert shown["Caught at 1 % false alarms"] == f"at most {100 * r['tpr_at_1pct']:.1f} %"
+    assert shown["Caught at 10 % false alarms"] == f"at most {100 * r['tpr_at_10pct']:.1f} %"
+    label = f"ε by privacy loss distribution (δ = {r['epsilon_delta']:g})"
+    assert shown[label] == f"{r['epsilon_point']:.4g}"
+    deltas = {m.label: m.delta for m in at.metric}
+    assert deltas[label] == (f"between {r['epsilon_optimistic']:.4g} and "
+                             f"{r['epsilon_pessimistic']:.4g}; claimed {r['epsilon']:g}")
+    assert deltas["Audited ε ≥"].startswith(
+        f"claimed {a['claimed_epsilon']:.3g}, gap {a['gap']:.2f}")
+    for header in ("caught at 1 % false alarms, at most", "ε by PLD, pessimistic",
+                   "gap (claimed − audited)"):
+        assert header in page
 
 
 @pytest.mark.slow

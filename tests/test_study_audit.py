@@ -13,9 +13,10 @@ import pytest
 from dpcore import DataError
 from dpcore import audit as A
 from dpcore.figures import figures
-from dpcore.figures.audit import TITLES, context, summary_figure
+from dpcore.figures.audit import TITLES, context, summary_figure, tradeoff_figure
 from dpcore.figures.audit import figures as audit_figures
 from dpcore.figures.common import COLORS
+from dpcore.planning.tradeoff import tradeoff
 from dpcore.releases.catalogue import BROKEN_KEYS, CASE_KEYS, audit_case
 from dpcore.runs import RunConfig, run
 from dpcore.studies import audit
@@ -61,7 +62,7 @@ def test_every_control_feeds_the_audit():
 def test_compute_is_at_of_prepare(small):
     computed = audit.compute(None, SMALL)
     staged = audit.at(small, SMALL)
-    assert list(computed) == list(staged) == ["metrics", "scores"]
+    assert list(computed) == list(staged) == ["metrics", "scores", "points", "curve"]
     for name, table in computed.items():
         pd.testing.assert_frame_equal(staged[name], table)
 
@@ -85,7 +86,7 @@ def test_a_run_of_the_page_config_is_the_study():
     assert result.params == params
     for name, table in audit.compute(None, params).items():
         pd.testing.assert_frame_equal(result.numbers[name], table)
-    assert list(figures(result)) == ["distributions"]
+    assert list(figures(result)) == ["distributions", "tradeoff"]
 
 
 def test_metrics_row_is_the_audit(small):
@@ -156,7 +157,8 @@ def test_summary_table_has_one_row_per_audit(small):
     rows = [audit.at(small, SMALL)["metrics"], audit.compute(None, halved)["metrics"]]
     table = audit.summary_table(rows)
     assert list(table.columns) == ["mechanism", "broken on purpose", "claimed epsilon",
-                                   "audited lower bound", "confidence", "runs per dataset", "f",
+                                   "audited lower bound", "gap", "confidence",
+                                   "runs per dataset", "f",
                                    "limit on this pair", "flagged"]
     assert table["broken on purpose"].dtype == bool
     assert list(table["broken on purpose"]) == [False, True]
@@ -177,8 +179,7 @@ def test_one_run_audit_guesses_a_fifth_of_the_canaries():
 
 def test_histogram_figure_is_titled_with_its_settings(small):
     numbers = audit.at(small, SMALL)
-    (name, fig), = audit_figures(numbers, SMALL).items()
-    assert name == "distributions"
+    fig = audit_figures(numbers, SMALL)["distributions"]
     assert TITLES["distributions"] in fig.layout.title.text
     assert context(numbers) == ("Laplace; ε = 1; 1,000 runs per dataset (half shown after "
                                 "choosing the threshold on the other half)")
@@ -270,3 +271,79 @@ def test_a_flagged_verdict_names_the_noise_and_the_pairs_limit():
     assert f"f × ε = {m['limit_on_this_pair']:.2f}" in text and text.endswith("too weak.")
     halved = audit.compute(None, Params(case="laplace_halved", runs=10_000))["metrics"].iloc[0]
     assert halved["above_claim"] and "than ε = 1 allows" in audit.verdict(halved)
+
+
+def test_epsilon_delta_curve_is_randomised_response_at_delta_0_and_rises_with_delta():
+    fpr = np.linspace(0.0, 1.0, 101)
+    np.testing.assert_allclose(audit.epsilon_delta_tradeoff(1.0, 0.0, fpr),
+                               tradeoff([1.0], fpr, mechanism="pure", method="exact"),
+                               rtol=0, atol=1e-12)
+    with_delta = audit.epsilon_delta_tradeoff(1.0, 0.01, fpr)
+    assert with_delta[0] == 0.01 and np.all(np.diff(with_delta) >= 0)
+    assert np.all(with_delta >= audit.epsilon_delta_tradeoff(1.0, 0.0, fpr))
+
+
+@pytest.mark.parametrize(("key", "kind"), [("laplace", "laplace"), ("laplace_halved", "laplace"),
+                                           ("exponential", "pure"), ("counts", "pure"),
+                                           ("gaussian", "approximate")])
+def test_claim_curve_is_laplace_for_one_laplace_number_else_a_worst_case(key, kind):
+    case = audit_case(key, 0.5)
+    curve = audit.claim_curve(case)
+    assert curve.kind == kind and curve.epsilon == 0.5 and curve.delta == case.delta
+    fpr = np.array([0.01, 0.1, 0.5])
+    expected = (audit.epsilon_delta_tradeoff(0.5, case.delta, fpr) if kind == "approximate"
+                else tradeoff([0.5], fpr, mechanism=kind))
+    np.testing.assert_array_equal(curve(fpr), expected)
+    assert ("randomised response" in curve.name) == (kind == "pure")
+
+
+def test_rate_points_are_the_held_out_test_and_its_mirror(small):
+    points = audit.rate_points(small, audit.claim_curve(small.case))
+    n = SMALL.runs - SMALL.runs // 2
+    test, mirror = points.iloc[0], points.iloc[1]
+    assert test["fpr"] == pytest.approx(small.fpr) and test["tpr"] == pytest.approx(1 - small.fnr)
+    assert mirror["fpr"] == pytest.approx(small.fnr) and mirror["tpr"] == pytest.approx(
+        1 - small.fpr)
+    level = 1 - (1 - SMALL.confidence) / 2
+    got = A.point_against_curve(int(round(small.fpr * n)), n, int(round((1 - small.fnr) * n)),
+                                n, audit.claim_curve(small.case), confidence=level)
+    assert test["tpr_low"] == got.tpr_low and test["fpr_high"] == got.fpr_high
+    assert not points["above"].any()
+
+
+@pytest.mark.parametrize("key", ["laplace_halved", "norm_from_data", "selection_as-printed"])
+def test_broken_cases_lie_above_the_claims_curve(key):
+    numbers = audit.compute(None, Params(case=key, runs=10_000))
+    m = numbers["metrics"].iloc[0]
+    assert m["bug"] and numbers["points"]["above"].any() and m["gap"] < 0
+    assert audit.curve_sentence(numbers).startswith("Bug: the test")
+    fig = tradeoff_figure(numbers["curve"], numbers["points"], m["curve"])
+    bug = [t for t in fig.data if t.name and "a bug" in t.name]
+    assert len(bug) == 1 and bug[0].marker.symbol == "x"
+
+
+def test_correct_laplace_is_within_its_curve_and_the_gap_is_claim_minus_bound(small):
+    numbers = audit.at(small, SMALL)
+    m = numbers["metrics"].iloc[0]
+    assert not m["bug"] and m["gap"] == 1.0 - small.epsilon_lb
+    assert "found no bug" in audit.curve_sentence(numbers)
+    curve = numbers["curve"]
+    assert np.all(np.diff(curve["tpr"]) >= 0) and np.all(curve["tpr"] >= curve["fpr"])
+    assert curve.loc[curve["fpr"] == 0.01, "tpr"].iloc[0] <= np.e * 0.01 + 1e-9
+    fig = audit_figures(numbers, SMALL)["tradeoff"]
+    assert TITLES["tradeoff"] in fig.layout.title.text
+    assert len(fig.layout.shapes) == 2  # one Clopper-Pearson box per point
+
+
+def test_one_run_beside_the_many_run_audit_of_the_same_mechanism():
+    table = audit.one_run_beside(SMALL, 50)
+    many, one = table.iloc[0], table.iloc[1]
+    expected = audit.compute(None, SMALL.replace(case=audit.ONE_RUN_CASE))["metrics"].iloc[0]
+    assert many["audited lower bound"] == expected["audited_lower_bound"]
+    assert many["runs of the mechanism"] == 2 * SMALL.runs and one["runs of the mechanism"] == 1
+    single = audit.one_run(SMALL, 50)
+    assert one["audited lower bound"] == single.epsilon_lb
+    assert one["right guesses"] == f"{single.correct} / {single.guesses}"
+    assert one["most it can show"] == A.one_run_epsilon(10, 10, confidence=0.95)
+    assert (table["gap"] == table["claimed epsilon"] - table["audited lower bound"]).all()
+    assert (table["seconds"] > 0).all()

@@ -187,7 +187,7 @@ def test_risk_view_bounds_the_posterior_at_the_slider(wine):
     numbers = compute(wine, params(ce_view="risk", ce_epsilon=2.0, ce_prior=0.1,
                                    ce_risk_delta=1e-3))
     assert list(numbers) == ["metrics", "posterior_curves", "posterior_curve_delta",
-                             "deployments", "odds"]
+                             "attacker", "interval", "deployments", "odds"]
     # the published deployments, each with its source, and the chosen ε marked among them
     assert numbers["deployments"]["source"].notna().all() and len(numbers["deployments"]) >= 10
     row = numbers["metrics"].iloc[0]

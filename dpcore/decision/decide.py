@@ -31,6 +31,7 @@ import dpcore.studies as studies
 from dpcore.decision.releases import RELEASES, AuditScope, Release, release
 from dpcore.decision.synthetic import synthetic_report
 from dpcore.planning import SHOWN_COLUMNS, deployments, epsilon_rank, posterior_bound
+from dpcore.planning.attacker import attacker_table, interval_table
 from dpcore.runs import RunConfig, build_scenario
 from dpcore.validation import DataError, check_probability
 
@@ -97,12 +98,18 @@ class Decision:
         risk = (f"Whatever else an attacker knows, one release at ε = {self.epsilon:g} can "
                 f"raise a {100 * r['prior']:g} % belief that a given person is in the data to "
                 f"at most {100 * r['posterior_at_most']:.2f} % (posterior odds at most e^ε "
-                "times the prior odds).")
+                "times the prior odds). A membership test that wrongly flags 1 % of the "
+                f"people not in the data catches at most {100 * r['tpr_at_1pct']:.1f} % of "
+                f"those who are; at 10 % false alarms, at most {100 * r['tpr_at_10pct']:.1f} "
+                f"%. By privacy loss distribution, ε at δ = {r['epsilon_delta']:g} is "
+                f"{r['epsilon_point']:.4g} (between {r['epsilon_optimistic']:.4g} and "
+                f"{r['epsilon_pessimistic']:.4g}) against the claimed {self.epsilon:g} at "
+                "δ = 0.")
         audit = (f"{self.audit_scope.sentence()} An attacker with the best test on a hard "
                  f"pair of neighbouring datasets, {int(a['runs_per_dataset']):,} runs each, "
                  f"showed ε ≥ {a['audited_lower_bound']:.2f} at confidence "
                  f"{a['confidence']:g} for {a['mechanism']} claimed at ε = "
-                 f"{a['claimed_epsilon']:.3g}: "
+                 f"{a['claimed_epsilon']:.3g} (gap claimed − audited {a['gap']:.2f}): "
                  + ("above what correct noise allows: a fault." if a["flagged"] else
                     f"no fault found (correct noise allows at most "
                     f"{a['limit_on_this_pair']:.2f} on this pair; an audit can show a leak, "
@@ -139,6 +146,28 @@ def audit_numbers(case: str, epsilon: float, *, runs: int = AUDIT_RUNS,
     params = audit.Params(case=case, epsilon=float(epsilon), runs=int(runs),
                           confidence=float(confidence), seed=int(seed))
     return audit.compute(None, params)["metrics"]
+
+
+def risk_table(prior: float, epsilon: float, scope: AuditScope) -> pd.DataFrame:
+    """The release's risk (one row): the belief a ``prior`` can rise to (``posterior_at_most``),
+    what a membership attacker can do at 1 % and 10 % false alarms (``tpr_at_1pct``,
+    ``tpr_at_10pct``: the trade-off curve of the release's steps composed, each counted as its
+    worst case among ε-DP mechanisms, randomised response; :func:`dpcore.planning.attacker.
+    attacker_table`) and the steps' ε by privacy loss distribution at ``epsilon_delta``
+    (``epsilon_optimistic``, ``epsilon_point``, ``epsilon_pessimistic``:
+    :func:`dpcore.planning.attacker.interval_table`)."""
+    steps = [float(e) for e in scope.table()["epsilon"] if e > 0]
+    attacker = attacker_table(steps, mechanism="pure")
+    interval = interval_table(steps, mechanism="pure").iloc[0]
+    return pd.DataFrame([{
+        "prior": prior, "epsilon": epsilon,
+        "posterior_at_most": float(posterior_bound(prior, epsilon)),
+        "tpr_at_1pct": float(attacker["tpr"].iloc[0]),
+        "tpr_at_10pct": float(attacker["tpr"].iloc[1]),
+        "epsilon_optimistic": float(interval["optimistic"]),
+        "epsilon_point": float(interval["point"]),
+        "epsilon_pessimistic": float(interval["pessimistic"]),
+        "epsilon_delta": float(interval["delta"])}])
 
 
 def budget_table(accountant: Any, epsilon: float) -> pd.DataFrame:
@@ -233,8 +262,7 @@ def decide(config: RunConfig | Mapping[str, Any] | str, *,
     metrics = numbers["metrics"].iloc[0]
     epsilon = rel.epsilon(metrics)
     scope = rel.audit(params, metrics)
-    risk = pd.DataFrame([{"prior": prior, "epsilon": epsilon,
-                          "posterior_at_most": float(posterior_bound(prior, epsilon))}])
+    risk = risk_table(prior, epsilon, scope)
     synthetic = masked_report(prepared, epsilon) if config.page == "masking" else None
     return Decision(
         config=config, release=rel, data_title=title, data_description=description,

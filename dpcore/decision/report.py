@@ -173,12 +173,17 @@ yardsticks for the data owner, never to be published. The report holds no privat
 <h2>What it risks</h2><p>{_e(sentences['risk'])}</p>
 {_rows(decision.risk, ['prior', 'epsilon', 'posterior_at_most'],
        ['prior belief', 'ε', 'belief after one release, at most'])}
+{_rows(decision.risk, ['tpr_at_1pct', 'tpr_at_10pct', 'epsilon_optimistic', 'epsilon_point',
+                       'epsilon_pessimistic', 'epsilon_delta', 'epsilon'],
+       ['caught at 1 % false alarms, at most', 'caught at 10 % false alarms, at most',
+        'ε by PLD, optimistic', 'ε by PLD, point', 'ε by PLD, pessimistic', 'at δ',
+        'claimed ε (δ = 0)'])}
 <h2>What an attacker could show</h2><p>{_e(sentences['audit'])}</p>
 {_scope(decision)}
-{_rows(decision.audit, ['mechanism', 'claimed_epsilon', 'audited_lower_bound', 'confidence',
-                        'runs_per_dataset', 'limit_on_this_pair'],
-       ['mechanism', 'claimed ε', 'audited lower bound', 'confidence', 'runs per dataset',
-        'correct noise allows on this pair'])}
+{_rows(decision.audit, ['mechanism', 'claimed_epsilon', 'audited_lower_bound', 'gap',
+                        'confidence', 'runs_per_dataset', 'limit_on_this_pair'],
+       ['mechanism', 'claimed ε', 'audited lower bound', 'gap (claimed − audited)',
+        'confidence', 'runs per dataset', 'correct noise allows on this pair'])}
 {figs['audit']}
 <h2>Budget</h2><p>{_e(sentences['budget'])}</p>
 {_rows(decision.budget, ['relation', 'total', 'spent', 'left', 'releases', 'charge'],

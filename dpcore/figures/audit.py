@@ -1,5 +1,6 @@
-"""Figures of the privacy-audit page: the two output distributions, claimed vs audited ε, and
-the floating-point attacks' two bounds per release mechanism."""
+"""Figures of the privacy-audit page: the two output distributions, the claim's trade-off curve
+with the audit's (FPR, TPR) points, claimed vs audited ε, and the floating-point attacks' two
+bounds per release mechanism."""
 
 from __future__ import annotations
 
@@ -13,13 +14,15 @@ from dpcore.figures.common import COLORS, SEQUENCE, layout, legend_at_foot, lege
 from dpcore.studies.audit import Params
 
 __all__ = ["TITLES", "context", "distributions_figure", "figures", "float_figure",
-           "summary_figure"]
+           "summary_figure", "tradeoff_figure"]
 
 D_COLOR, DPRIME_COLOR = SEQUENCE[4], SEQUENCE[2]
 
 #: Each figure's title, by name (the page shows it with the same title).
 TITLES = {"distributions": "Outputs on D and D′, reduced to one score each, and the threshold "
-                           "test"}
+                           "test",
+          "tradeoff": "What an attacker can do: the claimed trade-off curve and the audited "
+                      "(FPR, TPR) points"}
 
 
 def distributions_figure(scores: pd.DataFrame, threshold: float, statistic: str) -> go.Figure:
@@ -42,6 +45,36 @@ def distributions_figure(scores: pd.DataFrame, threshold: float, statistic: str)
     legend_entry(fig, "threshold (chosen on the other half)", "chosen", dash="dash")
     # At the foot: above the plot the legend would run into the title's settings line.
     return legend_at_foot(layout(fig, f"score: {statistic}", "share of runs", height=380))
+
+
+def tradeoff_figure(curve: pd.DataFrame, points: pd.DataFrame, curve_name: str) -> go.Figure:
+    """The claim's trade-off curve (the study's ``curve`` table: the largest TPR it allows at
+    each FPR) and the audit's (FPR, TPR) points (``points``) with their Clopper-Pearson boxes; a
+    point above the curve (``above``) is drawn as a red cross, named as a bug in the legend."""
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0.0, 1.0], y=[0.0, 1.0], mode="lines", name="guessing",
+                             line={"color": COLORS["nonprivate"], "dash": "dot", "width": 1}))
+    fig.add_trace(go.Scatter(x=curve["fpr"].tolist(), y=curve["tpr"].tolist(), mode="lines",
+                             name=f"claim's curve: {curve_name}",
+                             line={"color": COLORS["theory"], "width": 2}))
+    for above, name, color, symbol in (
+            (False, "audit's point (Clopper-Pearson box): within the claim", COLORS["dp"],
+             "circle"),
+            (True, "audit's point significantly above the curve: a bug", COLORS["output"],
+             "x")):
+        rows = points[points["above"] == above]
+        for row in rows.itertuples():
+            fig.add_shape(type="rect", x0=row.fpr_low, x1=row.fpr_high, y0=row.tpr_low,
+                          y1=row.tpr_high, line={"color": color, "width": 1},
+                          fillcolor=color, opacity=0.25)
+        if len(rows):
+            fig.add_trace(go.Scatter(x=rows["fpr"].tolist(), y=rows["tpr"].tolist(),
+                                     mode="markers", name=name, text=rows["test"].tolist(),
+                                     marker={"color": color, "symbol": symbol, "size": 11,
+                                             "line": {"width": 1, "color": color}}))
+    fig.update_layout(xaxis={"range": [0.0, 1.0]}, yaxis={"range": [0.0, 1.02]})
+    return legend_at_foot(layout(fig, "false-positive rate (says D′ on D)",
+                                 "true-positive rate (says D′ on D′)", height=460))
 
 
 def summary_figure(table: pd.DataFrame) -> go.Figure:
@@ -96,10 +129,13 @@ def context(numbers: Mapping[str, pd.DataFrame]) -> str:
 
 
 def figures(numbers: Mapping[str, pd.DataFrame], params: Params) -> dict[str, go.Figure]:
-    """The page's figure for its study's numbers (:func:`dpcore.studies.audit.compute`),
-    titled: ``"distributions"``, the held-out scores on D and D′ and the threshold test."""
+    """The page's figures for its study's numbers (:func:`dpcore.studies.audit.compute`),
+    titled: ``"distributions"``, the held-out scores on D and D′ and the threshold test, and
+    ``"tradeoff"``, the claim's trade-off curve with the test's (FPR, TPR) points."""
     del params
     m = numbers["metrics"].iloc[0]
     fig = distributions_figure(numbers["scores"], float(m["threshold"]), m["statistic"])
     titled(fig, TITLES["distributions"], context(numbers))
-    return {"distributions": fig}
+    curve = tradeoff_figure(numbers["curve"], numbers["points"], m["curve"])
+    titled(curve, TITLES["tradeoff"], context(numbers))
+    return {"distributions": fig, "tradeoff": curve}

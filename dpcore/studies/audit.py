@@ -17,6 +17,8 @@ References
 ----------
 .. [KOV15] Kairouz, Oh & Viswanath (2015), *The composition theorem for differential privacy*,
    ICML, Theorem 2.1.
+.. [KOV17] Kairouz, Oh & Viswanath (2017), *The composition theorem for differential privacy*,
+   IEEE Trans. Inf. Theory 63, Theorem 3.2 (randomised response is the worst ε-DP mechanism).
 .. [JUO20] Jagielski, Ullman & Oprea (2020), *Auditing differentially private machine learning:
    how private is private SGD?*, NeurIPS, Algorithm 2.
 .. [SNJ23] Steinke, Nasr & Jagielski (2023), *Privacy auditing with one (1) training run*,
@@ -26,6 +28,7 @@ References
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -34,15 +37,19 @@ import numpy as np
 import pandas as pd
 
 import dpcore.audit as A
+from dpcore.audit.statistics import point_against_curve
 from dpcore.domains import EPSILONS, SEED, OneOf
+from dpcore.planning.tradeoff import tradeoff
 from dpcore.releases.catalogue import CASE_KEYS, audit_case
 from dpcore.simulation import Progress
 from dpcore.studies.base import StudyParams
 from dpcore.validation import DataError
 
-__all__ = ["CANARIES", "CONFIDENCES", "CONTROLS", "DOMAINS", "FLOAT_RUNS", "REFIT_RUNS", "RUNS",
-           "SEED_KEY", "VIEW_LABELS", "Params", "at", "case_label", "compute", "one_run", "prepare",
-           "reach_sentence", "runs_for", "summary_table", "takeaway", "verdict"]
+__all__ = ["CANARIES", "CONFIDENCES", "CONTROLS", "DOMAINS", "FLOAT_RUNS", "ONE_RUN_CASE",
+           "REFIT_RUNS", "RUNS", "SEED_KEY", "VIEW_LABELS", "ClaimCurve", "Params", "at",
+           "case_label", "claim_curve", "compute", "curve_sentence", "epsilon_delta_tradeoff",
+           "one_run", "one_run_beside", "prepare", "rate_points", "reach_sentence", "runs_for",
+           "summary_table", "takeaway", "verdict"]
 
 REFIT_RUNS = 20_000  # mechanisms that refit a model per run: at most this many runs
 #: The options of the page's sliders: runs per dataset, confidence, the one-run audit's
@@ -51,6 +58,8 @@ RUNS = (1000, 3000, 10_000, 30_000, 100_000)
 CONFIDENCES = (0.9, 0.95, 0.99)
 CANARIES = (50, 100, 200, 500)
 FLOAT_RUNS = (2000, 5000, 20_000, 50_000)
+#: The case the one-run audit (of output perturbation) is compared with.
+ONE_RUN_CASE = "output"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -135,6 +144,92 @@ def prepare(scenario: Any, params: Params, *, progress: Progress = None,
     # plain data that a shared store can copy.
     return dataclasses.replace(result, case=dataclasses.replace(case, sample=None))
 
+#: False-positive rates at which the claim's curve is drawn: a linear grid and the small rates.
+CURVE_FPR = np.unique(np.concatenate([np.linspace(0.0, 1.0, 201), np.geomspace(1e-4, 1e-2, 21)]))
+
+
+def epsilon_delta_tradeoff(epsilon: float, delta: float, fpr: Any) -> np.ndarray:
+    """The largest TPR any (epsilon, delta)-DP test allows at each FPR ([KOV15]_ Theorem 2.1):
+    ``min(1, delta + e^epsilon fpr, 1 - e^-epsilon (1 - delta - fpr))``, at least ``fpr``.
+
+    Examples
+    --------
+    >>> epsilon_delta_tradeoff(1.0, 0.0, [0.0, 0.01, 1.0]).round(5).tolist()
+    [0.0, 0.02718, 1.0]
+    """
+    alpha = np.asarray(fpr, dtype=float)
+    bound = np.minimum(delta + np.exp(epsilon) * alpha,
+                       1.0 - np.exp(-epsilon) * (1.0 - delta - alpha))
+    return np.clip(bound, alpha, 1.0)
+
+
+@dataclass(frozen=True)
+class ClaimCurve:
+    """The curve a case's claim puts on every test's TPR, and in words which curve it is
+    (:func:`claim_curve`). Called with FPRs, it returns the largest TPR the claim allows."""
+
+    epsilon: float
+    delta: float
+    #: ``"laplace"`` (one Laplace-noised number), ``"pure"`` (any epsilon-DP mechanism) or
+    #: ``"approximate"`` (any (epsilon, delta)-DP mechanism).
+    kind: str
+    name: str
+    why: str
+
+    def __call__(self, fpr: Any) -> np.ndarray:
+        if self.kind == "approximate":
+            return epsilon_delta_tradeoff(self.epsilon, self.delta, fpr)
+        return tradeoff([self.epsilon], fpr, mechanism=self.kind)
+
+
+def claim_curve(case: A.AuditCase) -> ClaimCurve:
+    """The trade-off curve of ``case``'s claim (the f-DP view, :func:`dpcore.planning.tradeoff`).
+
+    One Laplace-noised number (Laplace noise, scored by the output itself): the Laplace
+    mechanism's own curve at the claimed epsilon, from its privacy loss distribution. Any other
+    pure epsilon-DP case: randomised response at epsilon, the worst case of every epsilon-DP
+    mechanism ([KOV17]_ Theorem 3.2), so a bound on this one too, looser than its own curve
+    (not computed here: it depends on the noise and the pair). A case with delta > 0: the curve
+    of (epsilon, delta)-DP (:func:`epsilon_delta_tradeoff`).
+    """
+    eps, delta = float(case.epsilon), float(case.delta)
+    if delta > 0.0:
+        return ClaimCurve(eps, delta, "approximate", f"(ε, δ)-DP at ε = {eps:g}, δ = {delta:g}",
+                          "Every (ε, δ)-DP mechanism obeys this curve; the mechanism's own "
+                          f"curve ({case.noise}) is tighter, so a point near it is no fault.")
+    if case.noise == "Laplace noise" and case.statistic == "the output":
+        return ClaimCurve(eps, 0.0, "laplace", f"Laplace at ε = {eps:g}",
+                          "The Laplace mechanism's own curve at the claimed ε, from its privacy "
+                          "loss distribution: the best any attacker can do on one Laplace "
+                          "release.")
+    return ClaimCurve(eps, 0.0, "pure", f"randomised response at ε = {eps:g}",
+                      f"The curve of randomised response, the worst case of every ε-DP "
+                      f"mechanism, bounds this one too; its own curve ({case.noise}) depends "
+                      "on the noise and the pair and is not computed here, so this curve is "
+                      "looser and a point well below it is no sign of slack.")
+
+
+def rate_points(result: A.AuditResult, curve: ClaimCurve) -> pd.DataFrame:
+    """The held-out test's (FPR, TPR) points with their Clopper-Pearson boxes, against
+    ``curve`` (:func:`dpcore.audit.point_against_curve`).
+
+    Two tests on the held-out half (``runs - runs // 2`` runs per dataset), fixed on the other
+    half: "D′ when the score is beyond the threshold", and its mirror "D when it is not",
+    which swaps the roles of the datasets (FPR = the first test's FNR, TPR = 1 - its FPR); the
+    claim bounds both, as neighbouring is symmetric. Each point is judged at level
+    ``1 - (1 - confidence) / 2`` so that both boxes hold together at ``confidence``; a point
+    ``above`` the curve refutes the claim.
+    """
+    n = result.runs - result.runs // 2
+    fp, fn = int(round(result.fpr * n)), int(round(result.fnr * n))
+    level = 1.0 - (1.0 - result.confidence) / 2.0
+    rows = []
+    for test, false_pos, true_pos in (("D′ when beyond the threshold", fp, n - fn),
+                                      ("D when not beyond (mirror)", fn, n - fp)):
+        point = point_against_curve(false_pos, n, true_pos, n, curve, confidence=level)
+        rows.append({"test": test, **dataclasses.asdict(point)})
+    return pd.DataFrame(rows)
+
 
 def at(prepared: A.AuditResult, params: Params) -> dict[str, pd.DataFrame]:
     """The page's numbers: ``metrics`` (one row) and ``scores`` (the held-out scores on D and
@@ -148,10 +243,17 @@ def at(prepared: A.AuditResult, params: Params) -> dict[str, pd.DataFrame]:
     :func:`dpcore.audit.audit_reach`: the Gaussian's; NaN for the others), the held-out test
     (``threshold``, ``fpr``, ``fnr`` and their upper bounds), the verdict (``above_claim``,
     ``flagged``), the ``statistic`` scored, and the noise law in words (``noise``, ``linear``:
-    its loss is linear in the distance, ``limit_note``: what limits the loss on this pair).
+    its loss is linear in the distance, ``limit_note``: what limits the loss on this pair),
+    the ``gap`` (claimed minus audited), the claim's ``curve`` and ``curve_note``
+    (:func:`claim_curve`) and ``bug`` (a point of ``points`` above it).
+
+    ``points`` are the test's (FPR, TPR) points against the claim's curve (:func:`rate_points`)
+    and ``curve`` is that curve at :data:`CURVE_FPR` (columns ``fpr``, ``tpr``).
     """
     del params
     result, case = prepared, prepared.case
+    curve = claim_curve(case)
+    points = rate_points(result, curve)
     metrics = pd.DataFrame([{
         "mechanism": case.name, "broken_on_purpose": bool(case.broken),
         "claimed_epsilon": float(case.epsilon), "delta": float(case.delta),
@@ -164,11 +266,14 @@ def at(prepared: A.AuditResult, params: Params) -> dict[str, pd.DataFrame]:
         "above_claim": bool(result.above_claim), "flagged": bool(result.flagged),
         "statistic": case.statistic, "noise": case.noise, "linear": bool(case.linear),
         "limit_note": case.limit_note, "reach": _reach(case, result),
+        "gap": float(case.epsilon) - float(result.epsilon_lb), "curve": curve.name,
+        "curve_note": curve.why, "bug": bool(points["above"].any()),
     }])
     s0, s1 = np.asarray(result.scores_d), np.asarray(result.scores_dprime)
     scores = pd.DataFrame({"dataset": ["D"] * s0.size + ["D′"] * s1.size,
                            "score": np.concatenate([s0, s1])})
-    return {"metrics": metrics, "scores": scores}
+    return {"metrics": metrics, "scores": scores, "points": points,
+            "curve": pd.DataFrame({"fpr": CURVE_FPR, "tpr": curve(CURVE_FPR)})}
 
 
 def _reach(case: A.AuditCase, result: A.AuditResult) -> float:
@@ -191,13 +296,30 @@ def compute(scenario: Any, params: Params, *, progress: Progress = None,
     return at(prepare(scenario, params, progress=progress, parallel=parallel), params)
 
 
+def curve_sentence(numbers: Mapping[str, pd.DataFrame]) -> str:
+    """The audit's (FPR, TPR) points against the claim's curve, in words (``numbers`` of
+    :func:`at`): the first point above the curve as a bug, or that none is."""
+    m, points = numbers["metrics"].iloc[0], numbers["points"]
+    above = points[points["above"]]
+    if len(above):
+        p = above.iloc[0]
+        return (f"Bug: the test \"{p['test']}\" has a true-positive rate of at least "
+                f"{p['tpr_low']:.3f} at a false-positive rate of at most {p['fpr_high']:.3f}, "
+                f"where the claim ({m['curve']}) allows at most {p['allowed']:.3f} "
+                f"(confidence {m['confidence']:g} for both points together). The claim does "
+                "not hold.")
+    return (f"Both points lie within what the claim allows (lower TPR under the curve at the "
+            f"upper FPR, confidence {m['confidence']:g} for both together): the audit found no "
+            "bug; it cannot prove the claim.")
+
+
 def summary_table(metrics: Iterable[pd.DataFrame]) -> pd.DataFrame:
     """The table of every mechanism: the ``metrics`` rows of several audits (:func:`at`), one
     row each, with the columns the page shows (named in words)."""
     table = pd.concat(list(metrics), ignore_index=True)
     table.columns = table.columns.str.replace("_", " ")
     return table[["mechanism", "broken on purpose", "claimed epsilon", "audited lower bound",
-                  "confidence", "runs per dataset", "f", "limit on this pair", "flagged"]]
+                  "gap", "confidence", "runs per dataset", "f", "limit on this pair", "flagged"]]
 
 
 def one_run(params: Params, canaries: int) -> A.OneRunResult:
@@ -206,6 +328,38 @@ def one_run(params: Params, canaries: int) -> A.OneRunResult:
     them (at least 2), at ``params.confidence`` and seeded by ``params.seed``."""
     return A.one_run_audit(params.epsilon, canaries=canaries, guesses=max(2, canaries // 5),
                            confidence=params.confidence, rng=params.seed)
+
+
+def one_run_beside(params: Params, canaries: int) -> pd.DataFrame:
+    """The one-run audit (:func:`one_run`) beside the many-run audit of the same mechanism
+    (:data:`ONE_RUN_CASE`, output perturbation, at ``params``' ε, runs, confidence and seed),
+    one row each: the right guesses (one run only), the claim, the bound, the gap, the most
+    the audit could show (all guesses right, :func:`dpcore.audit.one_run_epsilon`; every
+    test right, :func:`dpcore.audit.audit_ceiling`), and its cost: runs of the mechanism
+    and the seconds this computation took (a measurement: it varies with the machine and its
+    load)."""
+    start = time.perf_counter()
+    many = compute(None, params.replace(case=ONE_RUN_CASE))["metrics"].iloc[0]
+    many_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    one = one_run(params, canaries)
+    one_seconds = time.perf_counter() - start
+    rows = [
+        {"audit": "many runs on one pair", "right guesses": "",
+         "claimed epsilon": float(many["claimed_epsilon"]),
+         "audited lower bound": float(many["audited_lower_bound"]),
+         "gap": float(many["gap"]), "most it can show": float(many["ceiling"]),
+         "runs of the mechanism": 2 * int(many["runs_per_dataset"]),
+         "seconds": many_seconds},
+        {"audit": f"one run, {one.canaries:,} canaries",
+         "right guesses": f"{one.correct} / {one.guesses}",
+         "claimed epsilon": one.epsilon, "audited lower bound": one.epsilon_lb,
+         "gap": one.epsilon - one.epsilon_lb,
+         "most it can show": A.one_run_epsilon(one.guesses, one.guesses,
+                                               confidence=one.confidence),
+         "runs of the mechanism": 1, "seconds": one_seconds},
+    ]
+    return pd.DataFrame(rows)
 
 
 def reach_sentence(m: Mapping[str, Any]) -> str:

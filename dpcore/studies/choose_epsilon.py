@@ -78,6 +78,7 @@ from dpcore.planning import (
     search_epsilon,
     subset_errors,
 )
+from dpcore.planning.attacker import attacker_table, interval_table
 from dpcore.queries import query_from_controls
 from dpcore.simulation import Progress
 from dpcore.studies.base import QueryParams, StudyParams
@@ -586,6 +587,10 @@ def _risk(params: Params) -> dict[str, pd.DataFrame]:
                                                                                      eps_set)}
     if delta > 0:
         numbers["posterior_curve_delta"] = posterior_curves(priors, [epsilon], delta)
+    attacker = attacker_table([epsilon])
+    attacker["tpr_any_pure_dp"] = attacker_table([epsilon], mechanism="pure")["tpr"]
+    numbers["attacker"] = attacker
+    numbers["interval"] = interval_table([epsilon], delta_slack=params.slack)
     numbers["deployments"] = deployments().loc[:, list(SHOWN_COLUMNS)]
     numbers["odds"] = pd.DataFrame({
         "epsilon": eps_set, "odds_ratio": np.exp(eps_set),
@@ -651,8 +656,13 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
         Always ``metrics`` (one row). A target's answer adds its curve (``curve``, or
         ``curve_nonprivate`` when it measured errors against D) and, for the
         logistic-regression and subset targets, every run's errors (``runs``,
-        ``runs_nonprivate``); the risk view adds ``posterior_curves``, ``odds`` and, for
-        δ > 0, ``posterior_curve_delta``; the composition view ``composition`` and
+        ``runs_nonprivate``); the risk view adds ``posterior_curves``, ``odds``,
+        ``attacker`` (the best TPR of a membership test at 1 % and 10 % false alarms against
+        one Laplace release at ε, and against any ε-DP release: ``tpr_any_pure_dp``;
+        :func:`dpcore.planning.attacker.attacker_table`), ``interval`` (that release's ε at
+        δ′ = ``slack`` by privacy loss distributions, optimistic, point and pessimistic:
+        :func:`dpcore.planning.attacker.interval_table`) and, for δ > 0,
+        ``posterior_curve_delta``; the composition view ``composition`` and
         ``growth``; "Several statistics" ``stats_totals`` (one row per composition method)
         and ``stats_plan`` (one row per target, :func:`dpcore.planning.plan_targets`).
     """
