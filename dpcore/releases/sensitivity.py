@@ -1,0 +1,101 @@
+"""The grey-box sensitivity check of every release ([RCP26]_): the names it knows and the check
+of one (:func:`release_names`, :func:`check_sensitivity`, also read as
+``dpcore.audit.release_names`` and ``dpcore.audit.check_sensitivity``).
+
+Each name is a :class:`~dpcore.audit.sensitivity.Probe` of a release's own code
+(:mod:`dpcore.releases.sensitivity_primer`, :mod:`dpcore.releases.sensitivity_models`), run by
+:func:`~dpcore.audit.sensitivity.check_probe` on neighbouring pairs with its noise held
+identical. Covered: the primer's answers (count, sum and mean, once or per group, under both
+relations), the importance weights' ``beta`` and output perturbation of logistic regression.
+Not covered yet: approximate minima perturbation (its noise enters the objective, so its
+pre-noise quantity is the objective's gradient, not the output), the optimal subset's
+selection criteria and the masking release.
+
+The variants broken on purpose end in ``(broken)`` and must fail: a sensitivity halved, a
+sensitivity of 0 (the bug of diffprivlib#105) and clipping bounds read from the data. A halved
+sensitivity shows only where the pairs reach the true one: the primer's sum reaches it exactly
+(the largest record against the smallest), the fitted models' pairs about 40 % of it, so it is
+probed on the sum.
+
+References
+----------
+.. [RCP26] Re:cord-play (2026), a grey-box audit of differential-privacy libraries: each release
+   function re-run on neighbouring inputs with its randomness replayed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from dpcore.audit.sensitivity import Probe, Run, check_probe
+from dpcore.releases.sensitivity_models import importance_probe, output_probe
+from dpcore.releases.sensitivity_primer import PROBES as PRIMER_PROBES
+from dpcore.releases.sensitivity_primer import data_bounds_probe
+
+__all__ = ["PROBES", "check_sensitivity", "release_names"]
+
+
+def _declaring(probe: Probe, factor: float, name: str) -> Probe:
+    """``probe`` broken on purpose: it declares ``factor`` times the sensitivity it uses."""
+    def run(data: Any, seed: int) -> Run:
+        honest = probe.run(data, seed)
+        return dataclasses.replace(honest, declared=factor * honest.declared)
+
+    return dataclasses.replace(probe, name=name, run=run)
+
+
+_SUM = PRIMER_PROBES["primer: sum (replace one record)"]
+_COUNT = PRIMER_PROBES["primer: count (add or remove one record)"]
+_BETA = importance_probe("importance weights: beta (replace one private record)")
+_REAL = [*PRIMER_PROBES.values(), _BETA,
+         output_probe("logistic regression: output perturbation (replace one record)")]
+_BROKEN = [
+    _declaring(_SUM, 0.5, "primer: sum (replace one record), sensitivity halved (broken)"),
+    _declaring(_COUNT, 0.0, "primer: count (add or remove one record), sensitivity 0 as in "
+                            "diffprivlib#105 (broken)"),
+    _declaring(_BETA, 0.0, "importance weights: beta, sensitivity 0 (broken)"),
+    data_bounds_probe("primer: sum (replace one record), clipping bounds read from the data "
+                      "(broken)"),
+]
+#: Every probe by name: the releases, then the variants broken on purpose.
+PROBES: dict[str, Probe] = {probe.name: probe for probe in [*_REAL, *_BROKEN]}
+
+
+def release_names() -> list[str]:
+    """The names :func:`check_sensitivity` knows: every release probed, then the variants broken
+    on purpose (their names end in ``(broken)``)."""
+    return list(PROBES)
+
+
+def check_sensitivity(name: str, *, pairs: int = 10_000, seed: int = 0) -> dict[str, Any]:
+    """The grey-box sensitivity check of one release (:func:`release_names`).
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`release_names`.
+    pairs : int, default=10_000
+        Neighbouring pairs to run: those at the data's bounds first, then random ones.
+    seed : int, default=0
+        Seeds the random pairs and the noise held identical on each pair.
+
+    Returns
+    -------
+    dict
+        ``declared`` (the sensitivity the release calibrates to), ``measured`` (the largest
+        distance between the two values of a pair), ``pairs``, ``branches_differ`` (pairs
+        whose control flow differed), ``ok`` (no pair passed the declared sensitivity and none
+        differed in control flow), and ``name``, ``norm``, ``relation`` and ``over`` (pairs
+        that passed it) (:func:`~dpcore.audit.sensitivity.check_probe`).
+
+    Examples
+    --------
+    >>> result = check_sensitivity("primer: sum (replace one record)", pairs=20)
+    >>> result["declared"], result["ok"]
+    (15.0, True)
+    """
+    if name not in PROBES:
+        raise ValueError(f"Unknown release {name!r}; choose one of release_names(): "
+                         f"{release_names()}.")
+    return check_probe(PROBES[name], pairs=pairs, seed=seed)

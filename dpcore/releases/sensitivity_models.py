@@ -1,0 +1,122 @@
+"""Grey-box probes of the releases that fit a model: the importance weights' ``beta``
+([JE13]_ Algorithm 1 step 2) and output perturbation of logistic regression ([CM08]_
+Algorithm 1), both under "replace one record" with the number of records public.
+
+Each probe runs the release's own estimator as a study (its noise drawn from the pair's seed,
+identical on both datasets) and reads back what it calibrated its noise to:
+
+* :func:`importance_probe`: :class:`~dpcore.importance.mechanism.ImportanceWeights`, its
+  ``beta_`` (L2) against ``sensitivity_`` (Lemma 2's ``sqrt(d) / (N_D lam)`` plus the solver's
+  term); the public set is the same on both datasets. At the bounds: the shared records at one
+  corner of the unit box and the public ones at another (:data:`~dpcore.audit.pairs.
+  IMPORTANCE_CORNERS`), the changed record at a corner against the opposite one, and a record
+  far outside the box (clipped into it).
+* :func:`output_probe`: :class:`~dpcore.perturbation.model.PrivateLogisticRegression` with
+  ``method="output"``, its released vector in the scaled space the noise is added in (L2)
+  against ``noise_scale_ epsilon`` at ε = 1 (``2 / (n lam)`` plus the solver's term). At the
+  bounds: the record ``u`` against ``-u`` (:func:`~dpcore.audit.pairs.logistic_pair`), a
+  flipped label, a flipped label that empties a class, and a record far outside the unit ball
+  (projected onto it).
+
+References
+----------
+.. [JE13] Ji & Elkan (2013), *Differential privacy based on importance weighting*, Mach. Learn.
+   93, Algorithm 1 and Lemma 2.
+.. [CM08] Chaudhuri & Monteleoni (2008), *Privacy-preserving logistic regression*, NIPS,
+   Algorithm 1 and Corollary 2.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from dpcore.audit.pairs import IMPORTANCE_CORNERS, logistic_pair
+from dpcore.audit.sensitivity import Probe, Run
+from dpcore.importance.mechanism import ImportanceWeights
+from dpcore.perturbation.model import PrivateLogisticRegression, prepare
+
+__all__ = ["EPSILON", "FAR", "IMPORTANCE", "OUTPUT", "importance_probe", "output_probe"]
+
+#: The ε of every run: 1, so that a noise scale is its sensitivity exactly.
+EPSILON = 1.0
+#: A record far beyond the domain's bound (clipped or projected onto it by the release).
+FAR = 1e3
+#: The importance probe: private and public records, features, λ.
+IMPORTANCE = {"n_private": 20, "n_public": 20, "d": 3, "lam": 0.05}
+#: The output-perturbation probe: records, features, λ.
+OUTPUT = {"n": 20, "d": 2, "lam": 0.1}
+
+ImportanceData = tuple[np.ndarray, np.ndarray]
+LogisticData = tuple[np.ndarray, np.ndarray]
+
+
+def _replace_last(rows: np.ndarray, record: np.ndarray) -> np.ndarray:
+    changed = rows.copy()
+    changed[-1] = record
+    return changed
+
+
+def importance_probe(name: str) -> Probe:
+    """The probe of the importance weights' ``beta`` (see the module's docstring)."""
+    n, m, d, lam = (IMPORTANCE[k] for k in ("n_private", "n_public", "d", "lam"))
+
+    def run(data: ImportanceData, seed: int) -> Run:
+        private, public = data
+        fitted = ImportanceWeights(EPSILON, lam, rng=seed).fit(private, public)
+        return Run(fitted.beta_, float(fitted.sensitivity_),
+                   flow=(fitted.noise_law_, fitted.lam_), terms=n + m)
+
+    def bounds() -> list[tuple[ImportanceData, ImportanceData]]:
+        shared = np.tile(IMPORTANCE_CORNERS[0], (n, 1))
+        public = np.tile(IMPORTANCE_CORNERS[1], (m, 1))
+        corners = [np.array(c, dtype=float) for c in itertools.product((0.0, 1.0), repeat=d)]
+        changes = [(c, 1.0 - c) for c in corners[: len(corners) // 2]]
+        changes.append((np.full(d, FAR), np.full(d, -FAR)))
+        return [((_replace_last(shared, x), public), (_replace_last(shared, y), public))
+                for x, y in changes]
+
+    def random_pair(gen: np.random.Generator) -> tuple[ImportanceData, ImportanceData]:
+        private = gen.uniform(-0.2, 1.2, (n, d))
+        public = gen.random((m, d)) ** 2
+        return (private, public), (_replace_last(private, gen.uniform(-0.2, 1.2, d)), public)
+
+    return Probe(name, "L2", "replace one private record (N_D public)", run, bounds,
+                 random_pair)
+
+
+def output_probe(name: str) -> Probe:
+    """The probe of output perturbation of logistic regression (see the module's docstring)."""
+    n, d, lam = (OUTPUT[k] for k in ("n", "d", "lam"))
+    classes = (0, 1)
+
+    def run(data: LogisticData, seed: int) -> Run:
+        X, y = data
+        model = PrivateLogisticRegression(EPSILON, lam, method="output", data_norm=1.0,
+                                          fit_intercept=True, rng=seed, classes=classes)
+        model.fit(X, y)
+        scaled = prepare(X, y, data_norm=1.0, fit_intercept=True, classes=classes)
+        released = scaled.from_model(model.coef_, float(model.intercept_[0]))
+        return Run(released, model.noise_scale_ * EPSILON, flow=(model.lam_,), terms=n)
+
+    def bounds() -> list[tuple[LogisticData, LogisticData]]:
+        X, y, Xp, yp = logistic_pair(n, d, 0)
+        flipped = y.copy()
+        flipped[-1] = 0
+        one = np.zeros(n, dtype=int)
+        one[-1] = 1
+        far = np.full(d, FAR)
+        return [((X, y), (Xp, yp)),                                   # u against -u
+                ((X, y), (X, flipped)),                               # a flipped label
+                ((X, one), (X, np.zeros(n, dtype=int))),              # ... that empties a class
+                ((_replace_last(X, far), y), (_replace_last(X, -far), flipped))]
+
+    def random_pair(gen: np.random.Generator) -> tuple[LogisticData, LogisticData]:
+        X = gen.normal(size=(n, d)) * gen.uniform(0.0, 0.8, (n, 1))
+        y = gen.integers(0, 2, n)
+        yp = y.copy()
+        yp[-1] = gen.integers(0, 2)
+        return (X, y), (_replace_last(X, gen.normal(size=d)), yp)
+
+    return Probe(name, "L2", "replace one record (n public)", run, bounds, random_pair)
