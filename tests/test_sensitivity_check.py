@@ -39,6 +39,7 @@ def test_every_release_and_the_three_kinds_of_fault_are_listed():
         assert any(fault in name for name in BROKEN), fault
     assert any(name.startswith("importance") for name in REAL)
     assert any("output perturbation" in name for name in REAL)
+    assert any(name.startswith("optimal subset") for name in REAL)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -55,10 +56,13 @@ def test_each_release_is_ok_and_each_broken_variant_is_caught(name):
 
 @pytest.mark.parametrize("name", ["primer: sum (replace one record)",
                                   "primer: sum per group (replace one record)",
-                                  "primer: count per group (replace one record)"])
+                                  "primer: count per group (replace one record)",
+                                  "optimal subset: ranking counts, step 2 (replace one private "
+                                  "record)"])
 def test_the_pairs_at_the_bounds_reach_the_declared_sensitivity(name):
-    """The largest record against the smallest (a record moving between groups at the bound)
-    reaches the sensitivity: a sensitivity halved or worse is caught on these releases."""
+    """The largest record against the smallest (a record moving between groups at the bound, or
+    from one public point to another) reaches the sensitivity: a sensitivity halved or worse is
+    caught on these releases."""
     result = check_sensitivity(name, pairs=FAST_PAIRS)
     assert result["measured"] == pytest.approx(result["declared"], rel=1e-12)
 

@@ -3,19 +3,22 @@ of one (:func:`release_names`, :func:`check_sensitivity`, also read as
 ``dpcore.audit.release_names`` and ``dpcore.audit.check_sensitivity``).
 
 Each name is a :class:`~dpcore.audit.sensitivity.Probe` of a release's own code
-(:mod:`dpcore.releases.sensitivity_primer`, :mod:`dpcore.releases.sensitivity_models`), run by
+(:mod:`dpcore.releases.sensitivity_primer`, :mod:`dpcore.releases.sensitivity_models`,
+:mod:`dpcore.releases.sensitivity_subset`), run by
 :func:`~dpcore.audit.sensitivity.check_probe` on neighbouring pairs with its noise held
 identical. Covered: the primer's answers (count, sum and mean, once or per group, under both
-relations), the importance weights' ``beta`` and output perturbation of logistic regression.
-Not covered yet: approximate minima perturbation (its noise enters the objective, so its
-pre-noise quantity is the objective's gradient, not the output), the optimal subset's
-selection criteria and the masking release.
+relations), the importance weights' ``beta``, output perturbation of logistic regression and
+the optimal subset's ranking counts (step 2). Not covered yet: approximate minima perturbation
+(its noise enters the objective, so its pre-noise quantity is the objective's gradient, not
+the output), the optimal subset's candidate weights and selection criteria (steps 4-5) and the
+masking release.
 
 The variants broken on purpose end in ``(broken)`` and must fail: a sensitivity halved, a
 sensitivity of 0 (the bug of diffprivlib#105) and clipping bounds read from the data. A halved
-sensitivity shows only where the pairs reach the true one: the primer's sum reaches it exactly
-(the largest record against the smallest), the fitted models' pairs about 40 % of it, so it is
-probed on the sum.
+sensitivity shows only where the pairs reach the true one: the primer's sum (the largest
+record against the smallest) and the subset's counts (a record moved from one public point to
+another) reach it exactly, the fitted models' pairs about 40 % of it, so it is probed on the
+first two.
 
 References
 ----------
@@ -32,6 +35,7 @@ from dpcore.audit.sensitivity import Probe, Run, check_probe
 from dpcore.releases.sensitivity_models import importance_probe, output_probe
 from dpcore.releases.sensitivity_primer import PROBES as PRIMER_PROBES
 from dpcore.releases.sensitivity_primer import data_bounds_probe
+from dpcore.releases.sensitivity_subset import counts_probe
 
 __all__ = ["PROBES", "check_sensitivity", "release_names"]
 
@@ -48,12 +52,14 @@ def _declaring(probe: Probe, factor: float, name: str) -> Probe:
 _SUM = PRIMER_PROBES["primer: sum (replace one record)"]
 _COUNT = PRIMER_PROBES["primer: count (add or remove one record)"]
 _BETA = importance_probe("importance weights: beta (replace one private record)")
+_COUNTS = counts_probe("optimal subset: ranking counts, step 2 (replace one private record)")
 _REAL = [*PRIMER_PROBES.values(), _BETA,
-         output_probe("logistic regression: output perturbation (replace one record)")]
+         output_probe("logistic regression: output perturbation (replace one record)"), _COUNTS]
 _BROKEN = [
     _declaring(_SUM, 0.5, "primer: sum (replace one record), sensitivity halved (broken)"),
     _declaring(_COUNT, 0.0, "primer: count (add or remove one record), sensitivity 0 as in "
                             "diffprivlib#105 (broken)"),
+    _declaring(_COUNTS, 0.5, "optimal subset: ranking counts, sensitivity halved (broken)"),
     _declaring(_BETA, 0.0, "importance weights: beta, sensitivity 0 (broken)"),
     data_bounds_probe("primer: sum (replace one record), clipping bounds read from the data "
                       "(broken)"),
