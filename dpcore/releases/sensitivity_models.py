@@ -1,6 +1,7 @@
 """Grey-box probes of the releases that fit a model: the importance weights' ``beta``
-([JE13]_ Algorithm 1 step 2) and output perturbation of logistic regression ([CM08]_
-Algorithm 1), both under "replace one record" with the number of records public.
+([JE13]_ Algorithm 1 step 2), output perturbation of logistic regression ([CM08]_
+Algorithm 1) and the masking release's noisy classifier ``W'`` ([PGY]_ Algorithm 1 steps 1-2),
+all under "replace one record" with the number of records public.
 
 Each probe runs the release's own estimator as a study (its noise drawn from the pair's seed,
 identical on both datasets) and reads back what it calibrated its noise to:
@@ -17,6 +18,12 @@ identical on both datasets) and reads back what it calibrated its noise to:
   bounds: the record ``u`` against ``-u`` (:func:`~dpcore.audit.pairs.logistic_pair`), a
   flipped label, a flipped label that empties a class, and a record far outside the unit ball
   (projected onto it).
+* :func:`masking_probe`: :class:`~dpcore.masking.generator.MaskedDataGenerator` (three
+  classes: the softmax, Lipschitz ``sqrt(2)``), its ``noisy_coef_`` (L2, the noise's null
+  direction dropped: a projection, which moves no pair farther apart) against
+  ``sensitivity_``; a masked set of one record and no search steps (step 3 is
+  post-processing of ``W'``). At the bounds: ``u`` against ``-u``, a flipped label, a label
+  code outside the classes (clipped to the nearest) and a record far outside the unit ball.
 
 References
 ----------
@@ -24,6 +31,7 @@ References
    93, Algorithm 1 and Lemma 2.
 .. [CM08] Chaudhuri & Monteleoni (2008), *Privacy-preserving logistic regression*, NIPS,
    Algorithm 1 and Corollary 2.
+.. [PGY] Pham, Ghosh & Yegneswaran, *Data masking with privacy guarantees*, Algorithm 1.
 """
 
 from __future__ import annotations
@@ -35,9 +43,11 @@ import numpy as np
 from dpcore.audit.pairs import IMPORTANCE_CORNERS, logistic_pair
 from dpcore.audit.sensitivity import Probe, Run
 from dpcore.importance.mechanism import ImportanceWeights
+from dpcore.masking.generator import MaskedDataGenerator
 from dpcore.perturbation.model import PrivateLogisticRegression, prepare
 
-__all__ = ["EPSILON", "FAR", "IMPORTANCE", "OUTPUT", "importance_probe", "output_probe"]
+__all__ = ["EPSILON", "FAR", "IMPORTANCE", "MASKING", "OUTPUT", "importance_probe",
+           "masking_probe", "output_probe"]
 
 #: The ε of every run: 1, so that a noise scale is its sensitivity exactly.
 EPSILON = 1.0
@@ -47,6 +57,8 @@ FAR = 1e3
 IMPORTANCE = {"n_private": 20, "n_public": 20, "d": 3, "lam": 0.05}
 #: The output-perturbation probe: records, features, λ.
 OUTPUT = {"n": 20, "d": 2, "lam": 0.1}
+#: The masking probe: records, features, classes, λ.
+MASKING = {"n": 20, "d": 2, "classes": 3, "lam": 0.1}
 
 ImportanceData = tuple[np.ndarray, np.ndarray]
 LogisticData = tuple[np.ndarray, np.ndarray]
@@ -117,6 +129,38 @@ def output_probe(name: str) -> Probe:
         y = gen.integers(0, 2, n)
         yp = y.copy()
         yp[-1] = gen.integers(0, 2)
+        return (X, y), (_replace_last(X, gen.normal(size=d)), yp)
+
+    return Probe(name, "L2", "replace one record (n public)", run, bounds, random_pair)
+
+
+def masking_probe(name: str) -> Probe:
+    """The probe of the masking release's noisy classifier (see the module's docstring)."""
+    n, d, classes, lam = (MASKING[k] for k in ("n", "d", "classes", "lam"))
+
+    def run(data: LogisticData, seed: int) -> Run:
+        X, y = data
+        masked = MaskedDataGenerator(EPSILON, lam, 1, rng=seed, n_classes=classes,
+                                     data_norm=1.0, fit_intercept=True, n_starts=1,
+                                     max_iter=0).fit(X, y)
+        return Run(masked.noisy_coef_.ravel(), float(masked.sensitivity_), flow=(masked.lam_,),
+                   terms=n)
+
+    def bounds() -> list[tuple[LogisticData, LogisticData]]:
+        X, y, Xp, yp = logistic_pair(n, d, 0)
+        flipped, outside = y.copy(), y.copy()
+        flipped[-1], outside[-1] = 0, 7
+        far = np.full(d, FAR)
+        return [((X, y), (Xp, yp)),                                   # u against -u
+                ((X, y), (X, flipped)),                               # a flipped label
+                ((X, flipped), (X, outside)),                         # a label out of range
+                ((_replace_last(X, far), y), (_replace_last(X, -far), outside))]
+
+    def random_pair(gen: np.random.Generator) -> tuple[LogisticData, LogisticData]:
+        X = gen.normal(size=(n, d)) * gen.uniform(0.0, 0.8, (n, 1))
+        y = gen.integers(0, classes, n)
+        yp = y.copy()
+        yp[-1] = gen.integers(0, classes)
         return (X, y), (_replace_last(X, gen.normal(size=d)), yp)
 
     return Probe(name, "L2", "replace one record (n public)", run, bounds, random_pair)
