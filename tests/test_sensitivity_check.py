@@ -59,7 +59,9 @@ def test_each_release_is_ok_and_each_broken_variant_is_caught(name):
                                   "primer: sum per group (replace one record)",
                                   "primer: count per group (replace one record)",
                                   "optimal subset: ranking counts, step 2 (replace one private "
-                                  "record)"])
+                                  "record)",
+                                  "optimal subset: candidates' counts, step 4 (replace one "
+                                  "private record)"])
 def test_the_pairs_at_the_bounds_reach_the_declared_sensitivity(name):
     """The largest record against the smallest (a record moving between groups at the bound, or
     from one public point to another) reaches the sensitivity: a sensitivity halved or worse is

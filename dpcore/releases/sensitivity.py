@@ -8,10 +8,10 @@ Each name is a :class:`~dpcore.audit.sensitivity.Probe` of a release's own code
 :func:`~dpcore.audit.sensitivity.check_probe` on neighbouring pairs with its noise held
 identical. Covered: the primer's answers (count, sum and mean, once or per group, under both
 relations), the importance weights' ``beta``, output perturbation of logistic regression and
-the masking release's noisy classifier and the optimal subset's ranking counts (step 2). Not
+the masking release's noisy classifier and the optimal subset's counts (steps 2 and 4). Not
 covered yet: approximate minima perturbation (its noise enters the objective, so its pre-noise
-quantity is the objective's gradient, not the output) and the optimal subset's candidate
-weights and selection criteria (steps 4-5).
+quantity is the objective's gradient, not the output) and the optimal subset's selection
+criteria (step 5).
 
 The variants broken on purpose end in ``(broken)`` and must fail: a sensitivity halved, a
 sensitivity of 0 (the bug of diffprivlib#105) and clipping bounds read from the data. A halved
@@ -35,7 +35,7 @@ from dpcore.audit.sensitivity import Probe, Run, check_probe
 from dpcore.releases.sensitivity_models import importance_probe, masking_probe, output_probe
 from dpcore.releases.sensitivity_primer import PROBES as PRIMER_PROBES
 from dpcore.releases.sensitivity_primer import data_bounds_probe
-from dpcore.releases.sensitivity_subset import counts_probe
+from dpcore.releases.sensitivity_subset import candidates_probe, counts_probe
 
 __all__ = ["PROBES", "check_sensitivity", "release_names"]
 
@@ -55,7 +55,9 @@ _BETA = importance_probe("importance weights: beta (replace one private record)"
 _COUNTS = counts_probe("optimal subset: ranking counts, step 2 (replace one private record)")
 _REAL = [*PRIMER_PROBES.values(), _BETA,
          output_probe("logistic regression: output perturbation (replace one record)"),
-         masking_probe("masking: the noisy classifier W' (replace one record)"), _COUNTS]
+         masking_probe("masking: the noisy classifier W' (replace one record)"), _COUNTS,
+         candidates_probe("optimal subset: candidates' counts, step 4 (replace one private "
+                          "record)")]
 _BROKEN = [
     _declaring(_SUM, 0.5, "primer: sum (replace one record), sensitivity halved (broken)"),
     _declaring(_COUNT, 0.0, "primer: count (add or remove one record), sensitivity 0 as in "
