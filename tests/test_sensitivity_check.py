@@ -41,6 +41,7 @@ def test_every_release_and_the_three_kinds_of_fault_are_listed():
     assert any("output perturbation" in name for name in REAL)
     assert any(name.startswith("optimal subset") for name in REAL)
     assert any(name.startswith("masking") for name in REAL)
+    assert any("approximate minima perturbation" in name for name in REAL)
 
 
 @pytest.mark.parametrize("name", NAMES)

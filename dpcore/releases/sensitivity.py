@@ -7,18 +7,20 @@ Each name is a :class:`~dpcore.audit.sensitivity.Probe` of a release's own code
 :mod:`dpcore.releases.sensitivity_subset`), run by
 :func:`~dpcore.audit.sensitivity.check_probe` on neighbouring pairs with its noise held
 identical. Covered: the primer's answers (count, sum and mean, once or per group, under both
-relations), the importance weights' ``beta``, output perturbation of logistic regression and
-the masking release's noisy classifier and the optimal subset's counts (steps 2 and 4). Not
-covered yet: approximate minima perturbation (its noise enters the objective, so its pre-noise
-quantity is the objective's gradient, not the output) and the optimal subset's selection
-criteria (step 5).
+relations), the importance weights' ``beta``, output perturbation of logistic regression, the
+noise that approximate minima perturbation puts in its objective (the map from an output to the
+noise that makes it the minimiser), the masking release's noisy classifier and the optimal
+subset's counts (steps 2 and 4). Not covered yet: approximate minima perturbation's certified
+solve and output noise (the solver's term: a certificate per solve, not a distance between
+neighbours) and the optimal subset's selection criteria (step 5, whose sensitivity holds
+given the released weights).
 
 The variants broken on purpose end in ``(broken)`` and must fail: a sensitivity halved, a
 sensitivity of 0 (the bug of diffprivlib#105) and clipping bounds read from the data. A halved
 sensitivity shows only where the pairs reach the true one: the primer's sum (the largest
 record against the smallest) and the subset's counts (a record moved from one public point to
-another) reach it exactly, the fitted models' pairs about 40 % of it, so it is probed on the
-first two.
+another) reach it exactly, approximate minima perturbation's map about 80 % of it, the fitted
+models' outputs about 40 %, so it is probed on the first three.
 
 References
 ----------
@@ -32,7 +34,12 @@ import dataclasses
 from typing import Any
 
 from dpcore.audit.sensitivity import Probe, Run, check_probe
-from dpcore.releases.sensitivity_models import importance_probe, masking_probe, output_probe
+from dpcore.releases.sensitivity_models import (
+    amp_probe,
+    importance_probe,
+    masking_probe,
+    output_probe,
+)
 from dpcore.releases.sensitivity_primer import PROBES as PRIMER_PROBES
 from dpcore.releases.sensitivity_primer import data_bounds_probe
 from dpcore.releases.sensitivity_subset import candidates_probe, counts_probe
@@ -51,10 +58,13 @@ def _declaring(probe: Probe, factor: float, name: str) -> Probe:
 
 _SUM = PRIMER_PROBES["primer: sum (replace one record)"]
 _COUNT = PRIMER_PROBES["primer: count (add or remove one record)"]
+_AMP = amp_probe("logistic regression: approximate minima perturbation, the objective's noise "
+                 "(replace one record)")
 _BETA = importance_probe("importance weights: beta (replace one private record)")
 _COUNTS = counts_probe("optimal subset: ranking counts, step 2 (replace one private record)")
 _REAL = [*PRIMER_PROBES.values(), _BETA,
          output_probe("logistic regression: output perturbation (replace one record)"),
+         _AMP,
          masking_probe("masking: the noisy classifier W' (replace one record)"), _COUNTS,
          candidates_probe("optimal subset: candidates' counts, step 4 (replace one private "
                           "record)")]
@@ -63,6 +73,8 @@ _BROKEN = [
     _declaring(_COUNT, 0.0, "primer: count (add or remove one record), sensitivity 0 as in "
                             "diffprivlib#105 (broken)"),
     _declaring(_COUNTS, 0.5, "optimal subset: ranking counts, sensitivity halved (broken)"),
+    _declaring(_AMP, 0.5, "logistic regression: approximate minima perturbation, sensitivity "
+                          "halved (broken)"),
     _declaring(_BETA, 0.0, "importance weights: beta, sensitivity 0 (broken)"),
     data_bounds_probe("primer: sum (replace one record), clipping bounds read from the data "
                       "(broken)"),

@@ -1,7 +1,8 @@
 """Grey-box probes of the releases that fit a model: the importance weights' ``beta``
 ([JE13]_ Algorithm 1 step 2), output perturbation of logistic regression ([CM08]_
-Algorithm 1) and the masking release's noisy classifier ``W'`` ([PGY]_ Algorithm 1 steps 1-2),
-all under "replace one record" with the number of records public.
+Algorithm 1), the objective's noise of approximate minima perturbation ([IKN19]_ Algorithm 1)
+and the masking release's noisy classifier ``W'`` ([PGY]_ Algorithm 1 steps 1-2), all under
+"replace one record" with the number of records public.
 
 Each probe runs the release's own estimator as a study (its noise drawn from the pair's seed,
 identical on both datasets) and reads back what it calibrated its noise to:
@@ -18,6 +19,14 @@ identical on both datasets) and reads back what it calibrated its noise to:
   bounds: the record ``u`` against ``-u`` (:func:`~dpcore.audit.pairs.logistic_pair`), a
   flipped label, a flipped label that empties a class, and a record far outside the unit ball
   (projected onto it).
+* :func:`amp_probe`: approximate minima perturbation puts its noise ``b`` in the objective,
+  so what its noise must cover is the map from an output ``w`` to the noise that makes ``w``
+  the exact minimiser, ``b_D(w) = -grad(n J_D)(w)`` ([CMS11]_ Theorem 9): on neighbours
+  ``||b_D(w) - b_D'(w)||`` must stay within the calibration's sensitivity (``noise_scale
+  epsilon_noise``, 2) at every ``w``. The point ``w`` is drawn from the pair's seed (the
+  same on both datasets), the gradient is :func:`~dpcore.logistic.logistic_gradient` of the
+  summed objective the release's solver minimises (penalty ``n mu``), the flow the
+  calibration (``mu``, ``epsilon_noise``). The solve and its refusal are not run.
 * :func:`masking_probe`: :class:`~dpcore.masking.generator.MaskedDataGenerator` (three
   classes: the softmax, Lipschitz ``sqrt(2)``), its ``noisy_coef_`` (L2, the noise's null
   direction dropped: a projection, which moves no pair farther apart) against
@@ -31,11 +40,16 @@ References
    93, Algorithm 1 and Lemma 2.
 .. [CM08] Chaudhuri & Monteleoni (2008), *Privacy-preserving logistic regression*, NIPS,
    Algorithm 1 and Corollary 2.
+.. [IKN19] Iyengar, Near, Song, Thakkar, Thakurta & Wang (2019), *Towards practical
+   differentially private convex optimization*, IEEE S&P, Algorithm 1.
+.. [CMS11] Chaudhuri, Monteleoni & Sarwate (2011), *Differentially private empirical risk
+   minimization*, JMLR 12, Algorithm 2 and Theorem 9.
 .. [PGY] Pham, Ghosh & Yegneswaran, *Data masking with privacy guarantees*, Algorithm 1.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import numpy as np
@@ -43,11 +57,13 @@ import numpy as np
 from dpcore.audit.pairs import IMPORTANCE_CORNERS, logistic_pair
 from dpcore.audit.sensitivity import Probe, Run
 from dpcore.importance.mechanism import ImportanceWeights
+from dpcore.logistic import logistic_gradient
 from dpcore.masking.generator import MaskedDataGenerator
+from dpcore.perturbation.amp import amp_calibration
 from dpcore.perturbation.model import PrivateLogisticRegression, prepare
 
-__all__ = ["EPSILON", "FAR", "IMPORTANCE", "MASKING", "OUTPUT", "importance_probe",
-           "masking_probe", "output_probe"]
+__all__ = ["EPSILON", "FAR", "IMPORTANCE", "MASKING", "OUTPUT", "SPREAD", "amp_probe",
+           "importance_probe", "masking_probe", "output_probe"]
 
 #: The ε of every run: 1, so that a noise scale is its sensitivity exactly.
 EPSILON = 1.0
@@ -57,6 +73,9 @@ FAR = 1e3
 IMPORTANCE = {"n_private": 20, "n_public": 20, "d": 3, "lam": 0.05}
 #: The output-perturbation probe: records, features, λ.
 OUTPUT = {"n": 20, "d": 2, "lam": 0.1}
+#: The standard deviation of each coordinate of the point ``w`` of :func:`amp_probe`: wide
+#: enough that the records' margins reach the logistic loss's flat tails.
+SPREAD = 3.0
 #: The masking probe: records, features, classes, λ.
 MASKING = {"n": 20, "d": 2, "classes": 3, "lam": 0.1}
 
@@ -132,6 +151,24 @@ def output_probe(name: str) -> Probe:
         return (X, y), (_replace_last(X, gen.normal(size=d)), yp)
 
     return Probe(name, "L2", "replace one record (n public)", run, bounds, random_pair)
+
+
+def amp_probe(name: str) -> Probe:
+    """The probe of approximate minima perturbation's objective noise (see the module's
+    docstring); the pairs are those of :func:`output_probe`."""
+    n, lam = OUTPUT["n"], OUTPUT["lam"]
+    pairs = output_probe(name)
+
+    def run(data: LogisticData, seed: int) -> Run:
+        X, y = data
+        scaled = prepare(X, y, data_norm=1.0, fit_intercept=True, classes=(0, 1))
+        cal = amp_calibration(EPSILON, n=scaled.n, lam=lam)
+        w = SPREAD * np.random.default_rng(seed).normal(size=scaled.Z.shape[1])
+        needed = -logistic_gradient(w, scaled.Z, scaled.y01, lam=scaled.n * cal.lam_total)
+        return Run(needed, cal.noise_scale * cal.epsilon_noise,
+                   flow=(cal.lam_total, cal.epsilon_noise), terms=n)
+
+    return dataclasses.replace(pairs, run=run)
 
 
 def masking_probe(name: str) -> Probe:
