@@ -14,7 +14,7 @@ Under "replace one record" the number of records is public: every table has
 :data:`N_RECORDS`. Under "add or remove one record" every table has at least one record: the
 release refuses an empty table (its sensitivity check asks for ``n_records >= 1``), so the
 pair "the only record removed" would differ in control flow; the app holds no empty private
-table.
+table (an upload with no rows is refused).
 """
 
 from __future__ import annotations
