@@ -17,7 +17,7 @@ import pytest
 
 import dpcore.audit
 from dpcore.audit.sensitivity import Probe, Run, check_probe, rounding_allowance
-from dpcore.releases.sensitivity import PROBES, check_sensitivity, release_names
+from dpcore.releases.sensitivity.checks import PROBES, check_sensitivity, release_names
 
 NAMES = release_names()
 REAL = [name for name in NAMES if not name.endswith("(broken)")]

@@ -47,7 +47,7 @@ deliberate faults ("broken on purpose"). The package, one module per job:
 * :mod:`dpcore.audit.sensitivity`: the grey-box sensitivity check of one probe (a release's
   computation run on neighbouring pairs with its noise held identical); the probes of the
   releases and the entry points :func:`release_names` and :func:`check_sensitivity` are
-  :mod:`dpcore.releases.sensitivity`.
+  :mod:`dpcore.releases.sensitivity.checks`.
 
 References
 ----------
@@ -92,9 +92,9 @@ _EXPORTS = {
     "one_run_epsilon": "dpcore.audit.statistics",
     "point_against_curve": "dpcore.audit.statistics",
     # The grey-box sensitivity check reads the releases, which sit above the audit: its entry
-    # points live in dpcore.releases.sensitivity and are named here only (nothing imported).
-    "check_sensitivity": "dpcore.releases.sensitivity",
-    "release_names": "dpcore.releases.sensitivity",
+    # points live in dpcore.releases.sensitivity.checks, named here only (nothing imported).
+    "check_sensitivity": "dpcore.releases.sensitivity.checks",
+    "release_names": "dpcore.releases.sensitivity.checks",
 }
 
 __all__ = sorted(_EXPORTS)

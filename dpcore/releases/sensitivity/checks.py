@@ -3,8 +3,8 @@ of one (:func:`release_names`, :func:`check_sensitivity`, also read as
 ``dpcore.audit.release_names`` and ``dpcore.audit.check_sensitivity``).
 
 Each name is a :class:`~dpcore.audit.sensitivity.Probe` of a release's own code
-(:mod:`dpcore.releases.sensitivity_primer`, :mod:`dpcore.releases.sensitivity_models`,
-:mod:`dpcore.releases.sensitivity_subset`), run by
+(:mod:`dpcore.releases.sensitivity.primer`, :mod:`dpcore.releases.sensitivity.models`,
+:mod:`dpcore.releases.sensitivity.subset`), run by
 :func:`~dpcore.audit.sensitivity.check_probe` on neighbouring pairs with its noise held
 identical. Covered: the primer's answers (count, sum and mean, once or per group, under both
 relations), the importance weights' ``beta``, output perturbation of logistic regression, the
@@ -34,15 +34,15 @@ import dataclasses
 from typing import Any
 
 from dpcore.audit.sensitivity import Probe, Run, check_probe
-from dpcore.releases.sensitivity_models import (
+from dpcore.releases.sensitivity.models import (
     amp_probe,
     importance_probe,
     masking_probe,
     output_probe,
 )
-from dpcore.releases.sensitivity_primer import PROBES as PRIMER_PROBES
-from dpcore.releases.sensitivity_primer import data_bounds_probe
-from dpcore.releases.sensitivity_subset import candidates_probe, counts_probe
+from dpcore.releases.sensitivity.primer import PROBES as PRIMER_PROBES
+from dpcore.releases.sensitivity.primer import data_bounds_probe
+from dpcore.releases.sensitivity.subset import candidates_probe, counts_probe
 
 __all__ = ["PROBES", "check_sensitivity", "release_names"]
 
