@@ -19,7 +19,7 @@ PAGES = [m.__name__.rpartition(".")[2] for m in MODULES]
 
 def test_every_release_module_is_registered_once():
     found = {m.name for m in pkgutil.iter_modules(dpcore.releases.__path__)} - {
-        "base", "registry", "catalogue"}
+        "base", "registry", "catalogue", "sensitivity"}
     assert sorted(PAGES) == sorted(found)
     assert all((ROOT / "pages" / f"{page}.py").exists() for page in PAGES)
 

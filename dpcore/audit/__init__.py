@@ -43,7 +43,11 @@ deliberate faults ("broken on purpose"). The package, one module per job:
 * :mod:`dpcore.audit.case`: one case (:class:`AuditCase`) and the scores' shared pieces;
 * :mod:`dpcore.audit.cases`: the mechanisms' cases and their faults (the whole catalogue, the
   releases' cases included, is :mod:`dpcore.releases.catalogue`);
-* :mod:`dpcore.audit.running`: running an audit (:func:`audit`, :func:`one_run_audit`).
+* :mod:`dpcore.audit.running`: running an audit (:func:`audit`, :func:`one_run_audit`);
+* :mod:`dpcore.audit.sensitivity`: the grey-box sensitivity check of one probe (a release's
+  computation run on neighbouring pairs with its noise held identical); the probes of the
+  releases and the entry points :func:`release_names` and :func:`check_sensitivity` are
+  :mod:`dpcore.releases.sensitivity.checks`.
 
 References
 ----------
@@ -87,6 +91,10 @@ _EXPORTS = {
     "epsilon_from_rates": "dpcore.audit.statistics",
     "one_run_epsilon": "dpcore.audit.statistics",
     "point_against_curve": "dpcore.audit.statistics",
+    # The grey-box sensitivity check reads the releases, which sit above the audit: its entry
+    # points live in dpcore.releases.sensitivity.checks, named here only (nothing imported).
+    "check_sensitivity": "dpcore.releases.sensitivity.checks",
+    "release_names": "dpcore.releases.sensitivity.checks",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -1,0 +1,155 @@
+"""Grey-box probes of the primer's release (:func:`dpcore.primer.release.release_answers`):
+its count, sum and mean, once or once per group, under both neighbouring relations.
+
+Each probe runs the release itself on a small table of raw records (a numeric column ``x``
+clipped to the public bounds ``[LOW, HIGH]``, missing values included, and a column ``g``
+whose public categories are :data:`GROUPS`, other values and missing ones included) as a
+study: no ledger, the noise drawn from the pair's seed (identical on both tables). The
+declared sensitivity is the one the release writes in its table; the flow is its parts and its
+noise scale. The pairs at the bounds: the largest record against the smallest, a missing value
+against the largest, a record that moves between groups at the bound, one that empties a group,
+and (add or remove) the largest records added to one record or to several.
+
+Under "replace one record" the number of records is public: every table has
+:data:`N_RECORDS`. Under "add or remove one record" every table has at least one record: the
+release refuses an empty table (its sensitivity check asks for ``n_records >= 1``), so the
+pair "the only record removed" would differ in control flow; the app holds no empty private
+table (an upload with no rows is refused).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from dpcore.audit.sensitivity import Probe, Run
+from dpcore.primer.queries import RELATIONS, PrimerQuery, count
+from dpcore.primer.release import release_answers
+
+__all__ = ["EPSILON", "GROUPS", "HIGH", "LOW", "N_RECORDS", "PROBES", "data_bounds_probe",
+           "release_probe", "table_pairs"]
+
+#: The public clipping bounds of the numeric column (asymmetric: |LOW| != |HIGH|).
+LOW, HIGH = -5.0, 10.0
+#: The public categories of the group column.
+GROUPS = ["a", "b", "c"]
+#: The ε of every run (the check compares values, not noise: any ε will do).
+EPSILON = 1.0
+#: The queries probed, by word.
+QUERIES = {"count": count("x", 3.0, threshold=True),
+           "sum": PrimerQuery("sum", "x", low=LOW, high=HIGH),
+           "mean": PrimerQuery("mean", "x", low=LOW, high=HIGH)}
+#: The largest record: far beyond the bounds, so that the clipping decides.
+FAR = 1e6
+#: The number of records of every table under "replace one record" (public there).
+N_RECORDS = 12
+#: Values of ``g`` beyond the public categories (another value, a missing one).
+OTHERS = ["z", None]
+
+Record = tuple[object, float]
+
+
+def _table(records: list[Record]) -> pd.DataFrame:
+    return pd.DataFrame({"g": pd.Series([g for g, _ in records], dtype=object),
+                         "x": pd.Series([x for _, x in records], dtype=float)})
+
+
+def _random_record(gen: np.random.Generator) -> Record:
+    choices = [*GROUPS, *OTHERS]
+    group = choices[int(gen.integers(len(choices)))]
+    x = np.nan if gen.random() < 0.1 else float(gen.uniform(LOW - 5.0, HIGH + 5.0))
+    return group, x
+
+
+def _random_records(gen: np.random.Generator, size: int) -> list[Record]:
+    return [_random_record(gen) for _ in range(size)]
+
+
+def table_pairs(relation: str) -> tuple[Callable[[], list[tuple[pd.DataFrame, pd.DataFrame]]],
+                                        Callable[[np.random.Generator],
+                                                 tuple[pd.DataFrame, pd.DataFrame]]]:
+    """The pairs of tables at the bounds and the random pairs under ``relation``."""
+    base: list[Record] = [("b", 1.0), ("c", 2.0), ("z", 3.0), (None, np.nan), ("b", LOW),
+                          ("c", HIGH), ("b", 0.5), ("z", -FAR), ("c", FAR), (None, 4.0),
+                          ("b", 7.0)]
+
+    if relation == "replace":
+        changes: list[tuple[Record, Record]] = [
+            (("a", FAR), ("a", -FAR)),       # the largest record against the smallest
+            (("a", np.nan), ("a", FAR)),     # a missing value against the largest
+            (("a", HIGH), ("b", HIGH)),      # a record moves between groups at the bound
+            (("a", LOW), ("c", LOW)),
+            (("a", FAR), ("z", -FAR)),       # the only "a" leaves: its group empties
+            (("a", FAR), (None, FAR)),
+        ]
+
+        def bounds():
+            return [(_table([*base, x]), _table([*base, y])) for x, y in changes]
+
+        def random_pair(gen):
+            records = _random_records(gen, N_RECORDS)
+            other = list(records)
+            other[int(gen.integers(len(records)))] = _random_record(gen)
+            return _table(records), _table(other)
+    else:
+        added: list[Record] = [("a", FAR), ("a", -FAR), ("z", FAR), (None, np.nan)]
+
+        def bounds():
+            return [(_table(start), _table([*start, x])) for start in (base[:1], base)
+                    for x in added]
+
+        def random_pair(gen):
+            records = _random_records(gen, int(gen.integers(1, 2 * N_RECORDS)))
+            first, second = _table(records), _table([*records, _random_record(gen)])
+            return (first, second) if gen.random() < 0.5 else (second, first)
+    return bounds, random_pair
+
+
+def release_probe(name: str, query: PrimerQuery, relation: str, *,
+                  grouped: bool) -> Probe:
+    """The probe of the release of ``query`` under ``relation``, per group of ``g`` or not."""
+    bounds, random_pair = table_pairs(relation)
+
+    def run(table: pd.DataFrame, seed: int) -> Run:
+        released = release_answers(query, table, EPSILON, n_records=len(table),
+                                   relation=relation, group="g" if grouped else None,
+                                   groups=GROUPS if grouped else None, accountant=None,
+                                   dataset="probe", rng=seed)
+        largest = 1.0 if query.kind == "count" else max(abs(LOW), abs(HIGH))
+        return Run(released["answer"].to_numpy(dtype=float),
+                   float(released["sensitivity"].iloc[0]),
+                   flow=(tuple(released["part"]), float(released["scale"].iloc[0])),
+                   terms=max(len(table), 1), magnitude=len(table) * largest)
+
+    return Probe(name, "L1", RELATIONS[relation], run, bounds, random_pair)
+
+
+def _name(kind: str, relation: str, grouped: bool) -> str:
+    per = " per group" if grouped else ""
+    return f"primer: {kind}{per} ({RELATIONS[relation]})"
+
+
+#: The primer's releases: every query, relation and grouping the release accepts (a mean is
+#: refused per group and under "add or remove one record": nothing to probe there).
+PROBES: dict[str, Probe] = {
+    _name(kind, relation, grouped): release_probe(_name(kind, relation, grouped),
+                                                  QUERIES[kind], relation, grouped=grouped)
+    for grouped in (False, True) for kind in QUERIES for relation in RELATIONS
+    if kind != "mean" or (relation == "replace" and not grouped)
+}
+
+
+def data_bounds_probe(name: str) -> Probe:
+    """Broken on purpose: the sum under "replace one record" clipped to bounds read from the
+    data (the column's smallest and largest value), so its declared sensitivity ``high - low``
+    moves with the records and the largest record passes it."""
+    bounds, random_pair = table_pairs("replace")
+
+    def run(table: pd.DataFrame, seed: int) -> Run:
+        x = table["x"].to_numpy(dtype=float)
+        query = PrimerQuery("sum", "x", low=float(np.nanmin(x)), high=float(np.nanmax(x)))
+        return release_probe(name, query, "replace", grouped=False).run(table, seed)
+
+    return Probe(name, "L1", RELATIONS["replace"], run, bounds, random_pair)
