@@ -149,3 +149,17 @@ def test_floating_point_attacks_behind_a_button(numpy_model):
     assert any("cannot be seeded" in c.value for c in at.caption)
     specs = list(chart_specs(at).values())
     assert len(specs) == 3 and "reachability" in specs[2]
+
+
+def test_sensitivity_checks_of_every_release_behind_a_button():
+    # issue 37: every release within its declared sensitivity, every broken variant caught
+    at = open_page()
+    assert not any("Every release within" in s.value for s in at.success)
+    at.select_slider(key="au_sens_pairs").set_value(100)
+    at.button(key="au_sens_run").click()
+    rerun(at)
+    table = next(d.value for d in at.dataframe if "branches_differ" in d.value.columns)
+    assert len(table) == len(A.release_names())
+    broken = table["name"].str.endswith("(broken)")
+    assert broken.any() and table.loc[~broken, "ok"].all() and not table.loc[broken, "ok"].any()
+    assert any("every broken variant caught" in s.value for s in at.success)
