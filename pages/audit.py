@@ -14,7 +14,14 @@ from dpcore import audit_float as F
 from dpcore.figures.audit import TITLES, context, figures, float_figure, summary_figure
 from dpcore.releases.catalogue import BROKEN_KEYS, CASE_KEYS
 from dpcore.studies import audit as study
-from dpcore.studies.audit import CANARIES, CONFIDENCES, FLOAT_RUNS, REFIT_RUNS, RUNS
+from dpcore.studies.audit import (
+    CANARIES,
+    CONFIDENCES,
+    FLOAT_RUNS,
+    REFIT_RUNS,
+    RUNS,
+    SENSITIVITY_PAIRS,
+)
 from ui.budget import budget_sidebar
 from ui.cache import SHARED, shared_key
 from ui.errors import show_errors
@@ -225,10 +232,6 @@ def float_attacks(params: study.Params) -> None:
                 "numpy's sampler as rows broken on purpose.")
 
 
-#: Neighbouring pairs per release offered for the grey-box sensitivity check.
-SENSITIVITY_PAIRS = (100, 1_000, 10_000)
-
-
 def _sensitivity(name: str, pairs: int, seed: int) -> dict:
     """One release's grey-box check (:func:`dpcore.audit.check_sensitivity`: built-in probes,
     seeded, so shared by every session)."""
@@ -248,9 +251,9 @@ def sensitivity_checks(params: study.Params) -> None:
         "solver's term included), and both runs must take the same path (no refusal or branch "
         "on one side only). The variants *broken on purpose* (sensitivity halved, a "
         "sensitivity of 0, bounds read from the data) must fail.")
-    pairs = int(st.select_slider("Pairs per release", SENSITIVITY_PAIRS, key="au_sens_pairs",
-                                 help="Neighbouring pairs each release runs on: 100 take a few "
-                                      "seconds for the whole table, 10,000 several minutes."))
+    pairs = int(log_slider("Pairs per release", SENSITIVITY_PAIRS, "au_sens_pairs", 100,
+                           help="Neighbouring pairs each release runs on: 100 take a few "
+                                "seconds for the whole table, 10,000 several minutes."))
     names = A.release_names()
     done = ("au_sensitivity", pairs, params.seed)
     if st.button("Run the sensitivity checks", key="au_sens_run", icon=":material/rule:"):

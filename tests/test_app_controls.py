@@ -27,7 +27,7 @@ STUDIES = {entry.path: entry.study for entry in PAGES if entry.prefix}
 #: Settings of a computation behind a button: moving one changes what the next press computes
 #: (the audit page's tests press each button), not what is drawn before it.
 BEHIND_A_BUTTON = {"au_float_runs": "au_float_run", "au_canaries": "au_one_run",
-                   "au_broken": "au_run_all"}
+                   "au_broken": "au_run_all", "au_sens_pairs": "au_sens_run"}
 KINDS = ("select_slider", "slider", "radio", "toggle", "checkbox", "number_input", "selectbox")
 
 

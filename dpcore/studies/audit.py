@@ -46,7 +46,8 @@ from dpcore.studies.base import StudyParams
 from dpcore.validation import DataError
 
 __all__ = ["CANARIES", "CONFIDENCES", "CONTROLS", "DOMAINS", "FLOAT_RUNS", "ONE_RUN_CASE",
-           "REFIT_RUNS", "RUNS", "SEED_KEY", "VIEW_LABELS", "ClaimCurve", "Params", "at",
+           "REFIT_RUNS", "RUNS", "SEED_KEY", "SENSITIVITY_PAIRS", "VIEW_LABELS", "ClaimCurve",
+           "Params", "at",
            "case_label", "claim_curve", "compute", "curve_sentence", "epsilon_delta_tradeoff",
            "one_run", "one_run_beside", "prepare", "rate_points", "reach_sentence", "runs_for",
            "summary_table", "takeaway", "verdict"]
@@ -89,6 +90,8 @@ class Params(StudyParams):
     confidence: float = 0.95
 
 
+#: Neighbouring pairs per release offered for the grey-box sensitivity check.
+SENSITIVITY_PAIRS = (100, 1_000, 10_000)
 #: The page's controls (widget keys of pages/audit.py) with their defaults.
 CONTROLS: dict[str, Any] = Params.defaults()
 SEED_KEY = Params.seed_key()
@@ -99,7 +102,8 @@ VIEW_LABELS: dict[str, str] = {}
 DOMAINS = {
     "au_case": OneOf(CASE_KEYS), "au_epsilon": OneOf(EPSILONS), "au_runs": OneOf(RUNS),
     "au_confidence": OneOf(CONFIDENCES), "au_canaries": OneOf(CANARIES),
-    "au_float_runs": OneOf(FLOAT_RUNS), SEED_KEY: SEED,
+    "au_float_runs": OneOf(FLOAT_RUNS), "au_sens_pairs": OneOf(SENSITIVITY_PAIRS),
+    SEED_KEY: SEED,
 }
 
 
