@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import integrate, optimize
 
@@ -19,6 +20,7 @@ from dpcore.composition import rho_parts
 from dpcore.mechanisms import Gaussian, Laplace
 from dpcore.primer.remeasure import (
     combine,
+    combine_releases,
     combined_half_width,
     half_width,
     laplace_sum_half_width,
@@ -208,3 +210,47 @@ def test_laplace_two_halves_lose_a_factor_two_against_one_release():
     halves = rng.laplace(scale=half.scale, size=(1_000_000, 2)).mean(axis=1)
     one = rng.laplace(scale=whole.scale, size=1_000_000)
     assert halves.var() / one.var() == pytest.approx(2.0, rel=0.015)
+
+
+def _release(answers: list[float], scale: float) -> pd.DataFrame:
+    return pd.DataFrame({"part": ["a", "b"][:len(answers)], "answer": answers, "scale": scale})
+
+
+def test_combine_releases_part_by_part():
+    """Releases at ε = 0.1 and 0.3 (scales 10 and 10/3) of a two-part query: each part is
+    combined on its own; one release at the summed ε = 0.4 has scale 2.5."""
+    releases = [_release([100.0, 50.0], 10.0), _release([110.0, 40.0], 10.0 / 3.0)]
+    out = combine_releases(releases)
+    for i in range(2):
+        answers = [r["answer"].iloc[i] for r in releases]
+        ivw = combine(answers, noise_variance("laplace", [10.0, 10.0 / 3.0]))
+        pitman = pitman_laplace(answers, [10.0, 10.0 / 3.0])
+        row = out.iloc[i]
+        assert row["estimate"] == pytest.approx(float(ivw.estimate), rel=1e-12)
+        assert row["best"] == pytest.approx(float(pitman["estimate"]), rel=1e-12)
+        assert (row["best_low"], row["best_high"]) == pytest.approx(
+            (float(pitman["low"]), float(pitman["high"])), rel=1e-12)
+    assert list(out["releases"]) == [2, 2]
+    assert out["half_width"].iloc[0] == pytest.approx(
+        combined_half_width("laplace", [10.0, 10.0 / 3.0]), rel=1e-12)
+    assert out["first_half_width"].iloc[0] == pytest.approx(10 * math.log(20), rel=1e-12)
+    assert out["single_half_width"].iloc[0] == pytest.approx(2.5 * math.log(20), rel=1e-12)
+    # shares 1/4 and 3/4 of ε: 1 / (1/16 + 9/16) = 1.6
+    assert out["variance_ratio"].iloc[0] == pytest.approx(1.6, rel=1e-12)
+    assert (out["half_width"] < out["first_half_width"]).all()
+
+
+def test_combine_releases_of_gaussians_is_inverse_variance_and_free_under_zcdp():
+    out = combine_releases([_release([1.0], 2.0), _release([3.0], 2.0)], law="gaussian")
+    row = out.iloc[0]
+    assert row["best"] == row["estimate"] == pytest.approx(2.0, rel=1e-12)
+    assert row["half_width"] == pytest.approx(row["single_half_width"], rel=1e-12)
+    assert row["best_high"] - row["best"] == pytest.approx(row["half_width"], rel=1e-12)
+    assert row["variance_ratio"] == pytest.approx(1.0, rel=1e-12)
+
+
+def test_combine_releases_refuses_mixed_queries():
+    with pytest.raises(ValueError, match="same parts"):
+        combine_releases([_release([1.0, 2.0], 1.0), _release([1.0], 1.0)])
+    with pytest.raises(ValueError, match="publish the query once"):
+        combine_releases([])

@@ -57,11 +57,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy import integrate, optimize, special
 
 from dpcore.validation import check_choice, check_level
 
-__all__ = ["LAWS", "Combined", "combine", "combined_half_width", "half_width",
+__all__ = ["LAWS", "Combined", "combine", "combine_releases", "combined_half_width", "half_width",
            "laplace_sum_half_width", "noise_variance", "pitman_laplace", "variance_ratio"]
 
 #: The noise laws whose releases this module combines.
@@ -360,3 +361,66 @@ def variance_ratio(fractions: Any, law: str) -> float:
     f = _positive(fractions, "fractions").ravel()
     f = f / f.sum()
     return float(1.0 / np.sum(f**2) if law == "laplace" else 1.0 / np.sum(f))
+
+
+def combine_releases(releases: list[pd.DataFrame], *, law: str = "laplace",
+                     level: float = 0.95) -> pd.DataFrame:
+    """Every release of one query combined, part by part: what the primer shows after a
+    remeasure.
+
+    Parameters
+    ----------
+    releases : list of DataFrame
+        The releases of one query, oldest first, each with columns ``part``, ``answer`` and
+        ``scale`` (the noise's Laplace scale or Gaussian σ) and the same parts in the same
+        order (:func:`dpcore.primer.release.release_answers`).
+    law : {"laplace", "gaussian"}, default="laplace"
+    level : float, default=0.95
+
+    Returns
+    -------
+    DataFrame
+        One row per part: ``part``, ``releases`` (k), ``estimate`` and ``half_width`` (inverse-
+        variance weighting, :func:`combine`, its exact interval ``estimate ± half_width``),
+        ``best``, ``best_low`` and ``best_high`` (the Pitman combination and its interval,
+        :func:`pitman_laplace`, for the Laplace; inverse-variance weighting again for the
+        Gaussian, which is its Pitman estimate), ``first_half_width`` (the first release's),
+        ``single_half_width`` (one release whose inverse scale is the sum of theirs: at the
+        summed ε for the Laplace, at the summed ρ for the Gaussian) and ``variance_ratio``
+        (:func:`variance_ratio`: the combination's variance over that release's).
+
+    Examples
+    --------
+    >>> one = pd.DataFrame({"part": ["all"], "answer": [100.0], "scale": [10.0]})
+    >>> two = pd.DataFrame({"part": ["all"], "answer": [104.0], "scale": [10.0]})
+    >>> out = combine_releases([one, two]).iloc[0]
+    >>> float(out["estimate"]), round(float(out["half_width"]), 1), float(out["variance_ratio"])
+    (102.0, 20.6, 2.0)
+    """
+    law, level = check_choice(law, "law", LAWS), check_level(level)
+    if not releases:
+        raise ValueError("releases is empty: publish the query once before combining.")
+    parts = list(releases[0]["part"])
+    if any(list(r["part"]) != parts for r in releases):
+        raise ValueError("The releases do not have the same parts: combine only releases of "
+                         "one query with one grouping.")
+    answers = np.stack([r["answer"].to_numpy(float) for r in releases], axis=-1)
+    scales = np.stack([r["scale"].to_numpy(float) for r in releases], axis=-1)
+    ivw = combine(answers, noise_variance(law, scales))
+    widths = np.array([combined_half_width(law, row, level) for row in scales])
+    if law == "laplace":
+        best = pitman_laplace(answers, scales, level)
+    else:
+        best = {"estimate": ivw.estimate, "low": ivw.estimate - widths,
+                "high": ivw.estimate + widths}
+    # the budget's shares: inverse scales ε_i/Δ for the Laplace, inverse variances 2ρ_i/Δ² for
+    # the Gaussian; one release at their sum has the inverse scale (variance) of their sum
+    shares = 1.0 / scales if law == "laplace" else 1.0 / scales**2
+    single = (1.0 / shares.sum(axis=-1) if law == "laplace"
+              else 1.0 / np.sqrt(shares.sum(axis=-1)))
+    return pd.DataFrame({
+        "part": parts, "releases": len(releases), "estimate": ivw.estimate,
+        "half_width": widths, "best": best["estimate"], "best_low": best["low"],
+        "best_high": best["high"], "first_half_width": half_width(law, scales[:, 0], level),
+        "single_half_width": half_width(law, single, level),
+        "variance_ratio": [variance_ratio(row, law) for row in shares]})
