@@ -7,6 +7,8 @@ read from the private data without noise and labelled non-private. The Publish p
 (fresh OS entropy, charged to the session's ledger), never cached.
 """
 
+import datetime as dt
+
 import pandas as pd
 import streamlit as st
 
@@ -15,6 +17,7 @@ from dpcore.primer import (
     BOUND_SOURCES,
     KINDS,
     RELATIONS,
+    PrimerQuery,
     answer_range,
     bound_problems,
     candidates,
@@ -29,6 +32,7 @@ from dpcore.primer import (
     runner_up_epsilon,
     suggest_bounds,
 )
+from dpcore.primer.remeasure import combine_releases, half_width
 from dpcore.releases import primer as release
 from dpcore.studies import primer as study
 from dpcore.studies.primer import CONTROLS, Params
@@ -43,7 +47,7 @@ from ui.show import show
 from ui.sidebar import ask_for_scenario, scenario_sidebar
 from ui.state import choose, keep_widget_state
 from ui.study import numbers as study_numbers
-from ui.widgets import epsilon_slider, log_slider, replicates_slider, seed_input
+from ui.widgets import EPSILONS, epsilon_slider, log_slider, replicates_slider, seed_input
 
 require_router()
 
@@ -52,6 +56,8 @@ DELTAS = (1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3)
 TOTAL_DELTAS = (1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3)
 DRAWS = (1_000, 10_000, 100_000)
 BOUNDS_MESSAGE = "_pr_bounds_message"
+#: This session's releases of each query (:func:`measurements`).
+MEASURES_KEY = "_pr_measures"
 
 scenario = scenario_sidebar()
 keep_widget_state({"pr_kind": CONTROLS["pr_kind"], "pr_relation": CONTROLS["pr_relation"]})
@@ -367,15 +373,104 @@ def publish(scenario_id: str, params: Params, cats: list[str]) -> None:
     except DataError as exc:
         st.info(md(exc), icon=":material/info:")
         return
+    measures = measurements(query, group, ledger.relation)
     published = publish_panel(
         "primer", scenario=scenario, scenario_id=scenario_id, epsilon=epsilon,
         settings=release.settings(epsilon, group),
-        release=lambda accountant: release.publish(scenario, query, epsilon=epsilon,
-                                                   group=group, accountant=accountant),
+        release=lambda accountant: measured(measures, scenario_id, epsilon, release.publish(
+            scenario, query, epsilon=epsilon, group=group, accountant=accountant)),
         label="Publish the answer", relation=ledger.relation,
         noise=release.noise(sens, epsilon, ledger.relation_text))
     if published is not None:
         show_release(published)
+    remeasure(scenario_id, query, group, sens, measures, epsilon)
+
+
+def measurements(query: PrimerQuery, group: str | None, relation: str) -> list[Release]:
+    """This session's releases of one query, oldest first (every scenario's: each names its
+    own). Kept in this session's state only, under the query, its grouping and the ledger's
+    relation: public choices, nothing read from the data."""
+    store = st.session_state.setdefault(MEASURES_KEY, {})
+    return store.setdefault((query, group, relation), [])
+
+
+def measured(measures: list[Release], scenario_id: str, epsilon: float,
+             released: pd.DataFrame) -> pd.DataFrame:
+    """A release function's last step (no Streamlit call: it runs while a press is served):
+    add the release to its query's measurements, and return it."""
+    measures.append(Release(released, epsilon, "", scenario_id, dt.datetime.now(dt.UTC)))
+    return released
+
+
+def remeasure(scenario_id: str, query: PrimerQuery, group: str | None, sens: float,
+              measures: list[Release], epsilon: float) -> None:
+    """Measure, observe, remeasure (Nanayakkara et al. 2024): every release of this query,
+    their combination with its interval, and a press that spends more ε on the same query."""
+    mine = [m for m in measures if m.scenario_id == scenario_id]
+    if not mine:
+        return
+    st.subheader("Measure, observe, remeasure")
+    st.markdown("Too wide? Spend more ε on **the same question**: every release of it is "
+                "combined into one answer with a narrower interval.")
+    show_measurements(mine)
+    ledger = session_accountant()
+    more = log_slider("ε of one more measurement", EPSILONS, "pr_remeasure_epsilon", epsilon,
+                      help="Charged to the ledger like any release; the combination of the "
+                           "answers afterwards costs nothing.")
+    publish_panel(
+        "primer_remeasure", scenario=scenario, scenario_id=scenario_id, epsilon=more,
+        settings=release.settings(more, group) + ", the same query again",
+        release=lambda accountant: measured(measures, scenario_id, more, release.publish(
+            scenario, query, epsilon=more, group=group, accountant=accountant)),
+        label="Remeasure", relation=ledger.relation,
+        noise=release.noise(sens, more, ledger.relation_text))
+
+
+def show_measurements(mine: list[Release]) -> None:
+    """The releases of one query, each with its 95 % interval, and their combination."""
+    rows = pd.concat([m.value.assign(release=i, time=f"{m.time:%H:%M:%S}")
+                      for i, m in enumerate(mine, start=1)], ignore_index=True)
+    rows["95 % interval"] = half_width("laplace", rows["scale"])
+    st.dataframe(rows[["release", "time", "part", "epsilon", "answer", "95 % interval"]].assign(
+        answer=rows["answer"].map(rounded),
+        **{"95 % interval": rows["95 % interval"].map(lambda h: f"±{h:,.4g}")}),
+        hide_index=True)
+    combined = combine_releases([m.value for m in mine])
+    if len(mine) == 1:
+        st.caption("Each answer's 95 % interval is b·ln 20 for its Laplace noise of scale b: "
+                   "the true answer lies within it 95 % of the time.")
+        return
+    if len(combined) == 1:
+        row = combined.iloc[0]
+        cols = st.columns(3)
+        cols[0].metric(f"Combined answer ({len(mine)} releases)", rounded(row["estimate"]),
+                       help="Inverse-variance weighting: each answer weighted by 1 / its "
+                            "noise's variance, the best linear combination.")
+        cols[1].metric("Combined 95 % interval", f"±{row['half_width']:,.4g}",
+                       help="Exact for a weighted sum of Laplace noises (not a normal "
+                            "approximation).")
+        cols[2].metric("Pitman combination (best for Laplace)", rounded(row["best"]),
+                       help=f"95 % interval [{rounded(row['best_low'])}, "
+                            f"{rounded(row['best_high'])}].")
+    else:
+        st.dataframe(combined[["part", "releases", "estimate", "half_width", "best",
+                               "best_low", "best_high"]], hide_index=True)
+    row = combined.iloc[0]
+    total = sum(m.epsilon for m in mine)
+    st.caption(
+        f"{len(mine)} releases at ε = {', '.join(f'{m.epsilon:g}' for m in mine)} (total "
+        f"{total:g}), combined after publication: the combination reads only the published "
+        "answers and their public noise scales, so it spends nothing more (post-processing). "
+        f"Inverse-variance weighting narrows the first release's ±{row['first_half_width']:,.4g}"
+        f" to ±{row['half_width']:,.4g}. The Pitman combination is the mean of the answers' "
+        "likelihood, the estimate of least error among all that move with the data: never "
+        "worse than inverse-variance weighting, the same for two releases at one ε, better "
+        f"with more or unequal ones; its 95 % interval [{rounded(row['best_low'])}, "
+        f"{rounded(row['best_high'])}] holds the truth 95 % of the time. The price of "
+        f"measuring in steps with Laplace noise: the combination's variance is "
+        f"{row['variance_ratio']:.3g} times that of one release at the total ε = {total:g} "
+        f"(±{row['single_half_width']:,.4g}); two halves lose a factor 2. Gaussian noise counted "
+        "under zCDP loses nothing: two releases at ρ/2 combine to exactly one release at ρ.")
 
 
 def rounded(value: float) -> str:

@@ -1,0 +1,83 @@
+"""AppTest of measure, observe, remeasure on the mechanism primer (issue 38 section 2): a
+Publish and Remeasure presses of one query combine into one answer whose interval narrows with
+each press, and the ledger shows every spend."""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+
+import app_support
+import pytest
+from app_support import metrics, rerun
+
+from dpcore.primer.remeasure import combine, combined_half_width, noise_variance
+
+pytestmark = pytest.mark.slow
+
+open_page = partial(app_support.open_page, "pages/primer.py", timeout=120)
+LEDGER = "_budget_accountant"
+
+
+def _ledger_text(at) -> str:
+    (panel,) = [e for e in at.sidebar.expander if e.label == "Ledger of releases"]
+    return panel.markdown[0].value
+
+
+def _half_width(text: str) -> float:
+    return float(text.removeprefix("±").replace(",", ""))
+
+
+def test_remeasures_combine_into_a_narrower_interval_and_the_ledger_shows_each_spend():
+    at = open_page()
+    at.button(key="publish_primer").click()
+    rerun(at)
+    eps = at.session_state["pr_epsilon"]
+    scale = 1.0 / eps  # a count: sensitivity 1
+    assert "Combined answer (2 releases)" not in metrics(at)
+    assert at.select_slider(key="pr_remeasure_epsilon").value == eps
+
+    at.select_slider(key="pr_remeasure_epsilon").set_value(0.2)
+    rerun(at)
+    at.button(key="publish_primer_remeasure").click()
+    rerun(at)
+    two = metrics(at)
+    at.button(key="publish_primer_remeasure").click()
+    rerun(at)
+    three = metrics(at)
+
+    ledger = at.session_state[LEDGER].ledger
+    assert list(ledger["epsilon"]) == pytest.approx([eps, 0.2, 0.2])
+    lines = _ledger_text(at).splitlines()  # the sidebar's ledger: one line per spend
+    assert len(lines) == 3 and lines[0].endswith(f"**ε = {eps:g}**")
+    assert all(line.endswith("**ε = 0.2**") for line in lines[1:])
+    (measures,) = at.session_state["_pr_measures"].values()
+    answers = [float(m.value["answer"].iloc[0]) for m in measures]
+    scales = [scale, 5.0, 5.0]
+    # the combined answer is the inverse-variance weighting of the three releases, shown
+    expected = combine(answers, noise_variance("laplace", scales)).estimate
+    assert three["Combined answer (3 releases)"] == f"{float(expected):,.0f}"
+    # each press narrows the interval: one release's ±b ln 20, then the exact combined ones
+    first = scale * math.log(20.0)
+    assert _half_width(two["Combined 95 % interval"]) == pytest.approx(
+        combined_half_width("laplace", scales[:2]), rel=1e-3)
+    assert _half_width(three["Combined 95 % interval"]) == pytest.approx(
+        combined_half_width("laplace", scales), rel=1e-3)
+    assert first > _half_width(two["Combined 95 % interval"]) > \
+        _half_width(three["Combined 95 % interval"])
+    text = app_support.captions(at)
+    assert "spends nothing more (post-processing)" in text
+    assert "two halves lose a factor 2" in text
+    assert not at.exception
+
+
+def test_a_remeasure_over_budget_is_refused_before_any_noise():
+    at = open_page()
+    at.button(key="publish_primer").click()
+    rerun(at)
+    at.select_slider(key="pr_remeasure_epsilon").set_value(10.0)  # above the budget of 1
+    rerun(at)
+    assert at.button(key="publish_primer_remeasure").disabled
+    assert len(at.session_state[LEDGER]) == 1
+    assert len(next(iter(at.session_state["_pr_measures"].values()))) == 1
+    assert "Combined answer (2 releases)" not in metrics(at)
