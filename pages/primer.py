@@ -428,18 +428,20 @@ def remeasure(scenario_id: str, query: PrimerQuery, group: str | None, sens: flo
 
 def show_measurements(mine: list[Release]) -> None:
     """The releases of one query, each with its 95 % interval, and their combination."""
+    if len(mine) == 1:
+        width = half_width("laplace", mine[0].value["scale"].iloc[0])
+        st.metric("95 % interval of the published answer", f"±{width:,.4g}",
+                  help="b·ln 20 for Laplace noise of scale b: the published answer lies "
+                       "this close to the true one 95 % of the time.")
+        return
     rows = pd.concat([m.value.assign(release=i, time=f"{m.time:%H:%M:%S}")
                       for i, m in enumerate(mine, start=1)], ignore_index=True)
-    rows["95 % interval"] = half_width("laplace", rows["scale"])
-    st.dataframe(rows[["release", "time", "part", "epsilon", "answer", "95 % interval"]].assign(
-        answer=rows["answer"].map(rounded),
-        **{"95 % interval": rows["95 % interval"].map(lambda h: f"±{h:,.4g}")}),
-        hide_index=True)
+    widths = half_width("laplace", rows["scale"])
+    st.dataframe(pd.DataFrame({
+        "release": rows["release"], "time": rows["time"], "part": rows["part"],
+        "epsilon": rows["epsilon"], "released answer": rows["answer"].map(rounded),
+        "95 % interval": [f"±{h:,.4g}" for h in widths]}), hide_index=True)
     combined = combine_releases([m.value for m in mine])
-    if len(mine) == 1:
-        st.caption("Each answer's 95 % interval is b·ln 20 for its Laplace noise of scale b: "
-                   "the true answer lies within it 95 % of the time.")
-        return
     if len(combined) == 1:
         row = combined.iloc[0]
         cols = st.columns(3)
@@ -453,8 +455,13 @@ def show_measurements(mine: list[Release]) -> None:
                        help=f"95 % interval [{rounded(row['best_low'])}, "
                             f"{rounded(row['best_high'])}].")
     else:
-        st.dataframe(combined[["part", "releases", "estimate", "half_width", "best",
-                               "best_low", "best_high"]], hide_index=True)
+        st.dataframe(pd.DataFrame({
+            "part": combined["part"], "combined answer": combined["estimate"].map(rounded),
+            "95 % interval": [f"±{h:,.4g}" for h in combined["half_width"]],
+            "Pitman combination": combined["best"].map(rounded),
+            "its 95 % interval": [f"[{rounded(lo)}, {rounded(hi)}]" for lo, hi in
+                                  zip(combined["best_low"], combined["best_high"],
+                                      strict=True)]}), hide_index=True)
     row = combined.iloc[0]
     total = sum(m.epsilon for m in mine)
     st.caption(

@@ -34,6 +34,9 @@ def test_remeasures_combine_into_a_narrower_interval_and_the_ledger_shows_each_s
     rerun(at)
     eps = at.session_state["pr_epsilon"]
     scale = 1.0 / eps  # a count: sensitivity 1
+    first = scale * math.log(20.0)  # one release's ±b ln 20
+    assert _half_width(metrics(at)["95 % interval of the published answer"]) == \
+        pytest.approx(first, rel=1e-3)
     assert "Combined answer (2 releases)" not in metrics(at)
     assert at.select_slider(key="pr_remeasure_epsilon").value == eps
 
@@ -57,8 +60,7 @@ def test_remeasures_combine_into_a_narrower_interval_and_the_ledger_shows_each_s
     # the combined answer is the inverse-variance weighting of the three releases, shown
     expected = combine(answers, noise_variance("laplace", scales)).estimate
     assert three["Combined answer (3 releases)"] == f"{float(expected):,.0f}"
-    # each press narrows the interval: one release's ±b ln 20, then the exact combined ones
-    first = scale * math.log(20.0)
+    # each press narrows the interval: the exact combined ones
     assert _half_width(two["Combined 95 % interval"]) == pytest.approx(
         combined_half_width("laplace", scales[:2]), rel=1e-3)
     assert _half_width(three["Combined 95 % interval"]) == pytest.approx(
