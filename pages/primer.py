@@ -452,14 +452,14 @@ def show_measurements(mine: list[Release]) -> None:
                        help="Exact for a weighted sum of Laplace noises (not a normal "
                             "approximation).")
         cols[2].metric("Pitman combination (best for Laplace)", rounded(row["best"]),
-                       help=f"95 % interval [{rounded(row['best_low'])}, "
-                            f"{rounded(row['best_high'])}].")
+                       help=f"95 % interval {rounded(row['best_low'])} to "
+                            f"{rounded(row['best_high'])}.")
     else:
         st.dataframe(pd.DataFrame({
             "part": combined["part"], "combined answer": combined["estimate"].map(rounded),
             "95 % interval": [f"±{h:,.4g}" for h in combined["half_width"]],
             "Pitman combination": combined["best"].map(rounded),
-            "its 95 % interval": [f"[{rounded(lo)}, {rounded(hi)}]" for lo, hi in
+            "its 95 % interval": [f"{rounded(lo)} to {rounded(hi)}" for lo, hi in
                                   zip(combined["best_low"], combined["best_high"],
                                       strict=True)]}), hide_index=True)
     row = combined.iloc[0]
@@ -472,12 +472,14 @@ def show_measurements(mine: list[Release]) -> None:
         f" to ±{row['half_width']:,.4g}. The Pitman combination is the mean of the answers' "
         "likelihood, the estimate of least error among all that move with the data: never "
         "worse than inverse-variance weighting, the same for two releases at one ε, better "
-        f"with more or unequal ones; its 95 % interval [{rounded(row['best_low'])}, "
-        f"{rounded(row['best_high'])}] holds the truth 95 % of the time. The price of "
-        f"measuring in steps with Laplace noise: the combination's variance is "
+        f"with more or unequal ones; its 95 % interval, {rounded(row['best_low'])} to "
+        f"{rounded(row['best_high'])}, holds the truth 95 % of the time.")
+    st.caption(
+        f"The price of measuring in steps with Laplace noise: the combination's variance is "
         f"{row['variance_ratio']:.3g} times that of one release at the total ε = {total:g} "
-        f"(±{row['single_half_width']:,.4g}); two halves lose a factor 2. Gaussian noise counted "
-        "under zCDP loses nothing: two releases at ρ/2 combine to exactly one release at ρ.")
+        f"(±{row['single_half_width']:,.4g}); two halves lose a factor 2. Gaussian noise "
+        "counted under zCDP loses nothing: two releases at ρ/2 combine to exactly one release "
+        "at ρ (docs/privacy.md).")
 
 
 def rounded(value: float) -> str:
