@@ -25,6 +25,9 @@ The package, by job:
     Everything the page shows, in two stages: the ε-free part, then the noisy answers at an ε.
 :mod:`~dpcore.primer.release`
     What a data owner publishes: fresh entropy, charged to an accountant.
+:mod:`~dpcore.primer.remeasure`
+    Several releases of one query combined after publication (inverse-variance weighting,
+    the Pitman combination of Laplace releases), with their exact intervals.
 
 The studies spend no budget and are not releases. The true answer they are centred on is
 computed from the private data without noise: it is **non-private**, and so is everything in a
