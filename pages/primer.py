@@ -373,40 +373,43 @@ def publish(scenario_id: str, params: Params, cats: list[str]) -> None:
     except DataError as exc:
         st.info(md(exc), icon=":material/info:")
         return
-    measures = measurements(query, group, ledger.relation)
+    store, measured_as = measurements(), (query, group, ledger.relation)
     published = publish_panel(
         "primer", scenario=scenario, scenario_id=scenario_id, epsilon=epsilon,
         settings=release.settings(epsilon, group),
-        release=lambda accountant: measured(measures, scenario_id, epsilon, release.publish(
-            scenario, query, epsilon=epsilon, group=group, accountant=accountant)),
+        release=lambda accountant: measured(store, measured_as, scenario_id, epsilon,
+                                            release.publish(scenario, query, epsilon=epsilon,
+                                                            group=group, accountant=accountant)),
         label="Publish the answer", relation=ledger.relation,
         noise=release.noise(sens, epsilon, ledger.relation_text))
     if published is not None:
         show_release(published)
-    remeasure(scenario_id, query, group, sens, measures, epsilon)
+    remeasure(scenario_id, query, group, sens, (store, measured_as), epsilon)
 
 
-def measurements(query: PrimerQuery, group: str | None, relation: str) -> list[Release]:
-    """This session's releases of one query, oldest first (every scenario's: each names its
-    own). Kept in this session's state only, under the query, its grouping and the ledger's
+def measurements() -> dict[tuple, list[Release]]:
+    """This session's releases of each query, oldest first (every scenario's: each names its
+    own). Kept in this session's state only, keyed by the query, its grouping and the ledger's
     relation: public choices, nothing read from the data."""
-    store = st.session_state.setdefault(MEASURES_KEY, {})
-    return store.setdefault((query, group, relation), [])
+    return st.session_state.setdefault(MEASURES_KEY, {})
 
 
-def measured(measures: list[Release], scenario_id: str, epsilon: float,
+def measured(store: dict[tuple, list[Release]], key: tuple, scenario_id: str, epsilon: float,
              released: pd.DataFrame) -> pd.DataFrame:
     """A release function's last step (no Streamlit call: it runs while a press is served):
-    add the release to its query's measurements, and return it."""
-    measures.append(Release(released, epsilon, "", scenario_id, dt.datetime.now(dt.UTC)))
+    add the release to its query's measurements in ``store``, and return it."""
+    store.setdefault(key, []).append(
+        Release(released, epsilon, "", scenario_id, dt.datetime.now(dt.UTC)))
     return released
 
 
 def remeasure(scenario_id: str, query: PrimerQuery, group: str | None, sens: float,
-              measures: list[Release], epsilon: float) -> None:
+              where: tuple[dict[tuple, list[Release]], tuple], epsilon: float) -> None:
     """Measure, observe, remeasure (Nanayakkara et al. 2024): every release of this query,
-    their combination with its interval, and a press that spends more ε on the same query."""
-    mine = [m for m in measures if m.scenario_id == scenario_id]
+    their combination with its interval, and a press that spends more ε on the same query.
+    ``where``: the store of :func:`measurements` and this query's key in it."""
+    store, key = where
+    mine = [m for m in store.get(key, []) if m.scenario_id == scenario_id]
     if not mine:
         return
     st.subheader("Measure, observe, remeasure")
@@ -420,7 +423,7 @@ def remeasure(scenario_id: str, query: PrimerQuery, group: str | None, sens: flo
     publish_panel(
         "primer_remeasure", scenario=scenario, scenario_id=scenario_id, epsilon=more,
         settings=release.settings(more, group) + ", the same query again",
-        release=lambda accountant: measured(measures, scenario_id, more, release.publish(
+        release=lambda accountant: measured(store, key, scenario_id, more, release.publish(
             scenario, query, epsilon=more, group=group, accountant=accountant)),
         label="Remeasure", relation=ledger.relation,
         noise=release.noise(sens, more, ledger.relation_text))

@@ -83,3 +83,26 @@ def test_a_remeasure_over_budget_is_refused_before_any_noise():
     assert len(at.session_state[LEDGER]) == 1
     assert len(next(iter(at.session_state["_pr_measures"].values()))) == 1
     assert "Combined answer (2 releases)" not in metrics(at)
+
+
+def test_per_group_remeasure_combines_each_group_and_counts_parts_in_parallel():
+    at = open_page(builtin_name="wine")
+    at.radio(key="budget_relation").set_value("add_remove")
+    rerun(at)
+    at.toggle(key="pr_by_group").set_value(True)
+    rerun(at)
+    at.button(key="publish_primer").click()
+    rerun(at)
+    at.button(key="publish_primer_remeasure").click()
+    rerun(at)
+    eps = at.session_state["pr_epsilon"]
+    acc = at.session_state[LEDGER]
+    (measures,) = at.session_state["_pr_measures"].values()
+    parts = list(measures[0].value["part"])
+    assert len(acc) == 2 * len(parts) and acc.records["partition"].notna().all()
+    assert acc.total("sequential")[0] == pytest.approx(2 * eps)  # each press: ε once
+    (combined,) = [d.value for d in at.dataframe if "combined answer" in d.value.columns]
+    assert list(combined["part"]) == parts
+    widths = [_half_width(w) for w in combined["95 % interval"]]
+    assert widths == pytest.approx([combined_half_width("laplace", [1 / eps] * 2)] * len(parts),
+                                   rel=1e-3)
