@@ -66,13 +66,13 @@ def test_half_widths_are_the_laws_quantiles():
 
 
 @pytest.mark.parametrize("level", [0.5, 0.9, 0.95, 0.99])
-def test_laplace_sum_half_width_matches_closed_forms(level):
+@pytest.mark.parametrize(("c1", "c2"), [(2.0, 0.5), (1.0, 1e-4), (3.0, 2.9999)])
+def test_laplace_sum_half_width_matches_closed_forms(level, c1, c2):
     # Two alike: c (L1 + L2) has P(|X| > t) = e^(-t/c) (1 + t / (2c)).
     t = laplace_sum_half_width([0.7, 0.7], level)
     assert math.exp(-t / 0.7) * (1 + t / 1.4) == pytest.approx(1 - level, rel=1e-8)
-    # Two scales: the characteristic function splits into partial fractions,
-    # P(|X| > t) = (c1² e^(-t/c1) - c2² e^(-t/c2)) / (c1² - c2²).
-    c1, c2 = 2.0, 0.5
+    # Two scales (far apart, or close): the characteristic function splits into partial
+    # fractions, P(|X| > t) = (c1² e^(-t/c1) - c2² e^(-t/c2)) / (c1² - c2²).
     t = laplace_sum_half_width([c1, c2], level)
     tail = (c1**2 * math.exp(-t / c1) - c2**2 * math.exp(-t / c2)) / (c1**2 - c2**2)
     assert tail == pytest.approx(1 - level, rel=1e-8)
