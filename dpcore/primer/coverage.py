@@ -26,8 +26,11 @@ from dpcore.primer.queries import RELATIONS
 from dpcore.random import stream
 from dpcore.validation import check_level
 
-__all__ = ["SIZES", "BOUNDS", "SHARE_A", "delta_method_interval", "coverage_table",
-           "coverage_markdown"]
+__all__ = ["SIZES", "BOUNDS", "SHARE_A", "LAW_NAMES", "delta_method_interval", "derived_study",
+           "coverage_table", "coverage_markdown"]
+
+#: The noise laws as the page names them.
+LAW_NAMES = {"laplace": "Laplace", "gaussian": "Gaussian (analytic)"}
 
 #: Records per simulated dataset: two small-count sizes, then the issue's three.
 SIZES = (10, 30, 100, 1_000, 10_000)
@@ -57,6 +60,53 @@ def delta_method_interval(numerator: np.ndarray, denominator: np.ndarray, *,
         r = np.where(denominator > 0, numerator / denominator, np.nan)
         half = z * np.sqrt(numerator_sd**2 + r**2 * denominator_sd**2) / denominator
     return r - half, r + half
+
+
+def derived_study(statistic: str, values: Any, *, epsilon: float, delta: float,
+                  bounds: tuple[float, float], relation: str, mask: Any = None,
+                  factor: float = 1.0, runs: int = 10_000, seed: int = 0,
+                  level: float = 0.95) -> pd.DataFrame:
+    """A derived statistic of the page's data, simulated ``runs`` times per noise law: one
+    simulated answer with its interval, and the measured coverage (a study: seeded, spends
+    nothing, not a release).
+
+    Parameters
+    ----------
+    statistic : {"mean", "rate", "difference", "scaled_sum"}
+    values : array-like
+        The private values (the true statistic is **non-private**).
+    epsilon, delta : float
+        Of the whole statistic (δ: the Gaussian only).
+    bounds : (float, float)
+        Public clipping bounds.
+    relation : {"replace", "add_remove"}
+    mask : array-like of bool, optional
+        Group A's records (rate, difference).
+    factor : float, default=1.0
+        The scaled sum's factor.
+    runs : int, default=10_000
+    seed : int, default=0
+        Law ``law`` draws from ``stream(seed, "primer derived", statistic, law)``.
+    level : float, default=0.95
+
+    Returns
+    -------
+    DataFrame
+        One row per law of :data:`LAW_NAMES`: law, name, parts, answer, low, high (the first
+        simulated release), coverage, median_width, sampling_half_width, truth_nonprivate.
+    """
+    rows = []
+    for law, name in LAW_NAMES.items():
+        out = derived(statistic, values, epsilon=epsilon, bounds=bounds, relation=relation,
+                      law=law, delta=delta, mask=mask, factor=factor, level=level, runs=runs,
+                      rng=stream(seed, "primer derived", statistic, law))
+        rows.append({"law": law, "name": name, "parts": ", ".join(out["parts"]),
+                     "answer": float(out["estimate"][0]), "low": float(out["low"][0]),
+                     "high": float(out["high"][0]), "coverage": coverage(out),
+                     "median_width": float(np.median(out["high"] - out["low"])),
+                     "sampling_half_width": out["sampling_half_width"],
+                     "truth_nonprivate": out["truth_nonprivate"]})
+    return pd.DataFrame(rows)
 
 
 def _signal(result: dict[str, Any], law: str, level: float) -> float:
