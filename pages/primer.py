@@ -492,7 +492,7 @@ def derived_statistics(params: Params, seed: int, cats: list[str]) -> None:
         return
     cols = st.columns(len(table))
     for col, row in zip(cols, table.itertuples(), strict=True):
-        col.metric(f"{row.name}: one simulated answer", f"{row.answer:,.4g}",
+        col.metric(f"{row.name}: one simulated answer", f"{row.simulated_answer:,.4g}",
                    help=f"Built from: {row.parts}.")
         col.caption(f"95 % interval **[{row.low:,.4g}, {row.high:,.4g}]**. Over {runs:,} "
                     f"simulated releases the interval held the true value "

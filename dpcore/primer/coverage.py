@@ -92,8 +92,9 @@ def derived_study(statistic: str, values: Any, *, epsilon: float, delta: float,
     Returns
     -------
     DataFrame
-        One row per law of :data:`LAW_NAMES`: law, name, parts, answer, low, high (the first
-        simulated release), coverage, median_width, sampling_half_width, truth_nonprivate.
+        One row per law of :data:`LAW_NAMES`: law, name, parts, simulated_answer, low, high
+        (the first simulated release), coverage, median_width, sampling_half_width,
+        truth_nonprivate.
     """
     rows = []
     for law, name in LAW_NAMES.items():
@@ -101,7 +102,7 @@ def derived_study(statistic: str, values: Any, *, epsilon: float, delta: float,
                       law=law, delta=delta, mask=mask, factor=factor, level=level, runs=runs,
                       rng=stream(seed, "primer derived", statistic, law))
         rows.append({"law": law, "name": name, "parts": ", ".join(out["parts"]),
-                     "answer": float(out["estimate"][0]), "low": float(out["low"][0]),
+                     "simulated_answer": float(out["estimate"][0]), "low": float(out["low"][0]),
                      "high": float(out["high"][0]), "coverage": coverage(out),
                      "median_width": float(np.median(out["high"] - out["low"])),
                      "sampling_half_width": out["sampling_half_width"],

@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcore import release_noise
+import dpcore.release_noise as release_noise
 from dpcore.mechanisms import Gaussian, Laplace
 from dpcore.primer.intervals import (
     LAWS,

@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from dpcore import release_noise
+import dpcore.release_noise as release_noise
 from dpcore.validation import check_choice, check_level
 
 __all__ = [
