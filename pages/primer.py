@@ -40,6 +40,7 @@ from dpcore.studies.primer import CONTROLS, Params
 from dpcore.text import csv_bytes, md
 from dpcore.validation import DataError
 from ui.budget import budget_sidebar, session_accountant
+from ui.cache import memo
 from ui.errors import show_errors
 from ui.export import export_panel
 from ui.navigation import require_router
@@ -465,9 +466,10 @@ def derived_controls(params: Params, cats: list[str]) -> dict | None:
     return out
 
 
-def derived_statistics(params: Params, seed: int, cats: list[str]) -> None:
+def derived_statistics(scenario_id: str, params: Params, seed: int, cats: list[str]) -> None:
     """Step 7: a derived statistic with a 95 % interval for the noise of every part, and the
-    interval's coverage measured over simulated releases (a study, spends nothing)."""
+    interval's coverage measured over simulated releases (a study, spends nothing; kept in
+    the scenario's study cache under the controls that shape it)."""
     st.header("7. Derived statistics with honest error bars")
     st.markdown(
         "People rarely publish one count: a mean is a noisy sum over a noisy count, a rate a "
@@ -477,16 +479,23 @@ def derived_statistics(params: Params, seed: int, cats: list[str]) -> None:
     choice = derived_controls(params, cats)
     if choice is None:
         return
-    raw = raw_records(scenario, "private")
-    values = pd.to_numeric(raw[choice["column"]], errors="coerce").to_numpy(dtype=float)
-    mask = None if choice["group"] is None else (raw[choice["group"]] == choice["value"]
-                                                 ).fillna(False).to_numpy(dtype=bool)
     runs = min(params.draws, DERIVED_RUNS)
+
+    def compute() -> pd.DataFrame:
+        raw = raw_records(scenario, "private")
+        values = pd.to_numeric(raw[choice["column"]], errors="coerce").to_numpy(dtype=float)
+        mask = None if choice["group"] is None else (raw[choice["group"]] == choice["value"]
+                                                     ).fillna(False).to_numpy(dtype=bool)
+        return derived_study(choice["statistic"], values, epsilon=params.epsilon,
+                             delta=params.delta, bounds=choice["bounds"],
+                             relation=params.relation, mask=mask, factor=choice["factor"],
+                             runs=runs, seed=seed)
+
+    key = ("primer derived", choice["statistic"], choice["column"], *choice["bounds"],
+           choice["group"], choice["value"], choice["factor"], params.epsilon, params.delta,
+           params.relation, runs, seed)
     try:
-        table = derived_study(choice["statistic"], values, epsilon=params.epsilon,
-                              delta=params.delta, bounds=choice["bounds"],
-                              relation=params.relation, mask=mask, factor=choice["factor"],
-                              runs=runs, seed=seed)
+        table = memo(scenario, scenario_id, key, compute)
     except DataError as exc:
         st.info(md(exc), icon=":material/info:")
         return
@@ -555,4 +564,4 @@ with show_errors():
     with st.container():
         publish(scenario_id, params, cats)
     with st.container():
-        derived_statistics(params, seed, cats)
+        derived_statistics(scenario_id, params, seed, cats)

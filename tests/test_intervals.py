@@ -210,3 +210,14 @@ def test_coverage_tables_at_ten_thousand_runs():
         assert abs(row.coverage - 0.95) <= 0.01, row  # exact at every size
     text = coverage_markdown(table)
     assert text.count("\n") == 2 + len(STATISTICS) * 4
+
+
+@pytest.mark.parametrize("law", ["laplace", "gaussian"])
+def test_fieller_quantile_is_convex_so_its_chords_are_conservative(law):
+    # ratio_interval interpolates q(r) = quantile of |eta_N - r eta_D| linearly between grid
+    # points: conservative when q is convex (the chord lies above it).
+    r = np.linspace(-5.0, 5.0, 401)
+    q = noise_half_width(np.stack([np.full_like(r, 5.0), np.abs(r) * 1.0], axis=-1), law=law)
+    mid = noise_half_width(np.stack([np.full(400, 5.0), np.abs(r[1:] + r[:-1]) / 2.0],
+                                    axis=-1), law=law)
+    assert np.all(mid <= (q[1:] + q[:-1]) / 2.0 + 1e-9 * q.max())

@@ -80,15 +80,12 @@ _REFINE = 40
 _CHUNK = 2048
 
 
-def _laplace_tail(t: np.ndarray, scales: np.ndarray) -> np.ndarray:
-    """``P(|sum_i L_i| > t)``, independent Laplace ``L_i`` of separated ``scales`` (last axis)."""
+def _mixture_weights(scales: np.ndarray) -> np.ndarray:
+    """``w_i = prod_{j != i} a_i^2 / (a_i^2 - a_j^2)`` for separated ``scales`` (last axis)."""
     sq = scales**2
     diff = sq[..., :, None] - sq[..., None, :]
-    k = scales.shape[-1]
-    eye = np.eye(k, dtype=bool)
-    ratio = np.where(eye, 1.0, sq[..., :, None] / np.where(eye, 1.0, diff))
-    weights = ratio.prod(axis=-1)
-    return (weights * np.exp(-t[..., None] / scales)).sum(axis=-1)
+    eye = np.eye(scales.shape[-1], dtype=bool)
+    return np.where(eye, 1.0, sq[..., :, None] / np.where(eye, 1.0, diff)).prod(axis=-1)
 
 
 def _separated(scales: np.ndarray) -> np.ndarray:
@@ -145,9 +142,10 @@ def noise_half_width(scales: Any, level: float = 0.95, *, law: str = "laplace") 
     alpha = 1.0 - level
     lo = np.zeros(s.shape[:-1])
     hi = s.sum(axis=-1) * math.log(s.shape[-1] / alpha)  # union bound: tail <= alpha there
+    weights = _mixture_weights(s)
     for _ in range(60):
         mid = 0.5 * (lo + hi)
-        above = _laplace_tail(mid, s) > alpha
+        above = (weights * np.exp(-mid[..., None] / s)).sum(axis=-1) > alpha  # P(|X| > mid)
         lo, hi = np.where(above, mid, lo), np.where(above, hi, mid)
     return hi
 
@@ -204,8 +202,8 @@ def ratio_interval(numerator: Any, denominator: Any, *, numerator_scale: float,
     The set ``{r in bounds : |N~ - r D~| <= q(r)}`` ([Fie54]_; module docstring) holds the true
     ratio with probability exactly ``level`` whatever the denominator's size; its hull is
     returned. ``q`` is tabulated on a grid of ``bounds`` and interpolated linearly between
-    grid points (``q`` is convex in ``r``, so the chords lie above it: conservative); each end
-    is refined by bisection to the grid step over 2^40 and rounded outwards.
+    grid points (``q`` is convex in ``r``, tested, so the chords lie above it: conservative);
+    each end is refined by bisection to the grid step over 2^40 and rounded outwards.
 
     Parameters
     ----------
@@ -255,6 +253,14 @@ def ratio_interval(numerator: Any, denominator: Any, *, numerator_scale: float,
     return est, low, high
 
 
+def _ratio_estimate(num: np.ndarray, den: np.ndarray, bounds: tuple[float, float]) -> np.ndarray:
+    """``N~ / D~`` clipped to ``bounds`` where ``D~ > 0``, else the middle of ``bounds``."""
+    lo, hi = float(bounds[0]), float(bounds[1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, np.clip(num / np.where(den > 0, den, 1.0), lo, hi),
+                        0.5 * (lo + hi))
+
+
 def _ratio_chunk(num: np.ndarray, den: np.ndarray, grid: np.ndarray,
                  q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`ratio_interval` on a chunk of runs, with ``q`` tabulated on ``grid``."""
@@ -279,7 +285,7 @@ def _ratio_chunk(num: np.ndarray, den: np.ndarray, grid: np.ndarray,
     index = (np.where(found, last, hi) - lo) / step
     above = np.minimum(lo + (np.floor(index + 1e-9) + 1.0) * step, hi)
     high = _refine(accepts, np.where(found, last, hi), above)
-    estimate = np.where(den > 0, np.clip(np.nan_to_num(point, nan=lo), lo, hi), 0.5 * (lo + hi))
+    estimate = _ratio_estimate(num, den, (lo, hi))
     low = np.where(found, low, estimate)
     high = np.where(found, high, estimate)
     return estimate, low, high
@@ -334,25 +340,31 @@ def difference_interval(numerators: tuple[Any, Any], denominators: tuple[Any, An
     """
     level = check_level(level)
     scalar = all(np.ndim(v) == 0 for v in (*numerators, *denominators))
-    inner = math.sqrt(level)
-    groups = [ratio_interval(n, d, numerator_scale=ns, denominator_scale=ds, bounds=b,
-                             level=inner, law=law)
-              for n, d, ns, ds, b in zip(numerators, denominators, numerator_scales,
-                                         denominator_scales, bounds, strict=True)]
-    (est_a, low_a, high_a), (est_b, low_b, high_b) = (
-        tuple(np.atleast_1d(v) for v in g) for g in groups)
-    den_a, den_b = (np.atleast_1d(np.asarray(d, dtype=float)) for d in denominators)
+    num_a, num_b, den_a, den_b = np.broadcast_arrays(
+        *(np.atleast_1d(np.asarray(v, dtype=float)) for v in (*numerators, *denominators)))
+    est_a, est_b = _ratio_estimate(num_a, den_a, bounds[0]), _ratio_estimate(num_b, den_b,
+                                                                             bounds[1])
     estimate = est_a - est_b
     big = np.ones_like(estimate, dtype=bool)
     for den, scale in ((den_a, denominator_scales[0]), (den_b, denominator_scales[1])):
         big &= den >= float(noise_half_width([scale], level, law=law))
-    low, high = low_a - high_b, high_a - low_b
+    low, high = np.empty_like(estimate), np.empty_like(estimate)
     if big.any():
-        da, db = np.broadcast_to(den_a, big.shape)[big], np.broadcast_to(den_b, big.shape)[big]
+        da, db = den_a[big], den_b[big]
         (na, nb), (ca, cb) = numerator_scales, denominator_scales
         scales = np.stack([na / da, np.abs(est_a[big]) * ca / da,
                            nb / db, np.abs(est_b[big]) * cb / db], axis=-1)
         low[big], high[big] = linear_interval(estimate[big], scales, level, law=law)
+    small = ~big
+    if small.any():
+        (_, low_a, high_a), (_, low_b, high_b) = (
+            ratio_interval(n[small], d[small], numerator_scale=ns, denominator_scale=ds,
+                           bounds=b, level=math.sqrt(level), law=law)
+            for n, d, ns, ds, b in ((num_a, den_a, numerator_scales[0], denominator_scales[0],
+                                     bounds[0]),
+                                    (num_b, den_b, numerator_scales[1], denominator_scales[1],
+                                     bounds[1])))
+        low[small], high[small] = low_a - high_b, high_a - low_b
     floor = bounds[0][0] - bounds[1][1]
     ceiling = bounds[0][1] - bounds[1][0]
     low, high = np.clip(low, floor, ceiling), np.clip(high, floor, ceiling)
