@@ -132,6 +132,7 @@ def test_mean_interval_contract_release_and_study():
     values = np.linspace(0.0, 100.0, 500)
     out = mean_interval(values, epsilon=1.0, bounds=(0.0, 100.0))  # a release: OpenDP noise
     assert {"estimate", "low", "high"} <= set(out)
+    assert not {"truth_nonprivate", "exact_parts_nonprivate"} & set(out)  # a release's result
     assert all(isinstance(out[k], float) for k in ("estimate", "low", "high"))
     assert 0.0 <= out["low"] <= out["estimate"] <= out["high"] <= 100.0
     # the interval is built on the scales the release adds (OpenDP's rounding included)
@@ -153,9 +154,13 @@ def test_mean_interval_contract_release_and_study():
         derived("mean", values, epsilon=1.0, bounds=(0.0, 100.0), runs=5)
 
 
-def test_sampling_is_reported_apart_from_the_noise():
-    out = mean_interval(np.ones(400), epsilon=1.0, bounds=(0.0, 2.0), rng=0)
+def test_sampling_is_reported_apart_from_the_noise_from_public_or_released_facts():
+    out = mean_interval(np.ones(400), epsilon=1.0, bounds=(0.0, 2.0), relation="replace", rng=0)
     assert out["sampling_half_width"] == pytest.approx(1.959964 * 1.0 / 20.0, rel=1e-6)
+    out = mean_interval(np.ones(400), epsilon=1.0, bounds=(0.0, 2.0), rng=0)  # n is private
+    count = out["noisy_parts"][0, 1]
+    assert count != 400.0
+    assert out["sampling_half_width"] == pytest.approx(1.959964 / math.sqrt(count), rel=1e-6)
 
 
 @pytest.mark.parametrize("statistic", list(STATISTICS))

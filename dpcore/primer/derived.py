@@ -247,11 +247,12 @@ def derived(statistic: str, values: Any, *, epsilon: float, bounds: tuple[float,
     -------
     dict
         ``estimate``, ``low``, ``high`` (floats for a release, arrays of ``runs`` for a study),
-        ``truth_nonprivate``, ``parts`` (names), ``exact_parts_nonprivate``, ``noisy_parts``
-        (array, runs x parts),
-        ``scales`` (each part's noise scale), ``epsilons``, ``level``, ``law``, ``relation``,
-        ``sampling_half_width`` (what sampling adds to a mean, from public facts; NaN for the
-        other statistics).
+        ``parts`` (names), ``noisy_parts`` (array, runs x parts), ``scales`` (each part's
+        noise scale), ``epsilons``, ``level``, ``law``, ``relation`` and
+        ``sampling_half_width`` (what sampling adds to a mean, from ``n`` where it is public,
+        else from the first run's noisy count; NaN for the other statistics): everything a
+        release may publish. A study adds ``truth_nonprivate`` and ``exact_parts_nonprivate``
+        (never in a release's result).
     """
     check_choice(law, "law", LAWS)
     check_choice(relation, "relation", tuple(RELATIONS))
@@ -266,7 +267,6 @@ def derived(statistic: str, values: Any, *, epsilon: float, bounds: tuple[float,
     if release and runs != 1:
         raise ValueError("A release is one draw; runs > 1 is a study: pass rng (a seed).")
     pieces = parts(statistic, values, bounds=bounds, relation=relation, mask=mask)
-    true = truth(statistic, values, bounds=bounds, mask=mask, factor=factor)
     gen = None if release else check_random_state(rng)
     mechs = [_mechanism(p, epsilon, delta, law, relation) for p in pieces]
     noisy = np.column_stack([
@@ -279,14 +279,17 @@ def derived(statistic: str, values: Any, *, epsilon: float, bounds: tuple[float,
     out = {"estimate": est, "low": low, "high": high}
     if release:
         out = {k: float(np.asarray(v).ravel()[0]) for k, v in out.items()}
-    return out | {
-        "truth_nonprivate": true, "parts": [p.name for p in pieces],
-        "exact_parts_nonprivate": [p.exact for p in pieces], "noisy_parts": noisy,
-        "scales": scales, "epsilons": [m.epsilon for m in mechs], "level": level, "law": law,
-        "relation": relation,
-        "sampling_half_width": (sampling_half_width(x.size, (lo, hi), level)
-                                if statistic == "mean" else float("nan")),
-    }
+    size = x.size if relation == "replace" else max(float(noisy[0, -1]), 1.0)
+    out |= {"parts": [p.name for p in pieces], "noisy_parts": noisy, "scales": scales,
+            "epsilons": [m.epsilon for m in mechs], "level": level, "law": law,
+            "relation": relation,
+            "sampling_half_width": (sampling_half_width(size, (lo, hi), level)
+                                    if statistic == "mean" else float("nan"))}
+    if release:
+        return out
+    return out | {"truth_nonprivate": truth(statistic, values, bounds=bounds, mask=mask,
+                                            factor=factor),
+                  "exact_parts_nonprivate": [p.exact for p in pieces]}
 
 
 def _combine(statistic: str, relation: str, noisy: np.ndarray, scales: list[float], *,
