@@ -17,6 +17,7 @@ from dpcore.primer import (
     BOUND_SOURCES,
     KINDS,
     RELATIONS,
+    STATISTICS,
     PrimerQuery,
     answer_range,
     bound_problems,
@@ -28,10 +29,14 @@ from dpcore.primer import (
     default_count,
     default_threshold,
     describe_relation,
+    laplace_release_interval,
+    numeric_columns,
     query_from_controls,
+    raw_records,
     runner_up_epsilon,
     suggest_bounds,
 )
+from dpcore.primer.coverage import derived_study
 from dpcore.primer.remeasure import combine_releases, half_width
 from dpcore.releases import primer as release
 from dpcore.studies import primer as study
@@ -39,6 +44,7 @@ from dpcore.studies.primer import CONTROLS, Params
 from dpcore.text import csv_bytes, md
 from dpcore.validation import DataError
 from ui.budget import budget_sidebar, session_accountant
+from ui.cache import memo
 from ui.errors import show_errors
 from ui.export import export_panel
 from ui.navigation import require_router
@@ -55,6 +61,8 @@ KIND_LABELS = {"count": "A count", "sum": "A sum", "mean": "A mean"}
 DELTAS = (1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3)
 TOTAL_DELTAS = (1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3)
 DRAWS = (1_000, 10_000, 100_000)
+#: Simulated releases of a derived statistic at most (its coverage is measured over them).
+DERIVED_RUNS = 10_000
 BOUNDS_MESSAGE = "_pr_bounds_message"
 #: This session's releases of each query (:func:`measurements`).
 MEASURES_KEY = "_pr_measures"
@@ -497,9 +505,17 @@ def show_release(published: Release) -> None:
     st.success(f"Published at {published.settings} ({published.time:%H:%M:%S} "
                "UTC): the only output of this page that leaves the data owner.",
                icon=":material/check_circle:")
-    shown = released[["part", "answer", "epsilon", "sensitivity", "scale"]].assign(
-        answer=released["answer"].map(rounded))  # the download keeps every digit
-    st.dataframe(shown, hide_index=True)
+    low, high = laplace_release_interval(released["answer"],
+                                         sensitivity=float(released["sensitivity"].iloc[0]),
+                                         epsilon=float(released["epsilon"].iloc[0]))
+    released = released.assign(low_95=low, high_95=high)
+    shown = released[["part", "answer", "low_95", "high_95", "epsilon", "sensitivity",
+                      "scale"]].assign(**{k: released[k].map(rounded)
+                                          for k in ("answer", "low_95", "high_95")})
+    st.dataframe(shown, hide_index=True)  # the download keeps every digit
+    st.caption("low_95 and high_95: each answer's 95 % interval for the noise (the answer "
+               "± the Laplace noise's 95 % half-width at the scale the release added); it "
+               "covers the question's value on these records, not sampling error.")
     st.download_button("Download the release (CSV)", lambda: csv_bytes(released),
                        "primer_release.csv", "text/csv", key="pr_download")
     if len(released) > 1 and released["relation"].iloc[0] == "replace one record":
@@ -516,6 +532,102 @@ def show_release(published: Release) -> None:
             f"Laplace noise at ε = {published.epsilon:g}. They read disjoint rows, "
             "so the ledger records each with its group and the budget counts them "
             "once (parallel composition, survey Sect. 1.6).")
+
+
+def derived_controls(params: Params, cats: list[str]) -> dict | None:
+    """Step 7's controls: the statistic, its column and bounds, its group or factor; None (and
+    a note) when the data has nothing to compute it on."""
+    numeric = numeric_columns(scenario)
+    needs_group = {"rate", "difference"}
+    options = [k for k in STATISTICS if k not in needs_group or cats]
+    if not numeric or not options:
+        st.info("This data has no numeric column: derived statistics need one.")
+        return None
+    left, middle, right = st.columns(3)
+    with left:
+        statistic = choose("Statistic", options, "pr_derived", options[0],
+                           format_func=STATISTICS.get)
+    column = params.column if params.column in numeric else numeric[0]
+    if statistic != "rate":
+        with middle:
+            column = choose("Numeric column", numeric, "pr_derived_column", column,
+                            format_func=str)
+    if params.kind != "count" and column == params.column:
+        low, high, where = params.low, params.high, "step 1's bounds"
+    else:
+        low, high, source = default_bounds(scenario, column)
+        where = BOUND_SOURCES.get(source, "a placeholder, [0, 1]")
+    out = {"statistic": statistic, "column": column, "bounds": (low, high), "where": where,
+           "group": None, "value": None, "factor": 1.0}
+    with right:
+        if statistic in needs_group:
+            out["group"] = choose("Group A: records whose", cats, "pr_derived_group", cats[0],
+                                  format_func=str)
+            levels = candidates(scenario, out["group"])
+            out["value"] = choose("is", levels, "pr_derived_value", levels[0], format_func=str)
+        elif statistic == "scaled_sum":
+            keep_widget_state({"pr_derived_factor": 0.001})
+            out["factor"] = st.number_input(
+                "Factor", key="pr_derived_factor", format="%g",
+                help="A public constant, e.g. 0.001 for a total in thousands.")
+    return out
+
+
+def derived_statistics(scenario_id: str, params: Params, seed: int, cats: list[str]) -> None:
+    """Step 7: a derived statistic with a 95 % interval for the noise of every part, and the
+    interval's coverage measured over simulated releases (a study, spends nothing; kept in
+    the scenario's study cache under the controls that shape it)."""
+    st.header("7. Derived statistics with honest error bars")
+    st.markdown(
+        "People rarely publish one count: a mean is a noisy sum over a noisy count, a rate a "
+        "noisy count over another, a difference of two groups' means four noisy answers. The "
+        "95 % interval here accounts for the noise of **every** part, and holds its level even "
+        "when a count is small (see docs/intervals.md).")
+    choice = derived_controls(params, cats)
+    if choice is None:
+        return
+    runs = min(params.draws, DERIVED_RUNS)
+
+    def compute() -> pd.DataFrame:
+        raw = raw_records(scenario, "private")
+        values = pd.to_numeric(raw[choice["column"]], errors="coerce").to_numpy(dtype=float)
+        mask = None if choice["group"] is None else (raw[choice["group"]] == choice["value"]
+                                                     ).fillna(False).to_numpy(dtype=bool)
+        return derived_study(choice["statistic"], values, epsilon=params.epsilon,
+                             delta=params.delta, bounds=choice["bounds"],
+                             relation=params.relation, mask=mask, factor=choice["factor"],
+                             runs=runs, seed=seed)
+
+    key = ("primer derived", choice["statistic"], choice["column"], *choice["bounds"],
+           choice["group"], choice["value"], choice["factor"], params.epsilon, params.delta,
+           params.relation, runs, seed)
+    try:
+        table = memo(scenario, scenario_id, key, compute)
+    except DataError as exc:
+        st.info(md(exc), icon=":material/info:")
+        return
+    cols = st.columns(len(table))
+    for col, row in zip(cols, table.itertuples(), strict=True):
+        col.metric(f"{row.name}: one simulated answer", f"{row.simulated_answer:,.4g}",
+                   help=f"Built from: {row.parts}.")
+        col.caption(f"95 % interval **[{row.low:,.4g}, {row.high:,.4g}]**. Over {runs:,} "
+                    f"simulated releases the interval held the true value "
+                    f"{100 * row.coverage:.1f} % of the time (median width "
+                    f"{row.median_width:,.4g}).")
+    first = table.iloc[0]
+    group = ("" if choice["group"] is None
+             else f" Group A: {md(choice['group'])} = {md(choice['value'])}; B: the rest.")
+    sampling = (f" If the records are a sample of a population, sampling adds up to "
+                f"±{first['sampling_half_width']:,.4g} (from the bounds and n only)."
+                if choice["statistic"] == "mean" else "")
+    st.caption(
+        f"A seeded simulation (not a release; no budget is spent) at ε = {params.epsilon:g} "
+        f"for the whole statistic, under '{describe_relation(params.relation)}'. Values "
+        f"clipped to [{choice['bounds'][0]:g}, {choice['bounds'][1]:g}] ({choice['where']})."
+        f"{group} The true value is {first['truth_nonprivate']:,.4g} (non-private). The "
+        "interval covers the noise: the statistic of these records." + sampling)
+    with st.expander("Numbers"):
+        st.dataframe(table, hide_index=True)
 
 
 with show_errors():
@@ -558,3 +670,5 @@ with show_errors():
         show_budget(numbers, params)
     with st.container():
         publish(scenario_id, params, cats)
+    with st.container():
+        derived_statistics(scenario_id, params, seed, cats)

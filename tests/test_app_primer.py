@@ -12,6 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.figures.primer import figures
 from dpcore.mechanisms import Gaussian, Laplace
+from dpcore.primer import default_bounds
+from dpcore.primer.coverage import derived_study
 from dpcore.runs import run
 from dpcore.studies import primer as primer_study
 from dpcore.text import md as escape
@@ -233,3 +235,44 @@ def test_a_link_restores_every_control_including_typed_bounds():
     label = escape("mean of hours-per-week clipped to [10, 60]")
     assert any(label in m.value for m in at.markdown)
     assert metrics(at)["Laplace answers"] == "4"
+
+
+def test_derived_statistics_show_their_interval_and_measured_coverage():
+    at = open_page(builtin_name="wine")
+    state = at.session_state
+    assert at.selectbox(key="pr_derived").value == "mean"
+    column = at.selectbox(key="pr_derived_column").value
+    low, high, _ = default_bounds(state["scenario"], column)
+    values = state["scenario"].raw_private[column].to_numpy(dtype=float)
+    expected = derived_study("mean", values, epsilon=0.1, delta=1e-6, bounds=(low, high),
+                             relation="replace", runs=10_000, seed=int(state["pr_seed"]))
+    shown = metrics(at)
+    for row in expected.itertuples():  # the page shows the library's study
+        assert shown[f"{row.name}: one simulated answer"] == f"{row.simulated_answer:,.4g}"
+    text = captions(at)
+    assert f"[{expected['low'].iloc[0]:,.4g}, {expected['high'].iloc[0]:,.4g}]" in text
+    assert f"held the true value {100 * expected['coverage'].iloc[0]:.1f} %" in text
+    assert "seeded simulation (not a release; no budget is spent)" in text
+    assert "(non-private)" in text and "sampling adds up to" in text
+    # A difference of group means under add/remove: four noisy parts, a page without error.
+    at.radio(key="pr_relation").set_value("add_remove")
+    at.selectbox(key="pr_derived").set_value("difference")
+    rerun(at)
+    (table,) = [d.value for d in at.dataframe if "parts" in d.value.columns]
+    assert list(table["parts"]) == ["sum of A, count of A, sum of B, count of B"] * 2
+    assert table["coverage"].between(0.9, 1.0).all()
+    assert "Group A:" in captions(at)
+
+
+def test_a_published_answer_shows_its_interval():
+    at = open_page(builtin_name="wine")
+    at.button(key="publish_primer").click()
+    rerun(at)
+    (table,) = [d.value for d in at.dataframe if "low_95" in d.value.columns]
+    number = [float(str(v).replace(",", "")) for v in table.iloc[0][["answer", "low_95",
+                                                                      "high_95"]]]
+    answer, low, high = number
+    half = Laplace(0.1, 1.0).tail_bound(0.95)  # a count at the page's epsilon
+    assert low == pytest.approx(answer - half, abs=1.0) and high == pytest.approx(answer + half,
+                                                                                  abs=1.0)
+    assert "95 % interval for the noise" in captions(at)

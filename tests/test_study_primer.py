@@ -49,7 +49,8 @@ def test_controls_are_the_primer_controls_with_their_defaults():
     assert study.CONTROLS == primer.CONTROLS
     assert list(study.CONTROLS) == list(primer.CONTROLS)  # the export writes them in order
     assert study.SEED_KEY == "pr_seed"
-    assert set(study.CONTROLS) | {"pr_group_column", study.SEED_KEY} == set(study.DOMAINS)
+    assert set(study.CONTROLS) | {"pr_group_column", study.SEED_KEY} | \
+        set(study.DERIVED_DOMAINS) == set(study.DOMAINS)
 
 
 def test_params_round_trip_through_the_controls():

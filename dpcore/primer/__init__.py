@@ -28,6 +28,14 @@ The package, by job:
 :mod:`~dpcore.primer.remeasure`
     Several releases of one query combined after publication (inverse-variance weighting,
     the Pitman combination of Laplace releases), with their exact intervals.
+:mod:`~dpcore.primer.intervals`
+    Intervals for the noise of combined answers (exact sums, Fieller's ratio, differences).
+:mod:`~dpcore.primer.derived`
+    Derived statistics (mean = sum / count, rate, difference of group means, scaled sum)
+    released or simulated from noisy parts, with their intervals
+    (:func:`~dpcore.primer.derived.mean_interval`).
+:mod:`~dpcore.primer.coverage`
+    The measured coverage of those intervals (the tables of ``docs/intervals.md``).
 
 The studies spend no budget and are not releases. The true answer they are centred on is
 computed from the private data without noise: it is **non-private**, and so is everything in a
@@ -67,6 +75,15 @@ from dpcore.primer.controls import (
     default_count,
     query_from_controls,
     resolve_controls,
+)
+from dpcore.primer.derived import STATISTICS, derived, mean_interval
+from dpcore.primer.intervals import (
+    difference_interval,
+    laplace_release_interval,
+    linear_interval,
+    noise_half_width,
+    ratio_interval,
+    sampling_half_width,
 )
 from dpcore.primer.noise import (
     MAX_DRAWS,
@@ -136,4 +153,13 @@ __all__ = [
     "answer_range",
     "group_sensitivity",
     "release_answers",
+    "STATISTICS",
+    "derived",
+    "mean_interval",
+    "noise_half_width",
+    "linear_interval",
+    "ratio_interval",
+    "difference_interval",
+    "sampling_half_width",
+    "laplace_release_interval",
 ]

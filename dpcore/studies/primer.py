@@ -31,8 +31,8 @@ from dpcore.domains import EPSILONS, SEED, Between, FromData, OneOf
 from dpcore.simulation import Progress, report
 from dpcore.studies.base import StudyParams
 
-__all__ = ["CONTROLS", "DOMAINS", "SEED_KEY", "VIEW_LABELS", "Params", "at", "compute", "prepare",
-           "takeaway"]
+__all__ = ["CONTROLS", "DERIVED_DOMAINS", "DOMAINS", "SEED_KEY", "VIEW_LABELS", "Params", "at",
+           "compute", "prepare", "takeaway"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,6 +88,13 @@ CONTROLS: dict[str, Any] = Params.defaults()
 SEED_KEY = Params.seed_key()
 #: The page has one view: none to choose.
 VIEW_LABELS: dict[str, str] = {}
+#: Step 7's controls (derived statistics with intervals, :mod:`dpcore.primer.derived`): a
+#: seeded study of their own beside the page's, kept by links but not part of :class:`Params`.
+DERIVED_DOMAINS = {
+    "pr_derived": OneOf(tuple(primer.STATISTICS)), "pr_derived_column": FromData(),
+    "pr_derived_group": FromData(), "pr_derived_value": FromData(),
+    "pr_derived_factor": Between(),
+}
 #: The values each control can take, as the page draws it (:mod:`dpcore.domains`): the
 #: columns and categories come from the data, the bounds and the threshold are any numbers.
 DOMAINS = {
@@ -99,6 +106,7 @@ DOMAINS = {
     "pr_draws": OneOf((1_000, 10_000, 100_000)), "pr_total": OneOf(EPSILONS),
     "pr_total_delta": OneOf((1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3)),
     "pr_choice_column": FromData(), "pr_group_column": FromData(), SEED_KEY: SEED,
+    **DERIVED_DOMAINS,
 }
 
 

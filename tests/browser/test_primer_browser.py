@@ -59,3 +59,19 @@ def test_primer_page(page: Page, app_url: str):
     expect(charts.nth(1).locator(BARS).first).to_be_attached()
     expect(metric_value(page, "Laplace answers")).to_have_text("10")
     screenshot(page, "primer-exponential-and-budget")
+
+    # Step 7: a derived statistic with its interval and the interval's measured coverage.
+    heading = main.get_by_role("heading", name="7. Derived statistics with honest error bars")
+    heading.scroll_into_view_if_needed()
+    expect(metric_value(page, "Laplace: one simulated answer")).to_be_visible()
+    expect(main.get_by_text("simulated releases the interval held the true value").first
+           ).to_be_visible()
+    screenshot(page, "primer-derived")
+
+    # A published answer shows its interval (low_95, high_95) beside it.
+    main.get_by_role("button", name="Publish the answer").click()
+    caption = main.get_by_text("each answer's 95 % interval for the noise")
+    expect(caption).to_be_visible()
+    wait_idle(page)
+    caption.scroll_into_view_if_needed()
+    screenshot(page, "primer-published-interval")
