@@ -185,6 +185,12 @@ yardsticks for the data owner, never to be published. The report holds no privat
        ['mechanism', 'claimed ε', 'audited lower bound', 'gap (claimed − audited)',
         'confidence', 'runs per dataset', 'correct noise allows on this pair'])}
 {figs['audit']}
+<p>{_e(decision.tradeoff_sentence())}</p>
+{_rows(decision.audit_points, ['test', 'fpr_low', 'fpr_high', 'tpr_low', 'tpr_high', 'allowed',
+                               'above'],
+       ['test', 'FPR, lower', 'FPR, upper', 'TPR, lower', 'TPR, upper',
+        'the claim allows at the upper FPR', 'above the curve (a bug)'])}
+{figs['tradeoff']}
 <h2>Budget</h2><p>{_e(sentences['budget'])}</p>
 {_rows(decision.budget, ['relation', 'total', 'spent', 'left', 'releases', 'charge'],
        ['neighbouring relation', 'budget ε', 'spent', 'left', 'releases', 'this release'])
