@@ -71,6 +71,7 @@ __all__ = [
     "gaussian_rho",
     "plan_pld",
     "pld_interval",
+    "pld_interval_parts",
     "rho_parts",
     "zcdp_epsilon",
 ]
@@ -626,6 +627,39 @@ def compose_parts(records: list[dict[str, Any]], method: str,
                         mechanisms=[r.get("mechanism") for r in chosen])
         best = (max(best[0], total[0]), max(best[1], total[1]))
     return best
+
+
+def pld_interval_parts(records: list[dict[str, Any]], delta_slack: float) -> EpsilonInterval:
+    """:func:`pld_interval` of releases composed in parallel over the parts of each partition
+    (records and parts as in :func:`compose_parts`).
+
+    The exposure of one person is the releases of one choice of parts; the plan's ε is the
+    largest over choices. For each choice the exact ε lies in ``[optimistic, point]``
+    (:func:`pld_interval`), so the largest lies between the largest optimistic and the largest
+    point value: each field of the result is its largest over the choices (``delta`` too).
+
+    Raises
+    ------
+    ValueError
+        For an empty plan, or as :func:`pld_interval` does.
+
+    Examples
+    --------
+    >>> parts = [{"dataset": "D", "partition": p, "epsilon": 1.0, "delta": 0.0,
+    ...           "mechanism": "Laplace"} for p in ("north", "south")]
+    >>> got = pld_interval_parts(parts, 1e-6)  # one region's release: its own interval
+    >>> got == pld_interval([1.0], delta_slack=1e-6, mechanisms=["Laplace"])
+    True
+    """
+    if not records:
+        raise ValueError("The plan has no release: add one to see its ε as an interval.")
+    got = [pld_interval([r["epsilon"] for r in chosen], [r["delta"] for r in chosen],
+                        delta_slack, rhos=[r.get("rho") for r in chosen],
+                        mechanisms=[r.get("mechanism") for r in chosen])
+           for chosen in _part_choices(records)]
+    return EpsilonInterval(max(g.optimistic for g in got), max(g.point for g in got),
+                           max(g.pessimistic for g in got), max(g.delta for g in got),
+                           got[0].discretisation)
 
 
 def rho_parts(records: list[dict[str, Any]]) -> float:

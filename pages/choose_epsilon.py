@@ -471,6 +471,23 @@ def composition_metrics(table: pd.DataFrame, budget: float) -> None:
                             f"budget ε = {budget:g}. {COMPOSITION_ASSUMPTIONS[row.method]}")
 
 
+def interval_line(interval: pd.Series, pld: float) -> None:
+    """The plan's PLD total as an interval beside its point value (``interval`` of the study's
+    ``interval`` table, ``pld`` the PLD row's total)."""
+    if interval["problem"]:
+        st.caption(f"The PLD total cannot be given as an interval: {interval['problem']}")
+        return
+    shown = ("" if math.isclose(pld, interval["point"]) else
+             f" The PLD row shows the sequential total {pld:.4g}, which is smaller.")
+    st.caption(
+        f"**ε by privacy loss distribution, as an interval** (δ = {interval['delta']:.2g}, "
+        f"grid Δ = {interval['discretisation']:g}): {interval['optimistic']:.4g} (optimistic, "
+        f"every loss rounded down) ≤ **{interval['point']:.4g}** (point, connect-the-dots) ≤ "
+        f"{interval['pessimistic']:.4g} (pessimistic, rounded up). The exact ε lies between the "
+        f"optimistic and the point value; sequential composition (always valid) gives "
+        f"{interval['sequential']:.4g}.{shown}")
+
+
 def what_if(params: Params, budget: float) -> None:
     """The sidebar's composition of this session's ledger plus the plan (nothing is spent)."""
     method, chosen_slack = accountant.composition
@@ -491,6 +508,8 @@ def composition_view() -> None:
     numbers = study_numbers(study, None, None, params)
     table, budget = numbers["composition"], float(numbers["metrics"].iloc[0]["budget"])
     composition_metrics(table, budget)
+    interval = numbers["interval"].iloc[0]
+    interval_line(interval, float(table.set_index("method").loc["pld", "epsilon"]))
     what_if(params, budget)
     draw = figure_drawer(numbers, params)
     left, right = st.columns(2)
@@ -501,8 +520,14 @@ def composition_view() -> None:
     for problem in table["problem"]:
         if problem:
             st.info(problem, icon=":material/info:")
-    shown = table.drop(columns="problem").assign(method=table["method"].map(COMPOSITION_NAMES))
-    st.dataframe(shown.rename(columns={"epsilon": "total ε", "delta": "total δ"}),
+    pld = table["method"] == "pld"
+    shown = table.drop(columns="problem").assign(
+        method=table["method"].map(COMPOSITION_NAMES),
+        optimistic=interval["optimistic"], pessimistic=interval["pessimistic"])
+    shown.loc[~pld, ["optimistic", "pessimistic"]] = math.nan
+    st.dataframe(shown.rename(columns={"epsilon": "total ε", "delta": "total δ",
+                                       "optimistic": "ε, optimistic (PLD)",
+                                       "pessimistic": "ε, pessimistic (PLD)"}),
                  hide_index=True, placeholder="—")
     st.caption("Sequential composition is always valid. Advanced composition (Kairouz, Oh & "
                "Viswanath 2015, Thm 3.5) grows like √k for k small releases; zCDP (Bun & "

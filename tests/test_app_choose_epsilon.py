@@ -10,6 +10,7 @@ import app_support
 from app_support import captions, metrics, rerun
 from streamlit.testing.v1 import AppTest
 
+from dpcore.composition import pld_interval
 from dpcore.planning import (
     COMPOSITION_NAMES,
     COMPOSITIONS,
@@ -173,6 +174,15 @@ def test_composition_view_compares_the_three_methods():
     assert editor.proto.placeholder == ""
     assert len(charts(at)) == 2
     assert "Nothing was spent" in captions(at)
+    # the PLD total as an interval beside its point value, in the caption and the table
+    got = pld_interval(eps, deltas, 1e-6, rhos=rho, mechanisms=["Laplace"] * 100
+                       + ["Gaussian"] * 4 + ["Importance weights"])
+    assert shown[COMPOSITION_NAMES["pld"]] == f"ε = {got.point:.3g}"
+    assert (f"{got.optimistic:.4g} (optimistic, every loss rounded down) ≤ **{got.point:.4g}** "
+            f"(point, connect-the-dots) ≤ {got.pessimistic:.4g} (pessimistic") in captions(at)
+    table = at.dataframe[-1].value.set_index("method")
+    assert table.loc[COMPOSITION_NAMES["pld"], "ε, pessimistic (PLD)"] == got.pessimistic
+    assert table["ε, optimistic (PLD)"].isna().sum() == len(COMPOSITIONS) - 1
     at.select_slider(key="ce_slack").set_value(1e-9)
     at.toggle(key="ce_with_ledger").set_value(True)
     rerun(at)

@@ -24,7 +24,8 @@ Three questions a data owner asks before any release, answered without spending 
   (:mod:`dpcore.composition`, the rules the accountant also uses), :func:`pld_interval` for the
   PLD total as an interval (optimistic, point and pessimistic discretisations), and
   :func:`compare_compositions` for a planned set of releases (the "what if" table,
-  :mod:`dpcore.planning.what_if`; see also :meth:`dpcore.accountant.BudgetAccountant.preview`).
+  :mod:`dpcore.planning.what_if`; see also :meth:`dpcore.accountant.BudgetAccountant.preview`)
+  with :func:`plan_interval`, its PLD total as an interval.
 * **Where does this epsilon sit among real deployments?** :func:`deployments`: published
   budgets with their units and sources (:mod:`dpcore.planning.deployments`).
 * **Which epsilons meet several accuracy targets at once?** :func:`plan_targets`: each target's
@@ -86,7 +87,12 @@ from dpcore.planning.tradeoff import (
     pure_tradeoff,
     tradeoff,
 )
-from dpcore.planning.what_if import PLANNABLE, compare_compositions, planned_releases
+from dpcore.planning.what_if import (
+    PLANNABLE,
+    compare_compositions,
+    plan_interval,
+    planned_releases,
+)
 
 __all__ = [
     "COARSE_GRID",
@@ -123,6 +129,7 @@ __all__ = [
     "logistic_errors",
     "mean_sensitivity",
     "noise_answer",
+    "plan_interval",
     "plan_targets",
     "planned_releases",
     "pld_interval",

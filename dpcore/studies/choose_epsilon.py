@@ -70,6 +70,7 @@ from dpcore.planning import (
     logistic_errors,
     mean_sensitivity,
     noise_answer,
+    plan_interval,
     plan_targets,
     planned_releases,
     posterior_bound,
@@ -614,6 +615,7 @@ def _composition(params: Params) -> dict[str, pd.DataFrame]:
         metrics[f"{row.method}_epsilon"] = float(row.epsilon)
         metrics[f"{row.method}_fits_budget"] = bool(row.epsilon <= params.budget)
     return {"metrics": pd.DataFrame([metrics]), "composition": table,
+            "interval": plan_interval(planned, slack, ledger=ledger),
             "growth": composition_growth(each, delta_slack=slack)}
 
 
@@ -662,9 +664,11 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
         :func:`dpcore.planning.attacker.attacker_table`), ``interval`` (that release's ε at
         δ′ = ``slack`` by privacy loss distributions, optimistic, point and pessimistic:
         :func:`dpcore.planning.attacker.interval_table`) and, for δ > 0,
-        ``posterior_curve_delta``; the composition view ``composition`` and
-        ``growth``; "Several statistics" ``stats_totals`` (one row per composition method)
-        and ``stats_plan`` (one row per target, :func:`dpcore.planning.plan_targets`).
+        ``posterior_curve_delta``; the composition view ``composition``, ``interval`` (the
+        plan's PLD total as optimistic, point and pessimistic values:
+        :func:`dpcore.planning.plan_interval`) and ``growth``; "Several statistics"
+        ``stats_totals`` (one row per composition method) and ``stats_plan`` (one row per
+        target, :func:`dpcore.planning.plan_targets`).
     """
     mode = params.mode
     if mode == "stats":
