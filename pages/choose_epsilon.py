@@ -13,6 +13,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
+from dpcore.decision.tuning import choose_epsilon_tuning, refusal
 from dpcore.figures.choose_epsilon import answer_curve, figure_titles, figures, released_value
 from dpcore.planning import (
     COARSE_GRID,
@@ -58,6 +59,7 @@ from ui.show import show
 from ui.sidebar import ask_for_scenario, scenario_sidebar
 from ui.state import keep_widget_state
 from ui.study import numbers as study_numbers
+from ui.tuning import tuning_panel
 from ui.widgets import epsilon_slider, lambda_slider, log_slider, replicates_slider, seed_input
 
 require_router()
@@ -175,6 +177,9 @@ def answer_panel(numbers: dict[str, pd.DataFrame], params: Params, *, data: str 
     """Metrics, the warning when the target is out of reach, the curve and its numbers."""
     curve = answer_curve(numbers)
     answer_metrics(numbers["metrics"].iloc[0], curve)
+    refused = refusal(choose_epsilon_tuning(params))
+    if refused:
+        st.warning(refused, icon=":material/block:")
     figure_drawer(numbers, params, data=data)("target")
     with st.expander("Numbers behind the curve"):
         st.dataframe(curve, hide_index=True)
@@ -637,3 +642,4 @@ with show_errors():
                                 label_visibility="collapsed") or VIEWS[0]
     {"target": target_view, "risk": risk_view, "composition": composition_view,
      "stats": stats_view}[view]()
+    tuning_panel(choose_epsilon_tuning(page_params()))

@@ -37,6 +37,7 @@ from ui.sidebar import ask_for_scenario, scenario_sidebar
 from ui.state import keep_widget_state
 from ui.study import numbers as study_numbers
 from ui.study import prepared as study_prepared
+from ui.tuning import tuning_panel
 from ui.widgets import log_slider
 
 require_router()
@@ -219,6 +220,8 @@ with show_errors():
                f"*{dec.data_title}*: a seeded study, not a release. Change the settings on "
                "that page; they carry over here.")
     decision_view(dec)
+    st.subheader("Which data each setting was tuned on")
+    tuning_panel(dec.tuning)
     st.download_button(
         "Export report (HTML)", lambda: report_html(dec).encode("utf-8"),
         file_name=f"decision-{page}.html", mime="text/html", key="dc_report",

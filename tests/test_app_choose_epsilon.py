@@ -31,6 +31,17 @@ show_view = partial(app_support.show_view, key="ce_view")
 charts = app_support.chart_ids
 
 
+def view_table(at: AppTest):
+    """The view's last table (the tuning table closes every view: :func:`tuning`)."""
+    return [d for d in at.dataframe if "tuned on" not in d.value.columns][-1].value
+
+
+def tuning(at: AppTest):
+    """The page's table of which data each choice was tuned on."""
+    (table,) = [d for d in at.dataframe if "tuned on" in d.value.columns]
+    return table.value
+
+
 def target(at: AppTest, name: str) -> AppTest:
     at.selectbox(key="ce_target").set_value(name)
     return rerun(at)
@@ -126,6 +137,17 @@ def test_logistic_regression_target_runs_when_asked():
     at.number_input(key="ce_err_lr").set_value(0.3)
     rerun(at)
     assert len(charts(at)) == 1 and metrics(at)["Runs per ε"] == "9"  # 3 folds x 3 restarts
+    # studied on D (the default route): the answer is tuned on D and refused as a choice
+    refused = [w.value for w in at.warning if w.value.startswith("Refused as a choice")]
+    assert len(refused) == 1 and "public stand-in" in refused[0]
+    table = tuning(at)
+    assert table["tuned on"].tolist() == ["private data", "public set"]
+    assert table["status"].tolist() == ["refused", "free"]
+    assert "target\\): **private data** (refused)" in captions(at)  # md() escapes the ( )
+    at.radio(key="ce_route").set_value("public")
+    rerun(at)
+    assert not [w for w in at.warning if w.value.startswith("Refused as a choice")]
+    assert tuning(at)["tuned on"].tolist() == ["public set", "public set"]
 
 
 def test_subset_target_runs_when_asked():
@@ -168,7 +190,7 @@ def test_composition_view_compares_the_three_methods():
     # Each method by its name, not its code, with a badge short enough not to be cut.
     assert list(shown) == [COMPOSITION_NAMES[method] for method in COMPOSITIONS]
     assert {m.proto.delta for m in at.metric} == {"over budget 1"}
-    assert at.dataframe[-1].value["method"].tolist() == list(shown)
+    assert view_table(at)["method"].tolist() == list(shown)
     # No "None" in the plan's empty cells (the part of the rows each release reads).
     (editor,) = [el for el in at.dataframe if el.proto.editing_mode]
     assert editor.proto.placeholder == ""
@@ -180,7 +202,7 @@ def test_composition_view_compares_the_three_methods():
     assert shown[COMPOSITION_NAMES["pld"]] == f"ε = {got.point:.3g}"
     assert (f"{got.optimistic:.4g} (optimistic, every loss rounded down) ≤ **{got.point:.4g}** "
             f"(point, connect-the-dots) ≤ {got.pessimistic:.4g} (pessimistic") in captions(at)
-    table = at.dataframe[-1].value.set_index("method")
+    table = view_table(at).set_index("method")
     assert table.loc[COMPOSITION_NAMES["pld"], "ε, pessimistic (PLD)"] == got.pessimistic
     assert table["ε, optimistic (PLD)"].isna().sum() == len(COMPOSITIONS) - 1
     at.select_slider(key="ce_slack").set_value(1e-9)
@@ -233,7 +255,7 @@ def test_several_statistics_view_plans_every_target_and_splits_a_total():
     assert float(shown[pld].split("= ")[1]) < sequential  # PLD counts Laplace by its curve
     assert [c.rsplit("-", 1)[-1] for c in charts(at)] == ["fig_ce_stats_totals",
                                                            "fig_ce_stats_split"]
-    table = at.dataframe[-1].value  # the plan (the first is the editor)
+    table = view_table(at)  # the plan (the first is the editor)
     assert table["epsilon"].round(6).tolist()[:2] == [round(laplace, 6)] * 2
     assert table["meets"].all()
     assert table["mechanism"].tolist()[-1] == TARGET_MECHANISM_NAMES["fixed"]
@@ -242,6 +264,6 @@ def test_several_statistics_view_plans_every_target_and_splits_a_total():
     rerun(at)
     at.number_input(key="ce_stats_total").set_value(1.0)
     rerun(at)
-    split = at.dataframe[-1].value
+    split = view_table(at)
     assert not split["meets"].all()
     assert any("within" in w.value and "Not every target" in w.value for w in at.warning)

@@ -79,6 +79,11 @@ def test_settings_of_the_page_carry_over_and_equal_the_report():
             shown["Gap (claimed − audited)"]) == (
         f"{a['claimed_epsilon']:.3g}", f"{a['audited_lower_bound']:.2f}", f"{a['gap']:.2f}")
     assert any(report.tradeoff_sentence() in c.value for c in at.caption)
+    # which data each setting was tuned on, on the page and in the report
+    (tuned,) = [d.value for d in at.dataframe if "tuned on" in d.value.columns]
+    assert tuned["choice"].tolist() == report.tuning["choice"].tolist()
+    assert tuned.set_index("choice").loc["λ", "tuned on"] == "your inputs"  # the rule of (ε, n, d)
+    assert "tuned on" in page and "cost" in page
     for header in ("caught at 1 % false alarms, at most", "ε by PLD, pessimistic",
                    "gap (claimed − audited)"):
         assert header in page

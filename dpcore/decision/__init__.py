@@ -9,6 +9,8 @@
   (:mod:`dpcore.decision.releases`);
 * :func:`synthetic_report`: marginals, correlations, pMSE and train-on-masked accuracy
   (:mod:`dpcore.decision.synthetic`);
+* which data each choice of the choose-ε and decision pages was tuned on, and whether it is
+  free, charged or refused (:mod:`dpcore.decision.tuning`);
 * :func:`report_html` and :func:`report_pdf`: the decision as one self-contained file
   (:mod:`dpcore.decision.report`; ``python -m dpcore report CONFIG --out FILE.html``).
 

@@ -14,6 +14,8 @@ at the page's settings:
   Clopper-Pearson boxes (:func:`tradeoff_table`);
 * the budget spent and left in the session's ledger, and what this release would be charged;
 * the published deployments to place its ε among (:func:`dpcore.planning.deployments`);
+* each setting of the release with the data it was tuned on
+  (:func:`~dpcore.decision.tuning.release_tuning`);
 * for a masked release, the synthetic-data utility report
   (:func:`~dpcore.decision.synthetic.synthetic_report`).
 
@@ -33,6 +35,7 @@ import pandas as pd
 import dpcore.studies as studies
 from dpcore.decision.releases import RELEASES, AuditScope, Release, release
 from dpcore.decision.synthetic import synthetic_report
+from dpcore.decision.tuning import release_tuning
 from dpcore.planning import SHOWN_COLUMNS, deployments, epsilon_rank, posterior_bound
 from dpcore.planning.attacker import attacker_table, interval_table
 from dpcore.planning.tradeoff import tradeoff
@@ -73,6 +76,9 @@ class Decision:
         they are drawn against (:func:`tradeoff_table`).
     audit_scope : AuditScope
         Which step of the release the audit attacks, at what ε, and what it leaves out.
+    tuning : DataFrame
+        Each setting of the release with the data it was tuned on and what that costs
+        (:func:`dpcore.decision.tuning.release_tuning`).
     synthetic : dict of DataFrame or None
         A masked release's utility report.
     takeaway : str
@@ -92,6 +98,7 @@ class Decision:
     audit_points: pd.DataFrame
     tradeoff: pd.DataFrame
     audit_scope: AuditScope
+    tuning: pd.DataFrame
     synthetic: dict[str, pd.DataFrame] | None
     takeaway: str
 
@@ -99,7 +106,8 @@ class Decision:
         """Every table by name (what the page shows and the report writes)."""
         tables = {"utility": self.utility, "risk": self.risk, "audit": self.audit,
                   "audit_points": self.audit_points, "tradeoff": self.tradeoff,
-                  "audit_scope": self.audit_scope.table(), "budget": self.budget,
+                  "audit_scope": self.audit_scope.table(), "tuning": self.tuning,
+                  "budget": self.budget,
                   "deployments": self.deployments}
         return {**tables, **(self.synthetic or {})}
 
@@ -331,5 +339,6 @@ def decide(config: RunConfig | Mapping[str, Any] | str, *,
         tradeoff=tradeoff_table(scope, audited["curve"]),
         budget=budget_table(accountant, epsilon),
         deployments=deployments().loc[:, list(SHOWN_COLUMNS)], audit_scope=scope,
+        tuning=release_tuning(config.page, params),
         synthetic=synthetic,
         takeaway=module.takeaway(numbers, params))
