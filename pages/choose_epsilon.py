@@ -486,11 +486,11 @@ def interval_line(interval: pd.Series, pld: float) -> None:
              f" The PLD row shows the sequential total {pld:.4g}, which is smaller.")
     st.caption(
         f"**ε by privacy loss distribution, as an interval** (δ = {interval['delta']:.2g}, "
-        f"grid Δ = {interval['discretisation']:g}): {interval['optimistic']:.4g} (optimistic, "
-        f"every loss rounded down) ≤ **{interval['point']:.4g}** (point, connect-the-dots) ≤ "
-        f"{interval['pessimistic']:.4g} (pessimistic, rounded up). The exact ε lies between the "
+        f"grid Δ = {interval['discretisation']:g}): {interval['optimistic']:.5g} (optimistic, "
+        f"every loss rounded down) ≤ **{interval['point']:.5g}** (point, connect-the-dots) ≤ "
+        f"{interval['pessimistic']:.5g} (pessimistic, rounded up). The exact ε lies between the "
         f"optimistic and the point value; sequential composition (always valid) gives "
-        f"{interval['sequential']:.4g}.{shown}")
+        f"{interval['sequential']:.5g}.{shown}")
 
 
 def what_if(params: Params, budget: float) -> None:
@@ -530,6 +530,8 @@ def composition_view() -> None:
         method=table["method"].map(COMPOSITION_NAMES),
         optimistic=interval["optimistic"], pessimistic=interval["pessimistic"])
     shown.loc[~pld, ["optimistic", "pessimistic"]] = math.nan
+    shown = shown[["method", "epsilon", "optimistic", "pessimistic", "delta", "releases",
+                   "assumptions"]]
     st.dataframe(shown.rename(columns={"epsilon": "total ε", "delta": "total δ",
                                        "optimistic": "ε, optimistic (PLD)",
                                        "pessimistic": "ε, pessimistic (PLD)"}),

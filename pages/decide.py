@@ -134,12 +134,14 @@ def audit_panel(dec: Decision, draw: Callable[[str], None]) -> None:
     curve with the audit's points (a point above the claim's curve is an error on screen)."""
     a = dec.audit.iloc[0]
     cols = st.columns(3)
-    cols[0].metric("Claimed ε (audited step)", f"{a['claimed_epsilon']:.3g}")
-    cols[1].metric("Audited lower bound", f"{a['audited_lower_bound']:.2f}",
-                   help=f"At confidence {a['confidence']:g}: the noise is at least this strong.")
-    cols[2].metric("Gap (claimed − audited)", f"{a['gap']:.2f}",
-                   help="What the audit leaves unverified; negative: the audit refutes the "
-                        "claim.")
+    cols[0].metric("Claimed ε", f"{a['claimed_epsilon']:.3g}",
+                   help="The ε the audited step of the release claims.")
+    cols[1].metric("Audited bound", f"{a['audited_lower_bound']:.2f}",
+                   help=f"The audit's lower bound on ε at confidence {a['confidence']:g}: the "
+                        "noise is at least this strong.")
+    cols[2].metric("Gap", f"{a['gap']:.2f}",
+                   help="Claimed − audited: what the audit leaves unverified; negative: the "
+                        "audit refutes the claim.")
     draw("tradeoff")
     sentence = dec.tradeoff_sentence()
     if dec.audit_points["above"].any():

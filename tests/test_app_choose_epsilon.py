@@ -142,7 +142,7 @@ def test_logistic_regression_target_runs_when_asked():
     assert len(refused) == 1 and "public stand-in" in refused[0]
     table = tuning(at)
     assert table["tuned on"].tolist() == ["private data", "public set"]
-    assert table["status"].tolist() == ["refused", "free"]
+    assert table["cost"].tolist() == ["refused", "free"]
     assert "target\\): **private data** (refused)" in captions(at)  # md() escapes the ( )
     at.radio(key="ce_route").set_value("public")
     rerun(at)
@@ -200,8 +200,8 @@ def test_composition_view_compares_the_three_methods():
     got = pld_interval(eps, deltas, 1e-6, rhos=rho, mechanisms=["Laplace"] * 100
                        + ["Gaussian"] * 4 + ["Importance weights"])
     assert shown[COMPOSITION_NAMES["pld"]] == f"ε = {got.point:.3g}"
-    assert (f"{got.optimistic:.4g} (optimistic, every loss rounded down) ≤ **{got.point:.4g}** "
-            f"(point, connect-the-dots) ≤ {got.pessimistic:.4g} (pessimistic") in captions(at)
+    assert (f"{got.optimistic:.5g} (optimistic, every loss rounded down) ≤ **{got.point:.5g}** "
+            f"(point, connect-the-dots) ≤ {got.pessimistic:.5g} (pessimistic") in captions(at)
     table = view_table(at).set_index("method")
     assert table.loc[COMPOSITION_NAMES["pld"], "ε, pessimistic (PLD)"] == got.pessimistic
     assert table["ε, optimistic (PLD)"].isna().sum() == len(COMPOSITIONS) - 1

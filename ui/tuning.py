@@ -19,8 +19,9 @@ def tuning_panel(table: pd.DataFrame) -> None:
              for row in table.itertuples(index=False)]
     st.caption("**Tuned on** — " + " · ".join(parts))
     with st.expander("Which data each choice was tuned on, and what it costs"):
-        st.dataframe(table.rename(columns={"tuned_on": "tuned on"}), hide_index=True,
-                     width="stretch")
+        shown = table[["choice", "tuned_on", "status", "value", "how"]]
+        st.dataframe(shown.rename(columns={"tuned_on": "tuned on", "status": "cost"}),
+                     hide_index=True, width="stretch")
         st.caption("A choice tuned on the private data D without noise leaks D through the "
                    "release it shapes, outside the ledger: it is refused. A DP selection on D "
                    "(the subset's size) is charged to the ledger with its release. Choices on "

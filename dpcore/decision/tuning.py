@@ -73,11 +73,13 @@ def _target_rows(params: Any) -> list[dict]:
                      "sensitivity from the domain bounds: no data is read.")]
     private = params.route == "private"
     answer = (_row(_EPSILON_ANSWER, ROUTE_LABELS["private"], "private data",
-                   "A seeded study that measures its errors against D without noise: the "
-                   "answer is a look at D. Refused as a choice for a release.", "refused")
+                   "Its errors (a closed form of D's terms, or seeded runs) are measured on "
+                   "D without noise: the answer is a look at D. Refused as a choice for a "
+                   "release.", "refused")
               if private else
               _row(_EPSILON_ANSWER, ROUTE_LABELS["public"], "public set",
-                   "A seeded study on two halves of E, one playing D: it never reads D."))
+                   "Its errors are measured on two halves of E, one playing D: it never "
+                   "reads D."))
     part = "D and E" if private else "the halves of E"
     rows = [answer]
     if params.target in ("iw_theory", "iw_mc"):
