@@ -612,6 +612,8 @@ def stats_numbers() -> None:
     st.markdown("**The smallest total ε that meets every target**, by composition method "
                 f"(answering each alone: ε = {m['separately']:.3g} in all):")
     composition_metrics(totals, float(m["budget"]))
+    interval_line(numbers["stats_interval"].iloc[0],
+                  float(totals.set_index("method").loc["pld", "epsilon"]))
     if m["split_total"]:
         (st.success if m["all_met"] else st.warning)(
             f"Split under {COMPOSITION_NAMES[m['method']]}, the total ε = "

@@ -253,6 +253,9 @@ def test_several_statistics_view_plans_every_target_and_splits_a_total():
     assert list(shown) == [COMPOSITION_NAMES[method] for method in COMPOSITIONS]
     pld = COMPOSITION_NAMES["pld"]
     assert float(shown[pld].split("= ")[1]) < sequential  # PLD counts Laplace by its curve
+    # its PLD total as an interval beside the point value (the one shown above)
+    line = [c.value for c in at.caption if "as an interval" in c.value]
+    assert len(line) == 1 and f"**{shown[pld].split('= ')[1]}" in line[0]
     assert [c.rsplit("-", 1)[-1] for c in charts(at)] == ["fig_ce_stats_totals",
                                                            "fig_ce_stats_split"]
     table = view_table(at)  # the plan (the first is the editor)

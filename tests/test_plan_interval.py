@@ -9,8 +9,14 @@ import math
 import pandas as pd
 import pytest
 
-from dpcore.composition import PlannedRelease, pld_interval, pld_interval_parts
-from dpcore.planning import compare_compositions, plan_interval
+from dpcore.composition import PlannedRelease, compose, pld_interval, pld_interval_parts
+from dpcore.planning import (
+    compare_compositions,
+    plan_interval,
+    plan_targets,
+    records_interval,
+    target_records,
+)
 
 
 def laplace(epsilon: float, part: str | None = None) -> dict:
@@ -48,3 +54,23 @@ def test_plan_interval_is_the_tables_pld_point_with_the_ledger():
     assert table.loc["pld", "epsilon"] == row["point"]  # smaller than the sequential 5.3
     # Δ = 1e-4 on 101 releases: the pessimistic total exceeds the optimistic by at most kΔ
     assert row["pessimistic"] - row["optimistic"] <= 101 * row["discretisation"]
+
+
+def test_a_plan_of_targets_has_the_interval_of_its_pld_total():
+    targets = [{"statistic": "count", "sensitivity": 1.0, "error": 10.0},
+               {"statistic": "sum", "sensitivity": 100.0, "error": 2000.0,
+                "mechanism": "gaussian"},
+               {"statistic": "model", "mechanism": "fixed", "epsilon": 0.5}]
+    plan = plan_targets(targets, method="pld", delta=1e-6, delta_slack=1e-6)
+    records = target_records(plan)
+    assert [r["mechanism"] for r in records] == ["Laplace", "Gaussian", "study"]
+    assert records[0]["rho"] is None and records[1]["rho"] > 0
+    row = records_interval(records, 1e-6).iloc[0]
+    total = plan.attrs["total"][0]
+    # plan_targets composes these records under pld: the table's total is the point value,
+    # or the sequential one when that is smaller
+    assert total == min(row["point"], row["sequential"])
+    assert row["optimistic"] <= row["point"] <= row["pessimistic"]
+    assert compose([r["epsilon"] for r in records], [r["delta"] for r in records], "pld",
+                   1e-6, rhos=[r["rho"] for r in records],
+                   mechanisms=[r["mechanism"] for r in records])[0] == total

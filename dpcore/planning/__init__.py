@@ -79,7 +79,12 @@ from dpcore.planning.monte_carlo import (
     subset_errors,
 )
 from dpcore.planning.risk import posterior_bound, posterior_curves
-from dpcore.planning.targets import TARGET_MECHANISM_NAMES, TARGET_MECHANISMS, plan_targets
+from dpcore.planning.targets import (
+    TARGET_MECHANISM_NAMES,
+    TARGET_MECHANISMS,
+    plan_targets,
+    target_records,
+)
 from dpcore.planning.tradeoff import (
     TRADEOFF_MECHANISMS,
     TRADEOFF_METHODS,
@@ -92,6 +97,7 @@ from dpcore.planning.what_if import (
     compare_compositions,
     plan_interval,
     planned_releases,
+    records_interval,
 )
 
 __all__ = [
@@ -137,7 +143,9 @@ __all__ = [
     "posterior_curves",
     "public_stand_in",
     "pure_tradeoff",
+    "records_interval",
     "search_epsilon",
     "subset_errors",
+    "target_records",
     "tradeoff",
 ]

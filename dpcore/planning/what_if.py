@@ -26,7 +26,8 @@ from dpcore.composition import (
     pld_interval_parts,
 )
 
-__all__ = ["PLANNABLE", "compare_compositions", "plan_interval", "planned_releases"]
+__all__ = ["PLANNABLE", "compare_compositions", "plan_interval", "planned_releases",
+           "records_interval"]
 
 #: Mechanisms of the "what if" table and whether they need delta > 0.
 PLANNABLE = {"Laplace": False, "Gaussian": True, "L2 Laplace": False, "Exponential": False,
@@ -172,7 +173,19 @@ def plan_interval(releases: Iterable[PlannedRelease], delta_slack: float = 1e-6,
     >>> [round(float(row[k]), 4) for k in ("optimistic", "point", "pessimistic")]
     [2.1932, 2.1933, 2.1934]
     """
-    records = _with_ledger(releases, ledger)
+    return records_interval(_with_ledger(releases, ledger), delta_slack)
+
+
+def records_interval(records: list[dict[str, Any]], delta_slack: float) -> pd.DataFrame:
+    """:func:`plan_interval` of composition records (as :func:`dpcore.composition.
+    compose_parts` reads them), in the same one-row table.
+
+    >>> records = [{"dataset": "", "partition": None, "epsilon": 1.0, "delta": 0.0,
+    ...             "mechanism": "Laplace"}]
+    >>> row = records_interval(records, 1e-6).iloc[0]
+    >>> bool(row["optimistic"] <= row["point"] <= row["pessimistic"] <= row["sequential"])
+    True
+    """
     try:
         got = pld_interval_parts(records, delta_slack)
         numbers = {"optimistic": got.optimistic, "point": got.point,
