@@ -503,13 +503,21 @@ def pld_interval(epsilons: Any, deltas: Any = None, delta_slack: float = 1e-6, *
     step = check_scalar(discretisation, "discretisation", min_val=0.0, max_val=1.0)
     key, delta = _library_plan(eps, dels, _rhos(rhos, eps.size), mechanisms, "pld",
                                delta_slack)
-    totals = {}
-    for estimate in PLD_ESTIMATES:
-        total = _composed_pld(key, step, estimate)
-        totals[estimate] = (float(total.get_epsilon_for_delta(delta)) if total is not None
-                            else 0.0)
+    totals = dict(zip(PLD_ESTIMATES, _interval_epsilons(key, step, delta), strict=True))
     return EpsilonInterval(totals["optimistic"], totals["connect-the-dots"],
                            totals["pessimistic"], delta, step)
+
+
+@functools.lru_cache(maxsize=256)
+def _interval_epsilons(events: tuple[Counted, ...], step: float,
+                       delta: float) -> tuple[float, ...]:
+    """ε at ``delta`` of the composed events under each of :data:`PLD_ESTIMATES` (cached, as
+    :func:`_pld_epsilon`: a page's plan is read again at every rerun)."""
+    totals = []
+    for estimate in PLD_ESTIMATES:
+        total = _composed_pld(events, step, estimate)
+        totals.append(float(total.get_epsilon_for_delta(delta)) if total is not None else 0.0)
+    return tuple(totals)
 
 
 def composition_growth(epsilon: float, delta: float = 0.0, *, counts: Sequence[int] = (),
