@@ -13,7 +13,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from dpcore.decision.tuning import choose_epsilon_tuning, refusal
+from dpcore.decision import choose_epsilon_tuning, refusal
 from dpcore.figures.choose_epsilon import answer_curve, figure_titles, figures, released_value
 from dpcore.planning import (
     COARSE_GRID,
