@@ -71,6 +71,7 @@ __all__ = [
     "gaussian_rho",
     "plan_pld",
     "pld_interval",
+    "pld_interval_parts",
     "rho_parts",
     "zcdp_epsilon",
 ]
@@ -502,13 +503,21 @@ def pld_interval(epsilons: Any, deltas: Any = None, delta_slack: float = 1e-6, *
     step = check_scalar(discretisation, "discretisation", min_val=0.0, max_val=1.0)
     key, delta = _library_plan(eps, dels, _rhos(rhos, eps.size), mechanisms, "pld",
                                delta_slack)
-    totals = {}
-    for estimate in PLD_ESTIMATES:
-        total = _composed_pld(key, step, estimate)
-        totals[estimate] = (float(total.get_epsilon_for_delta(delta)) if total is not None
-                            else 0.0)
+    totals = dict(zip(PLD_ESTIMATES, _interval_epsilons(key, step, delta), strict=True))
     return EpsilonInterval(totals["optimistic"], totals["connect-the-dots"],
                            totals["pessimistic"], delta, step)
+
+
+@functools.lru_cache(maxsize=256)
+def _interval_epsilons(events: tuple[Counted, ...], step: float,
+                       delta: float) -> tuple[float, ...]:
+    """ε at ``delta`` of the composed events under each of :data:`PLD_ESTIMATES` (cached, as
+    :func:`_pld_epsilon`: a page's plan is read again at every rerun)."""
+    totals = []
+    for estimate in PLD_ESTIMATES:
+        total = _composed_pld(events, step, estimate)
+        totals.append(float(total.get_epsilon_for_delta(delta)) if total is not None else 0.0)
+    return tuple(totals)
 
 
 def composition_growth(epsilon: float, delta: float = 0.0, *, counts: Sequence[int] = (),
@@ -626,6 +635,39 @@ def compose_parts(records: list[dict[str, Any]], method: str,
                         mechanisms=[r.get("mechanism") for r in chosen])
         best = (max(best[0], total[0]), max(best[1], total[1]))
     return best
+
+
+def pld_interval_parts(records: list[dict[str, Any]], delta_slack: float) -> EpsilonInterval:
+    """:func:`pld_interval` of releases composed in parallel over the parts of each partition
+    (records and parts as in :func:`compose_parts`).
+
+    The exposure of one person is the releases of one choice of parts; the plan's ε is the
+    largest over choices. For each choice the exact ε lies in ``[optimistic, point]``
+    (:func:`pld_interval`), so the largest lies between the largest optimistic and the largest
+    point value: each field of the result is its largest over the choices (``delta`` too).
+
+    Raises
+    ------
+    ValueError
+        For an empty plan, or as :func:`pld_interval` does.
+
+    Examples
+    --------
+    >>> parts = [{"dataset": "D", "partition": p, "epsilon": 1.0, "delta": 0.0,
+    ...           "mechanism": "Laplace"} for p in ("north", "south")]
+    >>> got = pld_interval_parts(parts, 1e-6)  # one region's release: its own interval
+    >>> got == pld_interval([1.0], delta_slack=1e-6, mechanisms=["Laplace"])
+    True
+    """
+    if not records:
+        raise ValueError("The plan has no release: add one to see its ε as an interval.")
+    got = [pld_interval([r["epsilon"] for r in chosen], [r["delta"] for r in chosen],
+                        delta_slack, rhos=[r.get("rho") for r in chosen],
+                        mechanisms=[r.get("mechanism") for r in chosen])
+           for chosen in _part_choices(records)]
+    return EpsilonInterval(max(g.optimistic for g in got), max(g.point for g in got),
+                           max(g.pessimistic for g in got), max(g.delta for g in got),
+                           got[0].discretisation)
 
 
 def rho_parts(records: list[dict[str, Any]]) -> float:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
+from dpcore.decision import choose_epsilon_tuning, refusal
 from dpcore.figures.choose_epsilon import answer_curve, figure_titles, figures, released_value
 from dpcore.planning import (
     COARSE_GRID,
@@ -58,6 +59,7 @@ from ui.show import show
 from ui.sidebar import ask_for_scenario, scenario_sidebar
 from ui.state import keep_widget_state
 from ui.study import numbers as study_numbers
+from ui.tuning import tuning_panel
 from ui.widgets import epsilon_slider, lambda_slider, log_slider, replicates_slider, seed_input
 
 require_router()
@@ -175,6 +177,9 @@ def answer_panel(numbers: dict[str, pd.DataFrame], params: Params, *, data: str 
     """Metrics, the warning when the target is out of reach, the curve and its numbers."""
     curve = answer_curve(numbers)
     answer_metrics(numbers["metrics"].iloc[0], curve)
+    refused = refusal(choose_epsilon_tuning(params))
+    if refused:
+        st.warning(refused, icon=":material/block:")
     figure_drawer(numbers, params, data=data)("target")
     with st.expander("Numbers behind the curve"):
         st.dataframe(curve, hide_index=True)
@@ -471,6 +476,23 @@ def composition_metrics(table: pd.DataFrame, budget: float) -> None:
                             f"budget ε = {budget:g}. {COMPOSITION_ASSUMPTIONS[row.method]}")
 
 
+def interval_line(interval: pd.Series, pld: float) -> None:
+    """The plan's PLD total as an interval beside its point value (``interval`` of the study's
+    ``interval`` table, ``pld`` the PLD row's total)."""
+    if interval["problem"]:
+        st.caption(f"The PLD total cannot be given as an interval: {interval['problem']}")
+        return
+    shown = ("" if math.isclose(pld, interval["point"]) else
+             f" The PLD row shows the sequential total {pld:.4g}, which is smaller.")
+    st.caption(
+        f"**ε by privacy loss distribution, as an interval** (δ = {interval['delta']:.2g}, "
+        f"grid Δ = {interval['discretisation']:g}): {interval['optimistic']:.5g} (optimistic, "
+        f"every loss rounded down) ≤ **{interval['point']:.5g}** (point, connect-the-dots) ≤ "
+        f"{interval['pessimistic']:.5g} (pessimistic, rounded up). The exact ε lies between the "
+        f"optimistic and the point value; sequential composition (always valid) gives "
+        f"{interval['sequential']:.5g}.{shown}")
+
+
 def what_if(params: Params, budget: float) -> None:
     """The sidebar's composition of this session's ledger plus the plan (nothing is spent)."""
     method, chosen_slack = accountant.composition
@@ -491,6 +513,8 @@ def composition_view() -> None:
     numbers = study_numbers(study, None, None, params)
     table, budget = numbers["composition"], float(numbers["metrics"].iloc[0]["budget"])
     composition_metrics(table, budget)
+    interval = numbers["interval"].iloc[0]
+    interval_line(interval, float(table.set_index("method").loc["pld", "epsilon"]))
     what_if(params, budget)
     draw = figure_drawer(numbers, params)
     left, right = st.columns(2)
@@ -501,8 +525,16 @@ def composition_view() -> None:
     for problem in table["problem"]:
         if problem:
             st.info(problem, icon=":material/info:")
-    shown = table.drop(columns="problem").assign(method=table["method"].map(COMPOSITION_NAMES))
-    st.dataframe(shown.rename(columns={"epsilon": "total ε", "delta": "total δ"}),
+    pld = table["method"] == "pld"
+    shown = table.drop(columns="problem").assign(
+        method=table["method"].map(COMPOSITION_NAMES),
+        optimistic=interval["optimistic"], pessimistic=interval["pessimistic"])
+    shown.loc[~pld, ["optimistic", "pessimistic"]] = math.nan
+    shown = shown[["method", "epsilon", "optimistic", "pessimistic", "delta", "releases",
+                   "assumptions"]]
+    st.dataframe(shown.rename(columns={"epsilon": "total ε", "delta": "total δ",
+                                       "optimistic": "ε, optimistic (PLD)",
+                                       "pessimistic": "ε, pessimistic (PLD)"}),
                  hide_index=True, placeholder="—")
     st.caption("Sequential composition is always valid. Advanced composition (Kairouz, Oh & "
                "Viswanath 2015, Thm 3.5) grows like √k for k small releases; zCDP (Bun & "
@@ -580,6 +612,8 @@ def stats_numbers() -> None:
     st.markdown("**The smallest total ε that meets every target**, by composition method "
                 f"(answering each alone: ε = {m['separately']:.3g} in all):")
     composition_metrics(totals, float(m["budget"]))
+    interval_line(numbers["stats_interval"].iloc[0],
+                  float(totals.set_index("method").loc["pld", "epsilon"]))
     if m["split_total"]:
         (st.success if m["all_met"] else st.warning)(
             f"Split under {COMPOSITION_NAMES[m['method']]}, the total ε = "
@@ -612,3 +646,4 @@ with show_errors():
                                 label_visibility="collapsed") or VIEWS[0]
     {"target": target_view, "risk": risk_view, "composition": composition_view,
      "stats": stats_view}[view]()
+    tuning_panel(choose_epsilon_tuning(page_params()))

@@ -37,13 +37,14 @@ from ui.sidebar import ask_for_scenario, scenario_sidebar
 from ui.state import keep_widget_state
 from ui.study import numbers as study_numbers
 from ui.study import prepared as study_prepared
+from ui.tuning import tuning_panel
 from ui.widgets import log_slider
 
 require_router()
 
 CHOICE, PRIOR = "dc_release", "dc_prior"
-FIGURE_KEYS = {name: f"fig_dc_{name}" for name in ("utility", "audit", "deployments",
-                                                   "marginals", "correlation")}
+FIGURE_KEYS = {name: f"fig_dc_{name}" for name in ("utility", "audit", "tradeoff",
+                                                   "deployments", "marginals", "correlation")}
 
 scenario = scenario_sidebar()
 keep_widget_state({CHOICE: next(iter(RELEASES))})
@@ -58,10 +59,13 @@ st.markdown(
     "a release, and nothing spends budget.")
 
 
-def _audit(case: str, epsilon: float, seed: int) -> pd.DataFrame:
-    """The audit of ``case`` at ``epsilon`` (built-in pairs: one result for every session)."""
-    return SHARED.get(shared_key("dc_audit", case, epsilon, AUDIT_RUNS, AUDIT_CONFIDENCE, seed),
-                      lambda: audit_numbers(case, epsilon, seed=seed))
+def _audit(case: str, epsilon: float, seed: int) -> dict[str, pd.DataFrame]:
+    """The audit of ``case`` at ``epsilon``: its metrics, (FPR, TPR) points and claimed curve
+    (built-in pairs: one result for every session)."""
+    key = shared_key("dc_audit_tables", case, epsilon, AUDIT_RUNS, AUDIT_CONFIDENCE, seed)
+    with st.spinner(f"Auditing the release's mechanism at ε = {epsilon:.3g} "
+                    f"({AUDIT_RUNS:,} runs per dataset)…"):
+        return SHARED.get(key, lambda: audit_numbers(case, epsilon, seed=seed))
 
 
 def current_decision(page: str, prior: float) -> Decision:
@@ -125,6 +129,27 @@ def risk_metrics(dec: Decision) -> None:
                         "pessimistic discretisations around it, beside the claimed ε at δ = 0.")
 
 
+def audit_panel(dec: Decision, draw: Callable[[str], None]) -> None:
+    """The audited step's claim, the audited bound and the gap side by side, and the trade-off
+    curve with the audit's points (a point above the claim's curve is an error on screen)."""
+    a = dec.audit.iloc[0]
+    cols = st.columns(3)
+    cols[0].metric("Claimed ε", f"{a['claimed_epsilon']:.3g}",
+                   help="The ε the audited step of the release claims.")
+    cols[1].metric("Audited bound", f"{a['audited_lower_bound']:.2f}",
+                   help=f"The audit's lower bound on ε at confidence {a['confidence']:g}: the "
+                        "noise is at least this strong.")
+    cols[2].metric("Gap", f"{a['gap']:.2f}",
+                   help="Claimed − audited: what the audit leaves unverified; negative: the "
+                        "audit refutes the claim.")
+    draw("tradeoff")
+    sentence = dec.tradeoff_sentence()
+    if dec.audit_points["above"].any():
+        st.error(sentence, icon="🐞")
+    else:
+        st.caption(sentence)
+
+
 def synthetic_panel(dec: Decision, draw: Callable[[str], None]) -> None:
     """The masked release's utility report (non-private: it reads the private records)."""
     st.subheader("Masked data: utility report")
@@ -169,6 +194,7 @@ def decision_view(dec: Decision) -> None:
             + ("**audited**" if row.audited else "not audited")
             for row in dec.audit_scope.table().itertuples(index=False)))
         draw("audit")
+        audit_panel(dec, draw)
     st.dataframe(dec.utility.drop(columns="sd").rename(columns={"non_private": "non-private"}),
                  hide_index=True)
     if dec.synthetic:
@@ -196,6 +222,8 @@ with show_errors():
                f"*{dec.data_title}*: a seeded study, not a release. Change the settings on "
                "that page; they carry over here.")
     decision_view(dec)
+    st.subheader("Which data each setting was tuned on")
+    tuning_panel(dec.tuning)
     st.download_button(
         "Export report (HTML)", lambda: report_html(dec).encode("utf-8"),
         file_name=f"decision-{page}.html", mime="text/html", key="dc_report",

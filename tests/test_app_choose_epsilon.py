@@ -10,6 +10,7 @@ import app_support
 from app_support import captions, metrics, rerun
 from streamlit.testing.v1 import AppTest
 
+from dpcore.composition import pld_interval
 from dpcore.planning import (
     COMPOSITION_NAMES,
     COMPOSITIONS,
@@ -28,6 +29,17 @@ TIMEOUT = 240  # the logistic-regression study on wine fits 7 epsilons x 3 folds
 open_page = partial(app_support.open_page, PAGE, timeout=TIMEOUT, builtin_name="wine")
 show_view = partial(app_support.show_view, key="ce_view")
 charts = app_support.chart_ids
+
+
+def view_table(at: AppTest):
+    """The view's last table (the tuning table closes every view: :func:`tuning`)."""
+    return [d for d in at.dataframe if "tuned on" not in d.value.columns][-1].value
+
+
+def tuning(at: AppTest):
+    """The page's table of which data each choice was tuned on."""
+    (table,) = [d for d in at.dataframe if "tuned on" in d.value.columns]
+    return table.value
 
 
 def target(at: AppTest, name: str) -> AppTest:
@@ -125,6 +137,17 @@ def test_logistic_regression_target_runs_when_asked():
     at.number_input(key="ce_err_lr").set_value(0.3)
     rerun(at)
     assert len(charts(at)) == 1 and metrics(at)["Runs per ε"] == "9"  # 3 folds x 3 restarts
+    # studied on D (the default route): the answer is tuned on D and refused as a choice
+    refused = [w.value for w in at.warning if w.value.startswith("Refused as a choice")]
+    assert len(refused) == 1 and "public stand-in" in refused[0]
+    table = tuning(at)
+    assert table["tuned on"].tolist() == ["private data", "public set"]
+    assert table["cost"].tolist() == ["refused", "free"]
+    assert "target\\): **private data** (refused)" in captions(at)  # md() escapes the ( )
+    at.radio(key="ce_route").set_value("public")
+    rerun(at)
+    assert not [w for w in at.warning if w.value.startswith("Refused as a choice")]
+    assert tuning(at)["tuned on"].tolist() == ["public set", "public set"]
 
 
 def test_subset_target_runs_when_asked():
@@ -167,12 +190,21 @@ def test_composition_view_compares_the_three_methods():
     # Each method by its name, not its code, with a badge short enough not to be cut.
     assert list(shown) == [COMPOSITION_NAMES[method] for method in COMPOSITIONS]
     assert {m.proto.delta for m in at.metric} == {"over budget 1"}
-    assert at.dataframe[-1].value["method"].tolist() == list(shown)
+    assert view_table(at)["method"].tolist() == list(shown)
     # No "None" in the plan's empty cells (the part of the rows each release reads).
     (editor,) = [el for el in at.dataframe if el.proto.editing_mode]
     assert editor.proto.placeholder == ""
     assert len(charts(at)) == 2
     assert "Nothing was spent" in captions(at)
+    # the PLD total as an interval beside its point value, in the caption and the table
+    got = pld_interval(eps, deltas, 1e-6, rhos=rho, mechanisms=["Laplace"] * 100
+                       + ["Gaussian"] * 4 + ["Importance weights"])
+    assert shown[COMPOSITION_NAMES["pld"]] == f"ε = {got.point:.3g}"
+    assert (f"{got.optimistic:.5g} (optimistic, every loss rounded down) ≤ **{got.point:.5g}** "
+            f"(point, connect-the-dots) ≤ {got.pessimistic:.5g} (pessimistic") in captions(at)
+    table = view_table(at).set_index("method")
+    assert table.loc[COMPOSITION_NAMES["pld"], "ε, pessimistic (PLD)"] == got.pessimistic
+    assert table["ε, optimistic (PLD)"].isna().sum() == len(COMPOSITIONS) - 1
     at.select_slider(key="ce_slack").set_value(1e-9)
     at.toggle(key="ce_with_ledger").set_value(True)
     rerun(at)
@@ -221,9 +253,12 @@ def test_several_statistics_view_plans_every_target_and_splits_a_total():
     assert list(shown) == [COMPOSITION_NAMES[method] for method in COMPOSITIONS]
     pld = COMPOSITION_NAMES["pld"]
     assert float(shown[pld].split("= ")[1]) < sequential  # PLD counts Laplace by its curve
+    # its PLD total as an interval beside the point value (the one shown above)
+    line = [c.value for c in at.caption if "as an interval" in c.value]
+    assert len(line) == 1 and f"**{shown[pld].split('= ')[1]}" in line[0]
     assert [c.rsplit("-", 1)[-1] for c in charts(at)] == ["fig_ce_stats_totals",
                                                            "fig_ce_stats_split"]
-    table = at.dataframe[-1].value  # the plan (the first is the editor)
+    table = view_table(at)  # the plan (the first is the editor)
     assert table["epsilon"].round(6).tolist()[:2] == [round(laplace, 6)] * 2
     assert table["meets"].all()
     assert table["mechanism"].tolist()[-1] == TARGET_MECHANISM_NAMES["fixed"]
@@ -232,6 +267,6 @@ def test_several_statistics_view_plans_every_target_and_splits_a_total():
     rerun(at)
     at.number_input(key="ce_stats_total").set_value(1.0)
     rerun(at)
-    split = at.dataframe[-1].value
+    split = view_table(at)
     assert not split["meets"].all()
     assert any("within" in w.value and "Not every target" in w.value for w in at.warning)

@@ -32,7 +32,7 @@ def test_page_opens_on_the_first_release_with_the_five_parts():
     assert shown["Belief after it, from 1 %"] == f"{100 * posterior_bound(0.01, 0.1):.1f} %"
     assert float(shown["Audited ε ≥"]) <= 0.1 + 1e-9  # importance weights at ε = 0.1
     assert shown["Budget left after it"] == "0.9"  # budget 1, nothing spent, this release 0.1
-    assert len(at.get("plotly_chart")) == 3  # utility, audit, deployments
+    assert len(at.get("plotly_chart")) == 4  # utility, audit, trade-off curve, deployments
     text = " ".join(m.value for m in at.markdown)
     assert "non-private" not in metrics(at)  # the headline DP estimate is not
     assert "landmarks, not a ranking" in text
@@ -74,6 +74,15 @@ def test_settings_of_the_page_carry_over_and_equal_the_report():
                              f"{r['epsilon_pessimistic']:.4g}; claimed {r['epsilon']:g}")
     assert deltas["Audited ε ≥"].startswith(
         f"claimed {a['claimed_epsilon']:.3g}, gap {a['gap']:.2f}")
+    # claim, audited bound and gap side by side, and the trade-off curve's verdict
+    assert (shown["Claimed ε"], shown["Audited bound"], shown["Gap"]) == (
+        f"{a['claimed_epsilon']:.3g}", f"{a['audited_lower_bound']:.2f}", f"{a['gap']:.2f}")
+    assert any(report.tradeoff_sentence() in c.value for c in at.caption)
+    # which data each setting was tuned on, on the page and in the report
+    (tuned,) = [d.value for d in at.dataframe if "tuned on" in d.value.columns]
+    assert tuned["choice"].tolist() == report.tuning["choice"].tolist()
+    assert tuned.set_index("choice").loc["λ", "tuned on"] == "your inputs"  # the rule of (ε, n, d)
+    assert "tuned on" in page and "cost" in page
     for header in ("caught at 1 % false alarms, at most", "ε by PLD, pessimistic",
                    "gap (claimed − audited)"):
         assert header in page
@@ -85,7 +94,7 @@ def test_masked_release_adds_the_synthetic_data_report():
     at = choose(at, "masking")
     shown = metrics(at)
     assert "pMSE (non-private)" in shown and "Train masked → test real" in shown
-    assert len(at.get("plotly_chart")) == 5  # + marginals and correlations
+    assert len(at.get("plotly_chart")) == 6  # + marginals and correlations
     tstr = float(shown["Train masked → test real"])
     assert 0.0 <= tstr <= 1.0 and not math.isnan(tstr)
     assert any("non-private" in c.value for c in at.caption)

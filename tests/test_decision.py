@@ -106,7 +106,7 @@ def test_report_is_self_contained_and_holds_the_numbers(tmp_path):
     head = page.split("</head>")[0]
     assert len(head) > 1_000_000 and "Plotly" in head  # plotly.js inlined (the browser test
     # opens the file with the network cut and sees every figure drawn)
-    assert page.count('class="plotly-graph-div"') == 3
+    assert page.count('class="plotly-graph-div"') == 4
     decision = decide(EXAMPLES["perturbation"])
     for value in (decision.utility["value"].iloc[0], decision.audit.iloc[0]["audited_lower_bound"]):
         assert f"{value:.4g}" in page

@@ -66,7 +66,7 @@ def test_a_one_step_release_is_audited_at_all_of_its_epsilon(page):
     assert scope.table()["audited"].tolist() == [True]
 
 
-def _quick_audit(case: str, epsilon: float, seed: int) -> pd.DataFrame:
+def _quick_audit(case: str, epsilon: float, seed: int) -> dict[str, pd.DataFrame]:
     return audit_numbers(case, epsilon, runs=2_000, seed=seed)
 
 

@@ -200,7 +200,7 @@ def test_risk_view_bounds_the_posterior_at_the_slider(wine):
 
 def test_composition_view_totals_the_plan_and_adds_the_ledger_when_asked():
     numbers = compute(None, params(ce_view="composition"))
-    assert list(numbers) == ["metrics", "composition", "growth"]
+    assert list(numbers) == ["metrics", "composition", "interval", "growth"]
     row, table = numbers["metrics"].iloc[0], numbers["composition"]
     # the default plan: 100 Laplace at 0.05, 4 Gaussian at (0.5, 1e-6), 1 importance at 0.1
     assert row["sequential_epsilon"] == pytest.approx(7.1) and row["releases"] == 105

@@ -9,6 +9,9 @@
   (:mod:`dpcore.decision.releases`);
 * :func:`synthetic_report`: marginals, correlations, pMSE and train-on-masked accuracy
   (:mod:`dpcore.decision.synthetic`);
+* which data each choice of the choose-ε and decision pages was tuned on, and whether it is
+  free, charged or refused (:func:`choose_epsilon_tuning`, :func:`release_tuning`,
+  :func:`refusal`; :mod:`dpcore.decision.tuning`);
 * :func:`report_html` and :func:`report_pdf`: the decision as one self-contained file
   (:mod:`dpcore.decision.report`; ``python -m dpcore report CONFIG --out FILE.html``).
 
@@ -28,8 +31,10 @@ from dpcore.decision.decide import (
 from dpcore.decision.releases import RELEASES, AuditScope, Release, release
 from dpcore.decision.report import report_html, report_pdf
 from dpcore.decision.synthetic import synthetic_report
+from dpcore.decision.tuning import choose_epsilon_tuning, refusal, release_tuning
 
 __all__ = ["AUDIT_CONFIDENCE", "AUDIT_RUNS", "RELEASES", "AuditScope", "Decision", "Release",
            "audit_numbers",
-           "budget_table", "decide", "decision_params", "masked_report", "release",
-           "report_html", "report_pdf", "synthetic_report"]
+           "budget_table", "choose_epsilon_tuning", "decide", "decision_params",
+           "masked_report", "refusal", "release", "release_tuning", "report_html", "report_pdf",
+           "synthetic_report"]

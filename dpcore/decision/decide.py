@@ -9,8 +9,13 @@ at the page's settings:
 * the audit's empirical lower bound on the ε of one step of the release, with its runs and
   confidence (:mod:`dpcore.studies.audit`, built-in pairs: reads no scenario), and which step
   that is, at what ε, and which steps no audit here attacks (:class:`AuditScope`);
+* the trade-off curve of the release's steps composed (:func:`dpcore.planning.tradeoff`) beside
+  the audited step's claimed curve, with the audit's (FPR, TPR) points and their
+  Clopper-Pearson boxes (:func:`tradeoff_table`);
 * the budget spent and left in the session's ledger, and what this release would be charged;
 * the published deployments to place its ε among (:func:`dpcore.planning.deployments`);
+* each setting of the release with the data it was tuned on
+  (:func:`~dpcore.decision.tuning.release_tuning`);
 * for a masked release, the synthetic-data utility report
   (:func:`~dpcore.decision.synthetic.synthetic_report`).
 
@@ -30,8 +35,10 @@ import pandas as pd
 import dpcore.studies as studies
 from dpcore.decision.releases import RELEASES, AuditScope, Release, release
 from dpcore.decision.synthetic import synthetic_report
+from dpcore.decision.tuning import release_tuning
 from dpcore.planning import SHOWN_COLUMNS, deployments, epsilon_rank, posterior_bound
 from dpcore.planning.attacker import attacker_table, interval_table
+from dpcore.planning.tradeoff import tradeoff
 from dpcore.runs import RunConfig, build_scenario
 from dpcore.validation import DataError, check_probability
 
@@ -39,7 +46,7 @@ if TYPE_CHECKING:
     from dpcore.studies.base import Study
 
 __all__ = ["AUDIT_CONFIDENCE", "AUDIT_RUNS", "Decision", "audit_numbers", "budget_table",
-           "decide", "decision_params", "masked_report"]
+           "decide", "decision_params", "masked_report", "tradeoff_table"]
 
 #: Runs per dataset and confidence of a decision's audit (a mechanism that refits a model per
 #: run is capped by :data:`dpcore.studies.audit.REFIT_RUNS`).
@@ -63,8 +70,15 @@ class Decision:
     utility, risk, audit, budget, deployments : DataFrame
         The utility rows, the risk (one row), the audit's metrics (one row), the budget (one
         row) and the published deployments.
+    audit_points, tradeoff : DataFrame
+        The audit's (FPR, TPR) points with their Clopper-Pearson boxes, judged against the
+        audited step's claimed curve (:func:`dpcore.studies.audit.rate_points`), and the curves
+        they are drawn against (:func:`tradeoff_table`).
     audit_scope : AuditScope
         Which step of the release the audit attacks, at what ε, and what it leaves out.
+    tuning : DataFrame
+        Each setting of the release with the data it was tuned on and what that costs
+        (:func:`dpcore.decision.tuning.release_tuning`).
     synthetic : dict of DataFrame or None
         A masked release's utility report.
     takeaway : str
@@ -81,16 +95,33 @@ class Decision:
     audit: pd.DataFrame
     budget: pd.DataFrame
     deployments: pd.DataFrame
+    audit_points: pd.DataFrame
+    tradeoff: pd.DataFrame
     audit_scope: AuditScope
+    tuning: pd.DataFrame
     synthetic: dict[str, pd.DataFrame] | None
     takeaway: str
 
     def numbers(self) -> dict[str, pd.DataFrame]:
         """Every table by name (what the page shows and the report writes)."""
         tables = {"utility": self.utility, "risk": self.risk, "audit": self.audit,
-                  "audit_scope": self.audit_scope.table(), "budget": self.budget,
+                  "audit_points": self.audit_points, "tradeoff": self.tradeoff,
+                  "audit_scope": self.audit_scope.table(), "tuning": self.tuning,
+                  "budget": self.budget,
                   "deployments": self.deployments}
         return {**tables, **(self.synthetic or {})}
+
+    def tradeoff_sentence(self) -> str:
+        """The audit's (FPR, TPR) points against the audited step's claimed curve, in words
+        (:func:`dpcore.studies.audit.curve_sentence`), and which curve the release's steps
+        composed draw when the audit covers one step of several."""
+        tables = {"metrics": self.audit, "points": self.audit_points}
+        text = studies.study("audit").curve_sentence(tables)
+        if self.audit_scope.whole:
+            return text
+        return (f"{text} The dashed curve composes every step of the release (total ε = "
+                f"{self.audit_scope.total:.3g}), each counted as randomised response: what an "
+                "attacker can do against the whole release, at most.")
 
     def sentences(self) -> dict[str, str]:
         """Each headline number with its meaning, in a sentence, by section."""
@@ -140,12 +171,48 @@ def decision_params(page: str, controls: Mapping[str, Any], seed: int) -> Any:
 
 
 def audit_numbers(case: str, epsilon: float, *, runs: int = AUDIT_RUNS,
-                  confidence: float = AUDIT_CONFIDENCE, seed: int = 0) -> pd.DataFrame:
-    """The audit study's metrics row for ``case`` claimed at ``epsilon`` (reads no data)."""
+                  confidence: float = AUDIT_CONFIDENCE, seed: int = 0) -> dict[str, pd.DataFrame]:
+    """The audit study of ``case`` claimed at ``epsilon`` (reads no data): its ``metrics`` row,
+    its (FPR, TPR) ``points`` and the claim's ``curve`` they are judged against
+    (:func:`dpcore.studies.audit.at`; the scores behind its histogram are left out)."""
     audit = studies.study("audit")
     params = audit.Params(case=case, epsilon=float(epsilon), runs=int(runs),
                           confidence=float(confidence), seed=int(seed))
-    return audit.compute(None, params)["metrics"]
+    numbers = audit.compute(None, params)
+    return {name: numbers[name] for name in ("metrics", "points", "curve")}
+
+
+def tradeoff_table(scope: AuditScope, claim: pd.DataFrame) -> pd.DataFrame:
+    """The curves a decision draws the audit's points against, on the claim's FPR grid.
+
+    ``claim_tpr`` is the audited step's claimed curve (``claim``, the audit's ``curve`` table:
+    the points are judged against it); ``plan_tpr`` the largest TPR any membership test reaches
+    against the release's steps composed, each counted as its worst case among ε-DP mechanisms
+    (randomised response, [KOV17]_ Theorem 3.2), from their privacy loss distribution
+    (:func:`dpcore.planning.tradeoff.tradeoff`, the f-DP view of [DRS22]_). For a pure ε-DP
+    step the composed curve lies on or above the step's claimed one (composition only adds
+    loss); the points' verdict (``above``) is always against the step's claim.
+
+    References
+    ----------
+    .. [KOV17] Kairouz, Oh & Viswanath (2017), *The composition theorem for differential
+       privacy*, IEEE Trans. Inf. Theory 63, Theorem 3.2.
+    .. [DRS22] Dong, Roth & Su (2022), *Gaussian differential privacy*, JRSS B 84(1),
+       Definition 2.1.
+
+    Examples
+    --------
+    >>> from dpcore.releases.base import AuditScope
+    >>> scope = AuditScope("laplace", 1.0, "the count", 2.0, (("the sum", 1.0),))
+    >>> claim = pd.DataFrame({"fpr": [0.0, 0.01, 1.0], "tpr": [0.0, 0.0272, 1.0]})
+    >>> table = tradeoff_table(scope, claim)
+    >>> bool((table["plan_tpr"] >= table["claim_tpr"]).all())
+    True
+    """
+    steps = [float(e) for e in scope.table()["epsilon"] if e > 0]
+    fpr = claim["fpr"].to_numpy(dtype=float)
+    return pd.DataFrame({"fpr": fpr, "claim_tpr": claim["tpr"].to_numpy(dtype=float),
+                         "plan_tpr": tradeoff(steps, fpr, mechanism="pure")})
 
 
 def risk_table(prior: float, epsilon: float, scope: AuditScope) -> pd.DataFrame:
@@ -206,7 +273,7 @@ def _study(module: Study, scenario: Any, params: Any) -> tuple[Any, dict]:
     return prepared, module.at(prepared, params)
 
 
-def _audit(case: str, epsilon: float, seed: int) -> pd.DataFrame:
+def _audit(case: str, epsilon: float, seed: int) -> dict[str, pd.DataFrame]:
     return audit_numbers(case, epsilon, seed=seed)
 
 
@@ -214,7 +281,7 @@ def decide(config: RunConfig | Mapping[str, Any] | str, *,
            files: Mapping[str, bytes] | None = None, prior: float = 0.01,
            accountant: Any = None, scenario: Any = None,
            study: Callable[[Study, Any, Any], tuple[Any, dict]] = _study,
-           audit: Callable[[str, float, int], pd.DataFrame] = _audit) -> Decision:
+           audit: Callable[[str, float, int], dict[str, pd.DataFrame]] = _audit) -> Decision:
     """The decision on a page's release at the settings of its run config.
 
     Parameters
@@ -235,7 +302,7 @@ def decide(config: RunConfig | Mapping[str, Any] | str, *,
         ``study(module, scenario, params) -> (prepared, numbers)``: how the page's study is
         computed (the dashboard passes its cached stages); default: computed here.
     audit : callable, optional
-        ``audit(case, epsilon, seed) -> metrics row`` of :func:`audit_numbers` (the dashboard
+        ``audit(case, epsilon, seed) -> tables`` of :func:`audit_numbers` (the dashboard
         passes a cache shared by every session).
 
     Raises
@@ -264,11 +331,14 @@ def decide(config: RunConfig | Mapping[str, Any] | str, *,
     scope = rel.audit(params, metrics)
     risk = risk_table(prior, epsilon, scope)
     synthetic = masked_report(prepared, epsilon) if config.page == "masking" else None
+    audited = audit(scope.case, scope.epsilon, params.seed)
     return Decision(
         config=config, release=rel, data_title=title, data_description=description,
         epsilon=epsilon, utility=rel.utility(numbers, params), risk=risk,
-        audit=audit(scope.case, scope.epsilon, params.seed),
+        audit=audited["metrics"], audit_points=audited["points"],
+        tradeoff=tradeoff_table(scope, audited["curve"]),
         budget=budget_table(accountant, epsilon),
         deployments=deployments().loc[:, list(SHOWN_COLUMNS)], audit_scope=scope,
+        tuning=release_tuning(config.page, params),
         synthetic=synthetic,
         takeaway=module.takeaway(numbers, params))

@@ -185,6 +185,12 @@ yardsticks for the data owner, never to be published. The report holds no privat
        ['mechanism', 'claimed ε', 'audited lower bound', 'gap (claimed − audited)',
         'confidence', 'runs per dataset', 'correct noise allows on this pair'])}
 {figs['audit']}
+<p>{_e(decision.tradeoff_sentence())}</p>
+{_rows(decision.audit_points, ['test', 'fpr_low', 'fpr_high', 'tpr_low', 'tpr_high', 'allowed',
+                               'above'],
+       ['test', 'FPR, lower', 'FPR, upper', 'TPR, lower', 'TPR, upper',
+        'the claim allows at the upper FPR', 'above the curve (a bug)'])}
+{figs['tradeoff']}
 <h2>Budget</h2><p>{_e(sentences['budget'])}</p>
 {_rows(decision.budget, ['relation', 'total', 'spent', 'left', 'releases', 'charge'],
        ['neighbouring relation', 'budget ε', 'spent', 'left', 'releases', 'this release'])
@@ -195,6 +201,10 @@ yardsticks for the data owner, never to be published. The report holds no privat
                               'source'],
        ['organisation', 'deployment', 'year', 'ε', 'δ', 'unit', 'source'])}
 <h2>Settings</h2>{_settings(decision)}
+<p>Which data each setting was tuned on: a setting tuned on the private data without noise
+is refused, a DP selection on it is charged to the ledger with the release.</p>
+{_rows(decision.tuning, ['choice', 'value', 'tuned_on', 'status', 'how'],
+       ['setting', 'value', 'tuned on', 'cost', 'how'])}
 <h2>Reproduce it</h2><p>Save this run config as <code>run.json</code> and run
 <code>python -m dpcore report run.json --out report.html</code> (or
 <code>python -m dpcore run run.json --out DIR</code> for the page's tables).</p>

@@ -1,18 +1,22 @@
 """Plotly figures of a decision (:mod:`dpcore.decision`): the utility with its spread, the audit
-against the claim, the synthetic-data report's marginals and correlations, and the published
-deployments (drawn by :func:`dpcore.figures.choose_epsilon.deployments_figure`)."""
+against the claim, the trade-off curve of the release with the audit's (FPR, TPR) points (drawn
+by :func:`dpcore.figures.audit.tradeoff_figure`), the synthetic-data report's marginals and
+correlations, and the published deployments (drawn by
+:func:`dpcore.figures.choose_epsilon.deployments_figure`)."""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from dpcore.figures.audit import tradeoff_figure
 from dpcore.figures.choose_epsilon import deployments_figure
 from dpcore.figures.common import COLORS, layout, titled
 
-__all__ = ["decision_figures"]
+__all__ = ["decision_figures", "decision_tradeoff_figure"]
 
 def utility_figure(utility: pd.DataFrame) -> go.Figure:
     """Each utility quantity as a point with its spread (one SD or SE either side); a
@@ -46,6 +50,22 @@ def audit_figure(audit: pd.DataFrame) -> go.Figure:
     fig = layout(fig, "ε", "", height=260)
     fig.update_yaxes(automargin=True, autorange="reversed")
     fig.update_layout(showlegend=False)
+    return fig
+
+
+def decision_tradeoff_figure(curves: pd.DataFrame, points: pd.DataFrame,
+                             audit: pd.Series) -> go.Figure:
+    """The audited step's claimed trade-off curve with the audit's (FPR, TPR) points and their
+    Clopper-Pearson boxes (:func:`dpcore.figures.audit.tradeoff_figure`: a point significantly
+    above the curve is drawn as a bug), and the curve of the release's steps composed where it
+    differs from the step's (``curves`` of :func:`dpcore.decision.decide.tradeoff_table`)."""
+    claim = pd.DataFrame({"fpr": curves["fpr"], "tpr": curves["claim_tpr"]})
+    fig = tradeoff_figure(claim, points, audit["curve"])
+    if not np.allclose(curves["plan_tpr"], curves["claim_tpr"], rtol=0.0, atol=1e-9):
+        fig.add_trace(go.Scatter(
+            x=curves["fpr"].tolist(), y=curves["plan_tpr"].tolist(), mode="lines",
+            name="the release's steps composed (each as randomised response)",
+            line={"color": COLORS["baseline"], "width": 2, "dash": "dash"}))
     return fig
 
 
@@ -92,14 +112,18 @@ def _audit_context(numbers: dict[str, pd.DataFrame], audit: pd.Series, epsilon: 
 def decision_figures(numbers: dict[str, pd.DataFrame], *, release: str,
                      epsilon: float) -> dict[str, go.Figure]:
     """Every figure of a decision's tables (:meth:`dpcore.decision.Decision.numbers`), titled:
-    ``utility``, ``audit``, ``deployments`` and, for a masked release, ``marginals`` and
-    ``correlation``."""
+    ``utility``, ``audit``, ``tradeoff`` (:func:`decision_tradeoff_figure`), ``deployments``
+    and, for a masked release, ``marginals`` and ``correlation``."""
     audit = numbers["audit"].iloc[0]
     built = {
         "utility": (utility_figure(numbers["utility"]),
                     "What the release buys", f"{release}; ε = {epsilon:g}; seeded study"),
         "audit": (audit_figure(numbers["audit"]), "What an attacker could show",
                   _audit_context(numbers, audit, epsilon)),
+        "tradeoff": (decision_tradeoff_figure(numbers["tradeoff"], numbers["audit_points"],
+                                              audit),
+                     "What an attacker can do: the trade-off curve and the audit's points",
+                     _audit_context(numbers, audit, epsilon)),
         "deployments": (deployments_figure(numbers["deployments"], epsilon),
                         "This ε among published deployments", "units differ: landmarks, not a "
                                                                "ranking"),

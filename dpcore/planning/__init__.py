@@ -24,7 +24,8 @@ Three questions a data owner asks before any release, answered without spending 
   (:mod:`dpcore.composition`, the rules the accountant also uses), :func:`pld_interval` for the
   PLD total as an interval (optimistic, point and pessimistic discretisations), and
   :func:`compare_compositions` for a planned set of releases (the "what if" table,
-  :mod:`dpcore.planning.what_if`; see also :meth:`dpcore.accountant.BudgetAccountant.preview`).
+  :mod:`dpcore.planning.what_if`; see also :meth:`dpcore.accountant.BudgetAccountant.preview`)
+  with :func:`plan_interval`, its PLD total as an interval.
 * **Where does this epsilon sit among real deployments?** :func:`deployments`: published
   budgets with their units and sources (:mod:`dpcore.planning.deployments`).
 * **Which epsilons meet several accuracy targets at once?** :func:`plan_targets`: each target's
@@ -78,7 +79,12 @@ from dpcore.planning.monte_carlo import (
     subset_errors,
 )
 from dpcore.planning.risk import posterior_bound, posterior_curves
-from dpcore.planning.targets import TARGET_MECHANISM_NAMES, TARGET_MECHANISMS, plan_targets
+from dpcore.planning.targets import (
+    TARGET_MECHANISM_NAMES,
+    TARGET_MECHANISMS,
+    plan_targets,
+    target_records,
+)
 from dpcore.planning.tradeoff import (
     TRADEOFF_MECHANISMS,
     TRADEOFF_METHODS,
@@ -86,7 +92,13 @@ from dpcore.planning.tradeoff import (
     pure_tradeoff,
     tradeoff,
 )
-from dpcore.planning.what_if import PLANNABLE, compare_compositions, planned_releases
+from dpcore.planning.what_if import (
+    PLANNABLE,
+    compare_compositions,
+    plan_interval,
+    planned_releases,
+    records_interval,
+)
 
 __all__ = [
     "COARSE_GRID",
@@ -123,6 +135,7 @@ __all__ = [
     "logistic_errors",
     "mean_sensitivity",
     "noise_answer",
+    "plan_interval",
     "plan_targets",
     "planned_releases",
     "pld_interval",
@@ -130,7 +143,9 @@ __all__ = [
     "posterior_curves",
     "public_stand_in",
     "pure_tradeoff",
+    "records_interval",
     "search_epsilon",
     "subset_errors",
+    "target_records",
     "tradeoff",
 ]

@@ -33,7 +33,7 @@ from dpcore.mechanisms import Gaussian, Laplace
 from dpcore.planning.closed_form import epsilon_for_gaussian, epsilon_for_laplace
 from dpcore.validation import check_choice, check_probability, check_scalar
 
-__all__ = ["TARGET_MECHANISMS", "TARGET_MECHANISM_NAMES", "plan_targets"]
+__all__ = ["TARGET_MECHANISMS", "TARGET_MECHANISM_NAMES", "plan_targets", "target_records"]
 
 #: The mechanisms a target may name: a closed-form tail (Laplace, Gaussian), or an epsilon fixed
 #: by a study ("fixed", counted as a pure release: the worst case for its epsilon).
@@ -200,3 +200,20 @@ def plan_targets(targets: Sequence[Mapping[str, Any]], *, method: str = "sequent
     frame.attrs["factor"] = factor
     frame.attrs["method"] = method
     return frame
+
+
+def target_records(plan: pd.DataFrame) -> list[dict[str, Any]]:
+    """The releases of a plan of :func:`plan_targets` as composition records (on all rows, as
+    :func:`dpcore.composition.compose_parts` reads them), each counted as :func:`plan_targets`
+    composes it: a Laplace statistic by its own curve, a Gaussian one by its ρ, a fixed one as
+    the worst case for its ε.
+
+    >>> plan = plan_targets([{"statistic": "count", "sensitivity": 1.0, "error": 10.0}])
+    >>> [(r["mechanism"], round(r["epsilon"], 4)) for r in target_records(plan)]
+    [('Laplace', 0.2996)]
+    """
+    return [{"dataset": "", "partition": None, "epsilon": float(row["epsilon"]),
+             "delta": float(row["delta"]),
+             "rho": None if pd.isna(row["rho"]) else float(row["rho"]),
+             "mechanism": _MECHANISM_NAMES[row["mechanism"]]}
+            for row in plan.to_dict("records")]

@@ -70,13 +70,16 @@ from dpcore.planning import (
     logistic_errors,
     mean_sensitivity,
     noise_answer,
+    plan_interval,
     plan_targets,
     planned_releases,
     posterior_bound,
     posterior_curves,
     public_stand_in,
+    records_interval,
     search_epsilon,
     subset_errors,
+    target_records,
 )
 from dpcore.planning.attacker import attacker_table, interval_table
 from dpcore.queries import query_from_controls
@@ -614,6 +617,7 @@ def _composition(params: Params) -> dict[str, pd.DataFrame]:
         metrics[f"{row.method}_epsilon"] = float(row.epsilon)
         metrics[f"{row.method}_fits_budget"] = bool(row.epsilon <= params.budget)
     return {"metrics": pd.DataFrame([metrics]), "composition": table,
+            "interval": plan_interval(planned, slack, ledger=ledger),
             "growth": composition_growth(each, delta_slack=slack)}
 
 
@@ -625,13 +629,12 @@ def _stats(params: Params) -> dict[str, pd.DataFrame]:
         raise DataError("The table lists no statistic: add a row (what you will release, its "
                         "sensitivity and the error bar it must meet).")
     try:
-        totals = []
-        for method in COMPOSITIONS:
-            plan = plan_targets(targets, method=method, delta=params.stats_delta,
-                                delta_slack=params.slack)
-            epsilon, delta = plan.attrs["total"]
-            totals.append({"method": method, "epsilon": epsilon, "delta": delta,
-                           "separately": plan.attrs["separately"]})
+        plans = {method: plan_targets(targets, method=method, delta=params.stats_delta,
+                                      delta_slack=params.slack) for method in COMPOSITIONS}
+        totals = [{"method": method, "epsilon": plan.attrs["total"][0],
+                   "delta": plan.attrs["total"][1], "separately": plan.attrs["separately"]}
+                  for method, plan in plans.items()]
+        interval = records_interval(target_records(plans["pld"]), params.slack)
         total = params.stats_total if params.stats_split else None
         chosen = plan_targets(targets, method=params.stats_method, total=total,
                               delta=params.stats_delta, delta_slack=params.slack)
@@ -644,7 +647,7 @@ def _stats(params: Params) -> dict[str, pd.DataFrame]:
                "all_met": bool(chosen["meets"].all()), "budget": params.budget,
                "targets": len(targets)}
     return {"metrics": pd.DataFrame([metrics]), "stats_totals": pd.DataFrame(totals),
-            "stats_plan": chosen.reset_index(drop=True)}
+            "stats_interval": interval, "stats_plan": chosen.reset_index(drop=True)}
 
 
 def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
@@ -662,9 +665,13 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
         :func:`dpcore.planning.attacker.attacker_table`), ``interval`` (that release's ε at
         δ′ = ``slack`` by privacy loss distributions, optimistic, point and pessimistic:
         :func:`dpcore.planning.attacker.interval_table`) and, for δ > 0,
-        ``posterior_curve_delta``; the composition view ``composition`` and
-        ``growth``; "Several statistics" ``stats_totals`` (one row per composition method)
-        and ``stats_plan`` (one row per target, :func:`dpcore.planning.plan_targets`).
+        ``posterior_curve_delta``; the composition view ``composition``, ``interval`` (the
+        plan's PLD total as optimistic, point and pessimistic values:
+        :func:`dpcore.planning.plan_interval`) and ``growth``; "Several statistics"
+        ``stats_totals`` (one row per composition method) and ``stats_plan`` (one row per
+        target, :func:`dpcore.planning.plan_targets`) with ``stats_interval`` (the PLD
+        total of meeting every target as an interval, as ``interval`` of the composition
+        view).
     """
     mode = params.mode
     if mode == "stats":

@@ -45,7 +45,7 @@ def test_decision_view_and_its_report_offline(page: Page, app_url: str, tmp_path
     expect(metric_value(page, "Audited ε ≥")).to_be_visible(timeout=STUDY_TIMEOUT)
     expect(metric_value(page, "Belief after it, from 1 %")).to_have_text("1.1 %")
     charts = main.get_by_test_id("stPlotlyChart")
-    expect(charts).to_have_count(3)
+    expect(charts).to_have_count(4)  # utility, audit, trade-off curve, deployments
     expect(main.get_by_text("landmarks, not a ranking").first).to_be_visible()
     for_docs(screenshot(page, "decide-importance"), "decide.png")
 
@@ -62,7 +62,7 @@ def test_decision_view_and_its_report_offline(page: Page, app_url: str, tmp_path
     offline.goto(report.as_uri())
     expect(offline.get_by_role("heading", name="What the release buys")).to_be_visible()
     expect(offline.locator(".plotly .main-svg").first).to_be_visible()
-    assert offline.locator(".js-plotly-plot").count() == 3
+    assert offline.locator(".js-plotly-plot").count() == 4
     assert all(url.startswith("file:") for url in requests), requests  # nothing fetched
     screenshot(offline, "decide-report")
     offline.close()
@@ -81,7 +81,7 @@ def test_decision_view_and_its_report_offline(page: Page, app_url: str, tmp_path
     option.click()
     expect(metric_value(page, "pMSE (non-private)")).to_be_visible(timeout=STUDY_TIMEOUT)
     wait_idle(page, timeout=STUDY_TIMEOUT)
-    expect(charts).to_have_count(5)
+    expect(charts).to_have_count(6)
     screenshot(page, "decide-masking")
 
 
