@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from dpcore.audit.case import AuditCase
 from dpcore.audit.cases import MECHANISM_CASES, MECHANISM_FAULTS
-from dpcore.audit.one_run import OneRunCase
+from dpcore.audit.onerun import OneRunCase
 from dpcore.releases.registry import AUDIT_CASES, AUDIT_FAULTS, ONE_RUN
 
 __all__ = ["BROKEN_KEYS", "CASE_KEYS", "ONE_RUN_KEYS", "audit_case", "audit_cases",

@@ -28,7 +28,7 @@ import pandas as pd
 
 from dpcore.accountant import BudgetAccountant
 from dpcore.audit.case import AuditCase, release_law_case
-from dpcore.audit.one_run import OneRunCase
+from dpcore.audit.onerun import OneRunCase
 from dpcore.audit.pairs import importance_pair
 from dpcore.datasets.scenario import Scenario
 from dpcore.importance.mechanism import (
@@ -40,8 +40,8 @@ from dpcore.importance.mechanism import (
 from dpcore.mechanisms import L2Laplace
 from dpcore.releases.base import AuditScope, Numbers, Release, utility_row, utility_table
 
-__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "NOISE", "ONE_RUN", "publish", "released_table",
-           "settings"]
+__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "NOISE", "ONE_RUN", "publish",
+           "released_table", "settings"]
 
 #: How the release draws its noise, in words (shown beside the Publish button).
 NOISE = ("the paper's L2-Laplace on β at Lemma 2's L2 sensitivity, drawn as a Gaussian scale "

@@ -29,7 +29,7 @@ import pandas as pd
 
 from dpcore.accountant import BudgetAccountant
 from dpcore.audit.case import AuditCase, l2laplace_llr
-from dpcore.audit.one_run import OneRunCase, label_canaries
+from dpcore.audit.onerun import OneRunCase, label_canaries
 from dpcore.audit.pairs import logistic_pair
 from dpcore.datasets.scenario import Scenario
 from dpcore.masking.experiments import TASKS, MaskingTask, generator
@@ -175,7 +175,7 @@ AUDIT_FAULTS: tuple[str, ...] = ()
 def _one_run(epsilon: float, canaries: int, *, lam: float = 0.01,
              noise_epsilon: float | None = None) -> OneRunCase:
     """The noisy classifier w′ (steps 1-2) on the canaries of
-    :func:`~dpcore.audit.one_run.label_canaries` (one per coordinate, n = m + 2): the step-1
+    :func:`~dpcore.audit.onerun.label_canaries` (one per coordinate, n = m + 2): the step-1
     fit on the scaled records and one draw of its output noise (the study's law); a canary's
     score is its coefficient. ``noise_epsilon``: the ε the noise is calibrated to (default the
     claimed ε; larger is a fault, broken on purpose)."""

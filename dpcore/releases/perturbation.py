@@ -34,7 +34,7 @@ import pandas as pd
 
 from dpcore.accountant import BudgetAccountant
 from dpcore.audit.case import AuditCase, capped_note, objective_llr, release_law_case
-from dpcore.audit.one_run import OneRunCase, label_canaries
+from dpcore.audit.onerun import OneRunCase, label_canaries
 from dpcore.audit.pairs import logistic_pair
 from dpcore.datasets.scenario import Scenario
 from dpcore.mechanisms import L2Laplace
@@ -49,8 +49,8 @@ from dpcore.perturbation.model import TOL, PrivateLogisticRegression, nonprivate
 from dpcore.perturbation.output import output_sensitivity
 from dpcore.releases.base import AuditScope, Numbers, Release, utility_row, utility_table
 
-__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "METHODS", "NOISE", "ONE_RUN", "evaluation_set",
-           "publish", "released_json", "settings"]
+__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "METHODS", "NOISE", "ONE_RUN",
+           "evaluation_set", "publish", "released_json", "settings"]
 
 _RULE = LAMBDA_MODES[0]  # the perturbation study's λ by its rule (the release chooses its own)
 
@@ -259,7 +259,7 @@ AUDIT_FAULTS: tuple[str, ...] = ()
 def _output_one_run(epsilon: float, canaries: int, *, lam: float = 0.01,
                     noise_epsilon: float | None = None) -> OneRunCase:
     """Output perturbation as released on the canaries of
-    :func:`~dpcore.audit.one_run.label_canaries` (one per coordinate, n = m + 2): one
+    :func:`~dpcore.audit.onerun.label_canaries` (one per coordinate, n = m + 2): one
     non-private fit and one L2-Laplace draw at the release's sensitivity (its Gaussian scale
     mixture, drawn by the seeded study twin); a canary's score is its coefficient.
     ``noise_epsilon``: the ε the noise is calibrated to (default the claimed ε; larger is a
@@ -283,7 +283,7 @@ def _amp_one_run(epsilon: float, canaries: int, *, lam: float = 0.01,
     """Approximate minima perturbation as released ([IKN19]_ Algorithm 1, the release's own
     :func:`~dpcore.perturbation.amp.amp_coefs` with its seeded study law: objective noise,
     certified solve, output noise) on the canaries of
-    :func:`~dpcore.audit.one_run.label_canaries`; a canary's score is its coefficient.
+    :func:`~dpcore.audit.onerun.label_canaries`; a canary's score is its coefficient.
     ``noise_epsilon``: the ε the noise is calibrated to (default the claimed ε; larger is a
     fault, broken on purpose)."""
     noise = epsilon if noise_epsilon is None else noise_epsilon

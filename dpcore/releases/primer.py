@@ -29,17 +29,17 @@ import pandas as pd
 
 from dpcore.accountant import BudgetAccountant
 from dpcore.audit.case import AuditCase
-from dpcore.audit.one_run import OneRunCase
+from dpcore.audit.onerun import OneRunCase
 from dpcore.datasets.scenario import Scenario
+from dpcore.mechanisms import Laplace
 from dpcore.primer.columns import candidates
 from dpcore.primer.queries import PrimerQuery, count, group_sensitivity, sensitivity
-from dpcore.mechanisms import Laplace
 from dpcore.primer.release import release_answers
 from dpcore.releases.base import Release
 from dpcore.text import md
 
-__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "ONE_RUN", "noise", "publish", "release_sensitivity",
-           "settings"]
+__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "ONE_RUN", "noise", "publish",
+           "release_sensitivity", "settings"]
 
 
 def _n_records(scenario: Scenario) -> int:

@@ -18,7 +18,7 @@ import dpcore.releases.perturbation as perturbation
 import dpcore.releases.primer as primer
 import dpcore.releases.subset as subset
 from dpcore.audit.case import AuditCase
-from dpcore.audit.one_run import OneRunCase
+from dpcore.audit.onerun import OneRunCase
 from dpcore.releases.base import Release
 
 __all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "MODULES", "ONE_RUN", "RELEASES"]

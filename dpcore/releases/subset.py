@@ -27,15 +27,15 @@ import pandas as pd
 
 from dpcore.accountant import BudgetAccountant
 from dpcore.audit.case import AuditCase, capped_note, laplace_llr
-from dpcore.audit.one_run import OneRunCase
+from dpcore.audit.onerun import OneRunCase
 from dpcore.datasets.scenario import Scenario
 from dpcore.mechanisms import DiscreteLaplace, Exponential, Laplace
 from dpcore.releases.base import AuditScope, Numbers, Release, utility_row, utility_table
 from dpcore.subset.experiments import StudySetup
 from dpcore.subset.selection import SubsetResult, select_subset
 
-__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "NOISE", "ONE_RUN", "charged_epsilon", "publish",
-           "released_table", "settings"]
+__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "NOISE", "ONE_RUN", "charged_epsilon",
+           "publish", "released_table", "settings"]
 
 #: How the release draws its noise, in words (shown beside the Publish button).
 NOISE = "Laplace on the counts and criteria, the exponential mechanism for the size"

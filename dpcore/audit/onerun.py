@@ -5,13 +5,13 @@ in (``S_i = +1``, each by a fair coin) and draws **one** output through the rele
 law (the seeded study twin of its sampler), reduced to a score per canary, centred by a rule
 fixed before the run (positive: in, negative: out, its size the attacker's confidence).
 :func:`one_run` draws the coins, runs the release once and lets the attacker guess on the
-``k`` canaries with the largest ``|score|`` (in when the score is positive), abstaining on the
-rest, with ``k = max(2, m // 5)`` fixed before the run (no choice among several ``k``, so no multiple
-testing). The guesses depend on the output only, as [SNJ23]_ Algorithm 1 allows, so for a
-release that is epsilon-DP in each canary the number of right guesses is dominated by
-``Binomial(k, e^eps / (1 + e^eps))`` (Theorem 3.1) and :func:`~dpcore.audit.statistics.
-one_run_epsilon` turns it into a bound that exceeds the true epsilon with probability at most
-``1 - confidence``.
+``k`` canaries with the largest ``|score|`` (in when the score is positive), abstaining on
+the rest, with ``k = max(2, m // 5)`` fixed before the run (no choice among several ``k``, so
+no multiple testing). The guesses depend on the output only, as [SNJ23]_ Algorithm 1
+allows, so for a release that is epsilon-DP in each canary the number of right guesses is
+dominated by ``Binomial(k, e^eps / (1 + e^eps))`` (Theorem 3.1), and
+:func:`~dpcore.audit.statistics.one_run_epsilon` turns it into a bound that exceeds the true
+epsilon with probability at most ``1 - confidence``.
 
 The releases' hooks live beside their many-run cases (``ONE_RUN`` of each module of
 :mod:`dpcore.releases`), and the catalogue lists them (:mod:`dpcore.releases.catalogue`).
