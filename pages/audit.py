@@ -335,8 +335,10 @@ def one_run_audits(params: study.Params) -> None:
                                            for o in outcomes})
     above = table[table["above the claim"]]
     if len(above):
-        st.error(f"An audit refutes the claim of {', '.join(above['release'])}: the noise is "
-                 "too weak.", icon="🚨")
+        st.error(f"An audit puts {', '.join(above['release'])} above its claim at confidence "
+                 f"{params.confidence:g}: its noise is too weak, or this is the one time in "
+                 f"{1.0 / (1.0 - params.confidence):.0f} (at most) that a correct release does "
+                 "so; another seed tells which.", icon="🚨")
     st.dataframe(table, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%.2f") for c in
                                 ("claimed epsilon", "many-run bound", "many-run gap",
