@@ -339,19 +339,21 @@ def one_run_audits(params: study.Params) -> None:
                  f"{params.confidence:g}: its noise is too weak, or this is the one time in "
                  f"{1.0 / (1.0 - params.confidence):.0f} (at most) that a correct release does "
                  "so; another seed tells which.", icon="🚨")
-    st.dataframe(table, hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="%.2f") for c in
-                                ("claimed epsilon", "many-run bound", "many-run gap",
-                                 "one-run bound", "one-run gap", "most one run can show",
-                                 "many-run seconds", "one-run seconds")})
+    config = {c: st.column_config.NumberColumn(format="%.2f") for c in
+              ("claimed epsilon", "many-run bound", "many-run gap", "one-run bound",
+               "one-run gap", "most one run can show")}
+    config |= {c: st.column_config.NumberColumn(format="%.4f") for c in
+               ("many-run seconds", "one-run seconds")}
+    st.dataframe(table, hide_index=True, width="stretch", column_config=config)
     st.markdown(study.threat_models(table))
     st.caption(
-        "Bounds at confidence " f"{params.confidence:g}: a correct release exceeds its claim "
-        "with at most the rest as probability. A gap is the claim minus the bound (what the "
-        "audit leaves unverified). Runs: invocations of the mechanism (many runs: both "
-        "datasets). Seconds: this computation's wall time on a shared machine, a measurement. "
+        f"Bounds at confidence {params.confidence:g}: a correct release exceeds its claim "
+        f"with probability at most {1.0 - params.confidence:.2g}. A gap is the claim minus "
+        "the bound (what the audit leaves unverified). Runs: invocations of the mechanism "
+        "(many runs: both datasets). Seconds: this computation's wall time on a shared "
+        "machine, a measurement. "
         "Seeded studies on built-in canaries, not releases: nothing is spent. Method per "
-        "release: docs/privacy.md (One-run audit).")
+        "release: docs/privacy.md (One-run audit of every release).")
 
 
 scenario_sidebar()  # the audit uses no scenario: the sidebar stays for navigation

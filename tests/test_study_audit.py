@@ -349,6 +349,6 @@ def test_one_run_table_beside_the_many_run_audit_of_each_release():
     assert list(table["right guesses"]) == [f"{o.correct} / 10" for o in outcomes]
     assert not table["above the claim"].any()
     text = audit.threat_models(table)
-    assert f"{table['many-run bound'].max():.2f}" in text and "2,000 each" in text
+    assert f"{table['many-run bound'].max():.2f}" in text and "2,000 runs each" in text
     assert f"at most {A.one_run_epsilon(10, 10):.2f}" in text  # every guess right
     assert "50 canaries" in text

@@ -349,32 +349,33 @@ def one_run_table(outcomes: Iterable[A.OneRunOutcome],
     Returns
     -------
     DataFrame
-        Columns ``release``, ``claimed epsilon``, ``many-run bound``, ``many-run gap``,
-        ``many-run runs``, ``many-run seconds``, ``one-run bound``, ``one-run gap``,
-        ``right guesses``, ``canaries``, ``most one run can show`` (every guess right),
-        ``one-run runs``, ``one-run seconds``, ``above the claim`` (either bound) and ``note``
-        (what caps the one-run design).
+        Columns ``release``, ``claimed epsilon``, ``many-run bound``, ``one-run bound``,
+        their gaps to the claim (``many-run gap``, ``one-run gap``), ``right guesses``,
+        ``most one run can show`` (every guess right), the costs (``many-run runs``,
+        ``one-run runs``, ``many-run seconds``, ``one-run seconds``), ``canaries``,
+        ``above the claim`` (either bound) and ``note`` (what caps the one-run design).
     """
     rows = []
     for one in outcomes:
         m = many[one.audited]
         rows.append({
             "release": one.name, "claimed epsilon": one.epsilon,
-            "many-run bound": float(m.epsilon_lb), "many-run gap": one.epsilon - m.epsilon_lb,
-            "many-run runs": 2 * int(m.runs), "many-run seconds": float(m.seconds),
-            "one-run bound": one.epsilon_lb, "one-run gap": one.epsilon - one.epsilon_lb,
-            "right guesses": f"{one.correct} / {one.guesses}", "canaries": one.canaries,
-            "most one run can show": one.most, "one-run runs": 1,
-            "one-run seconds": one.seconds,
+            "many-run bound": float(m.epsilon_lb), "one-run bound": one.epsilon_lb,
+            "many-run gap": one.epsilon - m.epsilon_lb,
+            "one-run gap": one.epsilon - one.epsilon_lb,
+            "right guesses": f"{one.correct} / {one.guesses}",
+            "most one run can show": one.most, "many-run runs": 2 * int(m.runs),
+            "one-run runs": 1, "many-run seconds": float(m.seconds),
+            "one-run seconds": one.seconds, "canaries": one.canaries,
             "above the claim": bool(one.above_claim or m.epsilon_lb > one.epsilon),
             "note": one.note})
     return pd.DataFrame(rows)
 
 
 def _span(runs: pd.Series) -> str:
-    """"1,000 to 20,000" (or "20,000 each" when every row ran as often)."""
+    """"1,000 to 20,000 runs" (or "20,000 runs each" when every row ran as often)."""
     low, high = int(runs.min()), int(runs.max())
-    return f"{low:,} each" if low == high else f"{low:,} to {high:,}"
+    return f"{low:,} runs each" if low == high else f"{low:,} to {high:,} runs"
 
 
 def threat_models(table: pd.DataFrame) -> str:
@@ -389,7 +390,7 @@ def threat_models(table: pd.DataFrame) -> str:
         f"**Many runs** (two fixed neighbouring datasets, the output seen each time): the "
         f"strongest attacker DP guards against, tight at its pair. Here its bounds reach "
         f"{table['many-run bound'].min():.2f} to {best_many['many-run bound']:.2f} "
-        f"(claimed {claim:g}), at {_span(table['many-run runs'])} runs of the mechanism "
+        f"(claimed {claim:g}), at {_span(table['many-run runs'])} of the mechanism "
         f"({table['many-run seconds'].sum():.2f} s in all); where each run trains a model, "
         "that many trainings.")
     if best_one["one-run bound"] > 0.0:
@@ -402,9 +403,9 @@ def threat_models(table: pd.DataFrame) -> str:
         f"of each mechanism ({table['one-run seconds'].sum():.2f} s in all), as cheap as a "
         f"real deployment; {shown}. With every guess right it could show at most "
         f"{most:.2f}: "
-        + ("the claim is within its reach, but only a release whose canaries each own an "
-           "output coordinate gets near it; noise spread over a whole model hides each "
-           "canary in many coordinates." if most > claim else
+        + ("the claim is within its reach at this many canaries, but a release that spreads "
+           "its noise over many coordinates while each canary moves only its own shows far "
+           "less (each row's note says what caps it)." if most > claim else
            f"less than the claim {claim:g}, so at this many canaries one run cannot refute "
            "it whatever the noise; more canaries raise that ceiling."))
     return f"{many}\n\n{one}"
