@@ -256,6 +256,14 @@ AUDIT_CASES: dict[str, Callable[[float], AuditCase]] = {"amp_release": _amp_rele
 AUDIT_FAULTS: tuple[str, ...] = ()
 
 
+#: The canaries of both releases' one-run audits, and what caps their bound, in words.
+_MODEL_CANARIES = ("canary i is the record e_i labelled 1 when in, 0 when out (its label "
+                   "flipped), one per coordinate, with two records at the origin; λ = {lam:g}")
+_MODEL_NOTE = ("The noise is spread over all m coordinates while a canary moves only its own "
+               "by a fraction of the sensitivity, so one run shows little unless m is large "
+               "(and the noise's norm grows with m).")
+
+
 def _output_one_run(epsilon: float, canaries: int, *, lam: float = 0.01,
                     noise_epsilon: float | None = None) -> OneRunCase:
     """Output perturbation as released on the canaries of
@@ -297,12 +305,6 @@ def _amp_one_run(epsilon: float, canaries: int, *, lam: float = 0.01,
         "replace one record (n fixed)", _MODEL_CANARIES.format(lam=lam), "amp_release", run,
         broken=noise_epsilon not in (None, epsilon), note=_MODEL_NOTE)
 
-
-_MODEL_CANARIES = ("canary i is the record e_i labelled 1 when in, 0 when out (its label "
-                   "flipped), one per coordinate, with two records at the origin; λ = {lam:g}")
-_MODEL_NOTE = ("The noise is spread over all m coordinates while a canary moves only its own "
-               "by a fraction of the sensitivity, so one run shows little unless m is large "
-               "(and the noise's norm grows with m).")
 
 #: The releases' one-run audits (key -> builder at a claimed ε and a number of canaries).
 ONE_RUN: dict[str, Callable[..., OneRunCase]] = {"output_release": _output_one_run,
