@@ -12,7 +12,7 @@ import streamlit as st
 from dpcore import audit as A
 from dpcore import audit_float as F
 from dpcore.figures.audit import TITLES, context, figures, float_figure, summary_figure
-from dpcore.releases.catalogue import BROKEN_KEYS, CASE_KEYS
+from dpcore.releases.catalogue import BROKEN_KEYS, CASE_KEYS, ONE_RUN_KEYS
 from dpcore.studies import audit as study
 from dpcore.studies.audit import (
     CANARIES,
@@ -291,44 +291,69 @@ def sensitivity_checks(params: study.Params) -> None:
                "pairs reach the true one; passing is evidence, not a proof.")
 
 
-def one_run_audit(params: study.Params) -> None:
-    """The one-run audit of output perturbation beside its many-run audit, behind a button."""
-    st.subheader("One training run (Steinke, Nasr & Jagielski 2023) beside many runs")
+def _one_run(key: str, params: study.Params, canaries: int) -> A.OneRunOutcome:
+    """One release's one-run audit (:func:`dpcore.studies.audit.one_run`: built-in canaries,
+    seeded, so shared by every session)."""
+    parts = ("au_one_run", key, params.epsilon, canaries, params.confidence, params.seed)
+    return SHARED.get(shared_key(*parts), lambda: study.one_run(key, params, canaries))
+
+
+def _many_run(key: str, params: study.Params) -> A.AuditResult:
+    """The many-run audit of ``key`` at the sidebar's settings, as the page caches it."""
+    return prepared(study, None, None, params.replace(case=key), bar=False)
+
+
+def one_run_audits(params: study.Params) -> None:
+    """Every release's one-run audit beside its many-run audit, behind a button."""
+    st.subheader("One run (Steinke, Nasr & Jagielski 2023) beside many runs, per release")
     st.markdown(
-        "Instead of thousands of runs on two datasets, one run on a dataset with many "
-        "*canaries*, each included or not by a coin flip. The auditor guesses, from the one "
-        "released model, which canaries were in; too many right guesses refute ε. Here it "
-        "audits output perturbation, beside the many-run audit of the same mechanism at the "
-        "sidebar's ε, runs, confidence and seed."
-    )
-    canaries = int(log_slider("Canaries", CANARIES, "au_canaries", 200))
-    if st.button("Run the one-run audit (output perturbation)", key="au_one_run"):
-        parts = ("au_one_run", params.epsilon, params.runs, canaries, params.confidence,
-                 params.seed)
-        table = SHARED.get(shared_key(*parts), lambda: study.one_run_beside(params, canaries))
-        many, one = table.iloc[0], table.iloc[1]
-        c1, c2, c3, c4 = st.columns(4)
-        c1.metric("Claimed ε", f"{one['claimed epsilon']:g}")
-        c2.metric("Many-run bound", f"{many['audited lower bound']:.2f}",
-                  help=f"Gap to the claim {many['gap']:.2f}; "
-                       f"{many['runs of the mechanism']:,} runs of the mechanism.")
-        c3.metric("One-run bound", f"{one['audited lower bound']:.2f}",
-                  help=f"Gap to the claim {one['gap']:.2f}; one run of the mechanism.")
-        c4.metric("Correct guesses", one["right guesses"])
-        st.dataframe(table, hide_index=True, width="stretch",
-                     column_config={c: st.column_config.NumberColumn(format="%.3f") for c in
-                                    ("claimed epsilon", "audited lower bound", "gap",
-                                     "most it can show", "seconds")})
-        st.caption(
-            "What each threat model can show. Many runs: the auditor chooses two neighbouring "
-            "datasets (here a hard pair) and sees the release on each thousands of times, the "
-            "strongest attacker DP guards against; it can come close to the claim on that "
-            "pair, at the cost of thousands of runs (for a model, thousands of trainings). "
-            "One run: the canaries are records among the others in a single release, as in a "
-            "real deployment, and the auditor sees that one output; it costs one run, but "
-            "cannot show more than its column 'most it can show' (every guess right) and, "
-            "with noise spread over a whole model, typically shows far less. The seconds are "
-            "this computation's, on a shared machine.")
+        "Instead of thousands of runs on two datasets, **one** run on a dataset with many "
+        "*canaries*, each included or not by a coin flip. From the one output the auditor "
+        "guesses in or out on the fifth of the canaries it is surest of and abstains on the "
+        "rest; too many right guesses refute ε. Each release runs once through its own noise "
+        "law (the seeded study twin of its sampler) at the sidebar's ε, confidence and seed, "
+        "beside its many-run audit at the sidebar's runs.")
+    canaries = int(log_slider("Canaries", CANARIES, "au_canaries", 200,
+                              help="Canaries in each release's one run; the auditor guesses "
+                                   "on a fifth of them."))
+    done = ("au_one_run", params.epsilon, params.runs, canaries, params.confidence, params.seed)
+    if st.button("Run the one-run audits", key="au_one_run", icon=":material/casino:"):
+        bar = st.progress(0.0, text="Auditing…")
+        for i, key in enumerate(ONE_RUN_KEYS):
+            one = _one_run(key, params, canaries)
+            bar.progress((i + 0.5) / len(ONE_RUN_KEYS), text=f"Many runs of {one.name}…")
+            _many_run(one.audited, params)
+            bar.progress((i + 1) / len(ONE_RUN_KEYS), text=f"Audited {one.name}")
+        bar.empty()
+        st.session_state["au_one_run_done"] = done
+    if st.session_state.get("au_one_run_done") != done:
+        st.info(f"Runs each of the {len(ONE_RUN_KEYS)} releases once with {canaries:,} "
+                "canaries, and its many-run audit if the table above has not.")
+        return
+    outcomes = [_one_run(key, params, canaries) for key in ONE_RUN_KEYS]
+    table = study.one_run_table(outcomes, {o.audited: _many_run(o.audited, params)
+                                           for o in outcomes})
+    above = table[table["above the claim"]]
+    if len(above):
+        st.error(f"An audit puts {', '.join(above['release'])} above its claim at confidence "
+                 f"{params.confidence:g}: its noise is too weak, or this is the one time in "
+                 f"{1.0 / (1.0 - params.confidence):.0f} (at most) that a correct release does "
+                 "so; another seed tells which.", icon="🚨")
+    config = {c: st.column_config.NumberColumn(format="%.2f") for c in
+              ("claimed epsilon", "many-run bound", "many-run gap", "one-run bound",
+               "one-run gap", "most one run can show")}
+    config |= {c: st.column_config.NumberColumn(format="%.4f") for c in
+               ("many-run seconds", "one-run seconds")}
+    st.dataframe(table, hide_index=True, width="stretch", column_config=config)
+    st.markdown(study.threat_models(table))
+    st.caption(
+        f"Bounds at confidence {params.confidence:g}: a correct release exceeds its claim "
+        f"with probability at most {1.0 - params.confidence:.2g}. A gap is the claim minus "
+        "the bound (what the audit leaves unverified). Runs: invocations of the mechanism "
+        "(many runs: both datasets). Seconds: this computation's wall time on a shared "
+        "machine, a measurement. "
+        "Seeded studies on built-in canaries, not releases: nothing is spent. Method per "
+        "release: docs/privacy.md (One-run audit of every release).")
 
 
 scenario_sidebar()  # the audit uses no scenario: the sidebar stays for navigation
@@ -370,4 +395,4 @@ with show_errors():
     every_mechanism(params, labels)
     float_attacks(params)
     sensitivity_checks(params)
-    one_run_audit(params)
+    one_run_audits(params)

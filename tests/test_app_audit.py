@@ -12,7 +12,13 @@ from app_support import chart_specs, metrics
 
 from dpcore import audit as A
 from dpcore.audit_float import float_cases
-from dpcore.releases.catalogue import BROKEN_KEYS, CASE_KEYS, audit_case
+from dpcore.releases.catalogue import (
+    BROKEN_KEYS,
+    CASE_KEYS,
+    ONE_RUN_KEYS,
+    audit_case,
+    one_run_case,
+)
 
 PAGE = "pages/audit.py"
 TIMEOUT = 120
@@ -115,18 +121,20 @@ def test_table_of_every_mechanism_behind_a_button():
     assert len(at.dataframe[0].value) == len(CASE_KEYS) - len(BROKEN_KEYS)
 
 
-def test_one_run_audit_beside_the_many_run_bound_with_its_cost():
+def test_one_run_audit_of_every_release_beside_its_many_run_bound_with_its_cost():
     at = open_page(au_runs=1000, au_canaries=50)
+    assert not any("**One run**" in m.value for m in at.markdown)
     at.button(key="au_one_run").click()
     rerun(at)
-    shown = metrics(at)
-    assert shown["Correct guesses"].endswith("/ 10")
-    assert float(shown["One-run bound"]) <= 1.0 and float(shown["Many-run bound"]) <= 1.0
     table = at.dataframe[0].value
-    assert list(table["runs of the mechanism"]) == [2000, 1]
-    assert (table["seconds"] > 0).all()
-    assert (table["gap"] == table["claimed epsilon"] - table["audited lower bound"]).all()
-    assert any("What each threat model can show" in c.value for c in at.caption)
+    assert list(table["release"]) == [one_run_case(k, 1.0, 50).name for k in ONE_RUN_KEYS]
+    assert (table["claimed epsilon"] == 1.0).all()
+    assert (table["one-run bound"] <= 1.0).all() and (table["many-run bound"] <= 1.0).all()
+    assert (table["many-run runs"] == 2000).all() and (table["one-run runs"] == 1).all()
+    assert (table["one-run seconds"] > 0).all() and (table["many-run seconds"] > 0).all()
+    assert (table["right guesses"].str.endswith("/ 10")).all()
+    assert not at.error
+    assert any("**One run** (50 canaries" in m.value for m in at.markdown)
 
 
 def test_floating_point_attacks_behind_a_button(numpy_model):

@@ -216,16 +216,6 @@ def test_audit_table_rows_cover_every_case():
     assert {r["broken on purpose"] for r in rows} == {True, False}
 
 
-# ---------------------------------------------------------------------------- one run
-def test_one_run_audit_stays_below_the_claim_and_sees_a_large_epsilon():
-    low = A.one_run_audit(2.0, canaries=200, guesses=40, rng=3)
-    high = A.one_run_audit(200.0, canaries=200, guesses=40, rng=3)
-    assert low.epsilon_lb <= 2.0
-    assert high.correct == 40 and 0.0 < high.epsilon_lb <= 200.0
-    with pytest.raises(ValueError, match="guesses"):
-        A.one_run_audit(1.0, canaries=10, guesses=20)
-
-
 # ---------------------------------------------------------------------------- the Gaussian
 #: The page's defaults (dpcore.studies.audit.Params, docs/pages.md): epsilon 1, 10^4 runs per
 #: dataset, confidence 0.95, seed 0.

@@ -171,10 +171,10 @@ def test_summary_table_has_one_row_per_audit(small):
 
 
 def test_one_run_audit_guesses_a_fifth_of_the_canaries():
-    one = audit.one_run(SMALL, 50)
+    one = audit.one_run("primer_count_groups", SMALL, 50)
     assert one.canaries == 50 and one.guesses == 10 and one.epsilon == 1.0
-    assert audit.one_run(SMALL, 10).guesses == 2
-    assert one.epsilon_lb == audit.one_run(SMALL, 50).epsilon_lb  # seeded
+    assert audit.one_run("primer_count_groups", SMALL, 10).guesses == 2
+    assert one.correct == audit.one_run("primer_count_groups", SMALL, 50).correct  # seeded
 
 
 def test_histogram_figure_is_titled_with_its_settings(small):
@@ -335,15 +335,20 @@ def test_correct_laplace_is_within_its_curve_and_the_gap_is_claim_minus_bound(sm
     assert len(fig.layout.shapes) == 2  # one Clopper-Pearson box per point
 
 
-def test_one_run_beside_the_many_run_audit_of_the_same_mechanism():
-    table = audit.one_run_beside(SMALL, 50)
-    many, one = table.iloc[0], table.iloc[1]
-    expected = audit.compute(None, SMALL.replace(case=audit.ONE_RUN_CASE))["metrics"].iloc[0]
-    assert many["audited lower bound"] == expected["audited_lower_bound"]
-    assert many["runs of the mechanism"] == 2 * SMALL.runs and one["runs of the mechanism"] == 1
-    single = audit.one_run(SMALL, 50)
-    assert one["audited lower bound"] == single.epsilon_lb
-    assert one["right guesses"] == f"{single.correct} / {single.guesses}"
-    assert one["most it can show"] == A.one_run_epsilon(10, 10, confidence=0.95)
-    assert (table["gap"] == table["claimed epsilon"] - table["audited lower bound"]).all()
-    assert (table["seconds"] > 0).all()
+def test_one_run_table_beside_the_many_run_audit_of_each_release():
+    outcomes = [audit.one_run(key, SMALL, 50) for key in ("primer_count_groups", "subset_counts")]
+    many = {o.audited: audit.prepare(None, SMALL.replace(case=o.audited)) for o in outcomes}
+    table = audit.one_run_table(outcomes, many)
+    assert list(table["release"]) == [o.name for o in outcomes]
+    assert list(table["many-run bound"]) == [many[o.audited].epsilon_lb for o in outcomes]
+    assert list(table["one-run bound"]) == [o.epsilon_lb for o in outcomes]
+    assert (table["many-run runs"] == 2 * SMALL.runs).all() and (table["one-run runs"] == 1).all()
+    assert (table["many-run seconds"] > 0).all() and (table["one-run seconds"] > 0).all()
+    assert (table["one-run gap"] == table["claimed epsilon"] - table["one-run bound"]).all()
+    assert (table["many-run gap"] == table["claimed epsilon"] - table["many-run bound"]).all()
+    assert list(table["right guesses"]) == [f"{o.correct} / 10" for o in outcomes]
+    assert not table["above the claim"].any()
+    text = audit.threat_models(table)
+    assert f"{table['many-run bound'].max():.2f}" in text and "2,000 runs each" in text
+    assert f"at most {A.one_run_epsilon(10, 10):.2f}" in text  # every guess right
+    assert "50 canaries" in text

@@ -29,9 +29,10 @@ in tails that few runs visit (delta pays for them), and :func:`audit_reach` says
 number of runs can expect to show on correct noise. Each case words its limit
 (:attr:`AuditCase.limit_note`).
 
-Besides the two-dataset audit, :func:`one_run_audit` implements the one-run audit of [SNJ23]_
-(canaries included at random in a single training run; a lower bound from the number of correct
-guesses) for the mechanisms that fit a model.
+Besides the two-dataset audit, :func:`one_run` implements the one-run audit of [SNJ23]_
+(canaries included at random in a single run; a lower bound from the number of correct
+guesses), on each release through its hook (:class:`OneRunCase`, ``ONE_RUN`` of each module of
+:mod:`dpcore.releases`).
 
 The cases (:func:`audit_cases`) cover every mechanism the product releases with and the
 deliberate faults ("broken on purpose"). The package, one module per job:
@@ -43,7 +44,8 @@ deliberate faults ("broken on purpose"). The package, one module per job:
 * :mod:`dpcore.audit.case`: one case (:class:`AuditCase`) and the scores' shared pieces;
 * :mod:`dpcore.audit.cases`: the mechanisms' cases and their faults (the whole catalogue, the
   releases' cases included, is :mod:`dpcore.releases.catalogue`);
-* :mod:`dpcore.audit.running`: running an audit (:func:`audit`, :func:`one_run_audit`);
+* :mod:`dpcore.audit.running`: running an audit (:func:`audit`);
+* :mod:`dpcore.audit.onerun`: the one-run audit (:func:`one_run` of a :class:`OneRunCase`);
 * :mod:`dpcore.audit.sensitivity`: the grey-box sensitivity check of one probe (a release's
   computation run on neighbouring pairs with its noise held identical); the probes of the
   releases and the entry points :func:`release_names` and :func:`check_sensitivity` are
@@ -77,9 +79,10 @@ _EXPORTS = {
     "logistic_pair": "dpcore.audit.pairs",
     "PLOT_SCORES": "dpcore.audit.running",
     "AuditResult": "dpcore.audit.running",
-    "OneRunResult": "dpcore.audit.running",
     "audit": "dpcore.audit.running",
-    "one_run_audit": "dpcore.audit.running",
+    "OneRunCase": "dpcore.audit.onerun",
+    "OneRunOutcome": "dpcore.audit.onerun",
+    "one_run": "dpcore.audit.onerun",
     "GaussianTradeoff": "dpcore.audit.statistics",
     "RatePoint": "dpcore.audit.statistics",
     "ScoreAudit": "dpcore.audit.statistics",

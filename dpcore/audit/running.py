@@ -1,31 +1,23 @@
-"""Running an audit: a case many times on each dataset of its pair, or one training run.
+"""Running an audit: a case many times on each dataset of its pair.
 
 :func:`audit` runs an :class:`~dpcore.audit.case.AuditCase` on both datasets of its pair and
-lower-bounds its epsilon from the scores (:func:`~dpcore.audit.statistics.audit_scores`);
-:func:`one_run_audit` is the one-run audit of [SNJ23]_ (canaries included at random in a single
-training run; a lower bound from the number of correct guesses) of output perturbation.
-
-References
-----------
-.. [SNJ23] Steinke, Nasr & Jagielski (2023), *Privacy auditing with one (1) training run*,
-   NeurIPS, Algorithm 1.
-.. [CM08] Chaudhuri & Monteleoni (2008), *Privacy-preserving logistic regression*, NIPS,
-   Algorithm 1.
+lower-bounds its epsilon from the scores (:func:`~dpcore.audit.statistics.audit_scores`). The
+one-run audit is :mod:`dpcore.audit.onerun`.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from dpcore.audit.case import AuditCase
-from dpcore.audit.statistics import audit_scores, check_runs, one_run_epsilon
-from dpcore.perturbation import prepare, private_coefs
+from dpcore.audit.statistics import audit_scores, check_runs
 from dpcore.simulation import Progress
 from dpcore.validation import check_random_state
 
-__all__ = ["PLOT_SCORES", "AuditResult", "OneRunResult", "audit", "one_run_audit"]
+__all__ = ["PLOT_SCORES", "AuditResult", "audit"]
 
 #: Scores kept per side for the plotted distributions (a seeded subsample of the test half).
 PLOT_SCORES = 4000
@@ -47,6 +39,9 @@ class AuditResult:
         The test on the held-out half.
     scores_d, scores_dprime : ndarray
         A subsample of the held-out scores, for plotting.
+    seconds : float
+        Wall time of the runs and the test (a measurement: it varies with the machine and its
+        load; not compared).
     flagged : bool
         ``epsilon_lb > case.pair_limit``: more loss than the claimed epsilon allows on this pair
         (``f * epsilon`` when the loss is linear in the distance, ``case.linear``: Laplace,
@@ -67,6 +62,7 @@ class AuditResult:
     fnr_upper: float
     scores_d: np.ndarray = field(repr=False)
     scores_dprime: np.ndarray = field(repr=False)
+    seconds: float = field(default=0.0, compare=False)
 
     @property
     def flagged(self) -> bool:
@@ -112,6 +108,7 @@ def audit(case: AuditCase, runs: int = 100_000, *, confidence: float = 0.95, rng
         raise TypeError(f"case must be an AuditCase, got {type(case).__name__}.")
     runs = check_runs(runs)
     gen = check_random_state(rng)
+    start = time.perf_counter()
     sizes = np.diff(np.linspace(0, runs, max(1, int(chunks)) + 1).astype(int))
     parts0, parts1 = [], []
     for i, size in enumerate(sizes):
@@ -123,55 +120,8 @@ def audit(case: AuditCase, runs: int = 100_000, *, confidence: float = 0.95, rng
             progress((i + 1) / len(sizes))
     s0, s1 = np.concatenate(parts0), np.concatenate(parts1)
     res = audit_scores(s0, s1, delta=case.delta, confidence=confidence, rng=gen)
+    seconds = time.perf_counter() - start
     keep = min(PLOT_SCORES, s0.size, s1.size)
     return AuditResult(case, res.epsilon_lb, confidence, runs, res.threshold, res.fpr, res.fnr,
                        res.fpr_upper, res.fnr_upper, gen.choice(s0, keep, replace=False),
-                       gen.choice(s1, keep, replace=False))
-
-
-@dataclass(frozen=True)
-class OneRunResult:
-    """Outcome of :func:`one_run_audit`."""
-
-    epsilon: float
-    epsilon_lb: float
-    confidence: float
-    canaries: int
-    guesses: int
-    correct: int
-    scores: np.ndarray = field(repr=False)
-    included: np.ndarray = field(repr=False)
-
-
-def one_run_audit(epsilon: float, *, canaries: int = 1000, guesses: int = 100, n_other: int = 0,
-                  lam: float = 0.01, confidence: float = 0.95, rng=None) -> OneRunResult:
-    """One-run audit ([SNJ23]_ Algorithm 1) of output perturbation ([CM08]_ Algorithm 1).
-
-    ``m = canaries`` canary slots: slot ``i`` holds the record ``(e_i, +1)`` (included,
-    ``S_i = +1``) or ``(e_i, 0)`` (its label flipped, ``S_i = -1``), each with probability 1/2,
-    independently; flipping one slot is a replace-one change, so the release is epsilon-DP in
-    each ``S_i``. One training run (one fit, one noise draw) on the canary slots (plus
-    ``n_other`` records at the origin). The score of canary ``i`` is the released coefficient
-    ``w_i``; the auditor guesses ``S_i = +1`` for the ``guesses/2`` largest scores, ``-1`` for
-    the ``guesses/2`` smallest, abstains on the rest, and counts correct guesses
-    (:func:`one_run_epsilon`).
-    """
-    gen = check_random_state(rng)
-    m = int(canaries)
-    if guesses < 2 or guesses > m:
-        raise ValueError(f"guesses == {guesses}, must be in [2, canaries = {m}].")
-    included = gen.random(m) < 0.5
-    X = np.vstack([np.eye(m), np.zeros((n_other, m))])
-    y = np.r_[included.astype(int), np.arange(n_other) % 2]
-    if y.min() == y.max():
-        y[0] = 1 - y[0]
-        included[0] = bool(y[0])
-    prep = prepare(X, y, data_norm=1.0)
-    w = private_coefs(prep, epsilons=[epsilon], lam=lam, restarts=1, method="output",
-                      rng=gen)[0][0, 0]
-    order = np.argsort(w)
-    half = guesses // 2
-    neg, pos = order[:half], order[m - (guesses - half):]
-    correct = int(included[pos].sum() + (~included[neg]).sum())
-    return OneRunResult(float(epsilon), one_run_epsilon(guesses, correct, confidence=confidence),
-                        confidence, m, guesses, correct, w, included)
+                       gen.choice(s1, keep, replace=False), seconds)

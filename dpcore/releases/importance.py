@@ -9,7 +9,8 @@ Algorithm 1), what a decision reads about it, and its audit case.
   owner hands over (the public rows with their weights);
 * :data:`DECISION`: the release as the decision page reads it (its utility from the study's
   numbers, the step the audit attacks);
-* :data:`AUDIT_CASES`: the release's noise law as released, on a hard pair.
+* :data:`AUDIT_CASES`: the release's noise law as released, on a hard pair;
+* :data:`ONE_RUN`: its one-run audit ([SNJ23]_), one canary per coordinate.
 
 References
 ----------
@@ -27,14 +28,20 @@ import pandas as pd
 
 from dpcore.accountant import BudgetAccountant
 from dpcore.audit.case import AuditCase, release_law_case
+from dpcore.audit.onerun import OneRunCase
 from dpcore.audit.pairs import importance_pair
 from dpcore.datasets.scenario import Scenario
-from dpcore.importance.mechanism import BalancedFit, ImportanceWeights, release_sensitivity
+from dpcore.importance.mechanism import (
+    BalancedFit,
+    ImportanceWeights,
+    balanced_fit,
+    release_sensitivity,
+)
 from dpcore.mechanisms import L2Laplace
 from dpcore.releases.base import AuditScope, Numbers, Release, utility_row, utility_table
 
-__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "NOISE", "publish", "released_table",
-           "settings"]
+__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "NOISE", "ONE_RUN", "publish",
+           "released_table", "settings"]
 
 #: How the release draws its noise, in words (shown beside the Publish button).
 NOISE = ("the paper's L2-Laplace on β at Lemma 2's L2 sensitivity, drawn as a Gaussian scale "
@@ -141,3 +148,38 @@ def _release_case(epsilon: float, *, n_private: int = 50, d: int = 3, lam: float
 AUDIT_CASES: dict[str, Callable[[float], AuditCase]] = {"importance_release": _release_case}
 #: Those of :data:`AUDIT_CASES` broken on purpose: none.
 AUDIT_FAULTS: tuple[str, ...] = ()
+
+
+def _one_run(epsilon: float, canaries: int, *, lam: float = 0.01,
+             noise_epsilon: float | None = None) -> OneRunCase:
+    """The noisy β of [JE13]_ Algorithm 1 (step 1 fitted, step 2's L2-Laplace drawn once by
+    the release law's seeded study twin) with ``canaries`` private records in ``canaries``
+    features: canary ``i`` is ``e_i`` when in and the origin when out (a private record
+    replaced, N_D public), the public set ``canaries`` records at the origin. Feature ``i``
+    occurs only in canary ``i``, so ``beta_i`` is positive when it is in and 0 when it is
+    out; a canary's score is its noisy ``beta_i`` minus half of an included canary's
+    ``beta_i`` (from a fit with every canary in: public, fixed before the run).
+    ``noise_epsilon``: the ε the noise is calibrated to (default the claimed ε; larger is a
+    fault, broken on purpose)."""
+    public = np.zeros((canaries, canaries))
+    centre = balanced_fit(np.eye(canaries), public, lam).coef[0] / 2.0
+    dim = canaries + 1  # the intercept's coefficient comes last
+    law = L2Laplace(epsilon if noise_epsilon is None else noise_epsilon,
+                    release_sensitivity(dim, canaries, lam), dim)
+
+    def run(included: np.ndarray, rng) -> np.ndarray:
+        beta = balanced_fit(np.diag(included.astype(float)), public, lam).coef
+        return law.randomise(beta, rng=rng, law="release")[:canaries] - centre
+
+    return OneRunCase(
+        "importance_release", "DP importance weights as released", epsilon, canaries,
+        "replace one private record (N_D public)",
+        f"canary i is the private record e_i when in, the origin when out, one per feature; "
+        f"public records at the origin; λ = {lam:g}", "importance_release", run,
+        broken=noise_epsilon not in (None, epsilon),
+        note="The noise is spread over all m + 1 coefficients while a canary moves only its "
+             "own by a fraction of the sensitivity, so one run shows little unless m is large.")
+
+
+#: The release's one-run audit (key -> builder at a claimed ε and a number of canaries).
+ONE_RUN: dict[str, Callable[..., OneRunCase]] = {"importance_release": _one_run}

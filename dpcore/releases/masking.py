@@ -8,11 +8,14 @@ about it, and its audit case.
   :data:`NOISE` says how, :func:`masked_table` is what the data owner hands over;
 * :data:`DECISION`: the release as the decision page reads it (its utility from the study's
   numbers, the step the audit attacks, the data a built-in task builds itself);
-* :data:`AUDIT_CASES`: the noisy classifier w′ (steps 1-2; step 3 is post-processing).
+* :data:`AUDIT_CASES`: the noisy classifier w′ (steps 1-2; step 3 is post-processing);
+  :data:`ONE_RUN`: its one-run audit ([SNJ23]_), one canary per coordinate.
 
 References
 ----------
 .. [PGY] Pham, Ghosh & Yegneswaran, *Data masking with privacy guarantees*, Algorithm 1.
+.. [SNJ23] Steinke, Nasr & Jagielski (2023), *Privacy auditing with one (1) training run*,
+   NeurIPS, Algorithm 1.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import pandas as pd
 
 from dpcore.accountant import BudgetAccountant
 from dpcore.audit.case import AuditCase, l2laplace_llr
+from dpcore.audit.onerun import OneRunCase, label_canaries
 from dpcore.audit.pairs import logistic_pair
 from dpcore.datasets.scenario import Scenario
 from dpcore.masking.experiments import TASKS, MaskingTask, generator
@@ -35,7 +39,8 @@ from dpcore.masking.model import fit_logistic_model
 from dpcore.perturbation.output import output_sensitivity, perturb_output
 from dpcore.releases.base import AuditScope, Numbers, Release, utility_row, utility_table
 
-__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "NOISE", "masked_table", "publish"]
+__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "NOISE", "ONE_RUN", "masked_table",
+           "publish"]
 
 #: How the release draws its noise, in words (shown beside the Publish button).
 NOISE = ("the paper's L2-Laplace on W′, drawn as a Gaussian scale mixture (the studies draw the "
@@ -165,3 +170,33 @@ def _case(epsilon: float, *, n: int = 50, d: int = 2, lam: float = 0.1,
 AUDIT_CASES: dict[str, Callable[[float], AuditCase]] = {"masking": _case}
 #: Those of :data:`AUDIT_CASES` broken on purpose: none.
 AUDIT_FAULTS: tuple[str, ...] = ()
+
+
+def _one_run(epsilon: float, canaries: int, *, lam: float = 0.01,
+             noise_epsilon: float | None = None) -> OneRunCase:
+    """The noisy classifier w′ (steps 1-2) on the canaries of
+    :func:`~dpcore.audit.onerun.label_canaries` (one per coordinate, n = m + 2): the step-1
+    fit on the scaled records and one draw of its output noise (the study's law); a canary's
+    score is its coefficient. ``noise_epsilon``: the ε the noise is calibrated to (default the
+    claimed ε; larger is a fault, broken on purpose)."""
+    n, lipschitz = canaries + 2, lipschitz_constant(2)
+    noise = epsilon if noise_epsilon is None else noise_epsilon
+
+    def run(included: np.ndarray, rng) -> np.ndarray:
+        X, y = label_canaries(included)
+        fit = fit_logistic_model(mask_scale(X)[0], y, lam=lam, n_classes=2)
+        return perturb_output(fit.coef.ravel(), n=n, lam=lam, epsilon=noise,
+                              lipschitz=lipschitz, gap=float(fit.gap), rng=rng)
+
+    return OneRunCase(
+        "masking", "Masked data: the noisy classifier w′", epsilon, canaries,
+        "replace one record (n fixed)",
+        f"canary i is the record e_i labelled 1 when in, 0 when out (its label flipped), one "
+        f"per coordinate, with two records at the origin; λ = {lam:g}", "masking", run,
+        broken=noise_epsilon not in (None, epsilon),
+        note="The noise is spread over all m coordinates while a canary moves only its own by "
+             "a fraction of the sensitivity, so one run shows little unless m is large.")
+
+
+#: The release's one-run audit (key -> builder at a claimed ε and a number of canaries).
+ONE_RUN: dict[str, Callable[..., OneRunCase]] = {"masking": _one_run}

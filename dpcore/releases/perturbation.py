@@ -11,12 +11,15 @@ about it, and its audit cases.
 * :data:`DECISION`: the release as the decision page reads it (its utility from the study's
   numbers, the step the audit attacks, the data a synthetic study builds itself);
 * :data:`AUDIT_CASES`: approximate minima perturbation as released ([IKN19]_ Algorithm 1) and
-  output perturbation's noise law as released.
+  output perturbation's noise law as released;
+* :data:`ONE_RUN`: both releases' one-run audits ([SNJ23]_), one canary per coordinate.
 
 References
 ----------
 .. [IKN19] Iyengar, Near, Song, Thakkar, Thakurta & Wang (2019), *Towards practical
    differentially private convex optimization*, IEEE S&P, Algorithm 1.
+.. [SNJ23] Steinke, Nasr & Jagielski (2023), *Privacy auditing with one (1) training run*,
+   NeurIPS, Algorithm 1.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import pandas as pd
 
 from dpcore.accountant import BudgetAccountant
 from dpcore.audit.case import AuditCase, capped_note, objective_llr, release_law_case
+from dpcore.audit.onerun import OneRunCase, label_canaries
 from dpcore.audit.pairs import logistic_pair
 from dpcore.datasets.scenario import Scenario
 from dpcore.mechanisms import L2Laplace
@@ -45,8 +49,8 @@ from dpcore.perturbation.model import TOL, PrivateLogisticRegression, nonprivate
 from dpcore.perturbation.output import output_sensitivity
 from dpcore.releases.base import AuditScope, Numbers, Release, utility_row, utility_table
 
-__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "METHODS", "NOISE", "evaluation_set",
-           "publish", "released_json", "settings"]
+__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "METHODS", "NOISE", "ONE_RUN",
+           "evaluation_set", "publish", "released_json", "settings"]
 
 _RULE = LAMBDA_MODES[0]  # the perturbation study's λ by its rule (the release chooses its own)
 
@@ -250,3 +254,58 @@ AUDIT_CASES: dict[str, Callable[[float], AuditCase]] = {"amp_release": _amp_rele
                                                         "output_release": _output_release_case}
 #: Those of :data:`AUDIT_CASES` broken on purpose: none.
 AUDIT_FAULTS: tuple[str, ...] = ()
+
+
+#: The canaries of both releases' one-run audits, and what caps their bound, in words.
+_MODEL_CANARIES = ("canary i is the record e_i labelled 1 when in, 0 when out (its label "
+                   "flipped), one per coordinate, with two records at the origin; λ = {lam:g}")
+_MODEL_NOTE = ("The noise is spread over all m coordinates while a canary moves only its own "
+               "by a fraction of the sensitivity, so one run shows little unless m is large "
+               "(and the noise's norm grows with m).")
+
+
+def _output_one_run(epsilon: float, canaries: int, *, lam: float = 0.01,
+                    noise_epsilon: float | None = None) -> OneRunCase:
+    """Output perturbation as released on the canaries of
+    :func:`~dpcore.audit.onerun.label_canaries` (one per coordinate, n = m + 2): one
+    non-private fit and one L2-Laplace draw at the release's sensitivity (its Gaussian scale
+    mixture, drawn by the seeded study twin); a canary's score is its coefficient.
+    ``noise_epsilon``: the ε the noise is calibrated to (default the claimed ε; larger is a
+    fault, broken on purpose)."""
+    n = canaries + 2
+    law = L2Laplace(epsilon if noise_epsilon is None else noise_epsilon,
+                    output_sensitivity(n, lam, gap=TOL), canaries)
+
+    def run(included: np.ndarray, rng) -> np.ndarray:
+        w = nonprivate_coef(prepare(*label_canaries(included), data_norm=1.0), lam)
+        return law.randomise(w, rng=rng, law="release")
+
+    return OneRunCase(
+        "output_release", "Output perturbation as released", epsilon, canaries,
+        "replace one record (n fixed)", _MODEL_CANARIES.format(lam=lam), "output_release", run,
+        broken=noise_epsilon not in (None, epsilon), note=_MODEL_NOTE)
+
+
+def _amp_one_run(epsilon: float, canaries: int, *, lam: float = 0.01,
+                 noise_epsilon: float | None = None) -> OneRunCase:
+    """Approximate minima perturbation as released ([IKN19]_ Algorithm 1, the release's own
+    :func:`~dpcore.perturbation.amp.amp_coefs` with its seeded study law: objective noise,
+    certified solve, output noise) on the canaries of
+    :func:`~dpcore.audit.onerun.label_canaries`; a canary's score is its coefficient.
+    ``noise_epsilon``: the ε the noise is calibrated to (default the claimed ε; larger is a
+    fault, broken on purpose)."""
+    noise = epsilon if noise_epsilon is None else noise_epsilon
+
+    def run(included: np.ndarray, rng) -> np.ndarray:
+        prep = prepare(*label_canaries(included), data_norm=1.0)
+        return amp_coefs(prep, epsilon=noise, lam=lam, tol=TOL, rng=rng)[0]
+
+    return OneRunCase(
+        "amp_release", "Approximate minima perturbation as released", epsilon, canaries,
+        "replace one record (n fixed)", _MODEL_CANARIES.format(lam=lam), "amp_release", run,
+        broken=noise_epsilon not in (None, epsilon), note=_MODEL_NOTE)
+
+
+#: The releases' one-run audits (key -> builder at a claimed ε and a number of canaries).
+ONE_RUN: dict[str, Callable[..., OneRunCase]] = {"output_release": _output_one_run,
+                                                 "amp_release": _amp_one_run}

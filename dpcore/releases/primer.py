@@ -8,31 +8,38 @@ group of the rows ([JLE14]_ Sect. 1.3 and 1.6).
   its table (one row per part) is what the data owner hands over;
 * :data:`DECISION`: none, the decision page weighs the releases of the pages whose study
   simulates a model or a data set, not the primer's single answers;
-* :data:`AUDIT_CASES`: none of its own, the catalogue's ``laplace`` case audits its mechanism.
+* :data:`AUDIT_CASES`: none of its own, the catalogue's ``laplace`` case audits its mechanism;
+* :data:`ONE_RUN`: its one-run audits ([SNJ23]_): per-group counts and sums with each canary
+  alone in its group, and a mean (one number, which one run cannot audit per canary).
 
 References
 ----------
 .. [JLE14] Ji, Lipton & Elkan (2014), *Differential privacy and machine learning: a survey and
    review*, arXiv:1412.7584.
+.. [SNJ23] Steinke, Nasr & Jagielski (2023), *Privacy auditing with one (1) training run*,
+   NeurIPS, Algorithm 1.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 import pandas as pd
 
 from dpcore.accountant import BudgetAccountant
 from dpcore.audit.case import AuditCase
+from dpcore.audit.onerun import OneRunCase
 from dpcore.datasets.scenario import Scenario
+from dpcore.mechanisms import Laplace
 from dpcore.primer.columns import candidates
-from dpcore.primer.queries import PrimerQuery, group_sensitivity, sensitivity
+from dpcore.primer.queries import PrimerQuery, count, group_sensitivity, sensitivity
 from dpcore.primer.release import release_answers
 from dpcore.releases.base import Release
 from dpcore.text import md
 
-__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "noise", "publish", "release_sensitivity",
-           "settings"]
+__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "ONE_RUN", "noise", "publish",
+           "release_sensitivity", "settings"]
 
 
 def _n_records(scenario: Scenario) -> int:
@@ -104,3 +111,60 @@ DECISION: Release | None = None
 AUDIT_CASES: dict[str, Callable[[float], AuditCase]] = {}
 #: Those of :data:`AUDIT_CASES` broken on purpose: none.
 AUDIT_FAULTS: tuple[str, ...] = ()
+
+
+def _groups_one_run(epsilon: float, canaries: int, *, kind: str = "count", high: float = 10.0,
+                    noise_epsilon: float | None = None) -> OneRunCase:
+    """The per-group release of a count (or a sum of values in ``[0, high]``) with ``canaries``
+    groups, canary ``i`` alone in group ``i`` when in and absent when out, under "add or remove
+    one record", where each group's answer has the query's own sensitivity
+    (:func:`~dpcore.primer.queries.sensitivity`) and the groups compose in parallel. One run is
+    one noisy vector (the release's Laplace law, drawn by its seeded study twin); a canary's
+    score is its group's answer minus the midpoint of in and out. ``noise_epsilon``: the ε the
+    noise is calibrated to (default the claimed ε; larger is a fault, broken on purpose)."""
+    query = PrimerQuery(kind, "x", low=0.0, high=high) if kind == "sum" else count("x", "a")
+    value = 1.0 if kind == "count" else high
+    law = Laplace(epsilon if noise_epsilon is None else noise_epsilon,
+                  sensitivity(query, canaries, "add_remove"))
+
+    def run(included: np.ndarray, rng) -> np.ndarray:
+        return law.randomise(value * included, rng=rng) - value / 2.0
+
+    what = "count" if kind == "count" else f"sum (values in [0, {high:g}])"
+    return OneRunCase(
+        f"primer_{kind}_groups", f"Primer: a {what} per group (Laplace)", epsilon, canaries,
+        "add or remove one record",
+        f"canary i (value {value:g}) alone in group i when in, absent when out; one answer per "
+        "group", "laplace", run, broken=noise_epsilon not in (None, epsilon))
+
+
+def _mean_one_run(epsilon: float, canaries: int, *, high: float = 10.0,
+                  noise_epsilon: float | None = None) -> OneRunCase:
+    """The mean of ``canaries`` records in ``[0, high]`` (n public) under "replace one record":
+    canary ``i`` is ``high`` when in and ``0`` (replaced) when out. One run is one noisy number,
+    and every canary's score is that number minus the mean with half of them in: the attacker
+    guesses all "in" or all "out". One number carries about one bit, so whatever the noise this
+    run shows next to nothing per canary (the threat model's limit, not the noise's)."""
+    query = PrimerQuery("mean", "x", low=0.0, high=high)
+    law = Laplace(epsilon if noise_epsilon is None else noise_epsilon,
+                  sensitivity(query, canaries, "replace"))
+
+    def run(included: np.ndarray, rng) -> np.ndarray:
+        answer = law.randomise(float(np.mean(high * included)), rng=rng)
+        return np.full(canaries, answer - high / 2.0)
+
+    return OneRunCase(
+        "primer_mean", "Primer: a mean (one number, Laplace)", epsilon, canaries,
+        "replace one record (n public)",
+        f"canary i is {high:g} when in, 0 when out; one answer for all", "laplace", run,
+        broken=noise_epsilon not in (None, epsilon),
+        note="One number for all the canaries: it says about one bit about them together, so "
+             "one run cannot show a per-canary ε, whatever the noise.")
+
+
+#: The release's one-run audits (key -> builder at a claimed ε and a number of canaries).
+ONE_RUN: dict[str, Callable[..., OneRunCase]] = {
+    "primer_count_groups": _groups_one_run,
+    "primer_sum_groups": lambda e, m, **kw: _groups_one_run(e, m, kind="sum", **kw),
+    "primer_mean": _mean_one_run,
+}

@@ -1,7 +1,8 @@
 """The registry: one line per page that publishes, and what is gathered from their modules.
 
 :data:`RELEASES` (what the decision page reads) and the release cases of the audit catalogue
-(:data:`AUDIT_CASES`, :data:`AUDIT_FAULTS`, read by :mod:`dpcore.releases.catalogue`) are built here
+(:data:`AUDIT_CASES`, :data:`AUDIT_FAULTS`, read by :mod:`dpcore.releases.catalogue`) and their
+one-run audits (:data:`ONE_RUN`) are built here
 from the modules of :data:`MODULES`, in its order (the decision page lists the releases in it),
 not kept as tables of their own.
 """
@@ -17,9 +18,10 @@ import dpcore.releases.perturbation as perturbation
 import dpcore.releases.primer as primer
 import dpcore.releases.subset as subset
 from dpcore.audit.case import AuditCase
+from dpcore.audit.onerun import OneRunCase
 from dpcore.releases.base import Release
 
-__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "MODULES", "RELEASES"]
+__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "MODULES", "ONE_RUN", "RELEASES"]
 
 #: The release modules, one per page that publishes.
 MODULES: tuple[ModuleType, ...] = (importance, perturbation, masking, subset, primer)
@@ -32,3 +34,6 @@ AUDIT_CASES: dict[str, Callable[[float], AuditCase]] = {
     key: build for m in MODULES for key, build in m.AUDIT_CASES.items()}
 #: The keys of :data:`AUDIT_CASES` that are broken on purpose.
 AUDIT_FAULTS: tuple[str, ...] = tuple(key for m in MODULES for key in m.AUDIT_FAULTS)
+#: The releases' one-run audits: key -> builder at a claimed ε and a number of canaries.
+ONE_RUN: dict[str, Callable[..., OneRunCase]] = {
+    key: build for m in MODULES for key, build in m.ONE_RUN.items()}

@@ -27,14 +27,15 @@ import pandas as pd
 
 from dpcore.accountant import BudgetAccountant
 from dpcore.audit.case import AuditCase, capped_note, laplace_llr
+from dpcore.audit.onerun import OneRunCase
 from dpcore.datasets.scenario import Scenario
 from dpcore.mechanisms import DiscreteLaplace, Exponential, Laplace
 from dpcore.releases.base import AuditScope, Numbers, Release, utility_row, utility_table
 from dpcore.subset.experiments import StudySetup
 from dpcore.subset.selection import SubsetResult, select_subset
 
-__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "NOISE", "charged_epsilon", "publish",
-           "released_table", "settings"]
+__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "NOISE", "ONE_RUN", "charged_epsilon",
+           "publish", "released_table", "settings"]
 
 #: How the release draws its noise, in words (shown beside the Publish button).
 NOISE = "Laplace on the counts and criteria, the exponential mechanism for the size"
@@ -223,3 +224,32 @@ AUDIT_CASES: dict[str, Callable[[float], AuditCase]] = {
 }
 #: Those of :data:`AUDIT_CASES` broken on purpose: Wang et al.'s accounting as printed.
 AUDIT_FAULTS: tuple[str, ...] = ("selection_as-printed",)
+
+
+def _counts_one_run(epsilon: float, canaries: int, *,
+                    noise_epsilon: float | None = None) -> OneRunCase:
+    """The noisy counts of steps 2 and 4 with ``canaries`` public cells: canary ``i`` is in
+    cell ``i`` when in and in one more cell (where every canary that is out goes) when out, a
+    record replaced, so the counts move by 2 in L1 (the release's sensitivity). One run is one
+    noisy count vector (the release's discrete Laplace law, drawn by its seeded study twin);
+    a canary's score is its cell's count minus 1/2. Its cell alone moves by 1 of the 2 the noise
+    is calibrated to, so on a correct release this design shows at most about ε/2.
+    ``noise_epsilon``: the ε the noise is calibrated to (default the claimed ε; larger is a
+    fault, broken on purpose)."""
+    law = DiscreteLaplace(epsilon if noise_epsilon is None else noise_epsilon, 2)
+
+    def run(included: np.ndarray, rng) -> np.ndarray:
+        cells = np.r_[included.astype(int), int((~included).sum())]
+        return law.randomise(cells, rng=rng)[:canaries] - 0.5
+
+    return OneRunCase(
+        "subset_counts", "Wang et al. counts as released (discrete Laplace)", epsilon, canaries,
+        "replace one private record",
+        "canary i alone in public cell i when in, in a shared cell when out", "counts_release",
+        run, broken=noise_epsilon not in (None, epsilon),
+        note="A canary that is out is in the shared cell: its own cell moves by 1 of the "
+             "sensitivity 2, so a correct release shows at most about ε/2 here.")
+
+
+#: The release's one-run audits (key -> builder at a claimed ε and a number of canaries).
+ONE_RUN: dict[str, Callable[..., OneRunCase]] = {"subset_counts": _counts_one_run}

@@ -28,7 +28,6 @@ References
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -40,17 +39,17 @@ import dpcore.audit as A
 from dpcore.audit.statistics import point_against_curve
 from dpcore.domains import EPSILONS, SEED, OneOf
 from dpcore.planning.tradeoff import tradeoff
-from dpcore.releases.catalogue import CASE_KEYS, audit_case
+from dpcore.releases.catalogue import CASE_KEYS, audit_case, one_run_case
 from dpcore.simulation import Progress
 from dpcore.studies.base import StudyParams
 from dpcore.validation import DataError
 
-__all__ = ["CANARIES", "CONFIDENCES", "CONTROLS", "DOMAINS", "FLOAT_RUNS", "ONE_RUN_CASE",
+__all__ = ["CANARIES", "CONFIDENCES", "CONTROLS", "DOMAINS", "FLOAT_RUNS",
            "REFIT_RUNS", "RUNS", "SEED_KEY", "SENSITIVITY_PAIRS", "VIEW_LABELS", "ClaimCurve",
            "Params", "at",
            "case_label", "claim_curve", "compute", "curve_sentence", "epsilon_delta_tradeoff",
-           "one_run", "one_run_beside", "prepare", "rate_points", "reach_sentence", "runs_for",
-           "summary_table", "takeaway", "verdict"]
+           "one_run", "one_run_table", "prepare", "rate_points", "reach_sentence", "runs_for",
+           "summary_table", "takeaway", "threat_models", "verdict"]
 
 REFIT_RUNS = 20_000  # mechanisms that refit a model per run: at most this many runs
 #: The options of the page's sliders: runs per dataset, confidence, the one-run audit's
@@ -59,8 +58,6 @@ RUNS = (1000, 3000, 10_000, 30_000, 100_000)
 CONFIDENCES = (0.9, 0.95, 0.99)
 CANARIES = (50, 100, 200, 500)
 FLOAT_RUNS = (2000, 5000, 20_000, 50_000)
-#: The case the one-run audit (of output perturbation) is compared with.
-ONE_RUN_CASE = "output"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -326,44 +323,92 @@ def summary_table(metrics: Iterable[pd.DataFrame]) -> pd.DataFrame:
                   "gap", "confidence", "runs per dataset", "f", "limit on this pair", "flagged"]]
 
 
-def one_run(params: Params, canaries: int) -> A.OneRunResult:
-    """The one-run audit ([SNJ23]_ Algorithm 1, :func:`dpcore.audit.one_run_audit`) of output
-    perturbation claimed at ``params.epsilon`` with ``canaries`` canaries, guessing a fifth of
-    them (at least 2), at ``params.confidence`` and seeded by ``params.seed``."""
-    return A.one_run_audit(params.epsilon, canaries=canaries, guesses=max(2, canaries // 5),
-                           confidence=params.confidence, rng=params.seed)
+def one_run(key: str, params: Params, canaries: int) -> A.OneRunOutcome:
+    """The one-run audit ([SNJ23]_ Algorithm 1, :func:`dpcore.audit.one_run`) of the release
+    ``key`` (one of :data:`~dpcore.releases.catalogue.ONE_RUN_KEYS`) claimed at
+    ``params.epsilon`` with ``canaries`` canaries, at ``params.confidence`` and seeded by
+    ``params.seed``: a study (seeded, built-in canaries), not a release."""
+    return A.one_run(one_run_case(key, params.epsilon, canaries),
+                     confidence=params.confidence, rng=params.seed)
 
 
-def one_run_beside(params: Params, canaries: int) -> pd.DataFrame:
-    """The one-run audit (:func:`one_run`) beside the many-run audit of the same mechanism
-    (:data:`ONE_RUN_CASE`, output perturbation, at ``params``' ε, runs, confidence and seed),
-    one row each: the right guesses (one run only), the claim, the bound, the gap, the most
-    the audit could show (all guesses right, :func:`dpcore.audit.one_run_epsilon`; every
-    test right, :func:`dpcore.audit.audit_ceiling`), and its cost: runs of the mechanism
-    and the seconds this computation took (a measurement: it varies with the machine and its
-    load)."""
-    start = time.perf_counter()
-    many = compute(None, params.replace(case=ONE_RUN_CASE))["metrics"].iloc[0]
-    many_seconds = time.perf_counter() - start
-    start = time.perf_counter()
-    one = one_run(params, canaries)
-    one_seconds = time.perf_counter() - start
-    rows = [
-        {"audit": "many runs on one pair", "right guesses": "",
-         "claimed epsilon": float(many["claimed_epsilon"]),
-         "audited lower bound": float(many["audited_lower_bound"]),
-         "gap": float(many["gap"]), "most it can show": float(many["ceiling"]),
-         "runs of the mechanism": 2 * int(many["runs_per_dataset"]),
-         "seconds": many_seconds},
-        {"audit": f"one run, {one.canaries:,} canaries",
-         "right guesses": f"{one.correct} / {one.guesses}",
-         "claimed epsilon": one.epsilon, "audited lower bound": one.epsilon_lb,
-         "gap": one.epsilon - one.epsilon_lb,
-         "most it can show": A.one_run_epsilon(one.guesses, one.guesses,
-                                               confidence=one.confidence),
-         "runs of the mechanism": 1, "seconds": one_seconds},
-    ]
+def one_run_table(outcomes: Iterable[A.OneRunOutcome],
+                  many: Mapping[str, A.AuditResult]) -> pd.DataFrame:
+    """Each release's one-run audit beside the many-run audit of the same release, one row
+    each: the claim, both bounds, their gaps to it, and the cost of each (runs of the
+    mechanism, and the measured seconds: they vary with the machine and its load).
+
+    Parameters
+    ----------
+    outcomes : iterable of OneRunOutcome
+        :func:`one_run` of each release.
+    many : mapping
+        The many-run audit (:func:`prepare`) of each outcome's ``audited`` case, at the same
+        ε, confidence and seed.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``release``, ``claimed epsilon``, ``many-run bound``, ``one-run bound``,
+        their gaps to the claim (``many-run gap``, ``one-run gap``), ``right guesses``,
+        ``most one run can show`` (every guess right), the costs (``many-run runs``,
+        ``one-run runs``, ``many-run seconds``, ``one-run seconds``), ``canaries``,
+        ``above the claim`` (either bound) and ``note`` (what caps the one-run design).
+    """
+    rows = []
+    for one in outcomes:
+        m = many[one.audited]
+        rows.append({
+            "release": one.name, "claimed epsilon": one.epsilon,
+            "many-run bound": float(m.epsilon_lb), "one-run bound": one.epsilon_lb,
+            "many-run gap": one.epsilon - m.epsilon_lb,
+            "one-run gap": one.epsilon - one.epsilon_lb,
+            "right guesses": f"{one.correct} / {one.guesses}",
+            "most one run can show": one.most, "many-run runs": 2 * int(m.runs),
+            "one-run runs": 1, "many-run seconds": float(m.seconds),
+            "one-run seconds": one.seconds, "canaries": one.canaries,
+            "above the claim": bool(one.above_claim or m.epsilon_lb > one.epsilon),
+            "note": one.note})
     return pd.DataFrame(rows)
+
+
+def _span(runs: pd.Series) -> str:
+    """"1,000 to 20,000 runs" (or "20,000 runs each" when every row ran as often)."""
+    low, high = int(runs.min()), int(runs.max())
+    return f"{low:,} runs each" if low == high else f"{low:,} to {high:,} runs"
+
+
+def threat_models(table: pd.DataFrame) -> str:
+    """What each threat model showed on these releases, in words with the numbers of
+    :func:`one_run_table`: the many-run audits' bounds and cost, the one-run audits' bounds,
+    what one run could show at most with every guess right, and its cost."""
+    claim = float(table["claimed epsilon"].iloc[0])
+    best_many = table.loc[table["many-run bound"].idxmax()]
+    best_one = table.loc[table["one-run bound"].idxmax()]
+    canaries, most = int(table["canaries"].iloc[0]), float(table["most one run can show"].max())
+    many = (
+        f"**Many runs** (two fixed neighbouring datasets, the output seen each time): the "
+        f"strongest attacker DP guards against, tight at its pair. Here its bounds reach "
+        f"{table['many-run bound'].min():.2f} to {best_many['many-run bound']:.2f} "
+        f"(claimed {claim:g}), at {_span(table['many-run runs'])} of the mechanism "
+        f"({table['many-run seconds'].sum():.2f} s in all); where each run trains a model, "
+        "that many trainings.")
+    if best_one["one-run bound"] > 0.0:
+        shown = (f"its bounds reach at most {best_one['one-run bound']:.2f} "
+                 f"({best_one['release']}, {best_one['right guesses']} right)")
+    else:
+        shown = "no release's right guesses refute even ε = 0"
+    one = (
+        f"**One run** ({canaries:,} canaries, each in or out by a coin, one output): one run "
+        f"of each mechanism ({table['one-run seconds'].sum():.2f} s in all), as cheap as a "
+        f"real deployment; {shown}. With every guess right it could show at most "
+        f"{most:.2f}: "
+        + ("the claim is within its reach at this many canaries, but a release that spreads "
+           "its noise over many coordinates while each canary moves only its own shows far "
+           "less (each row's note says what caps it)." if most > claim else
+           f"less than the claim {claim:g}, so at this many canaries one run cannot refute "
+           "it whatever the noise; more canaries raise that ceiling."))
+    return f"{many}\n\n{one}"
 
 
 def reach_sentence(m: Mapping[str, Any]) -> str:
