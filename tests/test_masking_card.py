@@ -110,6 +110,10 @@ def test_exact_match_share_against_hand_computed_tables():
     assert exact_match_share(original, pd.DataFrame({"x": [2], "y": [0]})) == 0.0
     batch = np.array([[[0, 1], [2, 2]], [[1, 1], [0, 1]]])
     assert exact_match_shares(np.array([[0, 1], [1, 1]]), batch).tolist() == [0.5, 1.0]
+    # 70 binary columns: 2^70 cells, more than one integer holds (the rows are numbered).
+    wide = np.zeros((2, 70), dtype=int)
+    wide[1, 69] = 1
+    assert exact_match_shares(wide[:1], np.stack([wide, wide[::-1]])).tolist() == [0.5, 0.5]
 
 
 def test_correlation_difference_and_pmse_are_perfect_for_identical_tables():

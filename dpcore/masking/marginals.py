@@ -304,12 +304,15 @@ def exact_match_shares(original_codes, masked_codes) -> np.ndarray:
     """Share of the records of one or more masked tables (shape (..., m, c)) whose cells
     equal those of a record of the original table (shape (n, c)), shape
     ``masked_codes.shape[:-2]``."""
-    original = np.asarray(original_codes, dtype=np.intp)
-    masked = np.asarray(masked_codes, dtype=np.intp)
+    original = np.asarray(original_codes, dtype=np.int64)
+    masked = np.asarray(masked_codes, dtype=np.int64)
     batch, (m, c) = masked.shape[:-2], masked.shape[-2:]
     rows = np.concatenate([original, masked.reshape(-1, c)])
-    _, ids = np.unique(rows, axis=0, return_inverse=True)
-    ids = ids.ravel()
+    base = rows.max(axis=0, initial=0) + 1
+    if np.sum(np.log2(base)) < 62:  # one int64 per row: code_0 + base_0 (code_1 + ...)
+        ids = rows @ np.cumprod(np.r_[1, base[:-1]])
+    else:  # too many cells for one integer: number the distinct rows
+        ids = np.unique(rows, axis=0, return_inverse=True)[1].ravel()
     seen = np.isin(ids[len(original):], ids[:len(original)])
     return seen.reshape(*batch, m).mean(axis=-1)
 
