@@ -93,6 +93,10 @@ def test_columns_decode_the_encoding():
     assert dummy.codes(np.array([[0.3, 0.4], [0.1, 0.6], [0.9, 0.2]])).tolist() == [0, 2, 1]
     assert scaled.codes(np.array([[-3.0], [0.3], [0.99], [7.0]])).tolist() == [0, 1, 3, 3]
     assert (onehot.size, dummy.size, scaled.size) == (3, 3, 4)
+    with pytest.raises(ValueError, match="kind"):
+        Column("g", "ordinal", (0,))
+    with pytest.raises(ValueError, match="no features"):
+        Column("g", "binary", ())
     columns = columns_of({"g": ["g=a", "g=b"], "k": ["k"], "t": ["t=1"]},
                          {"g": "onehot", "k": "scaled", "t": "onehot"}, ["k", "g=a", "g=b"])
     assert [(c.name, c.kind, c.index) for c in columns] == [("g", "onehot", (1, 2)),

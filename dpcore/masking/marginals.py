@@ -4,7 +4,7 @@ A masked table is judged on the table's own columns, not on the model's encoded 
 one-hot or dummy group is one column (its category: the nearest one-hot vertex of a record's
 values), a binary column is 0 or 1 (cut at 0.5) and a scaled column falls into :data:`BINS`
 equal-width bins of its public range. :class:`Binning` holds that recipe;
-:func:`bin_records` applies it to any batch of records (masked records that left the domain
+:meth:`Binning.codes` applies it to any batch of records (masked records that left the domain
 fall into the nearest bin).
 
 :func:`k_marginal_score` is SDNist's 2-way k-marginal score: for every pair of columns, the L1
@@ -31,9 +31,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from dpcore.validation import DataError
+from dpcore.validation import DataError, check_choice
 
-__all__ = ["BINS", "KINDS", "Binning", "Column", "bin_records", "columns_of", "default_binning",
+__all__ = ["BINS", "KINDS", "Binning", "Column", "columns_of", "default_binning",
            "exact_match_share", "exact_match_shares", "k_marginal_score", "k_marginal_scores",
            "labelled", "pair_distances"]
 
@@ -70,6 +70,11 @@ class Column:
     low: float = 0.0
     high: float = 1.0
     levels: int = BINS
+
+    def __post_init__(self) -> None:
+        check_choice(self.kind, "kind", KINDS)
+        if not self.index:
+            raise ValueError(f"Column {self.name!r} has no features; give their positions.")
 
     @property
     def size(self) -> int:
@@ -138,11 +143,6 @@ def labelled(binning: Binning, n_classes: int, name: str = "label") -> Binning:
     offset = None if binning.offset is None else np.r_[binning.offset, 0.0]
     return Binning((*binning.columns, Column(name, "category", (d,), levels=int(n_classes))),
                    offset)
-
-
-def bin_records(X, binning: Binning) -> np.ndarray:
-    """``binning.codes(X)``: the records' binned columns, shape (..., n, c)."""
-    return binning.codes(X)
 
 
 def default_binning(original: pd.DataFrame, masked: pd.DataFrame | None = None,
