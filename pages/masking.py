@@ -352,13 +352,13 @@ def draw_card(numbers, params, figs) -> None:
     draw(figs, "report_card", "fig_report_card", numbers, params)
     m = numbers["metrics"].iloc[0]
     n, private = int(m["masked_set_size"]), int(m["private_records"])
-    drawn = ("that many private records" if n <= private
-             else f"all {private} private records (there are fewer than {n})")
+    drawn = (f"{n} private records drawn at random" if n <= private
+             else f"all {private} private records (fewer than N = {n})")
     st.caption(
-        f"Each mechanism publishes a table of {n} records: masked generation the masked set "
-        f"(its initial set included), input perturbation {drawn}, each with its own noise "
-        "(labels unperturbed). Dashed: these private records without noise, what such a "
-        "table reaches with no privacy at all. Lines are "
+        f"Masked generation publishes its masked set of {n} records (the initial set "
+        f"included); input perturbation {drawn}, each with its own noise (labels "
+        "unperturbed). Dashed: these private records without noise, what such a table "
+        "reaches with no privacy at all. Lines are "
         "means over the repetitions, shaded bands hold the middle 95 % of them; the dotted "
         "vertical line is the slider's ε. **k-marginal**: SDNist's 2-way score, 1000 when "
         "every pair of columns (the label included, numbers in 10 bins) has the private "
