@@ -164,6 +164,13 @@ def synthetic_panel(dec: Decision, draw: Callable[[str], None]) -> None:
     cols[2].metric("Train masked → test real", f"{s['tstr_accuracy_nonprivate']:.3f}",
                    delta=f"train real: {s['trtr_accuracy_nonprivate']:.3f}", delta_color="off")
     cols[3].metric("Majority class", f"{s['majority_accuracy_nonprivate']:.3f}")
+    more = st.columns(4)
+    more[0].metric("2-way k-marginal (non-private)", f"{s['k_marginal_nonprivate']:.0f}",
+                   help="SDNist's score, 0 to 1000: 1000 when every pair of binned columns "
+                        "(the label included) has the real distribution.")
+    more[1].metric("Records matching a real one (non-private)",
+                   f"{s['exact_match_share_nonprivate']:.1%}",
+                   help="Masked records equal to a real record in every binned column.")
     left, right = st.columns(2)
     with left:
         draw("marginals")

@@ -97,4 +97,6 @@ def test_masked_release_adds_the_synthetic_data_report():
     assert len(at.get("plotly_chart")) == 6  # + marginals and correlations
     tstr = float(shown["Train masked → test real"])
     assert 0.0 <= tstr <= 1.0 and not math.isnan(tstr)
+    assert 0.0 <= float(shown["2-way k-marginal (non-private)"]) <= 1000.0
+    assert shown["Records matching a real one (non-private)"].endswith("%")
     assert any("non-private" in c.value for c in at.caption)

@@ -43,6 +43,7 @@ def test_default_page_shows_the_toy_scatter_and_its_quality():
     ("animation", ["fig_animation"]),
     ("accuracy", ["fig_accuracy_100", "fig_accuracy_200"]),
     ("images", []),
+    ("card", ["fig_report_card"]),
     ("publish", []),
 ])
 def test_every_view_builds_only_its_own_figures(view, expected):
@@ -158,3 +159,18 @@ def test_after_an_upload_the_page_opens_on_the_users_data():
     app_support.rerun(at)
     assert at.selectbox(key="mk_task").value == "Sidebar scenario (its binary target)"
     assert not at.exception
+    show_view(at, "card")  # the report card on the upload (kept in this session only)
+    assert charts(at) == ["fig_report_card"]
+    assert any("non-private" in c.value and "k-marginal" in c.value for c in at.caption)
+
+
+def test_report_card_on_adult():
+    """Issue 38: the card's curves on Adult, both mechanisms and the private sample."""
+    at = show_view(open_page(mk_task="Sidebar scenario (its binary target)",
+                             builtin_name="adult"), "card")
+    assert charts(at) == ["fig_report_card"]
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    names = {trace.get("name") for trace in spec["data"]}
+    assert {"masked generation", "input perturbation", "private sample"} <= names
+    assert any(str(name).startswith("majority class") for name in names)
+    assert "Adult" in spec["layout"]["title"]["text"]

@@ -22,6 +22,7 @@ from dpcore.runs import build_scenario, numbers_json
 from dpcore.studies import masking as study
 from dpcore.studies.masking import (
     ACCURACY,
+    CARD,
     CONTROLS,
     DOMAINS,
     SEED_KEY,
@@ -80,8 +81,12 @@ def test_prepare_key_leaves_out_what_only_at_reads():
     same = [params.replace(epsilon=e) for e in FIG5_EPSILONS]
     same += [params.replace(alone=True), params.replace(input=True), params.replace(draws=50),
              params.replace(view=VIEWS[1]), params.replace(view=VIEWS[3]),
-             params.replace(view=VIEWS[4])]
+             params.replace(view="publish")]
     assert {p.prepare_key() for p in same} == {params.prepare_key()}
+    # The report card is prepared, whatever ε the page shows.
+    card = params.replace(view=CARD)
+    assert card.prepare_key() != params.prepare_key()
+    assert card.prepare_key() == card.replace(epsilon=0.1, draws=50).prepare_key()
     # The accuracy view's curves are prepared, and depend on the draws.
     curves = params.replace(view=ACCURACY)
     assert curves.prepare_key() != params.prepare_key()

@@ -36,6 +36,7 @@ import dpcore.studies as studies
 from dpcore.decision.releases import RELEASES, AuditScope, Release, release
 from dpcore.decision.synthetic import synthetic_report
 from dpcore.decision.tuning import release_tuning
+from dpcore.masking.card import task_binning
 from dpcore.planning import SHOWN_COLUMNS, deployments, epsilon_rank, posterior_bound
 from dpcore.planning.attacker import attacker_table, interval_table
 from dpcore.planning.tradeoff import tradeoff
@@ -264,7 +265,8 @@ def masked_report(prepared: Any, epsilon: float) -> dict[str, pd.DataFrame]:
     gen = prepared.at_epsilon(float(epsilon)).gen
     names = list(task.feature_names) or None
     return synthetic_report(gen.masked_X_, gen.masked_y_, task.X_private, task.y_private,
-                            task.X_valid, task.y_valid, feature_names=names)
+                            task.X_valid, task.y_valid, feature_names=names,
+                            binning=task_binning(task))
 
 
 def _study(module: Study, scenario: Any, params: Any) -> tuple[Any, dict]:

@@ -112,6 +112,11 @@ def _synthetic(decision: Decision) -> str:
          "The same model trained on the private records: what masking gives up."),
         ("majority class", s["majority_accuracy_nonprivate"],
          "Always guessing the most frequent class: the line to clear."),
+        ("2-way k-marginal score", s["k_marginal_nonprivate"],
+         "SDNist's score: 1000 when every pair of binned columns (the label included) has the "
+         "real distribution, 0 when none overlaps."),
+        ("records matching a real one", s["exact_match_share_nonprivate"],
+         "Share of masked records equal to a real record in every binned column: copies."),
     ]
     rows = "".join(f"<tr><td>{_e(name)} ({_NON_PRIVATE})</td><td>{value:.4g}</td>"
                    f"<td>{_e(meaning)}</td></tr>" for name, value, meaning in items)

@@ -14,7 +14,10 @@ What users of synthetic data keep writing by hand, computed in one call by
   the value expected when the two sets come from one law (``(k - 1)(1 - c)^2 c / N`` for ``k``
   parameters, Snoke et al. Eq. 3);
 * train on masked, test on real (TSTR) accuracy beside train on real, test on real (TRTR), and
-  the majority class.
+  the majority class;
+* SDNist's 2-way k-marginal score and the share of masked records that equal a real one, on
+  binned columns with the label (:mod:`dpcore.masking.marginals`, as the masking page's report
+  card computes them).
 
 Every number here reads the private records without noise, so each is *non-private*: a check
 for the data owner before publishing, not something to publish.
@@ -36,6 +39,7 @@ import pandas as pd
 from scipy import stats
 from sklearn.linear_model import LogisticRegression
 
+from dpcore.masking.marginals import Binning, exact_match_share, k_marginal_score, labelled
 from dpcore.validation import DataError
 
 __all__ = ["synthetic_report"]
@@ -101,7 +105,8 @@ def _accuracy(X: np.ndarray, y: np.ndarray, X_test: np.ndarray, y_test: np.ndarr
 
 def synthetic_report(masked_X: np.ndarray, masked_y: np.ndarray, real_X: np.ndarray,
                      real_y: np.ndarray, test_X: np.ndarray, test_y: np.ndarray, *,
-                     feature_names: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
+                     feature_names: Sequence[str] | None = None,
+                     binning: Binning | None = None) -> dict[str, pd.DataFrame]:
     """Marginal distances, correlation difference, pMSE and TSTR/TRTR of a masked release.
 
     Parameters
@@ -114,6 +119,10 @@ def synthetic_report(masked_X: np.ndarray, masked_y: np.ndarray, real_X: np.ndar
         Real records held out from both, on which the two classifiers are tested.
     feature_names : sequence of str, optional
         One name per feature (default ``x1 .. xd``).
+    binning : Binning, optional
+        How features become the table's binned columns for the k-marginal score and the exact
+        matches (the masking page's :func:`dpcore.masking.card.task_binning`); by default
+        :func:`dpcore.masking.marginals.default_binning` of the two tables.
 
     Returns
     -------
@@ -121,7 +130,8 @@ def synthetic_report(masked_X: np.ndarray, masked_y: np.ndarray, real_X: np.ndar
         ``synthetic_summary`` (one row: ``pmse_nonprivate``, ``pmse_ratio_nonprivate``,
         ``max_correlation_difference_nonprivate``, ``mean_ks_distance_nonprivate``,
         ``tstr_accuracy_nonprivate``, ``trtr_accuracy_nonprivate``,
-        ``majority_accuracy_nonprivate``, ``masked_records``, ``real_records``);
+        ``majority_accuracy_nonprivate``, ``k_marginal_nonprivate``,
+        ``exact_match_share_nonprivate``, ``masked_records``, ``real_records``);
         ``synthetic_marginals`` (one row per feature); ``synthetic_correlation_difference``
         (masked minus real, features by features).
 
@@ -145,6 +155,9 @@ def synthetic_report(masked_X: np.ndarray, masked_y: np.ndarray, real_X: np.ndar
     difference = _correlation(masked) - _correlation(real)
     pmse, ratio = _pmse(masked, real)
     _, counts = np.unique(test_y, return_counts=True)
+    tables = np.c_[real, real_y], np.c_[masked, masked_y]
+    if binning is not None:  # the label is the table's last column
+        binning = labelled(binning, int(max(real_y.max(), masked_y.max())) + 1)
     summary = {
         "pmse_nonprivate": pmse, "pmse_ratio_nonprivate": ratio,
         "max_correlation_difference_nonprivate": float(np.abs(difference).max()),
@@ -152,6 +165,8 @@ def synthetic_report(masked_X: np.ndarray, masked_y: np.ndarray, real_X: np.ndar
         "tstr_accuracy_nonprivate": _accuracy(masked, masked_y, test, test_y),
         "trtr_accuracy_nonprivate": _accuracy(real, real_y, test, test_y),
         "majority_accuracy_nonprivate": float(counts.max() / counts.sum()),
+        "k_marginal_nonprivate": k_marginal_score(*tables, binning=binning),
+        "exact_match_share_nonprivate": exact_match_share(*tables, binning=binning),
         "masked_records": int(len(masked)), "real_records": int(len(real)),
     }
     return {"synthetic_summary": pd.DataFrame([summary]), "synthetic_marginals": marginals,

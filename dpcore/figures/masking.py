@@ -26,6 +26,7 @@ from dpcore.figures.common import (
     spec_figure,
     titled,
 )
+from dpcore.figures.masking_card import card_figure
 from dpcore.masking import MaskedDataGenerator, MaskingTask, decision_regions
 from dpcore.studies.masking import (
     IMAGES_PER_CLASS,
@@ -332,6 +333,8 @@ TITLES = {
     "initial_images": "Initial masked set (public images)",
     "masked_images": "Generated masked samples as images (DP)",
     "weight_images": "Classifier weights as images (Pham et al. Fig. 3 d-f)",
+    "report_card": "Report card: the published table against the private one, across ε "
+                   "(non-private)",
 }
 _ACCURACY = "accuracy_vs_epsilon_N"
 
@@ -361,6 +364,11 @@ def figure_context(name: str, numbers: dict[str, pd.DataFrame], params: Params,
         return f"{dataset}; λ = {params.lambda_:g}; {params.draws} draws"
     if name in ("private_images", "initial_images"):
         return dataset
+    if name == "report_card":
+        m = numbers["metrics"].iloc[0]
+        reps = int(numbers["report_card_nonprivate"]["repetitions"].iloc[0])
+        return (f"{dataset}; λ = {params.lambda_:g}, N = {int(m['masked_set_size'])}; "
+                f"{reps} repetitions per ε")
     return f"{dataset}; {settings(numbers, params)}"
 
 
@@ -431,7 +439,8 @@ def figures(numbers: dict[str, pd.DataFrame], params: Params, *,
     "Masked vs original": ``masked_vs_original`` ([PGY]_ Fig. 2) and its panels
     (:data:`PANEL`), or ``recipient_view``; "Greedy animation": ``greedy_animation``;
     "Accuracy vs ε": ``accuracy_vs_epsilon_N<size>`` (Fig. 5); "Digit images":
-    ``private_images``, ``initial_images``, ``masked_images``, ``weight_images`` (Fig. 3).
+    ``private_images``, ``initial_images``, ``masked_images``, ``weight_images`` (Fig. 3);
+    "Report card": ``report_card`` (:func:`dpcore.figures.masking_card.card_figure`).
     A panel's figure is left untitled (the page titles the row of panels once).
 
     Parameters
@@ -479,6 +488,9 @@ def figures(numbers: dict[str, pd.DataFrame], params: Params, *,
                         ("initial_images", "initial_images"), ("masked_images", "masked_images")):
         if table in numbers:
             figs[name] = image_grid(*_run_images(numbers[table]), cols=IMAGES_PER_CLASS * 3)
+    if "report_card_nonprivate" in numbers:
+        figs["report_card"] = card_figure(numbers["report_card_nonprivate"], epsilon=epsilon,
+                                          majority=float(metrics["majority_accuracy"]))
     if "weight_images" in numbers:
         images, titles = _run_images(numbers["weight_images"])
         n_classes = len({t.split(": ", 1)[1] for t in titles})

@@ -21,6 +21,10 @@ center=None, fit_intercept=False, coef_prior=None).fit(X, y, initial)``
     Batched Newton solver for the binary / multinomial regularised model, with a certified gap.
 ``toy_task``, ``digits_task``, ``accuracy_vs_epsilon``, ``accuracy_vs_epsilon_by_size``
     The paper's experiments (Figs 2-5).
+``k_marginal_score(original, masked)``, ``exact_match_share(original, masked)``
+    SDNist's 2-way k-marginal score (0-1000) and the share of masked records equal to an
+    original one, on binned columns (:mod:`dpcore.masking.marginals`); the page's report card
+    across ε is :func:`dpcore.masking.card.report_card`.
 
 Label convention: integer codes ``0 .. C-1`` everywhere (the paper mixes {-1, 1} and {0, 1}).
 
@@ -63,6 +67,7 @@ from dpcore.masking.greedy import (
     greedy_masked_samples,
     masking_objective,
 )
+from dpcore.masking.marginals import exact_match_share, k_marginal_score
 from dpcore.masking.model import (
     LogisticModelFit,
     fit_logistic_model,
@@ -89,12 +94,14 @@ __all__ = [
     "decision_regions",
     "design_records",
     "digits_task",
+    "exact_match_share",
     "fit_generators",
     "fit_logistic_model",
     "greedy_masked_batches",
     "greedy_masked_samples",
     "input_perturbation",
     "intercept_value",
+    "k_marginal_score",
     "lipschitz_constant",
     "masking_objective",
     "model_gradient",

@@ -33,6 +33,7 @@ from dpcore.masking.generator import (
     scale_records,
 )
 from dpcore.masking.greedy import greedy_masked_batches
+from dpcore.masking.marginals import Column, columns_of
 from dpcore.masking.model import fit_logistic_model, n_logits, predict_labels
 from dpcore.masking.prior import public_model
 from dpcore.perturbation import perturb_output
@@ -96,6 +97,10 @@ class MaskingTask:
         (:func:`dpcore.masking.prior.public_model`); None: the paper's penalty, centred at 0.
     prior_lambda : float or None, default=None
         The λ ``W_E`` was fitted at.
+    columns : tuple of Column, default=()
+        The table's columns among the features, in recipient units (:meth:`to_records`), as
+        the report card bins them (:func:`dpcore.masking.card.task_binning`); empty: every
+        feature a column of its own, binned over ``[-data_norm, data_norm]``.
     """
 
     name: str
@@ -122,6 +127,7 @@ class MaskingTask:
     intercept: bool = False
     prior: np.ndarray | None = None
     prior_lambda: float | None = None
+    columns: tuple[Column, ...] = ()
 
     @property
     def n_classes(self) -> int:
@@ -231,7 +237,8 @@ def toy_task(n_private: int = 100, *, n_initial: int = 100, seed: int = 2016) ->
     return MaskingTask(
         "toy", "Three Gaussian classes (toy)", X, y, np.r_[X12, X3],
         np.r_[y12, np.full(n_initial - n_real, 2)], Xv, yv, Xp, yp, bound,
-        ("class 1", "class 2", "class 3"), text, feature_names=("x1", "x2"))
+        ("class 1", "class 2", "class 3"), text, feature_names=("x1", "x2"),
+        columns=tuple(Column(f"x{j + 1}", "scaled", (j,), *TOY_BOUNDS) for j in range(2)))
 
 
 def digits_task(digits: Sequence[int] = (0, 1, 3), replacement: int = 6, *,
@@ -343,7 +350,7 @@ def scenario_task(scenario, *, n_initial: int = 100, valid_fraction: float = 0.3
         X[valid], y[valid], X[train], y[train], bound, ("0", "1"), text,
         feature_names=tuple(cols), offset=mean, X_view=Xe, valid_private=True,
         target_columns=scenario.dimension.target_columns, intercept=True, prior=prior.coef,
-        prior_lambda=prior.lam)
+        prior_lambda=prior.lam, columns=columns_of(scenario.groups, scenario.kinds, cols))
 
 
 def decision_regions(coef, data_norm: float, x_range, y_range, resolution: int = 120, *,

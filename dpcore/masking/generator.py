@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -595,7 +595,8 @@ class MaskedDataGenerator:
         return predict_labels(getattr(self, coef[which]), Xs)
 
 
-def fit_generators(generators: Sequence[MaskedDataGenerator], X, y, initial=None
+def fit_generators(generators: Sequence[MaskedDataGenerator], X, y, initial=None, *,
+                   callback: Callable[[int, int], None] | None = None
                    ) -> list[MaskedDataGenerator]:
     """:meth:`MaskedDataGenerator.fit` of several seeded generators on the same data, their
     greedy searches in one loop (:func:`~dpcore.masking.greedy_masked_batches`).
@@ -616,6 +617,8 @@ def fit_generators(generators: Sequence[MaskedDataGenerator], X, y, initial=None
         starts, iterations, domain and intercept); ε, λ and N may differ.
     X, y, initial
         As for :meth:`MaskedDataGenerator.fit`.
+    callback : callable(step, steps), default=None
+        Called after each step of the searches (a progress bar's).
 
     Returns
     -------
@@ -632,7 +635,7 @@ def fit_generators(generators: Sequence[MaskedDataGenerator], X, y, initial=None
                          "(n_classes, n_starts, max_iter, bounded, fit_intercept).")
     results = greedy_masked_batches(
         [(search.W[None], search.G0[None], search.n_add, search.rng) for search in searches],
-        **searches[0].settings) if searches else []
+        callback=callback, **searches[0].settings) if searches else []
     return [gen._finish(search, res)
             for gen, search, res in zip(generators, searches, results, strict=True)]
 

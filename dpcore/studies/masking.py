@@ -5,13 +5,15 @@ the figure of the selected view. :func:`prepare` builds the experiment (:func:`l
 sizes the masked set (:func:`masked_size`), fits the initial set's own model and, in the
 "Accuracy vs ε" view, runs :func:`dpcore.masking.accuracy_vs_epsilon` at every masked-set size
 (every ε of Fig. 5 and every size in one batch:
-:func:`dpcore.masking.accuracy_vs_epsilon_by_size`). :func:`at` needs the masked set at the
-page's ε: Algorithm 1 at that ε, stream ``stream(seed, "masking page", "generator")``, which
-:meth:`Prepared.at_epsilon` computes once per ε and keeps, so a view's toggles and a return to
-an ε seen before redraw from it (an ε move computes the slider's nearest values in the same
-search: :data:`BATCH_NUMBERS`); input perturbation (Algorithm 2, stream ``(seed, "masking
-page", "input")``) is drawn when shown (:meth:`Prepared.perturbed_at`). The views share that
-keep (``prepare``'s ``keep``): a view opened after another finds its masked set at ε.
+:func:`dpcore.masking.accuracy_vs_epsilon_by_size`) and, in the "Report card" view, the card's
+curves (:func:`dpcore.masking.card.report_card`, every number non-private). :func:`at` needs the
+masked set at the page's ε: Algorithm 1 at that ε, stream ``stream(seed, "masking page",
+"generator")``, which :meth:`Prepared.at_epsilon` computes once per ε and keeps, so a view's
+toggles and a return to an ε seen before redraw from it (an ε move computes the slider's nearest
+values in the same search: :data:`BATCH_NUMBERS`); input perturbation (Algorithm 2, stream
+``(seed, "masking page", "input")``) is drawn when shown (:meth:`Prepared.perturbed_at`). The
+views share that keep (``prepare``'s ``keep``): a view opened after another finds its masked set
+at ε.
 
 The private records, the non-private model's accuracy and its decision regions are computed
 from D without noise (named "nonprivate"); the masked set and its model are DP. A seeded study:
@@ -49,13 +51,14 @@ from dpcore.masking import (
     scenario_task,
     toy_task,
 )
+from dpcore.masking.card import REPETITIONS, report_card
 from dpcore.masking.experiments import TASKS, generator
 from dpcore.random import stream
 from dpcore.simulation import Progress
 from dpcore.studies.base import Keep, StudyParams, check_prepared, computed
 from dpcore.validation import DataError
 
-__all__ = ["ACCURACY", "BATCH_NUMBERS", "CONTROLS", "DOMAINS", "EPSILONS", "FIG5_N",
+__all__ = ["ACCURACY", "BATCH_NUMBERS", "CARD", "CONTROLS", "DOMAINS", "EPSILONS", "FIG5_N",
            "IMAGES_PER_CLASS", "INITIAL", "MAJORITY", "N_OPTIONS", "REGION_RESOLUTION",
            "SEED_KEY", "TASKS", "VIEWS", "VIEW_LABELS", "MaskedSet", "Params", "Prepared",
            "accuracy_label",
@@ -77,9 +80,11 @@ EPSILONS = FIG5_EPSILONS
 BATCH_NUMBERS = 6000
 #: The page's views by key, with the label the page shows.
 VIEW_LABELS = {"scatter": "Masked vs original", "animation": "Greedy animation",
-               "accuracy": "Accuracy vs ε", "images": "Digit images", "publish": "Publish"}
+               "accuracy": "Accuracy vs ε", "images": "Digit images", "card": "Report card",
+               "publish": "Publish"}
 VIEWS = tuple(VIEW_LABELS)
-ACCURACY = "accuracy"  # the one view whose numbers need more than the masked set at ε
+ACCURACY = "accuracy"  # the views whose numbers need more than the masked set at ε
+CARD = "card"  # the report card's curves (:func:`dpcore.masking.card.report_card`)
 N_OPTIONS = (50, 100, 150, 200, 300, 400, 500)
 REGION_RESOLUTION = 60  # the page's decision-region grid
 IMAGES_PER_CLASS = 6
@@ -143,9 +148,11 @@ class Params(StudyParams):
 
     def prepare_key(self) -> tuple:
         """What :func:`prepare` reads: the experiment, λ, the initial set, N, the domain and the
-        seed; and, in the "Accuracy vs ε" view only, the draws of its curves."""
+        seed; in the "Accuracy vs ε" view, the draws of its curves; in the "Report card"
+        view, that it computes the card."""
         curves = self.view == ACCURACY
-        return (*self.shared_key(), ("curves", self.draws if curves else None))
+        key = (*self.shared_key(), ("curves", self.draws if curves else None))
+        return (*key, (CARD, REPETITIONS)) if self.view == CARD else key
 
     def shared_key(self) -> tuple:
         """What every view's :func:`prepare` shares reads (the experiment, λ, the initial set,
@@ -190,6 +197,9 @@ class Prepared:
     curves : dict of int to DataFrame
         The "Accuracy vs ε" view's :func:`~dpcore.masking.accuracy_vs_epsilon` by masked-set
         size (:func:`fig5_sizes`); empty in the other views.
+    card : DataFrame or None
+        The "Report card" view's :func:`~dpcore.masking.card.report_card`; None in the other
+        views.
     """
 
     params: Params
@@ -198,6 +208,7 @@ class Prepared:
     n: int
     initial_coef: np.ndarray | None
     curves: dict[int, pd.DataFrame]
+    card: pd.DataFrame | None = None
     _masked: dict[float, MaskedSet] = field(default_factory=dict, repr=False, compare=False)
     _fixed: dict[str, pd.DataFrame | None] = field(default_factory=dict, repr=False,
                                                    compare=False)
@@ -274,7 +285,8 @@ def fig5_sizes(task: MaskingTask) -> list[int]:
 def prepare(scenario: Any, params: Params, *, progress: Progress = None,
             parallel: Any = None, keep: Keep = computed) -> Prepared:
     """The experiment, the initial set's model and, in the "Accuracy vs ε" view, the curves of
-    [PGY]_ Fig. 5: what every ε shares.
+    [PGY]_ Fig. 5, in the "Report card" view the card's curves
+    (:func:`~dpcore.masking.card.report_card`): what every ε shares.
 
     Parameters
     ----------
@@ -303,9 +315,15 @@ def prepare(scenario: Any, params: Params, *, progress: Progress = None,
         curves = accuracy_vs_epsilon_by_size(
             part.task, fig5_sizes(part.task), lam=params.lambda_, n_draws=params.draws,
             seed=params.seed, progress=None if progress is None else lambda f, text: progress(f))
+    card = None
+    if params.view == CARD:
+        card = report_card(part.task, n=part.n, lam=params.lambda_, initial=part.initial,
+                           bounded=params.bounded, seed=params.seed,
+                           progress=None if progress is None else lambda f, text: progress(f))
     # The masked sets by ε are the shared part's own dictionary: what one view computes at an ε,
     # every view finds.
-    return dataclasses.replace(part, params=params, curves=curves, _masked=part._masked)
+    return dataclasses.replace(part, params=params, curves=curves, card=card,
+                               _masked=part._masked)
 
 
 def _shared(scenario: Any, params: Params) -> Prepared:
@@ -557,7 +575,8 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
         "Masked vs original": ``masked_points``, ``private_points_nonprivate``, ``initial_points``,
         ``input_perturbed_points``, ``regions``, ``classes``, ``axes``; "Greedy animation":
         ``masked_points``, ``gradient_trace``, ``classes``, ``axes``; "Accuracy vs ε":
-        ``accuracy_N<size>``; "Digit images" (digit experiments):
+        ``accuracy_N<size>``; "Report card": ``report_card_nonprivate``
+        (:func:`~dpcore.masking.card.report_card`); "Digit images" (digit experiments):
         ``private_images_nonprivate``, ``initial_images``, ``masked_images``,
         ``weight_images``.
     """
@@ -591,6 +610,8 @@ def at(prepared: Prepared, params: Params) -> dict[str, pd.DataFrame]:
         numbers.update({f"accuracy_N{n_fig}": curve for n_fig, curve in prepared.curves.items()})
     elif view == "images" and task.components is not None:
         _image_tables(numbers, prepared, gen)
+    elif view == CARD:
+        numbers["report_card_nonprivate"] = prepared.card
     return numbers
 
 

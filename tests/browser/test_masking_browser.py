@@ -1,8 +1,8 @@
 """The data-masking page in a real browser: the scatter plots, an ε move, every view, publish.
 
 After every step no ``[data-testid="stException"]`` may be on the page. Screenshots go to
-``tests/artifacts/``; the default scatter plots are copied by ``scripts/doc_screenshots.py`` to
-``docs/screenshots/masking.png``.
+``tests/artifacts/``; the default scatter plots and the report card are copied by
+``scripts/doc_screenshots.py`` to ``docs/screenshots/masking.png`` and ``masking-card.png``.
 """
 
 from __future__ import annotations
@@ -92,6 +92,13 @@ def test_masking_page_scatter_views_and_publish(page: Page):
     panel = open_view(page, "Accuracy vs ε")
     expect_charts(panel, 2)
     screenshot(page, "masking-accuracy")
+
+    # The report card (issue 38): one figure of five panels, bands and curves over ε.
+    panel = open_view(page, "Report card", shows="Report card: the published table",
+                      timeout=FIRST_RUN_TIMEOUT)
+    expect_charts(panel, 1)
+    expect(panel.get_by_text("majority class (non-private)").first).to_be_visible()
+    for_docs(screenshot(page, "masking-card"), "masking-card.png")
 
     page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").filter(
         has_text="Experiment").click()
