@@ -442,8 +442,8 @@ def show_measurements(mine: list[Release]) -> None:
     """The releases of one query, each with its 95 % interval, and their combination (one
     release: nothing to combine yet; its interval is the release table's low_95 and high_95)."""
     if len(mine) == 1:
-        st.caption(f"One release of this query so far (ε = {mine[0].epsilon:g}): **Remeasure** "
-                   "below spends more ε on it and combines the answers into a narrower interval.")
+        st.caption(f"One release of this query so far (ε = {mine[0].epsilon:g}): press "
+                   "**Remeasure** below for a second one.")
         return
     rows = pd.concat([m.value.assign(release=i, time=f"{m.time:%H:%M:%S}")
                       for i, m in enumerate(mine, start=1)], ignore_index=True)
