@@ -30,6 +30,7 @@ from dpcore.primer import (
     default_threshold,
     describe_relation,
     laplace_release_interval,
+    noise_half_width,
     numeric_columns,
     query_from_controls,
     raw_records,
@@ -37,7 +38,7 @@ from dpcore.primer import (
     suggest_bounds,
 )
 from dpcore.primer.coverage import derived_study
-from dpcore.primer.remeasure import combine_releases, half_width
+from dpcore.primer.remeasure import combine_releases
 from dpcore.releases import primer as release
 from dpcore.studies import primer as study
 from dpcore.studies.primer import CONTROLS, Params
@@ -438,16 +439,15 @@ def remeasure(scenario_id: str, query: PrimerQuery, group: str | None, sens: flo
 
 
 def show_measurements(mine: list[Release]) -> None:
-    """The releases of one query, each with its 95 % interval, and their combination."""
+    """The releases of one query, each with its 95 % interval, and their combination (one
+    release: nothing to combine yet; its interval is the release table's low_95 and high_95)."""
     if len(mine) == 1:
-        width = half_width("laplace", mine[0].value["scale"].iloc[0])
-        st.metric("95 % interval of the published answer", f"±{width:,.4g}",
-                  help="b·ln 20 for Laplace noise of scale b: the published answer lies "
-                       "this close to the true one 95 % of the time.")
+        st.caption(f"One release of this query so far (ε = {mine[0].epsilon:g}): press "
+                   "**Remeasure** below for a second one.")
         return
     rows = pd.concat([m.value.assign(release=i, time=f"{m.time:%H:%M:%S}")
                       for i, m in enumerate(mine, start=1)], ignore_index=True)
-    widths = half_width("laplace", rows["scale"])
+    widths = noise_half_width(rows["scale"].to_numpy(float)[:, None])
     st.dataframe(pd.DataFrame({
         "release": rows["release"], "time": rows["time"], "part": rows["part"],
         "epsilon": rows["epsilon"], "released answer": rows["answer"].map(rounded),

@@ -18,12 +18,10 @@ from scipy import integrate, optimize
 from dpcore.accountant import BudgetAccountant
 from dpcore.composition import rho_parts
 from dpcore.mechanisms import Gaussian, Laplace
+from dpcore.primer.intervals import noise_half_width
 from dpcore.primer.remeasure import (
     combine,
     combine_releases,
-    combined_half_width,
-    half_width,
-    laplace_sum_half_width,
     noise_variance,
     pitman_laplace,
     variance_ratio,
@@ -51,41 +49,30 @@ def test_combine_refuses_what_is_not_releases(answers, variances):
         combine(answers, variances)
 
 
-def test_half_widths_are_the_laws_quantiles():
-    assert half_width("laplace", 2.0) == pytest.approx(2.0 * math.log(20.0), rel=1e-14)
-    assert half_width("gaussian", 2.0) == pytest.approx(2.0 * 1.959963984540054, rel=1e-12)
+def _ivw_half_width(scales: list[float], law: str = "laplace") -> float:
+    """The half-width of the inverse-variance combination: the weights times the scales."""
+    b = np.asarray(scales, dtype=float)
+    weights = combine(np.zeros_like(b), noise_variance(law, b)).weights
+    return float(noise_half_width(weights * b, law=law))
+
+
+def test_noise_variances_are_the_mechanisms():
     assert noise_variance("laplace", 3.0) == 18.0 and noise_variance("gaussian", 3.0) == 9.0
-    # the mechanisms' own tail bounds agree
-    assert half_width("laplace", Laplace(0.5, 1.0).scale) == pytest.approx(
-        Laplace(0.5, 1.0).tail_bound(0.95), rel=1e-12)
-    gauss = Gaussian(0.5, 1e-6, 1.0)
-    assert half_width("gaussian", gauss.sigma) == pytest.approx(gauss.tail_bound(0.95),
-                                                                rel=1e-12)
+    assert float(noise_variance("laplace", Laplace(0.5, 1.0).scale)) == pytest.approx(
+        Laplace(0.5, 1.0).variance, rel=1e-12)
     with pytest.raises(ValueError, match="law"):
-        half_width("cauchy", 1.0)
+        noise_variance("cauchy", 1.0)
 
 
-@pytest.mark.parametrize("level", [0.5, 0.9, 0.95, 0.99])
-@pytest.mark.parametrize(("c1", "c2"), [(2.0, 0.5), (1.0, 1e-4), (3.0, 2.9999)])
-def test_laplace_sum_half_width_matches_closed_forms(level, c1, c2):
-    # Two alike: c (L1 + L2) has P(|X| > t) = e^(-t/c) (1 + t / (2c)).
-    t = laplace_sum_half_width([0.7, 0.7], level)
-    assert math.exp(-t / 0.7) * (1 + t / 1.4) == pytest.approx(1 - level, rel=1e-8)
-    # Two scales (far apart, or close): the characteristic function splits into partial
-    # fractions, P(|X| > t) = (c1² e^(-t/c1) - c2² e^(-t/c2)) / (c1² - c2²).
-    t = laplace_sum_half_width([c1, c2], level)
-    tail = (c1**2 * math.exp(-t / c1) - c2**2 * math.exp(-t / c2)) / (c1**2 - c2**2)
-    assert tail == pytest.approx(1 - level, rel=1e-8)
-
-
-def test_combined_half_widths():
-    assert combined_half_width("gaussian", [2.0, 2.0]) == pytest.approx(
-        half_width("gaussian", 2.0) / math.sqrt(2.0), rel=1e-12)
-    # inverse-variance weights w_i ∝ 1 / b_i² scale each Laplace to c_i = w_i b_i
-    b = np.array([1.0, 3.0])
-    w = (1 / b**2) / np.sum(1 / b**2)
-    assert combined_half_width("laplace", b) == pytest.approx(
-        laplace_sum_half_width(w * b), rel=1e-12)
+def test_combined_half_widths_are_the_weighted_sums_quantiles():
+    """Gaussian: z σ / sqrt(2) for two alike. Laplace: two alike at scale b combine to
+    b (L1 + L2) / 2, whose tail e^(-2t/b) (1 + t/b) is 5 % at the half-width; and 1, 1e-4
+    (weights 1e-8 and 1 - 1e-8) is the second release's own b ln 20 within 1e-8."""
+    assert _ivw_half_width([2.0, 2.0], "gaussian") == pytest.approx(
+        2.0 * 1.959963984540054 / math.sqrt(2.0), rel=1e-12)
+    t = _ivw_half_width([3.0, 3.0])
+    assert math.exp(-2 * t / 3.0) * (1 + t / 3.0) == pytest.approx(0.05, rel=1e-8)
+    assert _ivw_half_width([1.0, 1e-4]) == pytest.approx(1e-4 * math.log(20.0), rel=1e-8)
 
 
 def _likelihood_check(x: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
@@ -138,7 +125,7 @@ def test_both_intervals_cover_95_percent_and_pitman_is_never_worse(scales):
     x = np.random.default_rng(38).laplace(size=(10_000, b.size)) * b
     ivw = combine(x, noise_variance("laplace", b)).estimate
     pitman = pitman_laplace(x, b)
-    assert np.mean(np.abs(ivw) <= combined_half_width("laplace", b)) == pytest.approx(
+    assert np.mean(np.abs(ivw) <= _ivw_half_width(scales)) == pytest.approx(
         0.95, abs=COVERAGE_TOL)
     assert np.mean((pitman["low"] <= 0) & (pitman["high"] >= 0)) == pytest.approx(
         0.95, abs=COVERAGE_TOL)
@@ -232,7 +219,7 @@ def test_combine_releases_part_by_part():
             (float(pitman["low"]), float(pitman["high"])), rel=1e-12)
     assert list(out["releases"]) == [2, 2]
     assert out["half_width"].iloc[0] == pytest.approx(
-        combined_half_width("laplace", [10.0, 10.0 / 3.0]), rel=1e-12)
+        _ivw_half_width([10.0, 10.0 / 3.0]), rel=1e-12)
     assert out["first_half_width"].iloc[0] == pytest.approx(10 * math.log(20), rel=1e-12)
     assert out["single_half_width"].iloc[0] == pytest.approx(2.5 * math.log(20), rel=1e-12)
     # shares 1/4 and 3/4 of ε: 1 / (1/16 + 9/16) = 1.6

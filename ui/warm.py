@@ -60,8 +60,8 @@ __all__ = ["ENV_BLAS_THREADS", "ENV_MAX_LOAD", "ENV_PAGES", "LIBRARIES", "Prepar
 #: so threads that import them at once cannot deadlock (``tests/test_import_threads.py``).
 LIBRARIES: tuple[str, ...] = (
     "numpy", "pandas", "pyarrow", "pyarrow.compute", "pyarrow.csv",
-    "scipy.integrate", "scipy.linalg", "scipy.optimize", "scipy.sparse", "scipy.spatial",
-    "scipy.special", "scipy.stats",
+    "scipy.linalg", "scipy.optimize", "scipy.sparse", "scipy.spatial", "scipy.special",
+    "scipy.stats",
     "sklearn.base", "sklearn.datasets", "sklearn.linear_model", "sklearn.svm",
     "sklearn.utils.validation",
     "plotly.colors", "plotly.express", "plotly.graph_objects", "plotly.io", "plotly.offline",

@@ -13,10 +13,17 @@ when the records are a sample of a population).
   the law of a sum of independent Laplace variables of distinct scales ``a_i`` is the signed
   mixture ``P(|X| > t) = sum_i w_i exp(-t / a_i)``, ``w_i = prod_{j != i} a_i^2 / (a_i^2 - a_j^2)``
   (partial fractions of the characteristic function ``prod_i 1 / (1 + a_i^2 s^2)``; [Kot01]_
-  Sect. 2.3); scales closer than a relative 1e-3 are first pulled apart *upwards*, which can
-  only widen the interval (Anderson's theorem: the absolute value of a sum of independent
-  symmetric unimodal variables grows stochastically with each scale, [And55]_). For the
-  Gaussian, ``q = z_{(1+level)/2} sqrt(sum_i c_i^2 sigma_i^2)``.
+  Sect. 2.3). Its weights cancel when two scales are close (equal scales: no such formula),
+  so those sums take an equivalent phase-type form that has no cancellation ([Neu81]_): with
+  ``Y = sum_i a_i E_i`` and an independent copy ``Y'`` (``E_i`` standard exponentials,
+  ``X = Y - Y'``), ``P(X > t) = sum_i pi_i(t) v_i``, ``pi(t)`` the first row of the matrix
+  exponential of ``Y``'s bidiagonal generator at ``t`` (the phase ``Y`` is in at time ``t``)
+  and ``v_i = P(a_i E_i + ... + a_k E_k > Y')`` from a recursion of positive terms. Both are
+  exact (to 1e-9 relative, against Lévy's inversion of the characteristic function in the
+  tests); the only widening is of scales below 1e-6 of the largest in the phase-type form,
+  raised to it (Anderson's theorem: the absolute value of a sum of independent symmetric
+  unimodal variables grows stochastically with each scale, [And55]_). For the Gaussian,
+  ``q = z_{(1+level)/2} sqrt(sum_i c_i^2 sigma_i^2)``.
 * **Ratios** (a mean ``sum / count`` when the count is private, a rate ``count / count``):
   Fieller's test inversion ([Fie54]_), exact at every size. If the true ratio is ``r``, then
   ``T(r) = N~ - r D~ = eta_N - r eta_D`` has a known law, so ``{r in [low, high] : |N~ - r D~| <=
@@ -41,6 +48,11 @@ References
    175-185 (the confidence set of a ratio by test inversion).
 .. [Kot01] Kotz, Kozubowski & Podgórski (2001), *The Laplace distribution and generalizations*,
    Birkhäuser, Sect. 2.3 (sums of independent Laplace variables).
+.. [Neu81] Neuts (1981), *Matrix-geometric solutions in stochastic models*, Johns Hopkins
+   University Press, Chap. 2 (phase-type distributions: the survival function
+   ``alpha exp(S t) 1``).
+.. [MVL03] Moler & Van Loan (2003), *Nineteen dubious ways to compute the exponential of a
+   matrix, twenty-five years later*, SIAM Review 45, 3-49, Method 3 (scaling and squaring).
 .. [And55] Anderson (1955), *The integral of a symmetric unimodal function over a symmetric
    convex set and some probability inequalities*, Proc. AMS 6, 170-176 (Theorem 1).
 .. [DR14] Dwork & Roth (2014), *The algorithmic foundations of differential privacy*, Theorem
@@ -70,8 +82,12 @@ __all__ = [
 
 #: The noise laws the intervals know, by key.
 LAWS = ("laplace", "gaussian")
-#: Relative gap to which close Laplace scales are widened before the mixture formula.
-_SEPARATION = 1e-3
+#: Relative gap between two Laplace scales below which the mixture's weights cancel (to about
+#: machine precision times ``(1 / (2 gap))^(k - 1)``): such sums take the phase-type form.
+_CLOSE = 0.05
+#: Smallest Laplace scale, relative to the largest, in the phase-type form (smaller ones are
+#: raised to it: wider, so conservative; keeps the generator's exponential accurate).
+_FLOOR = 1e-6
 #: Points of the grid on which a ratio's confidence set is first found.
 _GRID = 1025
 #: Bisection steps refining each end of a ratio's interval (the grid step over 2^40).
@@ -88,15 +104,72 @@ def _mixture_weights(scales: np.ndarray) -> np.ndarray:
     return np.where(eye, 1.0, sq[..., :, None] / np.where(eye, 1.0, diff)).prod(axis=-1)
 
 
-def _separated(scales: np.ndarray) -> np.ndarray:
-    """The scales sorted and widened so that each is at least ``1 + _SEPARATION`` times the one
-    below (zero scales become a tiny positive one); only ever larger, so conservative."""
-    s = np.sort(np.abs(scales), axis=-1)
-    top = s[..., -1:]
-    s = np.maximum(s, top * 1e-9)
-    for i in range(1, s.shape[-1]):
-        s[..., i] = np.maximum(s[..., i], s[..., i - 1] * (1.0 + _SEPARATION))
-    return s
+def _mixture_quantile(scales: np.ndarray, alpha: float) -> np.ndarray:
+    """The ``t`` with ``P(|sum_i a_i L_i| > t) = alpha`` from the signed mixture, by bisection,
+    for rows (first axis) of scales at least ``1 + _CLOSE`` apart."""
+    lo = np.zeros(scales.shape[0])
+    hi = scales.sum(axis=-1) * math.log(scales.shape[-1] / alpha)  # union bound: tail <= alpha
+    weights = _mixture_weights(scales)
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        above = (weights * np.exp(-mid[..., None] / scales)).sum(axis=-1) > alpha
+        lo, hi = np.where(above, mid, lo), np.where(above, hi, mid)
+    return hi
+
+
+def _expm(mats: np.ndarray) -> np.ndarray:
+    """The exponential of each matrix of ``mats`` (..., k, k): each scaled to a norm <= 1/2,
+    its Taylor series to degree 16 (error below 1e-21), squared back ([MVL03]_ Method 3)."""
+    norm = np.abs(mats).sum(axis=-2).max(axis=-1)
+    with np.errstate(divide="ignore"):
+        squarings = np.maximum(0.0, np.ceil(np.log2(norm / 0.5))).astype(int)
+    scaled = mats / (2.0**squarings)[..., None, None]
+    out = term = np.broadcast_to(np.eye(mats.shape[-1]), mats.shape)
+    for n in range(1, 17):
+        term = term @ scaled / n
+        out = out + term
+    for i in range(int(squarings.max(initial=0))):
+        out = np.where((squarings > i)[..., None, None], out @ out, out)
+    return out
+
+
+def _phase_type_quantile(scales: np.ndarray, alpha: float) -> np.ndarray:
+    """The ``t`` with ``P(|sum_i a_i L_i| > t) = alpha`` from the phase-type form (module
+    docstring), by Newton's method, for rows (first axis) of scales of any closeness.
+
+    In units of the largest scale, with rates ``l_i = 1 / a_i``: ``Y`` runs through phases
+    ``1..k`` with generator ``S`` (``S_ii = -l_i``, ``S_i,i+1 = l_i``), so
+    ``P(|X| > t) = 2 e_1' exp(S t) v`` and its derivative is ``2 e_1' exp(S t) S v``;
+    ``v_i = P(Z_i > Z'_1)`` for ``Z_i = sum_{j >= i} a_j E_j`` follows from the race of the
+    two current phases, ``p(i, j) = (l_j p(i, j + 1) + l_i p(i + 1, j)) / (l_i + l_j)``
+    (``p(i, k + 1) = 1``, ``p(k + 1, j) = 0``). The tail is convex in ``t`` (``|X|`` has a
+    decreasing density, Anderson), so Newton's steps from the largest term's own quantile
+    (a lower bound, [And55]_) rise monotonically to the root.
+    """
+    top = scales.max(axis=-1, keepdims=True)
+    rate = top / np.maximum(scales, top * _FLOOR)
+    k = rate.shape[-1]
+    gen = np.zeros(rate.shape + (k,))
+    diag = np.arange(k)
+    gen[:, diag, diag] = -rate
+    gen[:, diag[:-1], diag[1:]] = rate[:, :-1]
+    win = np.concatenate([np.ones_like(rate), np.zeros_like(rate[:, :1])], axis=-1)
+    for j in range(k - 1, -1, -1):  # win[:, i] = p(i, j), from p(i, j + 1)
+        new = np.zeros_like(win)
+        for i in range(k - 1, -1, -1):
+            new[:, i] = (rate[:, j] * win[:, i] + rate[:, i] * new[:, i + 1]) / (
+                rate[:, i] + rate[:, j])
+        win = new
+    win = win[:, :k]
+    drift = (gen @ win[..., None])[..., 0]
+    t = np.full(rate.shape[0], -math.log(alpha))
+    for _ in range(40):
+        row = _expm(gen * t[:, None, None])[:, 0, :]
+        step = (2.0 * (row * win).sum(axis=-1) - alpha) / (-2.0 * (row * drift).sum(axis=-1))
+        t = t + step
+        if np.all(np.abs(step) <= 1e-12 * t):
+            break
+    return t * top[:, 0]
 
 
 def noise_half_width(scales: Any, level: float = 0.95, *, law: str = "laplace") -> np.ndarray:
@@ -104,7 +177,9 @@ def noise_half_width(scales: Any, level: float = 0.95, *, law: str = "laplace") 
 
     The half-width of the interval ``answer +- q`` of a linear combination of noisy answers:
     pass the scale of each term's noise times its coefficient's absolute value (for one Laplace
-    answer this is :meth:`dpcore.mechanisms.Laplace.tail_bound`).
+    answer this is :meth:`dpcore.mechanisms.Laplace.tail_bound`; for releases of one query
+    combined by inverse-variance weighting, their weights times their scales,
+    :func:`dpcore.primer.remeasure.combine_releases`).
 
     Parameters
     ----------
@@ -118,14 +193,17 @@ def noise_half_width(scales: Any, level: float = 0.95, *, law: str = "laplace") 
     Returns
     -------
     ndarray of the leading shape
-        Laplace: the root of the signed-mixture tail ([Kot01]_ Sect. 2.3) by bisection, on
-        scales pulled apart upwards (module docstring); Gaussian:
+        Laplace: one term ``-b ln(1 - level)``; several, the root of the signed-mixture tail
+        ([Kot01]_ Sect. 2.3) by bisection where the scales are at least 5 % apart, else of the
+        phase-type tail ([Neu81]_) by Newton's method (module docstring); Gaussian:
         ``ndtri((1 + level) / 2) sqrt(sum sigma_i^2)``.
 
     Examples
     --------
     >>> round(float(noise_half_width([2.0])), 4)  # one Laplace: b ln(1 / (1 - level))
     5.9915
+    >>> round(float(noise_half_width([0.5, 0.5])), 4)  # the mean of two: not ln 20 / sqrt(2)
+    2.0565
     >>> round(float(noise_half_width([3.0, 4.0], law="gaussian")), 4)  # 1.96 * 5
     9.7998
     """
@@ -138,16 +216,14 @@ def noise_half_width(scales: Any, level: float = 0.95, *, law: str = "laplace") 
         return float(special.ndtri((1.0 + level) / 2.0)) * np.sqrt((s**2).sum(axis=-1))
     if s.shape[-1] == 1:
         return -s[..., 0] * math.log1p(-level)
-    s = _separated(s)
-    alpha = 1.0 - level
-    lo = np.zeros(s.shape[:-1])
-    hi = s.sum(axis=-1) * math.log(s.shape[-1] / alpha)  # union bound: tail <= alpha there
-    weights = _mixture_weights(s)
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        above = (weights * np.exp(-mid[..., None] / s)).sum(axis=-1) > alpha  # P(|X| > mid)
-        lo, hi = np.where(above, mid, lo), np.where(above, hi, mid)
-    return hi
+    s = np.sort(s, axis=-1)
+    top = s[..., -1:]
+    s = np.maximum(s, np.where(top > 0, top, 1.0) * 1e-9)  # no noise at all: a tiny one
+    close = (s[..., 1:] < s[..., :-1] * (1.0 + _CLOSE)).any(axis=-1)
+    out = np.empty(close.shape)
+    out[~close] = _mixture_quantile(s[~close], 1.0 - level)
+    out[close] = _phase_type_quantile(s[close], 1.0 - level)
+    return np.where(top[..., 0] > 0, out, 0.0)
 
 
 def linear_interval(estimate: Any, scales: Any, level: float = 0.95, *, law: str = "laplace",

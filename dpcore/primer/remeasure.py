@@ -13,7 +13,10 @@ Two combinations of k releases ``x_i = θ + noise_i`` of one true answer θ:
     the best linear unbiased estimate of θ (Gauss-Markov, [Ait35]_). For Gaussian releases
     it is also the maximum-likelihood estimate and Gaussian, so its interval is ``z`` times
     its standard deviation; for Laplace releases the interval is the exact quantile of a
-    weighted sum of Laplace variables (:func:`laplace_sum_half_width`).
+    weighted sum of Laplace variables. Both come from
+    :func:`dpcore.primer.intervals.noise_half_width` of the weighted scales ``w_i b_i``, the
+    one implementation of a linear combination's half-width that the derived statistics use
+    too.
 :func:`pitman_laplace`
     For Laplace releases, the best *equivariant* estimate (smallest mean squared error among
     all estimates that shift with the data, linear or not: Pitman's estimator, [Pit39]_;
@@ -52,21 +55,18 @@ References
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import integrate, optimize, special
+from scipy import special
 
+from dpcore.primer.intervals import LAWS, noise_half_width
 from dpcore.validation import check_choice, check_level
 
-__all__ = ["LAWS", "Combined", "combine", "combine_releases", "combined_half_width", "half_width",
-           "laplace_sum_half_width", "noise_variance", "pitman_laplace", "variance_ratio"]
-
-#: The noise laws whose releases this module combines.
-LAWS = ("laplace", "gaussian")
+__all__ = ["Combined", "combine", "combine_releases", "noise_variance", "pitman_laplace",
+           "variance_ratio"]
 
 
 def _positive(values: Any, name: str) -> np.ndarray:
@@ -88,21 +88,6 @@ def noise_variance(law: str, scale: Any) -> np.ndarray:
     law = check_choice(law, "law", LAWS)
     scale = _positive(scale, "scale")
     return 2.0 * scale**2 if law == "laplace" else scale**2
-
-
-def half_width(law: str, scale: Any, level: float = 0.95) -> np.ndarray:
-    """Half-width ``t`` of the interval ``answer ± t`` that holds the true answer with
-    probability ``level``: ``b ln(1 / (1 - level))`` for a Laplace of scale b, ``z σ`` for a
-    Gaussian (``z`` the normal quantile of ``(1 + level) / 2``).
-
-    >>> round(float(half_width("laplace", 1.0)), 4), round(float(half_width("gaussian", 1.0)), 4)
-    (2.9957, 1.96)
-    """
-    law = check_choice(law, "law", LAWS)
-    scale, level = _positive(scale, "scale"), check_level(level)
-    if law == "laplace":
-        return -scale * math.log1p(-level)
-    return scale * special.ndtri((1.0 + level) / 2.0)
 
 
 @dataclass(frozen=True)
@@ -155,80 +140,6 @@ def combine(answers: Any, variances: Any) -> Combined:
     total = precision.sum(axis=-1)
     weights = precision / total[..., None]
     return Combined((weights * answers).sum(axis=-1), 1.0 / total, weights)
-
-
-def laplace_sum_half_width(coefficients: Any, level: float = 0.95) -> float:
-    """The ``t`` with ``P(|Σ c_i L_i| <= t) = level`` for independent standard Laplace
-    ``L_i`` (density ``exp(-|x|) / 2``): the exact half-width of a weighted sum of Laplace
-    noises, such as inverse-variance weighting of Laplace releases (``c_i = w_i b_i``).
-
-    By Lévy's inversion of the characteristic function ``Π 1 / (1 + c_i² u²)``:
-    ``P(|X| <= t) = (2/π) ∫_0^∞ sin(tu) / u Π 1 / (1 + c_i² u²) du``, integrated by
-    quadrature (QUADPACK: adaptive up to ``20 / max c_i``, a Fourier integral beyond, so
-    that scales far apart cost no more) and solved for ``t``.
-
-    Parameters
-    ----------
-    coefficients : array-like of shape (k,)
-        The scales ``c_i > 0``.
-    level : float, default=0.95
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> round(laplace_sum_half_width([1.0]), 6)  # one Laplace: ln 20
-    2.995732
-    >>> round(laplace_sum_half_width([0.5, 0.5]), 4)  # the mean of two: not ln 20 / sqrt(2)
-    2.0565
-    """
-    c = _positive(coefficients, "coefficients").ravel()
-    level = check_level(level)
-    if c.size == 1:
-        return float(-c[0] * math.log1p(-level))
-    c2 = [float(v) ** 2 for v in c]
-    cut = 20.0 / c.max()  # past it the characteristic function is below 1/401: a Fourier tail
-
-    def char(u: float) -> float:  # scalar Python: quad calls it one point at a time
-        value = 1.0
-        for square in c2:
-            value /= 1.0 + square * u * u
-        return value
-
-    def inside(t: float) -> float:
-        head, _ = integrate.quad(lambda u: (math.sin(t * u) / u if u > 0.0 else t) * char(u),
-                                 0.0, cut, limit=500, epsabs=1e-13, epsrel=1e-12)
-        tail, _ = integrate.quad(lambda u: char(u) / u, cut, np.inf, weight="sin", wvar=t,
-                                 limlst=200)
-        return 2.0 / np.pi * (head + tail) - level
-
-    # Anderson's inequality: adding independent symmetric noise to the largest term's
-    # symmetric unimodal one only widens it, so the half-width is at least that term's own
-    low = float(-c.max() * math.log1p(-level))
-    high = float(-c.sum() * math.log1p(-level))
-    while inside(high) < 0.0:
-        high *= 2.0
-    return float(optimize.brentq(inside, low, high, xtol=1e-11 * high, rtol=1e-11))
-
-
-def combined_half_width(law: str, scales: Any, level: float = 0.95) -> float:
-    """Half-width of the interval ``estimate ± t`` around the inverse-variance combination
-    (:func:`combine`) of releases of noise ``law`` with ``scales``: exact for both laws
-    (``z`` times its standard deviation for the Gaussian, :func:`laplace_sum_half_width` of
-    ``w_i b_i`` for the Laplace).
-
-    >>> round(combined_half_width("gaussian", [2.0, 2.0]), 4)  # 1.96 σ / sqrt(2)
-    2.7718
-    """
-    law = check_choice(law, "law", LAWS)
-    scales = _positive(scales, "scales").ravel()
-    variances = noise_variance(law, scales)
-    out = combine(np.zeros_like(scales), variances)
-    if law == "gaussian":
-        return float(half_width("gaussian", math.sqrt(out.variance), level))
-    return laplace_sum_half_width(out.weights * scales, level)
 
 
 def _log_exp_integral(rate: np.ndarray, width: np.ndarray) -> np.ndarray:
@@ -388,7 +299,8 @@ def combine_releases(releases: list[pd.DataFrame], *, law: str = "laplace",
     -------
     DataFrame
         One row per part: ``part``, ``releases`` (k), ``estimate`` and ``half_width`` (inverse-
-        variance weighting, :func:`combine`, its exact interval ``estimate ± half_width``),
+        variance weighting, :func:`combine`, its exact interval ``estimate ± half_width``:
+        :func:`dpcore.primer.intervals.noise_half_width` of the weighted scales ``w_i b_i``),
         ``best``, ``best_low`` and ``best_high`` (the Pitman combination and its interval,
         :func:`pitman_laplace`, for the Laplace; inverse-variance weighting again for the
         Gaussian, which is its Pitman estimate), ``first_half_width`` (the first release's),
@@ -414,10 +326,7 @@ def combine_releases(releases: list[pd.DataFrame], *, law: str = "laplace",
     answers = np.stack([r["answer"].to_numpy(float) for r in releases], axis=-1)
     scales = np.stack([r["scale"].to_numpy(float) for r in releases], axis=-1)
     ivw = combine(answers, noise_variance(law, scales))
-    # the parts of one release share its scale: one interval per distinct row of scales
-    distinct, which = np.unique(scales, axis=0, return_inverse=True)
-    widths = np.array([combined_half_width(law, row, level) for row in distinct])[
-        np.ravel(which)]
+    widths = noise_half_width(ivw.weights * scales, level, law=law)
     if law == "laplace":
         best = pitman_laplace(answers, scales, level)
     else:
@@ -431,6 +340,7 @@ def combine_releases(releases: list[pd.DataFrame], *, law: str = "laplace",
     return pd.DataFrame({
         "part": parts, "releases": len(releases), "estimate": ivw.estimate,
         "half_width": widths, "best": best["estimate"], "best_low": best["low"],
-        "best_high": best["high"], "first_half_width": half_width(law, scales[:, 0], level),
-        "single_half_width": half_width(law, single, level),
+        "best_high": best["high"],
+        "first_half_width": noise_half_width(scales[:, :1], level, law=law),
+        "single_half_width": noise_half_width(single[:, None], level, law=law),
         "variance_ratio": [variance_ratio(row, law) for row in shares]})
