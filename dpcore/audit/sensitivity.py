@@ -18,6 +18,13 @@ random pairs, and counts
   different sensitivities (a sensitivity read from the data). The number of a solver's
   iterations is not compared: the solver's term of the sensitivity covers it.
 
+A probe may also give its computation vectorised across datasets (:attr:`Probe.batch`: the
+release's own per-record and per-solve code run on many datasets at once), which the check
+uses for its random pairs. The release's own code (:attr:`Probe.run`) still runs on every pair
+at the bounds and on one random pair in :data:`VERIFY_EVERY`, and the check counts the runs on
+which the two disagree (``batch_differs``: another refusal, flow or declared sensitivity, or
+values farther apart than rounding); any makes it fail.
+
 A check can show a sensitivity too small, never prove one right: ``ok`` says that no pair it
 tried exceeded it.
 
@@ -40,15 +47,24 @@ import numpy as np
 
 from dpcore.validation import DataError, check_choice, check_int
 
-__all__ = ["NORMS", "Probe", "Run", "check_probe", "rounding_allowance"]
+__all__ = ["CHUNK", "NORMS", "VERIFY_EVERY", "Probe", "Run", "check_probe",
+           "rounding_allowance"]
 
-#: The norms a sensitivity is stated in, by name: the order of :func:`numpy.linalg.norm`.
-NORMS = {"L1": 1, "L2": 2}
+#: The norms a sensitivity is stated in, by name: the order of :func:`numpy.linalg.norm`
+#: (``Linf``: the largest change of one coordinate, the sensitivity of each utility of an
+#: exponential mechanism).
+NORMS = {"L1": 1, "L2": 2, "Linf": np.inf}
+#: A batched probe's random pairs on which the release's own code runs too: one in this many.
+VERIFY_EVERY = 50
+#: Pairs drawn and run together by a batched probe.
+CHUNK = 500
 #: The unit roundoff of float64 (half the machine epsilon).
 UNIT_ROUNDOFF = float(np.finfo(float).eps) / 2.0
 
 #: A dataset of a probe (whatever its release reads: a table, arrays, a pair of sets).
 Dataset = Any
+#: What a refused run gives back: ``("refused", message)``.
+Refusal = tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -99,6 +115,13 @@ class Probe:
         flipped label, a category that empties a group), run first.
     random_pair : callable
         ``(Generator) -> (D, D')``: a random neighbouring pair.
+    batch : callable, optional
+        ``(datasets, seeds) -> list of Run or ("refused", message)``: ``run`` on each dataset
+        and seed, vectorised (the same computation of the release, many datasets at once).
+        None: the check runs ``run`` on every pair.
+    reuse : int, default=1
+        How many consecutive noise seeds each random pair is run with (a batch can then
+        solve one dataset for many seeds at once, as the release's own batched solver does).
     """
 
     name: str
@@ -107,6 +130,8 @@ class Probe:
     run: Callable[[Dataset, int], Run]
     bounds: Callable[[], Sequence[tuple[Dataset, Dataset]]]
     random_pair: Callable[[np.random.Generator], tuple[Dataset, Dataset]]
+    batch: Callable[[Sequence[Dataset], Sequence[int]], list[Run | Refusal]] | None = None
+    reuse: int = 1
 
     @property
     def broken(self) -> bool:
@@ -131,12 +156,62 @@ def rounding_allowance(a: Run, b: Run, norm: str) -> float:
     return 4.0 * (max(a.terms, b.terms) + 2) * UNIT_ROUNDOFF * extent
 
 
-def _outcome(probe: Probe, dataset: Dataset, seed: int) -> Run | tuple[str, str]:
+def _outcome(probe: Probe, dataset: Dataset, seed: int) -> Run | Refusal:
     """The probe's run, or ``("refused", message)`` where the release refuses."""
     try:
         return probe.run(dataset, seed)
     except (DataError, ValueError) as error:
         return ("refused", str(error))
+
+
+def _agree(a: Run | Refusal, b: Run | Refusal, norm: str) -> bool:
+    """Whether two runs of one dataset and seed (the release's own code and its batch) agree:
+    both refused, or the same flow, declared sensitivity and value up to rounding."""
+    if not (isinstance(a, Run) and isinstance(b, Run)):
+        return not (isinstance(a, Run) or isinstance(b, Run))
+    if a.flow != b.flow or a.declared != b.declared or a.value.shape != b.value.shape:
+        return False
+    distance = float(np.linalg.norm((a.value - b.value).ravel(), NORMS[norm]))
+    return distance <= rounding_allowance(a, b, norm)
+
+
+def _draw(probe: Probe, fixed: list, gen: np.random.Generator, start: int, stop: int,
+          last: tuple | None) -> list[tuple[int, tuple, int]]:
+    """Pairs ``start`` to ``stop`` with their noise seeds: those at the bounds, then random ones
+    (each run with ``probe.reuse`` consecutive seeds), in the order the generator draws them."""
+    drawn = []
+    for i in range(start, stop):
+        if i < len(fixed):
+            pair = fixed[i]
+        elif (i - len(fixed)) % probe.reuse == 0 or last is None:
+            pair = probe.random_pair(gen)
+        else:
+            pair = last
+        last = pair
+        drawn.append((i, pair, int(gen.integers(2**63))))
+    return drawn
+
+
+def _outcomes(probe: Probe, drawn: list[tuple[int, tuple, int]],
+              fixed: int) -> tuple[list[tuple[Run | Refusal, Run | Refusal]], int]:
+    """Both runs of every pair drawn, and how many runs a batch got otherwise than ``run``."""
+    own = {i for i, _, _ in drawn
+           if probe.batch is None or i < fixed or (i - fixed) % VERIFY_EVERY == 0}
+    outcomes = {i: tuple(_outcome(probe, data, seed) for data in pair)
+                for i, pair, seed in drawn if i in own}
+    differs = 0
+    if probe.batch is not None:
+        rows = [(i, pair, seed) for i, pair, seed in drawn if i >= fixed]
+        batched = probe.batch([data for _, pair, _ in rows for data in pair],
+                              [seed for _, _, seed in rows for _ in range(2)])
+        for j, (i, _, _) in enumerate(rows):
+            pair = (batched[2 * j], batched[2 * j + 1])
+            if i in outcomes:
+                differs += sum(not _agree(a, b, probe.norm)
+                               for a, b in zip(outcomes[i], pair, strict=True))
+            else:
+                outcomes[i] = pair
+    return [outcomes[i] for i, _, _ in drawn], differs
 
 
 def check_probe(probe: Probe, *, pairs: int = 10_000, seed: int = 0) -> dict[str, Any]:
@@ -158,30 +233,36 @@ def check_probe(probe: Probe, *, pairs: int = 10_000, seed: int = 0) -> dict[str
         declared; NaN if every run refused), ``measured`` (the largest distance between the
         values of a pair whose runs agreed on their control flow), ``pairs``,
         ``branches_differ`` (pairs whose control flow differed), ``over`` (pairs whose
-        distance passed the declared sensitivity by more than rounding) and ``ok`` (no pair
-        of either kind, and some run not refused).
+        distance passed the declared sensitivity by more than rounding), ``batch_differs``
+        (runs on which a batched probe disagreed with the release's own code) and ``ok`` (none
+        of these three, and some run not refused).
     """
     check_choice(probe.norm, "norm", tuple(NORMS))
     pairs = check_int(pairs, "pairs", min_val=1)
     gen = np.random.default_rng(seed)
     fixed = list(probe.bounds())
-    declared, measured, differ, over = math.inf, 0.0, 0, 0
-    for i in range(pairs):
-        first, second = fixed[i] if i < len(fixed) else probe.random_pair(gen)
-        noise_seed = int(gen.integers(2**63))
-        a, b = _outcome(probe, first, noise_seed), _outcome(probe, second, noise_seed)
-        declared = min([declared, *(r.declared for r in (a, b) if isinstance(r, Run))])
-        if not (isinstance(a, Run) and isinstance(b, Run)):
-            differ += a != b
-            continue
-        if a.flow != b.flow or a.declared != b.declared or a.value.shape != b.value.shape:
-            differ += 1
-            continue
-        distance = float(np.linalg.norm((a.value - b.value).ravel(), NORMS[probe.norm]))
-        measured = max(measured, distance)
-        over += distance > a.declared + rounding_allowance(a, b, probe.norm)
+    declared, measured, differ, over, mismatched = math.inf, 0.0, 0, 0, 0
+    step = CHUNK if probe.batch is not None else 1
+    last = None
+    for start in range(0, pairs, step):
+        drawn = _draw(probe, fixed, gen, start, min(pairs, start + step), last)
+        last = drawn[-1][1]
+        outcomes, chunk_differs = _outcomes(probe, drawn, len(fixed))
+        mismatched += chunk_differs
+        for a, b in outcomes:
+            declared = min([declared, *(r.declared for r in (a, b) if isinstance(r, Run))])
+            if not (isinstance(a, Run) and isinstance(b, Run)):
+                differ += a != b
+                continue
+            if a.flow != b.flow or a.declared != b.declared or a.value.shape != b.value.shape:
+                differ += 1
+                continue
+            distance = float(np.linalg.norm((a.value - b.value).ravel(), NORMS[probe.norm]))
+            measured = max(measured, distance)
+            over += distance > a.declared + rounding_allowance(a, b, probe.norm)
     return {"name": probe.name, "norm": probe.norm, "relation": probe.relation,
             "declared": declared if math.isfinite(declared) else math.nan,
             "measured": measured, "pairs": pairs, "branches_differ": int(differ),
-            "over": int(over),
-            "ok": differ == 0 and over == 0 and math.isfinite(declared)}
+            "over": int(over), "batch_differs": int(mismatched),
+            "ok": (differ == 0 and over == 0 and mismatched == 0
+                   and math.isfinite(declared))}

@@ -31,6 +31,7 @@ References
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from dpcore.audit.sensitivity import Probe, Run, check_probe
@@ -49,11 +50,19 @@ __all__ = ["PROBES", "check_sensitivity", "release_names"]
 
 def _declaring(probe: Probe, factor: float, name: str) -> Probe:
     """``probe`` broken on purpose: it declares ``factor`` times the sensitivity it uses."""
-    def run(data: Any, seed: int) -> Run:
-        honest = probe.run(data, seed)
+    def declaring(honest: Run | tuple[str, str]) -> Run | tuple[str, str]:
+        if not isinstance(honest, Run):
+            return honest
         return dataclasses.replace(honest, declared=factor * honest.declared)
 
-    return dataclasses.replace(probe, name=name, run=run)
+    def run(data: Any, seed: int) -> Run:
+        return declaring(probe.run(data, seed))
+
+    def batch(datasets: Sequence[Any], seeds: Sequence[int]) -> list[Run | tuple[str, str]]:
+        return [declaring(honest) for honest in probe.batch(datasets, seeds)]
+
+    return dataclasses.replace(probe, name=name, run=run,
+                               batch=None if probe.batch is None else batch)
 
 
 _SUM = PRIMER_PROBES["primer: sum (replace one record)"]
