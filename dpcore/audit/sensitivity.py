@@ -47,8 +47,8 @@ import numpy as np
 
 from dpcore.validation import DataError, check_choice, check_int
 
-__all__ = ["CHUNK", "NORMS", "VERIFY_EVERY", "Probe", "Recent", "Run", "check_probe",
-           "rounding_allowance"]
+__all__ = ["CHUNK", "NORMS", "STAR", "VERIFY_EVERY", "Probe", "Recent", "Run", "check_probe",
+           "random_pairs", "rounding_allowance"]
 
 #: The norms a sensitivity is stated in, by name: the order of :func:`numpy.linalg.norm`
 #: (``Linf``: the largest change of one coordinate, the sensitivity of each utility of an
@@ -56,8 +56,10 @@ __all__ = ["CHUNK", "NORMS", "VERIFY_EVERY", "Probe", "Recent", "Run", "check_pr
 NORMS = {"L1": 1, "L2": 2, "Linf": np.inf}
 #: A batched probe's random pairs on which the release's own code runs too: one in this many.
 VERIFY_EVERY = 50
-#: Pairs drawn and run together by a batched probe.
+#: Pairs drawn and run together by a batched probe or one in stars.
 CHUNK = 500
+#: Neighbours per random dataset of a probe whose pairs come in stars (:attr:`Probe.star`).
+STAR = 10
 #: The unit roundoff of float64 (half the machine epsilon).
 UNIT_ROUNDOFF = float(np.finfo(float).eps) / 2.0
 
@@ -127,6 +129,12 @@ class Probe:
     reuse : int, default=1
         How many consecutive noise seeds each random pair is run with (a batch can then
         solve one dataset for many seeds at once, as the release's own batched solver does).
+    random_star : callable, optional
+        ``(Generator, k) -> (D, [D'_1, ..., D'_k])``: a random dataset and ``k`` random
+        neighbours of it (:func:`random_pairs`), each pair distributed as ``random_pair``'s.
+    star : int, default=1
+        With ``random_star``: the random pairs come in stars of this many neighbours of one
+        dataset, all run with one noise seed, so that the dataset runs once per star.
     """
 
     name: str
@@ -137,6 +145,9 @@ class Probe:
     random_pair: Callable[[np.random.Generator], tuple[Dataset, Dataset]]
     batch: Callable[[Sequence[Dataset], Sequence[int]], list[Run | Refusal]] | None = None
     reuse: int = 1
+    random_star: Callable[[np.random.Generator, int],
+                          tuple[Dataset, list[Dataset]]] | None = None
+    star: int = 1
 
     @property
     def broken(self) -> bool:
@@ -213,37 +224,76 @@ def _agree(a: Run | Refusal, b: Run | Refusal, norm: str) -> bool:
     return distance <= rounding_allowance(a, b, norm) + max(a.slack, b.slack)
 
 
+def random_pairs(base: Callable[[np.random.Generator], Dataset],
+                 neighbour: Callable[[np.random.Generator, Dataset], Dataset]):
+    """A probe's random pairs from a random dataset ``base(gen)`` and a random neighbour of it
+    ``neighbour(gen, D)``: ``(random_pair, random_star)`` (:class:`Probe`).
+
+    >>> pair, star = random_pairs(lambda gen: gen.random(3),
+    ...                           lambda gen, x: np.r_[x[:-1], gen.random()])
+    >>> D, neighbours = star(np.random.default_rng(0), 4)
+    >>> len(neighbours), all(np.array_equal(D[:-1], x[:-1]) for x in neighbours)
+    (4, True)
+    """
+    def random_pair(gen: np.random.Generator) -> tuple[Dataset, Dataset]:
+        data = base(gen)
+        return data, neighbour(gen, data)
+
+    def random_star(gen: np.random.Generator, size: int) -> tuple[Dataset, list[Dataset]]:
+        data = base(gen)
+        return data, [neighbour(gen, data) for _ in range(size)]
+
+    return random_pair, random_star
+
+
 def _draw(probe: Probe, fixed: list, gen: np.random.Generator, start: int, stop: int,
-          last: tuple | None) -> list[tuple[int, tuple, int]]:
+          state: dict) -> list[tuple[int, tuple, int]]:
     """Pairs ``start`` to ``stop`` with their noise seeds: those at the bounds, then random ones
-    (each run with ``probe.reuse`` consecutive seeds), in the order the generator draws them."""
+    (each run with ``probe.reuse`` consecutive seeds, or in stars of ``probe.star`` sharing a
+    dataset and a seed), in the order the generator draws them; ``state`` carries a pair or a
+    star on to the next call."""
     drawn = []
     for i in range(start, stop):
+        k = i - len(fixed)
         if i < len(fixed):
-            pair = fixed[i]
-        elif (i - len(fixed)) % probe.reuse == 0 or last is None:
-            pair = probe.random_pair(gen)
+            drawn.append((i, fixed[i], int(gen.integers(2**63))))
+        elif probe.random_star is not None and probe.star > 1:
+            if k % probe.star == 0 or "star" not in state:
+                data, neighbours = probe.random_star(gen, probe.star)
+                state["star"] = (data, neighbours, int(gen.integers(2**63)))
+            data, neighbours, seed = state["star"]
+            drawn.append((i, (data, neighbours[k % probe.star]), seed))
         else:
-            pair = last
-        last = pair
-        drawn.append((i, pair, int(gen.integers(2**63))))
+            if k % probe.reuse == 0 or "pair" not in state:
+                state["pair"] = probe.random_pair(gen)
+            drawn.append((i, state["pair"], int(gen.integers(2**63))))
     return drawn
 
 
 def _outcomes(probe: Probe, drawn: list[tuple[int, tuple, int]],
               fixed: int) -> tuple[list[tuple[Run | Refusal, Run | Refusal]], int]:
-    """Both runs of every pair drawn, and how many runs a batch got otherwise than ``run``."""
+    """Both runs of every pair drawn (a dataset run with a seed once, however many pairs hold
+    it), and how many runs a batch got otherwise than ``run``."""
     own = {i for i, _, _ in drawn
            if probe.batch is None or i < fixed or (i - fixed) % VERIFY_EVERY == 0}
-    outcomes = {i: tuple(_outcome(probe, data, seed) for data in pair)
+    held: dict[tuple[int, int], Run | Refusal] = {}  # the datasets are alive in ``drawn``
+
+    def outcome(data: Dataset, seed: int) -> Run | Refusal:
+        key = (id(data), seed)
+        if key not in held:
+            held[key] = _outcome(probe, data, seed)
+        return held[key]
+
+    outcomes = {i: tuple(outcome(data, seed) for data in pair)
                 for i, pair, seed in drawn if i in own}
     differs = 0
     if probe.batch is not None:
         rows = [(i, pair, seed) for i, pair, seed in drawn if i >= fixed]
-        batched = probe.batch([data for _, pair, _ in rows for data in pair],
-                              [seed for _, _, seed in rows for _ in range(2)])
-        for j, (i, _, _) in enumerate(rows):
-            pair = (batched[2 * j], batched[2 * j + 1])
+        runs = {(id(data), seed): (data, seed) for _, pair, seed in rows for data in pair}
+        batched = dict(zip(runs, probe.batch([data for data, _ in runs.values()],
+                                             [seed for _, seed in runs.values()]), strict=True))
+        for i, pair, seed in rows:
+            pair = tuple(batched[id(data), seed] for data in pair)
             if i in outcomes:
                 differs += sum(not _agree(a, b, probe.norm)
                                for a, b in zip(outcomes[i], pair, strict=True))
@@ -280,11 +330,10 @@ def check_probe(probe: Probe, *, pairs: int = 10_000, seed: int = 0) -> dict[str
     gen = np.random.default_rng(seed)
     fixed = list(probe.bounds())
     declared, measured, differ, over, mismatched = math.inf, 0.0, 0, 0, 0
-    step = CHUNK if probe.batch is not None else 1
-    last = None
+    step = CHUNK if probe.batch is not None or probe.star > 1 else 1
+    state: dict = {}
     for start in range(0, pairs, step):
-        drawn = _draw(probe, fixed, gen, start, min(pairs, start + step), last)
-        last = drawn[-1][1]
+        drawn = _draw(probe, fixed, gen, start, min(pairs, start + step), state)
         outcomes, chunk_differs = _outcomes(probe, drawn, len(fixed))
         mismatched += chunk_differs
         for a, b in outcomes:

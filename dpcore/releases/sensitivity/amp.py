@@ -135,4 +135,4 @@ def amp_output_probe(name: str, *, solve_tol: float = TOL):
                 outcomes[i] = outcome
         return outcomes
 
-    return dataclasses.replace(pairs, run=run, batch=batch, reuse=REUSE)
+    return dataclasses.replace(pairs, run=run, batch=batch, reuse=REUSE, star=1)

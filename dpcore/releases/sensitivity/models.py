@@ -55,7 +55,7 @@ import itertools
 import numpy as np
 
 from dpcore.audit.pairs import IMPORTANCE_CORNERS, logistic_pair
-from dpcore.audit.sensitivity import Probe, Run
+from dpcore.audit.sensitivity import STAR, Probe, Run, random_pairs
 from dpcore.importance.mechanism import ImportanceWeights
 from dpcore.logistic import logistic_gradient
 from dpcore.masking.generator import MaskedDataGenerator
@@ -89,6 +89,22 @@ def _replace_last(rows: np.ndarray, record: np.ndarray) -> np.ndarray:
     return changed
 
 
+def _logistic_records(n: int, d: int, classes: int):
+    """A random training set of ``n`` records inside the unit ball and beyond it, labels in
+    ``0 .. classes - 1``, and a random neighbour of one (its last record and label replaced):
+    ``(base, neighbour)`` for :func:`~dpcore.audit.sensitivity.random_pairs`."""
+    def base(gen: np.random.Generator) -> LogisticData:
+        return gen.normal(size=(n, d)) * gen.uniform(0.0, 0.8, (n, 1)), gen.integers(0, classes, n)
+
+    def neighbour(gen: np.random.Generator, data: LogisticData) -> LogisticData:
+        X, y = data
+        changed = y.copy()
+        changed[-1] = gen.integers(0, classes)
+        return _replace_last(X, gen.normal(size=d)), changed
+
+    return base, neighbour
+
+
 def importance_probe(name: str) -> Probe:
     """The probe of the importance weights' ``beta`` (see the module's docstring)."""
     n, m, d, lam = (IMPORTANCE[k] for k in ("n_private", "n_public", "d", "lam"))
@@ -108,13 +124,16 @@ def importance_probe(name: str) -> Probe:
         return [((_replace_last(shared, x), public), (_replace_last(shared, y), public))
                 for x, y in changes]
 
-    def random_pair(gen: np.random.Generator) -> tuple[ImportanceData, ImportanceData]:
-        private = gen.uniform(-0.2, 1.2, (n, d))
-        public = gen.random((m, d)) ** 2
-        return (private, public), (_replace_last(private, gen.uniform(-0.2, 1.2, d)), public)
+    def base(gen: np.random.Generator) -> ImportanceData:
+        return gen.uniform(-0.2, 1.2, (n, d)), gen.random((m, d)) ** 2
 
+    def neighbour(gen: np.random.Generator, data: ImportanceData) -> ImportanceData:
+        private, public = data
+        return _replace_last(private, gen.uniform(-0.2, 1.2, d)), public
+
+    random_pair, random_star = random_pairs(base, neighbour)
     return Probe(name, "L2", "replace one private record (N_D public)", run, bounds,
-                 random_pair)
+                 random_pair, random_star=random_star, star=STAR)
 
 
 def output_probe(name: str) -> Probe:
@@ -143,14 +162,9 @@ def output_probe(name: str) -> Probe:
                 ((X, one), (X, np.zeros(n, dtype=int))),              # ... that empties a class
                 ((_replace_last(X, far), y), (_replace_last(X, -far), flipped))]
 
-    def random_pair(gen: np.random.Generator) -> tuple[LogisticData, LogisticData]:
-        X = gen.normal(size=(n, d)) * gen.uniform(0.0, 0.8, (n, 1))
-        y = gen.integers(0, 2, n)
-        yp = y.copy()
-        yp[-1] = gen.integers(0, 2)
-        return (X, y), (_replace_last(X, gen.normal(size=d)), yp)
-
-    return Probe(name, "L2", "replace one record (n public)", run, bounds, random_pair)
+    random_pair, random_star = random_pairs(*_logistic_records(n, d, len(classes)))
+    return Probe(name, "L2", "replace one record (n public)", run, bounds, random_pair,
+                 random_star=random_star, star=STAR)
 
 
 def amp_probe(name: str) -> Probe:
@@ -168,7 +182,7 @@ def amp_probe(name: str) -> Probe:
         return Run(needed, cal.noise_scale * cal.epsilon_noise,
                    flow=(cal.lam_total, cal.epsilon_noise), terms=n)
 
-    return dataclasses.replace(pairs, run=run)
+    return dataclasses.replace(pairs, run=run, star=1)
 
 
 def masking_probe(name: str) -> Probe:
@@ -193,11 +207,6 @@ def masking_probe(name: str) -> Probe:
                 ((X, flipped), (X, outside)),                         # a label out of range
                 ((_replace_last(X, far), y), (_replace_last(X, -far), outside))]
 
-    def random_pair(gen: np.random.Generator) -> tuple[LogisticData, LogisticData]:
-        X = gen.normal(size=(n, d)) * gen.uniform(0.0, 0.8, (n, 1))
-        y = gen.integers(0, classes, n)
-        yp = y.copy()
-        yp[-1] = gen.integers(0, classes)
-        return (X, y), (_replace_last(X, gen.normal(size=d)), yp)
-
-    return Probe(name, "L2", "replace one record (n public)", run, bounds, random_pair)
+    random_pair, random_star = random_pairs(*_logistic_records(n, d, classes))
+    return Probe(name, "L2", "replace one record (n public)", run, bounds, random_pair,
+                 random_star=random_star, star=STAR)

@@ -27,12 +27,12 @@ the release itself (:data:`~dpcore.audit.sensitivity.VERIFY_EVERY`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from dpcore.audit.sensitivity import Probe, Run
+from dpcore.audit.sensitivity import STAR, Probe, Run, random_pairs
 from dpcore.mechanisms import Laplace
 from dpcore.primer.queries import (
     RELATIONS,
@@ -82,10 +82,13 @@ def _random_records(gen: np.random.Generator, size: int) -> list[Record]:
     return [_random_record(gen) for _ in range(size)]
 
 
-def table_pairs(relation: str) -> tuple[Callable[[], list[tuple[pd.DataFrame, pd.DataFrame]]],
-                                        Callable[[np.random.Generator],
-                                                 tuple[pd.DataFrame, pd.DataFrame]]]:
-    """The pairs of tables at the bounds and the random pairs under ``relation``."""
+def _records_of(table: pd.DataFrame) -> list[Record]:
+    return list(zip(table["g"], table["x"], strict=True))
+
+
+def table_pairs(relation: str):
+    """The pairs of tables at the bounds and the random pairs under ``relation``:
+    ``(bounds, random_pair, random_star)`` (:class:`~dpcore.audit.sensitivity.Probe`)."""
     base: list[Record] = [("b", 1.0), ("c", 2.0), ("z", 3.0), (None, np.nan), ("b", LOW),
                           ("c", HIGH), ("b", 0.5), ("z", -FAR), ("c", FAR), (None, 4.0),
                           ("b", 7.0)]
@@ -103,11 +106,13 @@ def table_pairs(relation: str) -> tuple[Callable[[], list[tuple[pd.DataFrame, pd
         def bounds():
             return [(_table([*base, x]), _table([*base, y])) for x, y in changes]
 
-        def random_pair(gen):
-            records = _random_records(gen, N_RECORDS)
-            other = list(records)
-            other[int(gen.integers(len(records)))] = _random_record(gen)
-            return _table(records), _table(other)
+        def random_table(gen):
+            return _table(_random_records(gen, N_RECORDS))
+
+        def neighbour(gen, table):
+            other = _records_of(table)
+            other[int(gen.integers(len(other)))] = _random_record(gen)
+            return _table(other)
     else:
         added: list[Record] = [("a", FAR), ("a", -FAR), ("z", FAR), (None, np.nan)]
 
@@ -115,11 +120,16 @@ def table_pairs(relation: str) -> tuple[Callable[[], list[tuple[pd.DataFrame, pd
             return [(_table(start), _table([*start, x])) for start in (base[:1], base)
                     for x in added]
 
-        def random_pair(gen):
-            records = _random_records(gen, int(gen.integers(1, 2 * N_RECORDS)))
-            first, second = _table(records), _table([*records, _random_record(gen)])
-            return (first, second) if gen.random() < 0.5 else (second, first)
-    return bounds, random_pair
+        def random_table(gen):
+            return _table(_random_records(gen, int(gen.integers(1, 2 * N_RECORDS))))
+
+        def neighbour(gen, table):
+            records = _records_of(table)
+            if len(records) > 1 and gen.random() < 0.5:  # one removed (never the only one)
+                del records[int(gen.integers(len(records)))]
+                return _table(records)
+            return _table([*records, _random_record(gen)])  # one added
+    return bounds, *random_pairs(random_table, neighbour)
 
 
 def _largest(query: PrimerQuery) -> float:
@@ -172,7 +182,7 @@ def answers_batch(query: PrimerQuery, relation: str, tables: Sequence[pd.DataFra
 def release_probe(name: str, query: PrimerQuery, relation: str, *,
                   grouped: bool) -> Probe:
     """The probe of the release of ``query`` under ``relation``, per group of ``g`` or not."""
-    bounds, random_pair = table_pairs(relation)
+    bounds, random_pair, random_star = table_pairs(relation)
 
     def run(table: pd.DataFrame, seed: int) -> Run:
         released = release_answers(query, table, EPSILON, n_records=len(table),
@@ -187,7 +197,8 @@ def release_probe(name: str, query: PrimerQuery, relation: str, *,
     def batch(tables: Sequence[pd.DataFrame], seeds: Sequence[int]) -> list:
         return answers_batch(query, relation, tables, seeds, grouped=grouped)
 
-    return Probe(name, "L1", RELATIONS[relation], run, bounds, random_pair, batch=batch)
+    return Probe(name, "L1", RELATIONS[relation], run, bounds, random_pair, batch=batch,
+                 random_star=random_star, star=STAR)
 
 
 def _name(kind: str, relation: str, grouped: bool) -> str:
@@ -209,7 +220,7 @@ def data_bounds_probe(name: str) -> Probe:
     """Broken on purpose: the sum under "replace one record" clipped to bounds read from the
     data (the column's smallest and largest value), so its declared sensitivity ``high - low``
     moves with the records and the largest record passes it."""
-    bounds, random_pair = table_pairs("replace")
+    bounds, random_pair, random_star = table_pairs("replace")
 
     def query(table: pd.DataFrame) -> PrimerQuery:
         x = table["x"].to_numpy(dtype=float)
@@ -222,4 +233,5 @@ def data_bounds_probe(name: str) -> Probe:
         return [answers_batch(query(table), "replace", [table], [seed], grouped=False)[0]
                 for table, seed in zip(tables, seeds, strict=True)]
 
-    return Probe(name, "L1", RELATIONS["replace"], run, bounds, random_pair, batch=batch)
+    return Probe(name, "L1", RELATIONS["replace"], run, bounds, random_pair, batch=batch,
+                 random_star=random_star, star=STAR)

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from dpcore.audit.sensitivity import Probe, Recent, Run
+from dpcore.audit.sensitivity import STAR, Probe, Recent, Run, random_pairs
 from dpcore.subset.estimators import SOLVER_TOL
 from dpcore.subset.rescale import rescale
 from dpcore.subset.selection import (
@@ -98,11 +98,17 @@ def _pairs(n: int, m: int):
                   for record in (public[1], flipped, far)),
                 pair(single, public, np.r_[public[0, :2], 0])]  # its label flipped: it empties
 
-    def random_pair(gen: np.random.Generator) -> tuple[SubsetData, SubsetData]:
+    def base(gen: np.random.Generator) -> SubsetData:
         public, private = _records(gen, m, 0.0), _records(gen, n, 0.2)
-        return pair(private, public, _records(gen, 1, 0.2)[0])
+        return _frame(private), _frame(public)
 
-    return bounds, random_pair
+    def neighbour(gen: np.random.Generator, data: SubsetData) -> SubsetData:
+        private, public = data
+        changed = private.to_numpy(dtype=float)
+        changed[-1] = _records(gen, 1, 0.2)[0]
+        return _frame(changed), public  # one public set, read by both runs
+
+    return bounds, *random_pairs(base, neighbour)
 
 
 def counts_probe(name: str) -> Probe:
@@ -116,7 +122,9 @@ def counts_probe(name: str) -> Probe:
         return Run(noisy_counts(prepared.counts, EPSILON, rng=seed), COUNT_SENSITIVITY,
                    flow=(rescaled.n_public, bool(prepared.certified)), terms=n)
 
-    return Probe(name, "L1", NEIGHBOURING, run, *_pairs(n, m))
+    bounds, random_pair, random_star = _pairs(n, m)
+    return Probe(name, "L1", NEIGHBOURING, run, bounds, random_pair, random_star=random_star,
+                 star=STAR)
 
 
 def candidates_probe(name: str) -> Probe:
@@ -135,7 +143,9 @@ def candidates_probe(name: str) -> Probe:
         return Run(noisy_counts(counts, EPSILON / k, rng=gen), k * COUNT_SENSITIVITY,
                    flow=(rescaled.n_public, bool(prepared.certified)), terms=n)
 
-    return Probe(name, "L1", NEIGHBOURING, run, *_pairs(n, m))
+    bounds, random_pair, random_star = _pairs(n, m)
+    return Probe(name, "L1", NEIGHBOURING, run, bounds, random_pair, random_star=random_star,
+                 star=STAR)
 
 
 def _weights(gen: np.random.Generator, m: int, n: int) -> np.ndarray:
@@ -208,5 +218,6 @@ def criteria_probe(name: str) -> Probe:
                                  prepared)
         return runs
 
-    return Probe(name, "Linf", NEIGHBOURING, run, *_pairs(n, m), batch=batch,
+    bounds, random_pair, _ = _pairs(n, m)
+    return Probe(name, "Linf", NEIGHBOURING, run, bounds, random_pair, batch=batch,
                  reuse=CRITERIA_REUSE)
