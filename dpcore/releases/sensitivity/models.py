@@ -5,7 +5,10 @@ and the masking release's noisy classifier ``W'`` ([PGY]_ Algorithm 1 steps 1-2)
 "replace one record" with the number of records public.
 
 Each probe runs the release's own estimator as a study (its noise drawn from the pair's seed,
-identical on both datasets) and reads back what it calibrated its noise to:
+identical on both datasets) and reads back what it calibrated its noise to. The random pairs
+come in stars (:attr:`~dpcore.audit.sensitivity.Probe.star`: a random training set and
+random neighbours of it, its last record replaced), except approximate minima perturbation's,
+which draws a point ``w`` per pair:
 
 * :func:`importance_probe`: :class:`~dpcore.importance.mechanism.ImportanceWeights`, its
   ``beta_`` (L2) against ``sensitivity_`` (Lemma 2's ``sqrt(d) / (N_D lam)`` plus the solver's
@@ -26,7 +29,8 @@ identical on both datasets) and reads back what it calibrated its noise to:
   epsilon_noise``, 2) at every ``w``. The point ``w`` is drawn from the pair's seed (the
   same on both datasets), the gradient is :func:`~dpcore.logistic.logistic_gradient` of the
   summed objective the release's solver minimises (penalty ``n mu``), the flow the
-  calibration (``mu``, ``epsilon_noise``). The solve and its refusal are not run.
+  calibration (``mu``, ``epsilon_noise``). The solve, its refusal and the output noise are
+  :mod:`dpcore.releases.sensitivity.amp`'s probe.
 * :func:`masking_probe`: :class:`~dpcore.masking.generator.MaskedDataGenerator` (three
   classes: the softmax, Lipschitz ``sqrt(2)``), its ``noisy_coef_`` (L2, the noise's null
   direction dropped: a projection, which moves no pair farther apart) against

@@ -18,8 +18,21 @@ release refuses when it was not). The public set is the same on both datasets of
 the bounds: the changed record on one public point against another, a flipped label, and a
 record far outside E's ranges (clipped into them).
 
-Not covered yet: the selection's criteria (step 5, whose sensitivity holds given the released
-weights).
+The random pairs come in stars (:attr:`~dpcore.audit.sensitivity.Probe.star`). At the
+bounds also: a flipped label that empties the private set's class.
+
+The selection's criteria (step 5, :func:`criteria_probe`): ``t_i = ||h(theta_i) -
+h(theta_D)||_2``, whose sensitivity ``S`` (:func:`~dpcore.subset.selection.
+criterion_sensitivity`) holds given what steps 2 and 4 released, the ranking and the
+candidates' weights, which are held identical on both datasets (drawn from the pair's seed,
+the ranking E's own order). Each run is the release's own code: step 1, the non-private part
+(``theta_D``, its certificate), the candidates' fits as a release fits them
+(:func:`~dpcore.subset.selection.release_estimates`) and the criteria
+(:func:`~dpcore.subset.selection.candidate_criteria`); the value is the exponential
+mechanism's utilities ``-t`` in the L-infinity norm (each of sensitivity ``S``; the noisy
+curve's L1 ``k S`` follows). Each random pair runs with :data:`CRITERIA_REUSE` seeds, and a
+batch fits the candidates of all of them once per pair (they read E, the ranking and the
+weights only; the check verifies the batch against a run, within the fits' certified gap).
 
 References
 ----------
