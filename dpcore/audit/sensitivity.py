@@ -25,6 +25,14 @@ at the bounds and on one random pair in :data:`VERIFY_EVERY`, and the check coun
 which the two disagree (``batch_differs``: another refusal, flow or declared sensitivity, or
 values farther apart than rounding); any makes it fail.
 
+Two ways of drawing random pairs save runs without fewer pairs. In stars
+(:attr:`Probe.star`, :func:`random_pairs`): one random dataset and :data:`STAR` random
+neighbours of it, one seed for the star, so the dataset runs once for all its pairs (each pair
+distributed as one drawn alone). Reused (:attr:`Probe.reuse`): one pair run with several
+seeds in a row, where the seed decides more than noise that cancels (the point at which
+approximate minima perturbation is probed, the weights a subset's criteria are computed for),
+so that a batch solves a dataset's seeds together.
+
 A check can show a sensitivity too small, never prove one right: ``ok`` says that no pair it
 tried exceeded it.
 
@@ -229,6 +237,23 @@ def random_pairs(base: Callable[[np.random.Generator], Dataset],
     """A probe's random pairs from a random dataset ``base(gen)`` and a random neighbour of it
     ``neighbour(gen, D)``: ``(random_pair, random_star)`` (:class:`Probe`).
 
+    Parameters
+    ----------
+    base : callable
+        ``(Generator) -> D``: a random dataset.
+    neighbour : callable
+        ``(Generator, D) -> D'``: a random neighbour of ``D`` under the probe's relation (a
+        new dataset; ``D`` is left as it is).
+
+    Returns
+    -------
+    random_pair : callable
+        ``(Generator) -> (D, D')``.
+    random_star : callable
+        ``(Generator, k) -> (D, [D'_1, ..., D'_k])``, the neighbours drawn independently.
+
+    Examples
+    --------
     >>> pair, star = random_pairs(lambda gen: gen.random(3),
     ...                           lambda gen, x: np.r_[x[:-1], gen.random()])
     >>> D, neighbours = star(np.random.default_rng(0), 4)

@@ -463,6 +463,18 @@ def candidate_criteria(theta: np.ndarray, prepared: Prepared, data: Rescaled) ->
     Logistic: summed over the distinct private points, each counted as many times as it occurs
     in D (equal rows have equal predictions), on the design kept by ``prepared``; the sigmoid
     of :func:`~dpcore.subset.estimators.predict`, computed in place.
+
+    Parameters
+    ----------
+    theta : ndarray of shape (K, q)
+        Estimates (:func:`release_estimates`).
+    prepared : Prepared
+        :func:`prepare_selection` of ``data`` (``theta_D``'s predictions).
+    data : Rescaled
+
+    Returns
+    -------
+    ndarray of shape (K,)
     """
     if prepared.private_design is None:
         h = predict(data.private, theta, prepared.loss, data.target)

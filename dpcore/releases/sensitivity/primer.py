@@ -148,6 +148,22 @@ def answers_batch(query: PrimerQuery, relation: str, tables: Sequence[pd.DataFra
     answers sum (or, for the mean, average) its records' contributions, and the sensitivity,
     the noise's scale and its draw (``Laplace(...).draw(answers, rng=seed)``) are the
     release's. A mean of no records is refused, as the release refuses it.
+
+    Parameters
+    ----------
+    query : PrimerQuery
+    relation : {"replace", "add_remove"}
+    tables : sequence of DataFrame
+        Tables of columns ``g`` and ``x`` (:func:`table_pairs`).
+    seeds : sequence of int
+        One noise seed per table.
+    grouped : bool
+        Per group of ``g`` (its public categories :data:`GROUPS`) or once.
+
+    Returns
+    -------
+    list of Run or ("refused", message)
+        One per table, as the probe's run reads the release's table.
     """
     sizes = np.array([len(table) for table in tables])
     stacked = pd.concat(list(tables), ignore_index=True)
