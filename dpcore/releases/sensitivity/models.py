@@ -7,8 +7,7 @@ and the masking release's noisy classifier ``W'`` ([PGY]_ Algorithm 1 steps 1-2)
 Each probe runs the release's own estimator as a study (its noise drawn from the pair's seed,
 identical on both datasets) and reads back what it calibrated its noise to. The random pairs
 come in stars (:attr:`~dpcore.audit.sensitivity.Probe.star`: a random training set and
-random neighbours of it, its last record replaced), except approximate minima perturbation's,
-which draws a point ``w`` per pair:
+random neighbours of it, its last record replaced, one seed for the star):
 
 * :func:`importance_probe`: :class:`~dpcore.importance.mechanism.ImportanceWeights`, its
   ``beta_`` (L2) against ``sensitivity_`` (Lemma 2's ``sqrt(d) / (N_D lam)`` plus the solver's
@@ -26,11 +25,12 @@ which draws a point ``w`` per pair:
   so what its noise must cover is the map from an output ``w`` to the noise that makes ``w``
   the exact minimiser, ``b_D(w) = -grad(n J_D)(w)`` ([CMS11]_ Theorem 9): on neighbours
   ``||b_D(w) - b_D'(w)||`` must stay within the calibration's sensitivity (``noise_scale
-  epsilon_noise``, 2) at every ``w``. The point ``w`` is drawn from the pair's seed (the
-  same on both datasets), the gradient is :func:`~dpcore.logistic.logistic_gradient` of the
-  summed objective the release's solver minimises (penalty ``n mu``), the flow the
-  calibration (``mu``, ``epsilon_noise``). The solve, its refusal and the output noise are
-  :mod:`dpcore.releases.sensitivity.amp`'s probe.
+  epsilon_noise``, 2) at every ``w``. The point ``w`` is drawn from the pair's seed (its
+  star's: the same on both datasets), the gradient is
+  :func:`~dpcore.logistic.logistic_gradient` of the summed objective the release's solver
+  minimises (penalty ``n mu``), the flow the calibration (``mu``, ``epsilon_noise``). The
+  solve, its refusal and the output noise are :mod:`dpcore.releases.sensitivity.amp`'s
+  probe.
 * :func:`masking_probe`: :class:`~dpcore.masking.generator.MaskedDataGenerator` (three
   classes: the softmax, Lipschitz ``sqrt(2)``), its ``noisy_coef_`` (L2, the noise's null
   direction dropped: a projection, which moves no pair farther apart) against
@@ -186,7 +186,7 @@ def amp_probe(name: str) -> Probe:
         return Run(needed, cal.noise_scale * cal.epsilon_noise,
                    flow=(cal.lam_total, cal.epsilon_noise), terms=n)
 
-    return dataclasses.replace(pairs, run=run, star=1)
+    return dataclasses.replace(pairs, run=run)
 
 
 def masking_probe(name: str) -> Probe:
