@@ -42,6 +42,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
@@ -63,6 +64,7 @@ from dpcore.subset.weights import (
     nearest_in_prefixes,
     noisy_counts,
 )
+from dpcore.validation import DataError
 
 __all__ = ["CRITERIA_REUSE", "EPSILON", "FAR", "SIZES", "SUBSET", "candidates_probe",
            "counts_probe", "criteria_probe"]
@@ -124,30 +126,62 @@ def _pairs(n: int, m: int):
     return bounds, *random_pairs(base, neighbour)
 
 
-def counts_probe(name: str) -> Probe:
-    """The probe of the ranking counts of step 2 (see the module's docstring)."""
-    n, m, lam = (SUBSET[k] for k in ("n_private", "n_public", "lam"))
+def _rescaled_batch(step, datasets: Sequence[SubsetData],
+                    seeds: Sequence[int]) -> list[Run | tuple[str, str]]:
+    """``step(rescale(private, public), seed)`` on every dataset, the private records of the
+    datasets that share a public set (a star) rescaled in one call: step 1 scales each record
+    by E's ranges alone (:func:`~dpcore.subset.rescale.rescale`), so stacked records come
+    out as they do one set at a time."""
+    runs: list = [None] * len(datasets)
+    groups: dict[int, list[int]] = {}
+    for i, (_, public) in enumerate(datasets):
+        groups.setdefault(id(public), []).append(i)
+    for rows in groups.values():
+        privates = [datasets[i][0] for i in rows]
+        stacked = rescale(pd.concat(privates, ignore_index=True), datasets[rows[0]][1],
+                          target="y")
+        ends = np.cumsum([len(private) for private in privates])
+        for i, block in zip(rows, np.split(stacked.private, ends[:-1]), strict=True):
+            try:
+                runs[i] = step(dataclasses.replace(stacked, private=block), seeds[i])
+            except (DataError, ValueError) as error:
+                runs[i] = ("refused", str(error))
+    return runs
 
+
+def _counts_probe(name: str, step) -> Probe:
+    """A probe of ``step(rescaled, seed) -> Run`` after step 1, its random pairs in stars and
+    run in batches (:func:`_rescaled_batch`)."""
     def run(data: SubsetData, seed: int) -> Run:
         private, public = data
-        rescaled = rescale(private, public, target="y")
+        return step(rescale(private, public, target="y"), seed)
+
+    def batch(datasets: Sequence[SubsetData], seeds: Sequence[int]) -> list:
+        return _rescaled_batch(step, datasets, seeds)
+
+    bounds, random_pair, random_star = _pairs(SUBSET["n_private"], SUBSET["n_public"])
+    return Probe(name, "L1", NEIGHBOURING, run, bounds, random_pair, batch=batch,
+                 random_star=random_star, star=STAR)
+
+
+def counts_probe(name: str) -> Probe:
+    """The probe of the ranking counts of step 2 (see the module's docstring)."""
+    n, lam = SUBSET["n_private"], SUBSET["lam"]
+
+    def step(rescaled, seed: int) -> Run:
         prepared = prepare_selection(rescaled, "logistic", lam)
         return Run(noisy_counts(prepared.counts, EPSILON, rng=seed), COUNT_SENSITIVITY,
                    flow=(rescaled.n_public, bool(prepared.certified)), terms=n)
 
-    bounds, random_pair, random_star = _pairs(n, m)
-    return Probe(name, "L1", NEIGHBOURING, run, bounds, random_pair, random_star=random_star,
-                 star=STAR)
+    return _counts_probe(name, step)
 
 
 def candidates_probe(name: str) -> Probe:
     """The probe of the candidates' counts of step 4 (see the module's docstring)."""
-    n, m, lam = (SUBSET[k] for k in ("n_private", "n_public", "lam"))
+    n, lam = SUBSET["n_private"], SUBSET["lam"]
     k = len(SIZES)
 
-    def run(data: SubsetData, seed: int) -> Run:
-        private, public = data
-        rescaled = rescale(private, public, target="y")
+    def step(rescaled, seed: int) -> Run:
         prepared = prepare_selection(rescaled, "logistic", lam)
         gen = np.random.default_rng(seed)
         order = gen.permutation(rescaled.n_public)  # the released ranking, held identical
@@ -156,9 +190,7 @@ def candidates_probe(name: str) -> Probe:
         return Run(noisy_counts(counts, EPSILON / k, rng=gen), k * COUNT_SENSITIVITY,
                    flow=(rescaled.n_public, bool(prepared.certified)), terms=n)
 
-    bounds, random_pair, random_star = _pairs(n, m)
-    return Probe(name, "L1", NEIGHBOURING, run, bounds, random_pair, random_star=random_star,
-                 star=STAR)
+    return _counts_probe(name, step)
 
 
 def _weights(gen: np.random.Generator, m: int, n: int) -> np.ndarray:
