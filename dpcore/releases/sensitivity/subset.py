@@ -18,8 +18,9 @@ release refuses when it was not). The public set is the same on both datasets of
 the bounds: the changed record on one public point against another, a flipped label, and a
 record far outside E's ranges (clipped into them).
 
-The random pairs come in stars (:attr:`~dpcore.audit.sensitivity.Probe.star`). At the
-bounds also: a flipped label that empties the private set's class.
+The random pairs come in stars (:attr:`~dpcore.audit.sensitivity.Probe.star`), run in
+batches whose step 1 rescales a star's private records in one call (:func:`_rescaled_batch`).
+At the bounds also: a flipped label that empties the private set's class.
 
 The selection's criteria (step 5, :func:`criteria_probe`): ``t_i = ||h(theta_i) -
 h(theta_D)||_2``, whose sensitivity ``S`` (:func:`~dpcore.subset.selection.
