@@ -10,14 +10,27 @@ summation), tested here against a distance that is exact.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
 
 import dpcore.audit
-from dpcore.audit.sensitivity import Probe, Run, check_probe, rounding_allowance
+from dpcore.audit.sensitivity import (
+    VERIFY_EVERY,
+    Probe,
+    Run,
+    check_probe,
+    random_pairs,
+    rounding_allowance,
+)
+from dpcore.perturbation.amp import amp_calibration
+from dpcore.perturbation.model import TOL
+from dpcore.perturbation.objective import amp_sensitivity
+from dpcore.perturbation.output import output_sensitivity
 from dpcore.releases.sensitivity.checks import PROBES, check_sensitivity, release_names
+from dpcore.releases.sensitivity.models import EPSILON, OUTPUT
 
 NAMES = release_names()
 REAL = [name for name in NAMES if not name.endswith("(broken)")]
@@ -42,6 +55,34 @@ def test_every_release_and_the_three_kinds_of_fault_are_listed():
     assert any(name.startswith("optimal subset") for name in REAL)
     assert any(name.startswith("masking") for name in REAL)
     assert any("approximate minima perturbation" in name for name in REAL)
+    # every noisy step: AMP's output noise (the solver's term) and the subset's criteria too
+    assert any("certified solve and output noise" in name for name in REAL)
+    assert any(name.startswith("optimal subset: selection criteria") for name in REAL)
+    assert any("solve looser" in name for name in BROKEN)
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_every_release_runs_pairs_at_the_data_bounds_first(name):
+    """The largest record, a flipped label, a group or class emptied, a record far outside the
+    domain: at least three such pairs per probe, each a pair of two different datasets."""
+    bounds = PROBES[name].bounds()
+    assert len(bounds) >= 3
+    assert all(first is not second for first, second in bounds)
+
+
+def test_the_solver_terms_are_declared():
+    """Output perturbation declares 2/(n lam) plus the solver's term 2 sqrt(2 TOL / lam); AMP's
+    output noise declares 2 r = 2 sqrt(2 TOL / mu), its solver's term alone."""
+    n, lam = OUTPUT["n"], OUTPUT["lam"]
+    output = check_sensitivity("logistic regression: output perturbation (replace one record)",
+                               pairs=4)
+    assert output["declared"] == pytest.approx(output_sensitivity(n, lam, gap=TOL), rel=1e-12)
+    assert output["declared"] > 2.0 / (n * lam)
+    amp = check_sensitivity("logistic regression: approximate minima perturbation, the "
+                            "certified solve and output noise (replace one record)", pairs=4)
+    mu = amp_calibration(EPSILON, n=n, lam=lam).lam_total
+    assert amp["declared"] == pytest.approx(amp_sensitivity(TOL, mu), rel=1e-12)
+    assert 0.0 < amp["measured"] <= amp["declared"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -122,6 +163,61 @@ def test_the_rounding_allowance_accepts_rounding_and_nothing_more():
     b = Run(np.array([second.sum() + noise]), 1.0, terms=1000, magnitude=second.sum())
     allowance = rounding_allowance(a, b, "L1")
     assert abs(abs(a.value[0] - b.value[0]) - 1.0) <= allowance < 1e-6
+
+
+def _batched(run, batch) -> Probe:
+    return dataclasses.replace(_probe(run), batch=batch)
+
+
+def test_a_batch_that_agrees_with_the_release_changes_nothing():
+    name = "primer: sum per group (replace one record)"
+    pairs = 2 * VERIFY_EVERY + 3
+    batched = check_probe(PROBES[name], pairs=pairs, seed=2)
+    alone = check_probe(dataclasses.replace(PROBES[name], batch=None), pairs=pairs, seed=2)
+    assert batched["batch_differs"] == 0 and batched["ok"] and alone["ok"]
+    assert (batched["declared"], batched["branches_differ"]) == (alone["declared"], 0)
+    assert batched["measured"] == pytest.approx(alone["measured"], rel=1e-12)
+
+
+def test_a_batch_that_disagrees_with_the_release_is_caught():
+    """A batch that drops a record's contribution: the verified runs expose it, though every
+    pair it runs alone passes."""
+    def run(x, seed):
+        return Run(x.copy(), 1.0)
+
+    def batch(datasets, seeds):
+        return [Run(0.5 * x, 1.0) for x in datasets]
+
+    result = check_probe(_batched(run, batch), pairs=VERIFY_EVERY + 2, seed=0)
+    assert result["batch_differs"] > 0 and not result["ok"]
+    refusing = check_probe(_batched(run, lambda d, s: [("refused", "no")] * len(d)),
+                           pairs=VERIFY_EVERY + 2)
+    assert refusing["batch_differs"] > 0 and not refusing["ok"]
+
+
+def test_a_star_runs_its_dataset_once_with_one_seed():
+    calls = []
+
+    def run(x, seed):
+        calls.append((x.tobytes(), seed))
+        return Run(x.copy(), 1.0)
+
+    random_pair, random_star = random_pairs(lambda gen: gen.random(3),
+                                            lambda gen, x: np.r_[x[:-1], gen.random()])
+    probe = Probe("star", "L1", "replace one record", run, lambda: [], random_pair,
+                  random_star=random_star, star=5)
+    result = check_probe(probe, pairs=10)
+    assert result["ok"] and result["pairs"] == 10
+    assert len(calls) == len(set(calls)) == 2 * (1 + 5)  # two stars of a dataset and 5 others
+    assert len({seed for _, seed in calls}) == 2
+
+
+def test_the_criteria_are_checked_in_the_largest_utility_change():
+    """Step 5: the exponential mechanism's utilities, each of sensitivity S (L-infinity)."""
+    result = check_sensitivity("optimal subset: selection criteria, step 5 (replace one "
+                               "private record)", pairs=FAST_PAIRS)
+    assert result["norm"] == "Linf" and result["ok"]
+    assert 0.0 < result["measured"] < result["declared"]
 
 
 def test_unknown_names_and_bad_sizes_are_refused():

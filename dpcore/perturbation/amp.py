@@ -85,7 +85,7 @@ from dpcore.release_noise import GRID_EXPONENT, SAMPLER
 from dpcore.validation import DataError, check_epsilon, check_random_state, check_scalar
 
 __all__ = ["AMP_NAME", "AMP_UNCERTIFIED", "CENTRED_NOTE", "amp_calibration", "amp_coefs",
-           "amp_study", "certified_distance", "check_prior"]
+           "amp_study", "certified_distance", "certified_solve", "check_prior"]
 
 #: How the ledger and the pages name the release.
 AMP_NAME = "approximate minima perturbation"
@@ -212,9 +212,40 @@ def _linear(B: np.ndarray, *, n: int, n_noise: int, lam_total: float,
     return linear
 
 
-def _solve(Z, y01, problem, B, *, lam_total: float, n_noise: int, tol: float,
-           coef_init, prior: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """Minimise the perturbed objectives (one per row of ``B``) and certify each solution."""
+def certified_solve(Z: np.ndarray, y01: np.ndarray, problem, B: np.ndarray, *,
+                    lam_total: float, n_noise: int, tol: float, coef_init: np.ndarray | None,
+                    prior: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Step 3 of the release (module docstring): minimise the perturbed objectives, one per row
+    of ``B``, and certify each solution ([IJ19]_ Algorithm 1, the approximate minimiser).
+
+    Parameters
+    ----------
+    Z, y01 : ndarray
+        The records (norm <= 1) and their 0/1 labels.
+    problem : dpcore.logistic.BatchedProblem
+        Their batched solver (:func:`dpcore.perturbation.prepare`).
+    B : ndarray of shape (K, d)
+        The objective's noise vectors (linear terms of the summed objective over ``n_noise``
+        records).
+    lam_total : float
+        ``mu``, the strong convexity of the averaged objective.
+    n_noise : int
+        The number of records the noise is scaled for.
+    tol : float
+        The certified objective gap: each solve must lie within ``r = sqrt(2 tol / mu)`` of
+        its exact minimiser (:func:`certified_distance`).
+    coef_init : ndarray of shape (d,) or None
+        Where the solver starts (the fit without noise; None: from 0).
+    prior : ndarray of shape (d,) or None
+        The centre of the penalty (:func:`check_prior`).
+
+    Returns
+    -------
+    W : ndarray of shape (K, d)
+        The approximate minimisers.
+    certified : ndarray of bool of shape (K,)
+        Whether each is certified within ``r`` (a release refuses otherwise).
+    """
     n = Z.shape[0]
     radius = amp_sensitivity(tol, lam_total) / 2.0
     solver_tol = _solver_tol(tol, lam_total)
@@ -311,8 +342,9 @@ def amp_coefs(prep, *, epsilon: float, lam: float, size: int | tuple[int, ...] =
     radius = amp_sensitivity(tol, lam_total) / 2.0
     # the fit without noise first: a start for every solve, and a release's one refusal
     # before anything is spent (it reads D only through floating point)
-    start, ok = _solve(prep.Z, prep.y01, prep.problem, np.zeros((1, dz)), lam_total=lam_total,
-                       n_noise=n_noise, tol=tol, coef_init=None, prior=prior)
+    start, ok = certified_solve(prep.Z, prep.y01, prep.problem, np.zeros((1, dz)),
+                                lam_total=lam_total, n_noise=n_noise, tol=tol, coef_init=None,
+                                prior=prior)
     if strict:
         check_certified(bool(ok.all()), tol=tol, lam=lam_total, n=n)
     if accountant is not None:
@@ -324,8 +356,8 @@ def amp_coefs(prep, *, epsilon: float, lam: float, size: int | tuple[int, ...] =
     gen = None if release else check_random_state(rng)
     objective = L2Laplace(cal.epsilon_noise, 2.0, dz, neighbouring=REPLACE_ONE)
     B = objective.draw(np.zeros((count, dz)), rng=gen)
-    W, ok = _solve(prep.Z, prep.y01, prep.problem, B, lam_total=lam_total, n_noise=n_noise,
-                   tol=tol, coef_init=start[0], prior=prior)
+    W, ok = certified_solve(prep.Z, prep.y01, prep.problem, B, lam_total=lam_total,
+                            n_noise=n_noise, tol=tol, coef_init=start[0], prior=prior)
     if strict and not ok.all():
         raise DataError(AMP_UNCERTIFIED.format(
             tol=tol, lam=lam_total, n=n,

@@ -87,11 +87,13 @@ __all__ = [
     "SELECTIONS",
     "Prepared",
     "SubsetResult",
+    "candidate_criteria",
     "check_epsilons",
     "check_prepared",
     "criterion_sensitivity",
     "default_sizes",
     "prepare_selection",
+    "release_estimates",
     "report_progress",
     "run_algorithm2",
     "select_subset",
@@ -454,12 +456,25 @@ def _fit_candidates(data: Rescaled, order: np.ndarray, W: np.ndarray,
                       for weights, again in zip(parts, refresh, strict=False)])
 
 
-def _criteria(theta: np.ndarray, prepared: Prepared, data: Rescaled) -> np.ndarray:
-    """``t = ||h(theta) - h(theta_D)||_2`` of every row of ``theta`` (non-private).
+def candidate_criteria(theta: np.ndarray, prepared: Prepared, data: Rescaled) -> np.ndarray:
+    """Step 5's criteria ``t = ||h(theta) - h(theta_D)||_2`` of every row of ``theta``
+    ([WJ18]_ Algorithm 2; non-private: the release adds its noise to them or selects by them).
 
     Logistic: summed over the distinct private points, each counted as many times as it occurs
     in D (equal rows have equal predictions), on the design kept by ``prepared``; the sigmoid
     of :func:`~dpcore.subset.estimators.predict`, computed in place.
+
+    Parameters
+    ----------
+    theta : ndarray of shape (K, q)
+        Estimates (:func:`release_estimates`).
+    prepared : Prepared
+        :func:`prepare_selection` of ``data`` (``theta_D``'s predictions).
+    data : Rescaled
+
+    Returns
+    -------
+    ndarray of shape (K,)
     """
     if prepared.private_design is None:
         h = predict(data.private, theta, prepared.loss, data.target)
@@ -471,6 +486,33 @@ def _criteria(theta: np.ndarray, prepared: Prepared, data: Rescaled) -> np.ndarr
     h *= 0.5
     h -= prepared.distinct_reference
     return np.sqrt(np.square(h, out=h) @ prepared.copies)
+
+
+def release_estimates(data: Rescaled, prepared: Prepared, order: np.ndarray, W: np.ndarray,
+                      top: int) -> np.ndarray:
+    """Step 4's M-estimators ``theta_i`` of the candidates as a release fits them ([WJ18]_
+    Algorithm 2): on the public points ranked by ``order``, with the released weights ``W``,
+    without a start at ``theta_D`` (a function of the released ranking and weights and of E
+    alone, as the criteria's sensitivity :func:`criterion_sensitivity` assumes).
+
+    Parameters
+    ----------
+    data : Rescaled
+    prepared : Prepared
+        :func:`prepare_selection` of ``data`` (its design of E is read).
+    order : ndarray of int of shape (m,)
+        The released ranking of E.
+    W : ndarray of shape (m, K)
+        Weight columns in ranked order (each candidate's released weights, 0 beyond it).
+    top : int
+        The largest candidate's size (the rows past it weigh nothing).
+
+    Returns
+    -------
+    ndarray of shape (K, q)
+    """
+    return _fit_candidates(data, order, W, None, prepared.loss, prepared.lam, None, prepared,
+                           top)
 
 
 def _run(
@@ -526,7 +568,7 @@ def _run(
     theta = _fit_candidates(data, order, W, clean_W if clean else None, loss, lam, start,
                             prepared, int(sizes[-1]))
     report_progress(progress, 0.85, "criteria")
-    t = _criteria(theta, prepared, data)
+    t = candidate_criteria(theta, prepared, data)
     return _Curves(
         order=order,
         ranking_weights=ranking,

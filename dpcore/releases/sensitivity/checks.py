@@ -4,16 +4,17 @@ of one (:func:`release_names`, :func:`check_sensitivity`, also read as
 
 Each name is a :class:`~dpcore.audit.sensitivity.Probe` of a release's own code
 (:mod:`dpcore.releases.sensitivity.primer`, :mod:`dpcore.releases.sensitivity.models`,
-:mod:`dpcore.releases.sensitivity.subset`), run by
+:mod:`dpcore.releases.sensitivity.amp`, :mod:`dpcore.releases.sensitivity.subset`), run by
 :func:`~dpcore.audit.sensitivity.check_probe` on neighbouring pairs with its noise held
-identical. Covered: the primer's answers (count, sum and mean, once or per group, under both
-relations), the importance weights' ``beta``, output perturbation of logistic regression, the
-noise that approximate minima perturbation puts in its objective (the map from an output to the
-noise that makes it the minimiser), the masking release's noisy classifier and the optimal
-subset's counts (steps 2 and 4). Not covered yet: approximate minima perturbation's certified
-solve and output noise (the solver's term: a certificate per solve, not a distance between
-neighbours) and the optimal subset's selection criteria (step 5, whose sensitivity holds
-given the released weights).
+identical. Covered, every step of every release that draws noise: the primer's answers
+(count, sum and mean, once or per group, under both relations), the importance weights'
+``beta``, output perturbation of logistic regression (its sensitivity with the solver's term),
+approximate minima perturbation's two noises (the objective's: the map from an output to the
+noise that makes it the minimiser; the output's: the certified solve, whose solver term is the
+output noise's sensitivity), the masking release's noisy classifier and the optimal subset's
+three (the counts of steps 2 and 4 and the selection's criteria, step 5). The other steps
+are post-processing of what these release: the importance weights from ``beta``, the masked
+records from ``W'``, the subset's rows and weights from its ranking, weights and selection.
 
 The variants broken on purpose end in ``(broken)`` and must fail: a sensitivity halved, a
 sensitivity of 0 (the bug of diffprivlib#105) and clipping bounds read from the data. A halved
@@ -31,9 +32,11 @@ References
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from dpcore.audit.sensitivity import Probe, Run, check_probe
+from dpcore.releases.sensitivity.amp import amp_output_probe
 from dpcore.releases.sensitivity.models import (
     amp_probe,
     importance_probe,
@@ -42,18 +45,31 @@ from dpcore.releases.sensitivity.models import (
 )
 from dpcore.releases.sensitivity.primer import PROBES as PRIMER_PROBES
 from dpcore.releases.sensitivity.primer import data_bounds_probe
-from dpcore.releases.sensitivity.subset import candidates_probe, counts_probe
+from dpcore.releases.sensitivity.subset import candidates_probe, counts_probe, criteria_probe
 
 __all__ = ["PROBES", "check_sensitivity", "release_names"]
 
 
+#: The gap the broken solve of approximate minima perturbation is certified to (its output
+#: noise assumes :data:`~dpcore.perturbation.model.TOL`, 1e-16).
+LOOSE_TOL = 1e-6
+
+
 def _declaring(probe: Probe, factor: float, name: str) -> Probe:
     """``probe`` broken on purpose: it declares ``factor`` times the sensitivity it uses."""
-    def run(data: Any, seed: int) -> Run:
-        honest = probe.run(data, seed)
+    def declaring(honest: Run | tuple[str, str]) -> Run | tuple[str, str]:
+        if not isinstance(honest, Run):
+            return honest
         return dataclasses.replace(honest, declared=factor * honest.declared)
 
-    return dataclasses.replace(probe, name=name, run=run)
+    def run(data: Any, seed: int) -> Run:
+        return declaring(probe.run(data, seed))
+
+    def batch(datasets: Sequence[Any], seeds: Sequence[int]) -> list[Run | tuple[str, str]]:
+        return [declaring(honest) for honest in probe.batch(datasets, seeds)]
+
+    return dataclasses.replace(probe, name=name, run=run,
+                               batch=None if probe.batch is None else batch)
 
 
 _SUM = PRIMER_PROBES["primer: sum (replace one record)"]
@@ -65,9 +81,13 @@ _COUNTS = counts_probe("optimal subset: ranking counts, step 2 (replace one priv
 _REAL = [*PRIMER_PROBES.values(), _BETA,
          output_probe("logistic regression: output perturbation (replace one record)"),
          _AMP,
+         amp_output_probe("logistic regression: approximate minima perturbation, the "
+                          "certified solve and output noise (replace one record)"),
          masking_probe("masking: the noisy classifier W' (replace one record)"), _COUNTS,
          candidates_probe("optimal subset: candidates' counts, step 4 (replace one private "
-                          "record)")]
+                          "record)"),
+         criteria_probe("optimal subset: selection criteria, step 5 (replace one private "
+                        "record)")]
 _BROKEN = [
     _declaring(_SUM, 0.5, "primer: sum (replace one record), sensitivity halved (broken)"),
     _declaring(_COUNT, 0.0, "primer: count (add or remove one record), sensitivity 0 as in "
@@ -78,6 +98,8 @@ _BROKEN = [
     _declaring(_BETA, 0.0, "importance weights: beta, sensitivity 0 (broken)"),
     data_bounds_probe("primer: sum (replace one record), clipping bounds read from the data "
                       "(broken)"),
+    amp_output_probe("logistic regression: approximate minima perturbation, a solve looser "
+                     "than its output noise assumes (broken)", solve_tol=LOOSE_TOL),
 ]
 #: Every probe by name: the releases, then the variants broken on purpose.
 PROBES: dict[str, Probe] = {probe.name: probe for probe in [*_REAL, *_BROKEN]}

@@ -5,7 +5,9 @@ and the masking release's noisy classifier ``W'`` ([PGY]_ Algorithm 1 steps 1-2)
 "replace one record" with the number of records public.
 
 Each probe runs the release's own estimator as a study (its noise drawn from the pair's seed,
-identical on both datasets) and reads back what it calibrated its noise to:
+identical on both datasets) and reads back what it calibrated its noise to. The random pairs
+come in stars (:attr:`~dpcore.audit.sensitivity.Probe.star`: a random training set and
+random neighbours of it, its last record replaced, one seed for the star):
 
 * :func:`importance_probe`: :class:`~dpcore.importance.mechanism.ImportanceWeights`, its
   ``beta_`` (L2) against ``sensitivity_`` (Lemma 2's ``sqrt(d) / (N_D lam)`` plus the solver's
@@ -23,10 +25,12 @@ identical on both datasets) and reads back what it calibrated its noise to:
   so what its noise must cover is the map from an output ``w`` to the noise that makes ``w``
   the exact minimiser, ``b_D(w) = -grad(n J_D)(w)`` ([CMS11]_ Theorem 9): on neighbours
   ``||b_D(w) - b_D'(w)||`` must stay within the calibration's sensitivity (``noise_scale
-  epsilon_noise``, 2) at every ``w``. The point ``w`` is drawn from the pair's seed (the
-  same on both datasets), the gradient is :func:`~dpcore.logistic.logistic_gradient` of the
-  summed objective the release's solver minimises (penalty ``n mu``), the flow the
-  calibration (``mu``, ``epsilon_noise``). The solve and its refusal are not run.
+  epsilon_noise``, 2) at every ``w``. The point ``w`` is drawn from the pair's seed (its
+  star's: the same on both datasets), the gradient is
+  :func:`~dpcore.logistic.logistic_gradient` of the summed objective the release's solver
+  minimises (penalty ``n mu``), the flow the calibration (``mu``, ``epsilon_noise``). The
+  solve, its refusal and the output noise are :mod:`dpcore.releases.sensitivity.amp`'s
+  probe.
 * :func:`masking_probe`: :class:`~dpcore.masking.generator.MaskedDataGenerator` (three
   classes: the softmax, Lipschitz ``sqrt(2)``), its ``noisy_coef_`` (L2, the noise's null
   direction dropped: a projection, which moves no pair farther apart) against
@@ -55,7 +59,7 @@ import itertools
 import numpy as np
 
 from dpcore.audit.pairs import IMPORTANCE_CORNERS, logistic_pair
-from dpcore.audit.sensitivity import Probe, Run
+from dpcore.audit.sensitivity import STAR, Probe, Run, random_pairs
 from dpcore.importance.mechanism import ImportanceWeights
 from dpcore.logistic import logistic_gradient
 from dpcore.masking.generator import MaskedDataGenerator
@@ -89,6 +93,22 @@ def _replace_last(rows: np.ndarray, record: np.ndarray) -> np.ndarray:
     return changed
 
 
+def _logistic_records(n: int, d: int, classes: int):
+    """A random training set of ``n`` records inside the unit ball and beyond it, labels in
+    ``0 .. classes - 1``, and a random neighbour of one (its last record and label replaced):
+    ``(base, neighbour)`` for :func:`~dpcore.audit.sensitivity.random_pairs`."""
+    def base(gen: np.random.Generator) -> LogisticData:
+        return gen.normal(size=(n, d)) * gen.uniform(0.0, 0.8, (n, 1)), gen.integers(0, classes, n)
+
+    def neighbour(gen: np.random.Generator, data: LogisticData) -> LogisticData:
+        X, y = data
+        changed = y.copy()
+        changed[-1] = gen.integers(0, classes)
+        return _replace_last(X, gen.normal(size=d)), changed
+
+    return base, neighbour
+
+
 def importance_probe(name: str) -> Probe:
     """The probe of the importance weights' ``beta`` (see the module's docstring)."""
     n, m, d, lam = (IMPORTANCE[k] for k in ("n_private", "n_public", "d", "lam"))
@@ -108,13 +128,16 @@ def importance_probe(name: str) -> Probe:
         return [((_replace_last(shared, x), public), (_replace_last(shared, y), public))
                 for x, y in changes]
 
-    def random_pair(gen: np.random.Generator) -> tuple[ImportanceData, ImportanceData]:
-        private = gen.uniform(-0.2, 1.2, (n, d))
-        public = gen.random((m, d)) ** 2
-        return (private, public), (_replace_last(private, gen.uniform(-0.2, 1.2, d)), public)
+    def base(gen: np.random.Generator) -> ImportanceData:
+        return gen.uniform(-0.2, 1.2, (n, d)), gen.random((m, d)) ** 2
 
+    def neighbour(gen: np.random.Generator, data: ImportanceData) -> ImportanceData:
+        private, public = data
+        return _replace_last(private, gen.uniform(-0.2, 1.2, d)), public
+
+    random_pair, random_star = random_pairs(base, neighbour)
     return Probe(name, "L2", "replace one private record (N_D public)", run, bounds,
-                 random_pair)
+                 random_pair, random_star=random_star, star=STAR)
 
 
 def output_probe(name: str) -> Probe:
@@ -143,14 +166,9 @@ def output_probe(name: str) -> Probe:
                 ((X, one), (X, np.zeros(n, dtype=int))),              # ... that empties a class
                 ((_replace_last(X, far), y), (_replace_last(X, -far), flipped))]
 
-    def random_pair(gen: np.random.Generator) -> tuple[LogisticData, LogisticData]:
-        X = gen.normal(size=(n, d)) * gen.uniform(0.0, 0.8, (n, 1))
-        y = gen.integers(0, 2, n)
-        yp = y.copy()
-        yp[-1] = gen.integers(0, 2)
-        return (X, y), (_replace_last(X, gen.normal(size=d)), yp)
-
-    return Probe(name, "L2", "replace one record (n public)", run, bounds, random_pair)
+    random_pair, random_star = random_pairs(*_logistic_records(n, d, len(classes)))
+    return Probe(name, "L2", "replace one record (n public)", run, bounds, random_pair,
+                 random_star=random_star, star=STAR)
 
 
 def amp_probe(name: str) -> Probe:
@@ -193,11 +211,6 @@ def masking_probe(name: str) -> Probe:
                 ((X, flipped), (X, outside)),                         # a label out of range
                 ((_replace_last(X, far), y), (_replace_last(X, -far), outside))]
 
-    def random_pair(gen: np.random.Generator) -> tuple[LogisticData, LogisticData]:
-        X = gen.normal(size=(n, d)) * gen.uniform(0.0, 0.8, (n, 1))
-        y = gen.integers(0, classes, n)
-        yp = y.copy()
-        yp[-1] = gen.integers(0, classes)
-        return (X, y), (_replace_last(X, gen.normal(size=d)), yp)
-
-    return Probe(name, "L2", "replace one record (n public)", run, bounds, random_pair)
+    random_pair, random_star = random_pairs(*_logistic_records(n, d, classes))
+    return Probe(name, "L2", "replace one record (n public)", run, bounds, random_pair,
+                 random_star=random_star, star=STAR)

@@ -15,21 +15,36 @@ Under "replace one record" the number of records is public: every table has
 release refuses an empty table (its sensitivity check asks for ``n_records >= 1``), so the
 pair "the only record removed" would differ in control flow; the app holds no empty private
 table (an upload with no rows is refused).
+
+The random pairs run in batches (:func:`answers_batch`): the release's own steps on many
+tables stacked into one, each record's contribution from the query's own
+:meth:`~dpcore.primer.queries.PrimerQuery.values`, its part from the release's rule (the
+column's public values, :data:`~dpcore.primer.release.OTHER_PART` for every other), the
+sensitivity from the release's own functions and the noise from
+:class:`~dpcore.mechanisms.Laplace` with the table's seed; the check verifies the batch against
+the release itself (:data:`~dpcore.audit.sensitivity.VERIFY_EVERY`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from dpcore.audit.sensitivity import Probe, Run
-from dpcore.primer.queries import RELATIONS, PrimerQuery, count
-from dpcore.primer.release import release_answers
+from dpcore.audit.sensitivity import STAR, Probe, Run, random_pairs
+from dpcore.mechanisms import Laplace
+from dpcore.primer.queries import (
+    RELATIONS,
+    PrimerQuery,
+    count,
+    group_sensitivity,
+    sensitivity,
+)
+from dpcore.primer.release import OTHER_PART, release_answers
 
-__all__ = ["EPSILON", "GROUPS", "HIGH", "LOW", "N_RECORDS", "PROBES", "data_bounds_probe",
-           "release_probe", "table_pairs"]
+__all__ = ["EPSILON", "GROUPS", "HIGH", "LOW", "N_RECORDS", "PROBES", "answers_batch",
+           "data_bounds_probe", "release_probe", "table_pairs"]
 
 #: The public clipping bounds of the numeric column (asymmetric: |LOW| != |HIGH|).
 LOW, HIGH = -5.0, 10.0
@@ -52,8 +67,8 @@ Record = tuple[object, float]
 
 
 def _table(records: list[Record]) -> pd.DataFrame:
-    return pd.DataFrame({"g": pd.Series([g for g, _ in records], dtype=object),
-                         "x": pd.Series([x for _, x in records], dtype=float)})
+    return pd.DataFrame({"g": pd.Series([g for g, _ in records], dtype=object, copy=False),
+                         "x": np.array([x for _, x in records], dtype=float)}, copy=False)
 
 
 def _random_record(gen: np.random.Generator) -> Record:
@@ -67,10 +82,13 @@ def _random_records(gen: np.random.Generator, size: int) -> list[Record]:
     return [_random_record(gen) for _ in range(size)]
 
 
-def table_pairs(relation: str) -> tuple[Callable[[], list[tuple[pd.DataFrame, pd.DataFrame]]],
-                                        Callable[[np.random.Generator],
-                                                 tuple[pd.DataFrame, pd.DataFrame]]]:
-    """The pairs of tables at the bounds and the random pairs under ``relation``."""
+def _records_of(table: pd.DataFrame) -> list[Record]:
+    return list(zip(table["g"], table["x"], strict=True))
+
+
+def table_pairs(relation: str):
+    """The pairs of tables at the bounds and the random pairs under ``relation``:
+    ``(bounds, random_pair, random_star)`` (:class:`~dpcore.audit.sensitivity.Probe`)."""
     base: list[Record] = [("b", 1.0), ("c", 2.0), ("z", 3.0), (None, np.nan), ("b", LOW),
                           ("c", HIGH), ("b", 0.5), ("z", -FAR), ("c", FAR), (None, 4.0),
                           ("b", 7.0)]
@@ -88,11 +106,13 @@ def table_pairs(relation: str) -> tuple[Callable[[], list[tuple[pd.DataFrame, pd
         def bounds():
             return [(_table([*base, x]), _table([*base, y])) for x, y in changes]
 
-        def random_pair(gen):
-            records = _random_records(gen, N_RECORDS)
-            other = list(records)
-            other[int(gen.integers(len(records)))] = _random_record(gen)
-            return _table(records), _table(other)
+        def random_table(gen):
+            return _table(_random_records(gen, N_RECORDS))
+
+        def neighbour(gen, table):
+            other = _records_of(table)
+            other[int(gen.integers(len(other)))] = _random_record(gen)
+            return _table(other)
     else:
         added: list[Record] = [("a", FAR), ("a", -FAR), ("z", FAR), (None, np.nan)]
 
@@ -100,30 +120,101 @@ def table_pairs(relation: str) -> tuple[Callable[[], list[tuple[pd.DataFrame, pd
             return [(_table(start), _table([*start, x])) for start in (base[:1], base)
                     for x in added]
 
-        def random_pair(gen):
-            records = _random_records(gen, int(gen.integers(1, 2 * N_RECORDS)))
-            first, second = _table(records), _table([*records, _random_record(gen)])
-            return (first, second) if gen.random() < 0.5 else (second, first)
-    return bounds, random_pair
+        def random_table(gen):
+            return _table(_random_records(gen, int(gen.integers(1, 2 * N_RECORDS))))
+
+        def neighbour(gen, table):
+            records = _records_of(table)
+            if len(records) > 1 and gen.random() < 0.5:  # one removed (never the only one)
+                del records[int(gen.integers(len(records)))]
+                return _table(records)
+            return _table([*records, _random_record(gen)])  # one added
+    return bounds, *random_pairs(random_table, neighbour)
+
+
+def _largest(query: PrimerQuery) -> float:
+    """The largest contribution of one record to ``query``."""
+    return 1.0 if query.kind == "count" else max(abs(query.low), abs(query.high))
+
+
+def answers_batch(query: PrimerQuery, relation: str, tables: Sequence[pd.DataFrame],
+                  seeds: Sequence[int], *, grouped: bool) -> list[Run | tuple[str, str]]:
+    """:func:`~dpcore.primer.release.release_answers` of ``query`` (at :data:`EPSILON`, as a
+    study seeded by ``seeds``) on every table at once, as the probe reads it.
+
+    The tables are stacked: each record's contribution is the query's own
+    :meth:`~dpcore.primer.queries.PrimerQuery.values` on the stack, the parts are the
+    release's (``g`` equal to each of :data:`GROUPS`, then every other value), each table's
+    answers sum (or, for the mean, average) its records' contributions, and the sensitivity,
+    the noise's scale and its draw (``Laplace(...).draw(answers, rng=seed)``) are the
+    release's. A mean of no records is refused, as the release refuses it.
+
+    Parameters
+    ----------
+    query : PrimerQuery
+    relation : {"replace", "add_remove"}
+    tables : sequence of DataFrame
+        Tables of columns ``g`` and ``x`` (:func:`table_pairs`).
+    seeds : sequence of int
+        One noise seed per table.
+    grouped : bool
+        Per group of ``g`` (its public categories :data:`GROUPS`) or once.
+
+    Returns
+    -------
+    list of Run or ("refused", message)
+        One per table, as the probe's run reads the release's table.
+    """
+    sizes = np.array([len(table) for table in tables])
+    stacked = pd.concat(list(tables), ignore_index=True)
+    values = query.values(stacked)
+    owner = np.repeat(np.arange(len(tables)), sizes)
+    if grouped:
+        column = stacked["g"]
+        rows = [(column == v).to_numpy() for v in GROUPS]
+        rows.append(~column.isin(GROUPS).to_numpy())
+        parts = (*(f"g = {v}" for v in GROUPS), OTHER_PART)
+        exact = np.stack([np.bincount(owner, weights=np.where(r, values, 0.0),
+                                      minlength=len(tables)) for r in rows], axis=1)
+    else:
+        parts = ("all records",)
+        exact = np.bincount(owner, weights=values, minlength=len(tables))[:, None]
+        if query.kind == "mean":
+            exact = exact / np.maximum(sizes, 1)[:, None]
+    runs: list[Run | tuple[str, str]] = []
+    for answers, size, seed in zip(exact, sizes, seeds, strict=True):
+        if query.kind == "mean" and size == 0:
+            runs.append(("refused", "The mean of no records is undefined: the data is empty."))
+            continue
+        sens = (group_sensitivity(query) if grouped and relation == "replace"
+                else sensitivity(query, int(size), relation))
+        mech = Laplace(EPSILON, sens, neighbouring=RELATIONS[relation])
+        runs.append(Run(np.asarray(mech.draw(answers, rng=seed), dtype=float), float(sens),
+                        flow=(parts, float(mech.scale)), terms=max(int(size), 1),
+                        magnitude=int(size) * _largest(query)))
+    return runs
 
 
 def release_probe(name: str, query: PrimerQuery, relation: str, *,
                   grouped: bool) -> Probe:
     """The probe of the release of ``query`` under ``relation``, per group of ``g`` or not."""
-    bounds, random_pair = table_pairs(relation)
+    bounds, random_pair, random_star = table_pairs(relation)
 
     def run(table: pd.DataFrame, seed: int) -> Run:
         released = release_answers(query, table, EPSILON, n_records=len(table),
                                    relation=relation, group="g" if grouped else None,
                                    groups=GROUPS if grouped else None, accountant=None,
                                    dataset="probe", rng=seed)
-        largest = 1.0 if query.kind == "count" else max(abs(LOW), abs(HIGH))
         return Run(released["answer"].to_numpy(dtype=float),
                    float(released["sensitivity"].iloc[0]),
                    flow=(tuple(released["part"]), float(released["scale"].iloc[0])),
-                   terms=max(len(table), 1), magnitude=len(table) * largest)
+                   terms=max(len(table), 1), magnitude=len(table) * _largest(query))
 
-    return Probe(name, "L1", RELATIONS[relation], run, bounds, random_pair)
+    def batch(tables: Sequence[pd.DataFrame], seeds: Sequence[int]) -> list:
+        return answers_batch(query, relation, tables, seeds, grouped=grouped)
+
+    return Probe(name, "L1", RELATIONS[relation], run, bounds, random_pair, batch=batch,
+                 random_star=random_star, star=STAR)
 
 
 def _name(kind: str, relation: str, grouped: bool) -> str:
@@ -145,11 +236,18 @@ def data_bounds_probe(name: str) -> Probe:
     """Broken on purpose: the sum under "replace one record" clipped to bounds read from the
     data (the column's smallest and largest value), so its declared sensitivity ``high - low``
     moves with the records and the largest record passes it."""
-    bounds, random_pair = table_pairs("replace")
+    bounds, random_pair, random_star = table_pairs("replace")
+
+    def query(table: pd.DataFrame) -> PrimerQuery:
+        x = table["x"].to_numpy(dtype=float)
+        return PrimerQuery("sum", "x", low=float(np.nanmin(x)), high=float(np.nanmax(x)))
 
     def run(table: pd.DataFrame, seed: int) -> Run:
-        x = table["x"].to_numpy(dtype=float)
-        query = PrimerQuery("sum", "x", low=float(np.nanmin(x)), high=float(np.nanmax(x)))
-        return release_probe(name, query, "replace", grouped=False).run(table, seed)
+        return release_probe(name, query(table), "replace", grouped=False).run(table, seed)
 
-    return Probe(name, "L1", RELATIONS["replace"], run, bounds, random_pair)
+    def batch(tables: Sequence[pd.DataFrame], seeds: Sequence[int]) -> list:
+        return [answers_batch(query(table), "replace", [table], [seed], grouped=False)[0]
+                for table, seed in zip(tables, seeds, strict=True)]
+
+    return Probe(name, "L1", RELATIONS["replace"], run, bounds, random_pair, batch=batch,
+                 random_star=random_star, star=STAR)
