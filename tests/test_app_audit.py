@@ -170,4 +170,5 @@ def test_sensitivity_checks_of_every_release_behind_a_button():
     assert len(table) == len(A.release_names())
     broken = table["name"].str.endswith("(broken)")
     assert broken.any() and table.loc[~broken, "ok"].all() and not table.loc[broken, "ok"].any()
+    assert (table["batch_differs"] == 0).all()  # the batched probes agree with the releases
     assert any("every broken variant caught" in s.value for s in at.success)
