@@ -289,8 +289,8 @@ def sensitivity_checks(params: study.Params) -> None:
                "norm); over: pairs above the declared sensitivity; branches_differ: pairs whose "
                "two runs took different paths; batch_differs: pairs where the check's batched "
                "computation disagreed with the release's own code (run on every pair at the "
-               "bounds and on one random pair in 50). A check shows a sensitivity too small where its "
-               "pairs reach the true one; passing is evidence, not a proof.")
+               "bounds and on one random pair in 50). A check shows a sensitivity too small where "
+               "its pairs reach the true one; passing is evidence, not a proof.")
 
 
 def _one_run(key: str, params: study.Params, canaries: int) -> A.OneRunOutcome:

@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from dpcore.studies.masking import VIEW_LABELS
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "prepare_class.py"
-VIEWS = ("Masked vs original", "Greedy animation", "Accuracy vs ε", "Digit images", "Publish")
+VIEWS = tuple(VIEW_LABELS.values())  # every view of the masking page, in the page's order
 
 
 def _prepare(*args: str) -> subprocess.CompletedProcess:
