@@ -6,6 +6,10 @@ group of the rows ([JLE14]_ Sect. 1.3 and 1.6).
   (:func:`~dpcore.primer.release.release_answers`: OpenDP's float-safe Laplace sampler, fresh
   OS entropy); :func:`release_sensitivity`, :func:`settings` and :func:`noise` say what it is;
   its table (one row per part) is what the data owner hands over;
+* :func:`publish_derived`: step 7's derived statistic (a mean, a rate, a difference of two
+  group means, a scaled sum) with its 95 % interval, its Laplace parts spent through the
+  ledger before any noise is drawn (:func:`~dpcore.primer.derived.derived` with ``rng=None``);
+  :func:`derived_settings` names it (docs/privacy.md, "Primer: derived statistics");
 * :data:`DECISION`: none, the decision page weighs the releases of the pages whose study
   simulates a model or a data set, not the primer's single answers;
 * :data:`AUDIT_CASES`: none of its own, the catalogue's ``laplace`` case audits its mechanism;
@@ -16,6 +20,9 @@ References
 ----------
 .. [JLE14] Ji, Lipton & Elkan (2014), *Differential privacy and machine learning: a survey and
    review*, arXiv:1412.7584.
+.. [DR14] Dwork & Roth (2014), *The algorithmic foundations of differential privacy*,
+   Theorem 3.6 (Laplace) and Theorem 3.16 (sequential composition).
+.. [McS09] McSherry (2009), *Privacy integrated queries*, SIGMOD (parallel composition).
 .. [SNJ23] Steinke, Nasr & Jagielski (2023), *Privacy auditing with one (1) training run*,
    NeurIPS, Algorithm 1.
 """
@@ -33,13 +40,15 @@ from dpcore.audit.onerun import OneRunCase
 from dpcore.datasets.scenario import Scenario
 from dpcore.mechanisms import Laplace
 from dpcore.primer.columns import candidates
-from dpcore.primer.queries import PrimerQuery, count, group_sensitivity, sensitivity
+from dpcore.primer.derived import STATISTICS, derived, parts
+from dpcore.primer.queries import RELATIONS, PrimerQuery, count, group_sensitivity, sensitivity
 from dpcore.primer.release import release_answers
 from dpcore.releases.base import Release
 from dpcore.text import md
+from dpcore.validation import check_choice
 
-__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "ONE_RUN", "noise", "publish",
-           "release_sensitivity", "settings"]
+__all__ = ["AUDIT_CASES", "AUDIT_FAULTS", "DECISION", "ONE_RUN", "derived_settings", "noise",
+           "publish", "publish_derived", "release_sensitivity", "settings"]
 
 
 def _n_records(scenario: Scenario) -> int:
@@ -103,6 +112,94 @@ def noise(sensitivity: float, epsilon: float, relation_text: str) -> str:
     """How the release draws its noise, in words (shown beside the Publish button)."""
     return (f"Laplace of scale {sensitivity / epsilon:.4g} (sensitivity {sensitivity:g} under "
             f"{relation_text})")
+
+
+def publish_derived(scenario: Scenario, statistic: str, *, column: str,
+                    bounds: tuple[float, float], epsilon: float, accountant: BudgetAccountant,
+                    group: str | None = None, value: object = None, factor: float = 1.0,
+                    relation: str | None = None) -> pd.DataFrame:
+    """Publish a derived statistic of the scenario's raw private records with its 95 % interval
+    for the noise of every part (:func:`~dpcore.primer.derived.derived`, Laplace parts).
+
+    The statistic is calibrated under ``relation`` (default: the ledger's) and charged what it
+    costs under the ledger's (:meth:`~dpcore.accountant.BudgetAccountant.charge`: twice ε for
+    add/remove in a replace-one ledger, refused the other way round), before any noise is
+    drawn: OpenDP's float-safe Laplace sampler, fresh OS entropy. Its parts compose in sequence
+    ([DR14]_ Theorem 3.16) to ``epsilon``, except a difference of group means under "add or
+    remove one record" in an add/remove ledger: A's parts and B's read disjoint rows, so each
+    group is recorded as a part of the rule "``group`` = ``value`` or not" at ``epsilon`` and
+    together they cost ``epsilon`` (parallel composition, [McS09]_).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The data (its raw private records; its title names it in the ledger).
+    statistic : {"mean", "rate", "difference", "scaled_sum"}
+    column : str
+        The numeric column (a rate counts records and ignores it).
+    bounds : (float, float)
+        The user's public clipping bounds.
+    epsilon : float
+        ε of the whole statistic under ``relation``.
+    accountant : BudgetAccountant
+        The session's ledger; raises ``BudgetExceeded`` (nothing recorded, nothing drawn) when
+        the release does not fit.
+    group, value : str and object, optional
+        Rate and difference: group A is the records whose ``group`` is ``value`` (a public
+        category), B the rest.
+    factor : float, default=1.0
+        The scaled sum's public factor.
+    relation : {"replace", "add_remove"} or None, default=None
+        The relation the noise is calibrated under; None: the ledger's.
+
+    Returns
+    -------
+    DataFrame
+        One row per noisy part: statistic, estimate, low_95, high_95 (the statistic and its
+        interval, the same on every row), part, noisy_part, epsilon (the part's share),
+        sensitivity, scale, relation.
+
+    Raises
+    ------
+    DataError
+        When E was derived from D, when the release cannot be charged under the ledger's
+        relation, or over budget.
+    """
+    scenario.check_publishable()
+    relation = check_choice(accountant.relation if relation is None else relation, "relation",
+                            tuple(RELATIONS))
+    private = scenario.raw_private
+    values = pd.to_numeric(private[column], errors="coerce").to_numpy(dtype=float)
+    mask = (None if group is None
+            else (private[group] == value).fillna(False).to_numpy(dtype=bool))
+    # The noisy parts' shape (names, sensitivities, shares) depends on public choices only.
+    pieces = parts(statistic, values, bounds=bounds, relation=relation, mask=mask)
+    what = f"Laplace: {STATISTICS[statistic]} of {column} ({', '.join(p.name for p in pieces)})"
+    if statistic == "difference" and relation == accountant.relation == "add_remove":
+        rule = f"{group} = {value} or not"
+        split = (f"{group} = {value}", f"{group} ≠ {value} (or missing)")
+        for part in split:  # check both groups before recording either
+            accountant.check(epsilon, dataset=scenario.title, partition=part,
+                             partition_rule=rule, relation=relation)
+        for part in split:
+            accountant.spend(epsilon, mechanism=f"{what}, one group", dataset=scenario.title,
+                             partition=part, partition_rule=rule, relation=relation)
+    else:
+        accountant.spend(epsilon, mechanism=what, dataset=scenario.title, relation=relation)
+    out = derived(statistic, values, epsilon=epsilon, bounds=bounds, relation=relation,
+                  mask=mask, factor=factor, level=0.95, rng=None)
+    return pd.DataFrame({
+        "statistic": STATISTICS[statistic], "estimate": out["estimate"],
+        "low_95": out["low"], "high_95": out["high"], "part": out["parts"],
+        "noisy_part": out["noisy_parts"][0], "epsilon": out["epsilons"],
+        "sensitivity": [p.sensitivity for p in pieces], "scale": out["scales"],
+        "relation": RELATIONS[relation]})
+
+
+def derived_settings(statistic: str, epsilon: float, column: str) -> str:
+    """A derived release's settings in words (Markdown), as the ledger's outcome names them."""
+    what = "a rate" if statistic == "rate" else f"{STATISTICS[statistic]} of {md(column)}"
+    return f"Laplace parts, ε = {epsilon:g} for {what}"
 
 
 #: The release as a decision reads it: none (see the module's docstring).
