@@ -628,6 +628,55 @@ def derived_statistics(scenario_id: str, params: Params, seed: int, cats: list[s
         "interval covers the noise: the statistic of these records." + sampling)
     with st.expander("Numbers"):
         st.dataframe(table, hide_index=True)
+    publish_derived(scenario_id, params, choice)
+
+
+def publish_derived(scenario_id: str, params: Params, choice: dict) -> None:
+    """Step 7's release: the chosen derived statistic with its 95 % interval (fresh entropy,
+    charged to the ledger under its relation; :func:`dpcore.releases.primer.publish_derived`)."""
+    st.subheader("Publish this statistic")
+    ledger = session_accountant()
+    epsilon = params.epsilon
+    if params.relation != ledger.relation:
+        st.info(f"This session counts every release under **{ledger.relation_text}**, so the "
+                "statistic is published calibrated under it (its parts' sensitivities change), "
+                f"not under the simulation's '{describe_relation(params.relation)}'.",
+                icon=":material/info:")
+    published = publish_panel(
+        "primer_derived", scenario=scenario, scenario_id=scenario_id, epsilon=epsilon,
+        settings=release.derived_settings(choice["statistic"], epsilon, choice["column"]),
+        release=lambda accountant: release.publish_derived(
+            scenario, choice["statistic"], column=choice["column"], bounds=choice["bounds"],
+            epsilon=epsilon, group=choice["group"], value=choice["value"],
+            factor=choice["factor"], accountant=accountant),
+        label="Publish the statistic", relation=ledger.relation,
+        noise=f"Laplace on each part at its share of ε, calibrated to its sensitivity under "
+              f"{ledger.relation_text}")
+    if published is not None:
+        show_derived_release(published)
+
+
+def show_derived_release(published: Release) -> None:
+    """The last derived release: the statistic, its interval, its parts and a download."""
+    released = published.value
+    first = released.iloc[0]
+    st.success(f"Published at {published.settings} ({published.time:%H:%M:%S} UTC), "
+               f"calibrated under '{first['relation']}'.", icon=":material/check_circle:")
+    cols = st.columns(2)
+    cols[0].metric(f"Published {first['statistic']}", rounded(first["estimate"]))
+    cols[1].metric("Its 95 % interval", f"{rounded(first['low_95'])} to "
+                                        f"{rounded(first['high_95'])}")
+    shown = released[["part", "noisy_part", "epsilon", "sensitivity", "scale", "estimate",
+                      "low_95", "high_95"]]
+    st.dataframe(shown.assign(**{k: shown[k].map(rounded) for k in
+                                 ("noisy_part", "estimate", "low_95", "high_95")}),
+                 hide_index=True)  # the download keeps every digit
+    st.caption("Each part was released with its own Laplace noise; the statistic and its "
+               "interval are computed from the noisy parts and their public noise scales "
+               "(post-processing, no further cost). The interval covers the statistic of "
+               "these records against the noise of every part, not sampling error.")
+    st.download_button("Download the release (CSV)", lambda: csv_bytes(released),
+                       "primer_derived_release.csv", "text/csv", key="pr_derived_download")
 
 
 with show_errors():
@@ -657,18 +706,23 @@ with show_errors():
 
     params = Params.from_controls(
         {key: st.session_state[key] for key in CONTROLS if key in st.session_state}, seed)
-    numbers = study_numbers(study, scenario, scenario_id, params,
-                            text="Asking the query of the private data…")
-    figs = figures(numbers, params)
-    with sensitivity_box:
-        show_sensitivity(numbers, params)
-    with answers_box:
-        show_answers(numbers, figs, params)
-    with choice_box:
-        show_choice(numbers, figs, params)
-    with budget_box:
-        show_budget(numbers, params)
-    with st.container():
-        publish(scenario_id, params, cats)
+    try:
+        numbers = study_numbers(study, scenario, scenario_id, params,
+                                text="Asking the query of the private data…")
+    except DataError as exc:  # e.g. a mean under add/remove: step 7 still has its own
+        with sensitivity_box:
+            st.error(md(exc), icon="⚠️")
+    else:
+        figs = figures(numbers, params)
+        with sensitivity_box:
+            show_sensitivity(numbers, params)
+        with answers_box:
+            show_answers(numbers, figs, params)
+        with choice_box:
+            show_choice(numbers, figs, params)
+        with budget_box:
+            show_budget(numbers, params)
+        with st.container():
+            publish(scenario_id, params, cats)
     with st.container():
         derived_statistics(scenario_id, params, seed, cats)

@@ -134,6 +134,9 @@ def test_mean_under_add_remove_is_refused_with_the_reason():
     at.radio(key="pr_relation").set_value("add_remove")
     at.run()
     assert any("denominator" in e.value for e in at.error)
+    # step 7 has its own answer for a mean under add/remove (a noisy sum over a noisy count)
+    assert at.selectbox(key="pr_derived").value == "mean"
+    assert "held the true value" in captions(at)
     at.radio(key="pr_kind").set_value("sum")
     rerun(at)  # a sum is fine under add/remove: sensitivity max(|low|, |high|)
     assert "add or remove one record" in captions(at)
@@ -276,3 +279,20 @@ def test_a_published_answer_shows_its_interval():
     assert low == pytest.approx(answer - half, abs=1.0) and high == pytest.approx(answer + half,
                                                                                   abs=1.0)
     assert "95 % interval for the noise" in captions(at)
+
+
+def test_a_published_derived_statistic_shows_its_interval_and_its_spend():
+    at = open_page(builtin_name="wine")
+    at.button(key="publish_primer_derived").click()
+    rerun(at)
+    (table,) = [d.value for d in at.dataframe if "low_95" in d.value.columns
+                and "noisy_part" in d.value.columns]
+    assert list(table["part"]) == ["sum"]  # a mean under replace one record: n is public
+    low, estimate, high = (float(str(table.iloc[0][k]).replace(",", ""))
+                           for k in ("low_95", "estimate", "high_95"))
+    assert low <= estimate <= high
+    assert any("calibrated under 'replace one record'" in s.value for s in at.success)
+    assert "Its 95 % interval" in metrics(at)
+    ledger = at.session_state["_budget_accountant"].ledger
+    assert list(ledger["epsilon"]) == pytest.approx([at.session_state["pr_epsilon"]])
+    assert "mean = sum / count" in ledger["mechanism"].iloc[0]
