@@ -663,13 +663,13 @@ def show_derived_release(published: Release) -> None:
     st.success(f"Published at {published.settings} ({published.time:%H:%M:%S} UTC), "
                f"calibrated under '{first['relation']}'.", icon=":material/check_circle:")
     cols = st.columns(2)
-    cols[0].metric(f"Published {first['statistic']}", rounded(first["estimate"]))
-    cols[1].metric("Its 95 % interval", f"{rounded(first['low_95'])} to "
-                                        f"{rounded(first['high_95'])}")
+    cols[0].metric(f"Published: {first['statistic']}", f"{first['estimate']:,.4g}")
+    cols[1].metric("Its 95 % interval", f"{first['low_95']:,.4g} to {first['high_95']:,.4g}")
     shown = released[["part", "noisy_part", "epsilon", "sensitivity", "scale", "estimate",
                       "low_95", "high_95"]]
-    st.dataframe(shown.assign(**{k: shown[k].map(rounded) for k in
-                                 ("noisy_part", "estimate", "low_95", "high_95")}),
+    st.dataframe(shown.assign(noisy_part=shown["noisy_part"].map(rounded),
+                              **{k: shown[k].map("{:,.4g}".format)
+                                 for k in ("estimate", "low_95", "high_95")}),
                  hide_index=True)  # the download keeps every digit
     st.caption("Each part was released with its own Laplace noise; the statistic and its "
                "interval are computed from the noisy parts and their public noise scales "

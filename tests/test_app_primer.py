@@ -296,3 +296,6 @@ def test_a_published_derived_statistic_shows_its_interval_and_its_spend():
     ledger = at.session_state["_budget_accountant"].ledger
     assert list(ledger["epsilon"]) == pytest.approx([at.session_state["pr_epsilon"]])
     assert "mean = sum / count" in ledger["mechanism"].iloc[0]
+    (panel,) = [e for e in at.sidebar.expander if e.label == "Ledger of releases"]
+    (line,) = panel.markdown[0].value.splitlines()  # the sidebar's ledger shows the spend
+    assert line.endswith(f"**ε = {at.session_state['pr_epsilon']:g}**")

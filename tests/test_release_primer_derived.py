@@ -92,6 +92,7 @@ def test_refused_when_the_public_set_is_derived_from_the_private_one(monkeypatch
 
 
 def test_what_the_press_says():
-    assert release.derived_settings("mean", 0.5, "a_b") == (
-        "Laplace parts, ε = 0.5 for mean = sum / count of a\\_b")
-    assert release.derived_settings("rate", 1.0, "x") == "Laplace parts, ε = 1 for a rate"
+    assert release.derived_settings("mean", 0.5, "a_b") == "Laplace, ε = 0.5, the mean of a\\_b"
+    assert release.derived_settings("rate", 1.0, "x") == "Laplace, ε = 1, a rate"
+    with pytest.raises(ValueError, match="statistic"):
+        release.derived_settings("median", 1.0, "x")

@@ -198,8 +198,10 @@ def publish_derived(scenario: Scenario, statistic: str, *, column: str,
 
 def derived_settings(statistic: str, epsilon: float, column: str) -> str:
     """A derived release's settings in words (Markdown), as the ledger's outcome names them."""
-    what = "a rate" if statistic == "rate" else f"{STATISTICS[statistic]} of {md(column)}"
-    return f"Laplace parts, ε = {epsilon:g} for {what}"
+    check_choice(statistic, "statistic", tuple(STATISTICS))
+    name = {"mean": "the mean", "difference": "a difference of group means",
+            "scaled_sum": "a scaled sum"}.get(statistic)
+    return f"Laplace, ε = {epsilon:g}, " + (f"{name} of {md(column)}" if name else "a rate")
 
 
 #: The release as a decision reads it: none (see the module's docstring).
