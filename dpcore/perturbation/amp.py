@@ -85,7 +85,7 @@ from dpcore.release_noise import GRID_EXPONENT, SAMPLER
 from dpcore.validation import DataError, check_epsilon, check_random_state, check_scalar
 
 __all__ = ["AMP_NAME", "AMP_UNCERTIFIED", "CENTRED_NOTE", "amp_calibration", "amp_coefs",
-           "amp_study", "certified_distance", "certified_solve", "check_prior"]
+           "amp_laws", "amp_study", "certified_distance", "certified_solve", "check_prior"]
 
 #: How the ledger and the pages name the release.
 AMP_NAME = "approximate minima perturbation"
@@ -193,6 +193,17 @@ def amp_calibration(epsilon: float, *, n: int, lam: float,
         raise ValueError("proof == '2008' cannot be released: its proof omits the Jacobian. Use "
                          "proof='2019' (the default) or '2011'.")
     return objective_calibration(epsilon, n=n, lam=lam, proof=proof, amp_fraction=AMP_FRACTION)
+
+
+def amp_laws(cal: ObjectiveCalibration, tol: float, dim: int) -> tuple[L2Laplace, L2Laplace]:
+    """AMP's two noises at a calibration: the objective's (L2 sensitivity 2, at
+    ``cal.epsilon_noise``) and the output's (L2 sensitivity ``2 r``,
+    :func:`~dpcore.perturbation.objective.amp_sensitivity` of the certified gap ``tol``, at
+    ``cal.epsilon_correction``), both under "replace one record" in ``dim`` coordinates."""
+    objective = L2Laplace(cal.epsilon_noise, 2.0, dim, neighbouring=REPLACE_ONE)
+    output = L2Laplace(cal.epsilon_correction, amp_sensitivity(tol, cal.lam_total), dim,
+                       neighbouring=REPLACE_ONE)
+    return objective, output
 
 
 def _solver_tol(tol: float, lam_total: float) -> float:
@@ -339,7 +350,6 @@ def amp_coefs(prep, *, epsilon: float, lam: float, size: int | tuple[int, ...] =
     n_noise = n if n_noise is None else int(n_noise)
     cal = amp_calibration(epsilon, n=n_noise, lam=lam, proof=proof)
     lam_total = cal.lam_total
-    radius = amp_sensitivity(tol, lam_total) / 2.0
     # the fit without noise first: a start for every solve, and a release's one refusal
     # before anything is spent (it reads D only through floating point)
     start, ok = certified_solve(prep.Z, prep.y01, prep.problem, np.zeros((1, dz)),
@@ -354,7 +364,7 @@ def amp_coefs(prep, *, epsilon: float, lam: float, size: int | tuple[int, ...] =
                          + f"; noise: L2-Laplace in the objective and on the output ({SAMPLER})",
                          relation="replace")
     gen = None if release else check_random_state(rng)
-    objective = L2Laplace(cal.epsilon_noise, 2.0, dz, neighbouring=REPLACE_ONE)
+    objective, correction = amp_laws(cal, tol, dz)
     B = objective.draw(np.zeros((count, dz)), rng=gen)
     W, ok = certified_solve(prep.Z, prep.y01, prep.problem, B, lam_total=lam_total,
                             n_noise=n_noise, tol=tol, coef_init=start[0], prior=prior)
@@ -362,7 +372,6 @@ def amp_coefs(prep, *, epsilon: float, lam: float, size: int | tuple[int, ...] =
         raise DataError(AMP_UNCERTIFIED.format(
             tol=tol, lam=lam_total, n=n,
             spent=_SPENT if accountant is not None else "Nothing was released."))
-    correction = L2Laplace(cal.epsilon_correction, 2.0 * radius, dz, neighbouring=REPLACE_ONE)
     W = correction.draw(W, rng=gen)
     return W.reshape(*size, dz), cal
 
@@ -421,12 +430,9 @@ def amp_study(prep, *, epsilon: float, lams, draws: int, tol: float, rngs, n_noi
     for lam, rng in zip(lams, rngs, strict=True):
         cal = amp_calibration(epsilon, n=n_noise, lam=lam, proof=proof)
         gen = check_random_state(rng)
-        B = L2Laplace(cal.epsilon_noise, 2.0, dz, neighbouring=REPLACE_ONE).randomise(
-            np.zeros((draws, dz)), rng=gen)
-        radius = amp_sensitivity(tol, cal.lam_total) / 2.0
-        corrections.append(L2Laplace(cal.epsilon_correction, 2.0 * radius, dz,
-                                     neighbouring=REPLACE_ONE).randomise(
-            np.zeros((draws, dz)), rng=gen))
+        objective, correction = amp_laws(cal, tol, dz)
+        B = objective.randomise(np.zeros((draws, dz)), rng=gen)
+        corrections.append(correction.randomise(np.zeros((draws, dz)), rng=gen))
         totals.append(cal.lam_total)
         linear.append(_linear(B, n=n, n_noise=n_noise, lam_total=cal.lam_total, prior=prior))
         centres.append(_linear(np.zeros((1, dz)), n=n, n_noise=n_noise,

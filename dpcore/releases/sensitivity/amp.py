@@ -46,11 +46,10 @@ import numpy as np
 
 from dpcore.audit.sensitivity import Recent, Run
 from dpcore.logistic import logistic_gradient
-from dpcore.mechanisms import L2Laplace
-from dpcore.perturbation.amp import AMP_UNCERTIFIED, amp_calibration, certified_solve
+from dpcore.perturbation.amp import AMP_UNCERTIFIED, amp_calibration, amp_laws, certified_solve
 from dpcore.perturbation.model import TOL, prepare
 from dpcore.perturbation.objective import amp_sensitivity
-from dpcore.perturbation.output import REPLACE_ONE, UNCERTIFIED
+from dpcore.perturbation.output import UNCERTIFIED
 from dpcore.releases.sensitivity.models import EPSILON, OUTPUT, SPREAD, LogisticData, output_probe
 from dpcore.validation import DataError
 
@@ -103,9 +102,8 @@ def amp_output_probe(name: str, *, solve_tol: float = TOL):
         solved, certified = certified_solve(scaled.Z, scaled.y01, scaled.problem, noise,
                                             lam_total=mu, n_noise=n, tol=solve_tol,
                                             coef_init=fit, prior=None)
-        declared = amp_sensitivity(TOL, mu)
-        output = L2Laplace(cal.epsilon_correction, declared, solved.shape[1],
-                           neighbouring=REPLACE_ONE)
+        _, output = amp_laws(cal, TOL, solved.shape[1])  # the release's own output law
+        declared = output.sensitivity
         refused = ("refused", AMP_UNCERTIFIED.format(tol=solve_tol, lam=mu, n=n,
                                                      spent="Nothing was released."))
         return [Run(np.asarray(output.draw(row, rng=gen), dtype=float), declared,
