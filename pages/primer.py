@@ -8,6 +8,8 @@ read from the private data without noise and labelled non-private. The Publish p
 """
 
 import datetime as dt
+from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -386,9 +388,7 @@ def publish(scenario_id: str, params: Params, cats: list[str]) -> None:
     published = publish_panel(
         "primer", scenario=scenario, scenario_id=scenario_id, epsilon=epsilon,
         settings=release.settings(epsilon, group),
-        release=lambda accountant: measured(store, measured_as, scenario_id, epsilon,
-                                            release.publish(scenario, query, epsilon=epsilon,
-                                                            group=group, accountant=accountant)),
+        release=measured(store, measured_as, scenario_id, epsilon, query, group),
         label="Publish the answer", relation=ledger.relation,
         noise=release.noise(sens, epsilon, ledger.relation_text))
     if published is not None:
@@ -404,12 +404,17 @@ def measurements() -> dict[tuple, list[Release]]:
 
 
 def measured(store: dict[tuple, list[Release]], key: tuple, scenario_id: str, epsilon: float,
-             released: pd.DataFrame) -> pd.DataFrame:
-    """A release function's last step (no Streamlit call: it runs while a press is served):
-    add the release to its query's measurements in ``store``, and return it."""
-    store.setdefault(key, []).append(
-        Release(released, epsilon, "", scenario_id, dt.datetime.now(dt.UTC)))
-    return released
+             query: PrimerQuery, group: str | None) -> Callable[[Any], pd.DataFrame]:
+    """The release function of a press that publishes ``query`` at ``epsilon`` (no Streamlit
+    call: it runs while the press is served) and adds the release to its query's measurements
+    in ``store`` under ``key``."""
+    def publish_and_record(accountant: Any) -> pd.DataFrame:
+        released = release.publish(scenario, query, epsilon=epsilon, group=group,
+                                   accountant=accountant)
+        store.setdefault(key, []).append(
+            Release(released, epsilon, "", scenario_id, dt.datetime.now(dt.UTC)))
+        return released
+    return publish_and_record
 
 
 def remeasure(scenario_id: str, query: PrimerQuery, group: str | None, sens: float,
@@ -432,8 +437,7 @@ def remeasure(scenario_id: str, query: PrimerQuery, group: str | None, sens: flo
     publish_panel(
         "primer_remeasure", scenario=scenario, scenario_id=scenario_id, epsilon=more,
         settings=release.settings(more, group) + ", the same query again",
-        release=lambda accountant: measured(store, key, scenario_id, more, release.publish(
-            scenario, query, epsilon=more, group=group, accountant=accountant)),
+        release=measured(store, key, scenario_id, more, query, group),
         label="Remeasure", relation=ledger.relation,
         noise=release.noise(sens, more, ledger.relation_text))
 
@@ -540,7 +544,7 @@ def derived_controls(params: Params, cats: list[str]) -> dict | None:
     numeric = numeric_columns(scenario)
     needs_group = {"rate", "difference"}
     options = [k for k in STATISTICS if k not in needs_group or cats]
-    if not numeric or not options:
+    if not numeric:
         st.info("This data has no numeric column: derived statistics need one.")
         return None
     left, middle, right = st.columns(3)

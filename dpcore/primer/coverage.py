@@ -175,8 +175,7 @@ def _delta_coverage(statistic: str, relation: str, out: dict[str, Any], law: str
     sd = [s * (np.sqrt(2.0) if law == "laplace" else 1.0) for s in out["scales"]]
     low, high = delta_method_interval(out["noisy_parts"][:, 0], out["noisy_parts"][:, 1],
                                       numerator_sd=sd[0], denominator_sd=sd[1], level=level)
-    true = out["truth_nonprivate"]
-    return float(np.mean((low <= true) & (true <= high)))
+    return coverage({"low": low, "high": high, "truth_nonprivate": out["truth_nonprivate"]})
 
 
 def coverage_markdown(table: pd.DataFrame) -> str:
