@@ -27,10 +27,24 @@ from dpcore.primer.queries import (
 )
 from dpcore.validation import DataError, check_choice, check_study_or_release
 
-__all__ = ["OTHER_PART", "release_answers"]
+__all__ = ["OTHER_PART", "release_answers", "spend_partitions"]
 
 #: The part of a per-group release that holds every value outside the column's public list.
 OTHER_PART = "(any other value)"
+
+
+def spend_partitions(accountant: Any, epsilon: float, partitions: Any, *, rule: str,
+                     mechanism: str, dataset: str, relation: str) -> None:
+    """Charge ``epsilon`` once per partition of disjoint rows (parallel composition under
+    "add or remove one record"), checking every partition against the budget before recording
+    any, so that a release refused for one part records nothing."""
+    partitions = list(partitions)
+    for name in partitions:
+        accountant.check(epsilon, dataset=dataset, partition=name, partition_rule=rule,
+                         relation=relation)
+    for name in partitions:
+        accountant.spend(epsilon, mechanism=mechanism, dataset=dataset, partition=name,
+                         partition_rule=rule, relation=relation)
 
 
 def release_answers(query: PrimerQuery, private: pd.DataFrame, epsilon: float, *,
@@ -119,13 +133,9 @@ def release_answers(query: PrimerQuery, private: pd.DataFrame, epsilon: float, *
         else:
             sens = sensitivity(query, n_records, relation)
         if accountant is not None and relation == "add_remove" and ledger == "add_remove":
-            for name in parts:  # check every part before recording any
-                accountant.check(epsilon, dataset=dataset, partition=name,
-                                 partition_rule=group, relation=relation)
-            for name in parts:
-                accountant.spend(epsilon, mechanism=f"Laplace: {query} (one part)",
-                                 dataset=dataset, partition=name, partition_rule=group,
-                                 relation=relation)
+            spend_partitions(accountant, epsilon, parts, rule=group,
+                             mechanism=f"Laplace: {query} (one part)", dataset=dataset,
+                             relation=relation)
         elif accountant is not None:
             accountant.spend(epsilon, mechanism=f"Laplace: {query} per {group} "
                              f"({len(parts)} parts, one vector)", dataset=dataset,

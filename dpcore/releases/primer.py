@@ -39,10 +39,10 @@ from dpcore.audit.case import AuditCase
 from dpcore.audit.onerun import OneRunCase
 from dpcore.datasets.scenario import Scenario
 from dpcore.mechanisms import Laplace
-from dpcore.primer.columns import candidates
+from dpcore.primer.columns import candidates, raw_records
 from dpcore.primer.derived import STATISTICS, derived, parts
 from dpcore.primer.queries import RELATIONS, PrimerQuery, count, group_sensitivity, sensitivity
-from dpcore.primer.release import release_answers
+from dpcore.primer.release import release_answers, spend_partitions
 from dpcore.releases.base import Release
 from dpcore.text import md
 from dpcore.validation import check_choice
@@ -168,7 +168,7 @@ def publish_derived(scenario: Scenario, statistic: str, *, column: str,
     scenario.check_publishable()
     relation = check_choice(accountant.relation if relation is None else relation, "relation",
                             tuple(RELATIONS))
-    private = scenario.raw_private
+    private = raw_records(scenario, "private")
     values = pd.to_numeric(private[column], errors="coerce").to_numpy(dtype=float)
     mask = (None if group is None
             else (private[group] == value).fillna(False).to_numpy(dtype=bool))
@@ -176,14 +176,10 @@ def publish_derived(scenario: Scenario, statistic: str, *, column: str,
     pieces = parts(statistic, values, bounds=bounds, relation=relation, mask=mask)
     what = f"Laplace: {STATISTICS[statistic]} of {column} ({', '.join(p.name for p in pieces)})"
     if statistic == "difference" and relation == accountant.relation == "add_remove":
-        rule = f"{group} = {value} or not"
-        split = (f"{group} = {value}", f"{group} ≠ {value} (or missing)")
-        for part in split:  # check both groups before recording either
-            accountant.check(epsilon, dataset=scenario.title, partition=part,
-                             partition_rule=rule, relation=relation)
-        for part in split:
-            accountant.spend(epsilon, mechanism=f"{what}, one group", dataset=scenario.title,
-                             partition=part, partition_rule=rule, relation=relation)
+        spend_partitions(accountant, epsilon,
+                         (f"{group} = {value}", f"{group} ≠ {value} (or missing)"),
+                         rule=f"{group} = {value} or not", mechanism=f"{what}, one group",
+                         dataset=scenario.title, relation=relation)
     else:
         accountant.spend(epsilon, mechanism=what, dataset=scenario.title, relation=relation)
     out = derived(statistic, values, epsilon=epsilon, bounds=bounds, relation=relation,
