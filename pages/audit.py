@@ -6,6 +6,8 @@ the product's release functions, whose OpenDP noise cannot be seeded; their brok
 and threshold splits use the page's seed.
 """
 
+from collections.abc import Callable, Sequence
+
 import pandas as pd
 import streamlit as st
 
@@ -112,6 +114,21 @@ def tradeoff_curve(result: dict[str, pd.DataFrame], figure) -> None:
     st.caption(f"Curve: {m['curve']}. {m['curve_note']}" + ("" if m["bug"] else f" {sentence}"))
 
 
+def run_behind_button(label: str, key: str, icon: str, done: tuple,
+                      steps: Sequence[tuple[str, Callable[[], object]]]) -> bool:
+    """A table's computation behind a button: a press runs ``steps`` (each a progress text and
+    the work, whose results the page caches) under a progress bar and records ``done``, the
+    settings computed; returns whether this session has computed the current settings."""
+    if st.button(label, key=key, icon=icon):
+        bar = st.progress(0.0, text="Working…")
+        for i, (text, step) in enumerate(steps):
+            bar.progress(i / len(steps), text=text)
+            step()
+        bar.empty()
+        st.session_state[f"{key}_done"] = done
+    return st.session_state.get(f"{key}_done") == done
+
+
 def every_mechanism(params: study.Params, labels: dict[str, str]) -> None:
     """The table of every mechanism at the sidebar's ε, runs, confidence and seed, behind a
     button (each row is the single audit of that mechanism, cached with it)."""
@@ -120,15 +137,9 @@ def every_mechanism(params: study.Params, labels: dict[str, str]) -> None:
     keys = [k for k in CASE_KEYS if broken or k not in BROKEN_KEYS]
     table_key = ("au_table", params.epsilon, params.runs, params.confidence, params.seed,
                  tuple(keys))
-    if st.button("Audit every mechanism", key="au_run_all", icon=":material/fact_check:"):
-        bar = st.progress(0.0, text="Auditing…")
-        for i, k in enumerate(keys):
-            bar.progress(i / len(keys), text=f"Auditing {labels[k]}…")
-            prepared(study, None, None, params.replace(case=k), text=f"Auditing {labels[k]}…",
-                     bar=False)
-        bar.empty()
-        st.session_state["au_table_done"] = table_key
-    if st.session_state.get("au_table_done") != table_key:
+    steps = [(f"Auditing {labels[k]}…", lambda k=k: _many_run(k, params)) for k in keys]
+    if not run_behind_button("Audit every mechanism", "au_run_all", ":material/fact_check:",
+                             table_key, steps):
         st.info("Runs every mechanism on its hard pair (a few seconds at 10⁵ runs).")
         return
     table = study.summary_table(_numbers(params.replace(case=k))["metrics"] for k in keys)
@@ -217,15 +228,11 @@ def float_attacks(params: study.Params) -> None:
              "60,000 numbers a second: 20,000 runs take 10 to 20 s for the whole table."))
     epsilon, confidence, seed = params.epsilon, params.confidence, params.seed
     float_key = ("au_float", epsilon, float_runs, confidence, seed)
-    if st.button("Run the floating-point attacks", key="au_float_run", icon=":material/memory:"):
-        cases = _float_cases(epsilon)
-        bar = st.progress(0.0, text="Attacking…")
-        for i, case in enumerate(cases):
-            bar.progress(i / len(cases), text=f"Attacking {case.name}…")
-            _float(case, float_runs, confidence, seed)
-        bar.empty()
-        st.session_state["au_float_done"] = float_key
-    if st.session_state.get("au_float_done") == float_key:
+    steps = [(f"Attacking {case.name}…",
+              lambda case=case: _float(case, float_runs, confidence, seed))
+             for case in _float_cases(epsilon)]
+    if run_behind_button("Run the floating-point attacks", "au_float_run", ":material/memory:",
+                         float_key, steps):
         float_results(epsilon, float_runs, confidence, seed)
     else:
         st.info("Runs every release mechanism on its pair through its release path, and "
@@ -256,14 +263,10 @@ def sensitivity_checks(params: study.Params) -> None:
                                 "seconds for the whole table, 10,000 several minutes."))
     names = A.release_names()
     done = ("au_sensitivity", pairs, params.seed)
-    if st.button("Run the sensitivity checks", key="au_sens_run", icon=":material/rule:"):
-        bar = st.progress(0.0, text="Checking…")
-        for i, name in enumerate(names):
-            bar.progress(i / len(names), text=f"Checking {name}…")
-            _sensitivity(name, pairs, params.seed)
-        bar.empty()
-        st.session_state["au_sens_done"] = done
-    if st.session_state.get("au_sens_done") != done:
+    steps = [(f"Checking {name}…", lambda name=name: _sensitivity(name, pairs, params.seed))
+             for name in names]
+    if not run_behind_button("Run the sensitivity checks", "au_sens_run", ":material/rule:",
+                             done, steps):
         st.info(f"Runs the {len(names)} checks (releases and broken variants) at {pairs:,} "
                 "pairs each.")
         return
@@ -319,16 +322,11 @@ def one_run_audits(params: study.Params) -> None:
                               help="Canaries in each release's one run; the auditor guesses "
                                    "on a fifth of them."))
     done = ("au_one_run", params.epsilon, params.runs, canaries, params.confidence, params.seed)
-    if st.button("Run the one-run audits", key="au_one_run", icon=":material/casino:"):
-        bar = st.progress(0.0, text="Auditing…")
-        for i, key in enumerate(ONE_RUN_KEYS):
-            one = _one_run(key, params, canaries)
-            bar.progress((i + 0.5) / len(ONE_RUN_KEYS), text=f"Many runs of {one.name}…")
-            _many_run(one.audited, params)
-            bar.progress((i + 1) / len(ONE_RUN_KEYS), text=f"Audited {one.name}")
-        bar.empty()
-        st.session_state["au_one_run_done"] = done
-    if st.session_state.get("au_one_run_done") != done:
+    steps = [(f"Auditing release {i} of {len(ONE_RUN_KEYS)}…",
+              lambda key=key: _many_run(_one_run(key, params, canaries).audited, params))
+             for i, key in enumerate(ONE_RUN_KEYS, start=1)]
+    if not run_behind_button("Run the one-run audits", "au_one_run", ":material/casino:", done,
+                             steps):
         st.info(f"Runs each of the {len(ONE_RUN_KEYS)} releases once with {canaries:,} "
                 "canaries, and its many-run audit if the table above has not.")
         return
