@@ -33,7 +33,8 @@ import numpy as np
 from dpcore.audit.statistics import one_run_epsilon
 from dpcore.validation import check_random_state
 
-__all__ = ["OneRunCase", "OneRunOutcome", "default_guesses", "label_canaries", "one_run"]
+__all__ = ["LABEL_CANARIES", "OneRunCase", "OneRunOutcome", "default_guesses", "label_canaries",
+           "one_run"]
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,11 @@ class OneRunOutcome:
     def above_claim(self) -> bool:
         """The bound refutes the claim at this confidence."""
         return self.epsilon_lb > self.epsilon
+
+
+#: The design of :func:`label_canaries` in words (a case's ``design``), at a model's λ.
+LABEL_CANARIES = ("canary i is the record e_i labelled 1 when in, 0 when out (its label "
+                  "flipped), one per coordinate, with two records at the origin; λ = {lam:g}")
 
 
 def label_canaries(included: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -29,7 +29,7 @@ import pandas as pd
 
 from dpcore.accountant import BudgetAccountant
 from dpcore.audit.case import AuditCase, l2laplace_llr
-from dpcore.audit.onerun import OneRunCase, label_canaries
+from dpcore.audit.onerun import LABEL_CANARIES, OneRunCase, label_canaries
 from dpcore.audit.pairs import logistic_pair
 from dpcore.datasets.scenario import Scenario
 from dpcore.masking.experiments import TASKS, MaskingTask, generator
@@ -191,8 +191,7 @@ def _one_run(epsilon: float, canaries: int, *, lam: float = 0.01,
     return OneRunCase(
         "masking", "Masked data: the noisy classifier w′", epsilon, canaries,
         "replace one record (n fixed)",
-        f"canary i is the record e_i labelled 1 when in, 0 when out (its label flipped), one "
-        f"per coordinate, with two records at the origin; λ = {lam:g}", "masking", run,
+        LABEL_CANARIES.format(lam=lam), "masking", run,
         broken=noise_epsilon not in (None, epsilon),
         note="The noise is spread over all m coordinates while a canary moves only its own by "
              "a fraction of the sensitivity, so one run shows little unless m is large.")

@@ -34,7 +34,7 @@ import pandas as pd
 
 from dpcore.accountant import BudgetAccountant
 from dpcore.audit.case import AuditCase, capped_note, objective_llr, release_law_case
-from dpcore.audit.onerun import OneRunCase, label_canaries
+from dpcore.audit.onerun import LABEL_CANARIES, OneRunCase, label_canaries
 from dpcore.audit.pairs import logistic_pair
 from dpcore.datasets.scenario import Scenario
 from dpcore.mechanisms import L2Laplace
@@ -257,8 +257,6 @@ AUDIT_FAULTS: tuple[str, ...] = ()
 
 
 #: The canaries of both releases' one-run audits, and what caps their bound, in words.
-_MODEL_CANARIES = ("canary i is the record e_i labelled 1 when in, 0 when out (its label "
-                   "flipped), one per coordinate, with two records at the origin; λ = {lam:g}")
 _MODEL_NOTE = ("The noise is spread over all m coordinates while a canary moves only its own "
                "by a fraction of the sensitivity, so one run shows little unless m is large "
                "(and the noise's norm grows with m).")
@@ -282,7 +280,7 @@ def _output_one_run(epsilon: float, canaries: int, *, lam: float = 0.01,
 
     return OneRunCase(
         "output_release", "Output perturbation as released", epsilon, canaries,
-        "replace one record (n fixed)", _MODEL_CANARIES.format(lam=lam), "output_release", run,
+        "replace one record (n fixed)", LABEL_CANARIES.format(lam=lam), "output_release", run,
         broken=noise_epsilon not in (None, epsilon), note=_MODEL_NOTE)
 
 
@@ -302,7 +300,7 @@ def _amp_one_run(epsilon: float, canaries: int, *, lam: float = 0.01,
 
     return OneRunCase(
         "amp_release", "Approximate minima perturbation as released", epsilon, canaries,
-        "replace one record (n fixed)", _MODEL_CANARIES.format(lam=lam), "amp_release", run,
+        "replace one record (n fixed)", LABEL_CANARIES.format(lam=lam), "amp_release", run,
         broken=noise_epsilon not in (None, epsilon), note=_MODEL_NOTE)
 
 
