@@ -16,7 +16,7 @@ from dpcore.figures import figures
 from dpcore.figures.audit import TITLES, context, summary_figure, tradeoff_figure
 from dpcore.figures.audit import figures as audit_figures
 from dpcore.figures.common import COLORS
-from dpcore.planning.tradeoff import tradeoff
+from dpcore.planning.tradeoff import dp_tradeoff, tradeoff
 from dpcore.releases.catalogue import BROKEN_KEYS, CASE_KEYS, audit_case
 from dpcore.runs import RunConfig, run
 from dpcore.studies import audit
@@ -275,12 +275,14 @@ def test_a_flagged_verdict_names_the_noise_and_the_pairs_limit():
 
 def test_epsilon_delta_curve_is_randomised_response_at_delta_0_and_rises_with_delta():
     fpr = np.linspace(0.0, 1.0, 101)
-    np.testing.assert_allclose(audit.epsilon_delta_tradeoff(1.0, 0.0, fpr),
-                               tradeoff([1.0], fpr, mechanism="pure", method="exact"),
+    randomised_response = np.minimum(1.0, np.minimum(np.e * fpr, 1.0 - (1.0 - fpr) / np.e))
+    np.testing.assert_allclose(dp_tradeoff(1.0, fpr, delta=0.0), randomised_response,
                                rtol=0, atol=1e-12)
-    with_delta = audit.epsilon_delta_tradeoff(1.0, 0.01, fpr)
+    np.testing.assert_allclose(tradeoff([1.0], fpr, mechanism="pure", method="exact"),
+                               randomised_response, rtol=0, atol=1e-12)
+    with_delta = dp_tradeoff(1.0, fpr, delta=0.01)
     assert with_delta[0] == 0.01 and np.all(np.diff(with_delta) >= 0)
-    assert np.all(with_delta >= audit.epsilon_delta_tradeoff(1.0, 0.0, fpr))
+    assert np.all(with_delta >= dp_tradeoff(1.0, fpr))
 
 
 @pytest.mark.parametrize(("key", "kind"), [("laplace", "laplace"), ("laplace_halved", "laplace"),
@@ -291,7 +293,7 @@ def test_claim_curve_is_laplace_for_one_laplace_number_else_a_worst_case(key, ki
     curve = audit.claim_curve(case)
     assert curve.kind == kind and curve.epsilon == 0.5 and curve.delta == case.delta
     fpr = np.array([0.01, 0.1, 0.5])
-    expected = (audit.epsilon_delta_tradeoff(0.5, case.delta, fpr) if kind == "approximate"
+    expected = (dp_tradeoff(0.5, fpr, delta=case.delta) if kind == "approximate"
                 else tradeoff([0.5], fpr, mechanism=kind))
     np.testing.assert_array_equal(curve(fpr), expected)
     assert ("randomised response" in curve.name) == (kind == "pure")

@@ -19,7 +19,7 @@ from scipy import special, stats
 
 from dpcore.audit import point_against_curve
 from dpcore.composition import PLD_DISCRETISATION, plan_pld
-from dpcore.planning import laplace_tradeoff, pure_tradeoff, tradeoff
+from dpcore.planning import dp_tradeoff, laplace_tradeoff, tradeoff
 
 FLOAT = 1e-12
 STEP = PLD_DISCRETISATION
@@ -77,8 +77,8 @@ def test_the_closed_forms():
     assert laplace_tradeoff(eps, 0.3) == pytest.approx(1 - math.exp(-eps) / 1.2)
     assert laplace_tradeoff(0.0, FPR) == pytest.approx(FPR)  # ε = 0: guessing only
     # the Laplace's curve lies below pure ε-DP's worst case, which touches it below the knee
-    assert np.all(laplace_tradeoff(eps, FPR) <= pure_tradeoff(eps, FPR) + FLOAT)
-    assert laplace_tradeoff(eps, 0.1) == pytest.approx(pure_tradeoff(eps, 0.1))
+    assert np.all(laplace_tradeoff(eps, FPR) <= dp_tradeoff(eps, FPR) + FLOAT)
+    assert laplace_tradeoff(eps, 0.1) == pytest.approx(dp_tradeoff(eps, 0.1))
 
 
 def _randomised_response_exact(k: int, epsilon: float, fpr: np.ndarray) -> np.ndarray:

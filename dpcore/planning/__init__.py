@@ -88,8 +88,8 @@ from dpcore.planning.targets import (
 from dpcore.planning.tradeoff import (
     TRADEOFF_MECHANISMS,
     TRADEOFF_METHODS,
+    dp_tradeoff,
     laplace_tradeoff,
-    pure_tradeoff,
     tradeoff,
 )
 from dpcore.planning.what_if import (
@@ -142,7 +142,7 @@ __all__ = [
     "posterior_bound",
     "posterior_curves",
     "public_stand_in",
-    "pure_tradeoff",
+    "dp_tradeoff",
     "records_interval",
     "search_epsilon",
     "subset_errors",

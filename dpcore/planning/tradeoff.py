@@ -121,20 +121,23 @@ def laplace_tradeoff(epsilon: float, fpr: Any) -> np.ndarray:
                     np.where(alpha <= 0.5, middle, 1.0 - math.exp(-epsilon) * (1.0 - alpha)))
 
 
-def pure_tradeoff(epsilon: float, fpr: Any) -> np.ndarray:
-    """Best TPR at each FPR against one pure ε-DP release, worst case: ``min(1, e^ε α,
-    1 - e^-ε (1 - α))`` ([KOV15]_ Theorem 2.1 at δ = 0; ``1 - f_{ε,0}`` of [DRS19]_ Sect. 2),
-    which randomised response at ε attains.
+def dp_tradeoff(epsilon: float, fpr: Any, *, delta: float = 0.0) -> np.ndarray:
+    """Best TPR at each FPR against one (ε, δ)-DP release, worst case: ``min(1, δ + e^ε α,
+    1 - e^-ε (1 - δ - α))`` ([KOV15]_ Theorem 2.1; at δ = 0, ``1 - f_{ε,0}`` of [DRS19]_
+    Sect. 2, which randomised response at ε attains).
 
     Examples
     --------
-    >>> [round(float(v), 4) for v in pure_tradeoff(1.0, [0.01, 0.5, 1.0])]
+    >>> [round(float(v), 4) for v in dp_tradeoff(1.0, [0.01, 0.5, 1.0])]
     [0.0272, 0.8161, 1.0]
+    >>> [round(float(v), 5) for v in dp_tradeoff(1.0, [0.0, 0.01], delta=0.01)]
+    [0.01, 0.03718]
     """
     epsilon = check_scalar(epsilon, "epsilon", min_val=0.0, include_min=True)
+    delta = check_scalar(delta, "delta", min_val=0.0, max_val=1.0, include_min=True)
     alpha = _check_fpr(fpr)
-    return np.minimum(1.0, np.minimum(math.exp(epsilon) * alpha,
-                                      1.0 - math.exp(-epsilon) * (1.0 - alpha)))
+    return np.minimum(1.0, np.minimum(delta + math.exp(epsilon) * alpha,
+                                      1.0 - math.exp(-epsilon) * (1.0 - delta - alpha)))
 
 
 def _curve(loss: Any, alpha: np.ndarray) -> np.ndarray:
@@ -189,7 +192,7 @@ def tradeoff(epsilons: Any, fpr: Any, *, mechanism: str = "laplace", method: str
     method : {"pld", "exact"}, default="pld"
         ``"pld"``: from the composed privacy loss distribution (an upper bound, off by the
         discretisation only); ``"exact"``: the closed form of ONE release
-        (:func:`laplace_tradeoff`, :func:`pure_tradeoff`).
+        (:func:`laplace_tradeoff`, :func:`dp_tradeoff`).
     discretisation : float, default=PLD_DISCRETISATION
         Step Δ of the privacy loss grid of ``"pld"``, in (0, 1].
 
@@ -213,7 +216,7 @@ def tradeoff(epsilons: Any, fpr: Any, *, mechanism: str = "laplace", method: str
         if eps.size != 1:
             raise ValueError(f"method='exact' is the closed form of one release; got "
                              f"{eps.size} epsilons. Use method='pld' for a plan of several.")
-        one = laplace_tradeoff if mechanism == "laplace" else pure_tradeoff
+        one = laplace_tradeoff if mechanism == "laplace" else dp_tradeoff
         return one(float(eps[0]), alpha)
     step = check_scalar(discretisation, "discretisation", min_val=0.0, max_val=1.0)
     names = ["Laplace" if mechanism == "laplace" else None] * eps.size

@@ -38,7 +38,7 @@ import pandas as pd
 import dpcore.audit as A
 from dpcore.audit.statistics import point_against_curve
 from dpcore.domains import EPSILONS, SEED, OneOf
-from dpcore.planning.tradeoff import tradeoff
+from dpcore.planning.tradeoff import dp_tradeoff, tradeoff
 from dpcore.releases.catalogue import CASE_KEYS, audit_case, one_run_case
 from dpcore.simulation import Progress
 from dpcore.studies.base import StudyParams
@@ -47,7 +47,7 @@ from dpcore.validation import DataError
 __all__ = ["CANARIES", "CONFIDENCES", "CONTROLS", "DOMAINS", "FLOAT_RUNS",
            "REFIT_RUNS", "RUNS", "SEED_KEY", "SENSITIVITY_PAIRS", "VIEW_LABELS", "ClaimCurve",
            "Params", "at",
-           "case_label", "claim_curve", "compute", "curve_sentence", "epsilon_delta_tradeoff",
+           "case_label", "claim_curve", "compute", "curve_sentence",
            "one_run", "one_run_table", "prepare", "rate_points", "reach_sentence", "runs_for",
            "summary_table", "takeaway", "threat_models", "verdict"]
 
@@ -149,21 +149,6 @@ def prepare(scenario: Any, params: Params, *, progress: Progress = None,
 CURVE_FPR = np.unique(np.concatenate([np.linspace(0.0, 1.0, 201), np.geomspace(1e-4, 1e-2, 21)]))
 
 
-def epsilon_delta_tradeoff(epsilon: float, delta: float, fpr: Any) -> np.ndarray:
-    """The largest TPR any (epsilon, delta)-DP test allows at each FPR ([KOV15]_ Theorem 2.1):
-    ``min(1, delta + e^epsilon fpr, 1 - e^-epsilon (1 - delta - fpr))``, at least ``fpr``.
-
-    Examples
-    --------
-    >>> epsilon_delta_tradeoff(1.0, 0.0, [0.0, 0.01, 1.0]).round(5).tolist()
-    [0.0, 0.02718, 1.0]
-    """
-    alpha = np.asarray(fpr, dtype=float)
-    bound = np.minimum(delta + np.exp(epsilon) * alpha,
-                       1.0 - np.exp(-epsilon) * (1.0 - delta - alpha))
-    return np.clip(bound, alpha, 1.0)
-
-
 @dataclass(frozen=True)
 class ClaimCurve:
     """The curve a case's claim puts on every test's TPR, and in words which curve it is
@@ -179,7 +164,7 @@ class ClaimCurve:
 
     def __call__(self, fpr: Any) -> np.ndarray:
         if self.kind == "approximate":
-            return epsilon_delta_tradeoff(self.epsilon, self.delta, fpr)
+            return dp_tradeoff(self.epsilon, fpr, delta=self.delta)
         return tradeoff([self.epsilon], fpr, mechanism=self.kind)
 
 
@@ -191,7 +176,7 @@ def claim_curve(case: A.AuditCase) -> ClaimCurve:
     pure epsilon-DP case: randomised response at epsilon, the worst case of every epsilon-DP
     mechanism ([KOV17]_ Theorem 3.2), so a bound on this one too, looser than its own curve
     (not computed here: it depends on the noise and the pair). A case with delta > 0: the curve
-    of (epsilon, delta)-DP (:func:`epsilon_delta_tradeoff`).
+    of (epsilon, delta)-DP (:func:`dpcore.planning.dp_tradeoff`).
     """
     eps, delta = float(case.epsilon), float(case.delta)
     if delta > 0.0:
