@@ -146,5 +146,6 @@ def release_answers(query: PrimerQuery, private: pd.DataFrame, epsilon: float, *
     exact = np.array(list(answers.values()), dtype=float)
     noisy = mech.draw(exact, rng=rng)
     return pd.DataFrame({"part": list(answers), "answer": noisy, "epsilon": epsilon,
-                         "sensitivity": sens, "scale": mech.scale,
+                         "sensitivity": sens,
+                         "scale": mech.scale if rng is not None else mech.release_scale(exact.size),
                          "relation": RELATIONS[relation]})
