@@ -69,7 +69,7 @@ REFERENCE = "private sample"
 METRICS = {
     "k_marginal": ("2-way k-marginal score (0-1000)", "higher"),
     "correlation_difference": ("mean |correlation difference|", "lower"),
-    "pmse": ("propensity pMSE (0-0.25)", "lower"),
+    "pmse": ("pMSE, logistic on x and x² (0-0.25)", "lower"),
     "tstr_accuracy": ("train on masked, test on real: accuracy", "higher"),
     "exact_match_share": ("share of records matching a private one", "lower"),
 }
