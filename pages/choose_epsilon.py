@@ -173,19 +173,24 @@ def answer_metrics(m: pd.Series, curve: pd.DataFrame) -> None:
                    icon=":material/block:")
 
 
-def answer_panel(numbers: dict[str, pd.DataFrame], params: Params, *, data: str = "") -> None:
-    """Metrics, the warning when the target is out of reach, the curve and its numbers."""
+def answer_panel(numbers: dict[str, pd.DataFrame], params: Params, *,
+                 data: str = "") -> pd.DataFrame:
+    """Metrics, the warning when the target is out of reach, the curve and its numbers; returns
+    the tuning table (:func:`choose_epsilon_tuning` of ``params``) whose refusal it showed, for
+    the page's tuning panel."""
     curve = answer_curve(numbers)
     answer_metrics(numbers["metrics"].iloc[0], curve)
-    refused = refusal(choose_epsilon_tuning(params))
+    tuning = choose_epsilon_tuning(params)
+    refused = refusal(tuning)
     if refused:
         st.warning(refused, icon=":material/block:")
     figure_drawer(numbers, params, data=data)("target")
     with st.expander("Numbers behind the curve"):
         st.dataframe(curve, hide_index=True)
+    return tuning
 
 
-def noise_target(target: str) -> None:
+def noise_target(target: str) -> pd.DataFrame:
     left, right = st.columns(2)
     kind = left.radio("The released value", QUERIES, key="ce_query", horizontal=True,
                       format_func={"count": "a count (Δ = 1)",
@@ -212,10 +217,10 @@ def noise_target(target: str) -> None:
                "from the domain bounds, no data read. The noise stays within ± the error in "
                f"{m['level']:.0%} of releases exactly at the ε shown"
                + (f" (analytic Gaussian calibration, δ = {m['delta']:g})." if gaussian else "."))
-    answer_panel(numbers, params)
+    return answer_panel(numbers, params)
 
 
-def importance_target(target: str) -> None:
+def importance_target(target: str) -> pd.DataFrame:
     with st.sidebar:
         query_sidebar(scenario, key=QUERY_KEY)
     c1, c2, c3 = st.columns(3)
@@ -248,7 +253,7 @@ def importance_target(target: str) -> None:
         study_caption(params.route, f"{params.reps} bootstrap replicates at each of "
                                     f"{len(answer_curve(numbers))} ε, a coarse grid refined by "
                                     "bisection near the target")
-    answer_panel(numbers, params, data=scenario.title)
+    return answer_panel(numbers, params, data=scenario.title)
 
 
 def has_target() -> bool:
@@ -266,19 +271,19 @@ def study_switch(label: str, key: str, off: str) -> bool:
     return False
 
 
-def grid_study(busy: str, runs: str) -> None:
+def grid_study(busy: str, runs: str) -> pd.DataFrame:
     """A switched-on grid study (logistic regression, subset): its numbers, with a progress bar
     while they compute, its caption (the number of runs, then ``runs``) and its answer."""
     params = page_params()
     numbers = study_numbers(study, scenario, st.session_state["scenario_id"], params, text=busy)
     n_runs = int(numbers["metrics"].iloc[0]["runs_per_epsilon"])
     study_caption(params.route, f"{n_runs} {runs}")
-    answer_panel(numbers, params, data=scenario.title)
+    return answer_panel(numbers, params, data=scenario.title)
 
 
-def logistic_target(route: str) -> None:
+def logistic_target(route: str) -> pd.DataFrame | None:
     if not has_target():
-        return
+        return None
     c1, c2 = st.columns(2)
     c1.number_input("Largest acceptable mean test error", min_value=0.0, max_value=1.0,
                     key="ce_err_lr", format="%g")
@@ -293,15 +298,15 @@ def logistic_target(route: str) -> None:
             "minima perturbation centred on the public model fitted on E, at the λ it picks "
             "by simulating itself on the public set E) at every ε of a coarse grid, seeded; "
             "switch it on to answer the target."):
-        return
+        return None
     held = "the held-out test part" if scenario.test is not None else "3-fold cross-validation"
-    grid_study("Fitting private models at every ε…",
+    return grid_study("Fitting private models at every ε…",
                f"fits at each of {len(COARSE_GRID)} ε, test error on {held}")
 
 
-def subset_target() -> None:
+def subset_target() -> pd.DataFrame | None:
     if not has_target():
-        return
+        return None
     c1, c2 = st.columns(2)
     c1.number_input("Largest acceptable prediction error t", min_value=0.0, key="ce_err_sub",
                     format="%g")
@@ -313,19 +318,19 @@ def subset_target() -> None:
             "Adult, seconds on the simulations)", "ce_run_sub",
             "The study runs Algorithm 2 (split 0.8 : 0.2 : 1 of ε) at every ε of a coarse grid "
             "over 13 candidate sizes; switch it on to answer the target."):
-        return
-    grid_study("Running Algorithm 2 at every ε…", f"repeats at each of {len(COARSE_GRID)} ε")
+        return None
+    return grid_study("Running Algorithm 2 at every ε…",
+                      f"repeats at each of {len(COARSE_GRID)} ε")
 
 
-def target_view() -> None:
+def target_view() -> pd.DataFrame | None:
     target = st.selectbox("What must one release achieve?", TARGETS, key="ce_target",
                           format_func=TARGET_LABELS.get)
     if target in LEVEL_TARGETS:
         st.select_slider("Share of releases that must meet it", LEVELS, key="ce_level",
                          format_func=lambda v: f"{v:.0%}")
     if target in ("laplace", "gaussian"):
-        noise_target(target)
-        return
+        return noise_target(target)
     if scenario is None:
         ask_for_scenario("Choose a scenario in the sidebar for this target.")
         st.stop()
@@ -334,11 +339,10 @@ def target_view() -> None:
                      help="The answer depends on the data it is computed on. On D it is a "
                           "non-private study of D; the public stand-in never reads D.")
     if target in ("iw_theory", "iw_mc"):
-        importance_target(target)
-    elif target == "lr":
-        logistic_target(route)
-    else:
-        subset_target()
+        return importance_target(target)
+    if target == "lr":
+        return logistic_target(route)
+    return subset_target()
 
 
 def risk_view() -> None:
@@ -644,6 +648,7 @@ def stats_numbers() -> None:
 with show_errors():
     view = st.segmented_control("View", VIEWS, format_func=VIEW_LABELS.get, key="ce_view",
                                 label_visibility="collapsed") or VIEWS[0]
-    {"target": target_view, "risk": risk_view, "composition": composition_view,
-     "stats": stats_view}[view]()
-    tuning_panel(choose_epsilon_tuning(page_params()))
+    # The target view's answer returns the tuning table it built; the other views build none.
+    tuning = {"target": target_view, "risk": risk_view, "composition": composition_view,
+              "stats": stats_view}[view]()
+    tuning_panel(choose_epsilon_tuning(page_params()) if tuning is None else tuning)

@@ -155,10 +155,11 @@ def synthetic_panel(dec: Decision, draw: Callable[[str], None]) -> None:
     st.subheader("Masked data: utility report")
     s = dec.synthetic["synthetic_summary"].iloc[0]
     cols = st.columns(4)
-    cols[0].metric("pMSE (non-private)", f"{s['pmse_nonprivate']:.3g}",
+    cols[0].metric("pMSE, main-effects logistic (non-private)", f"{s['pmse_nonprivate']:.3g}",
                    delta=f"{s['pmse_ratio_nonprivate']:.3g} × the null", delta_color="off",
-                   help="A classifier trying to tell masked from real records: 0 when it "
-                        "cannot; 'the null' is what two samples of one law give.")
+                   help="A logistic regression on the features (main effects, no squares) "
+                        "trying to tell masked from real records: 0 when it cannot; 'the null' "
+                        "is what two samples of one law give.")
     cols[1].metric("Largest correlation difference",
                    f"{s['max_correlation_difference_nonprivate']:.3g}")
     cols[2].metric("Train masked → test real", f"{s['tstr_accuracy_nonprivate']:.3f}",

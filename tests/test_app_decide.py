@@ -93,7 +93,8 @@ def test_masked_release_adds_the_synthetic_data_report():
     at = open_page(mk_epsilon=5.0)
     at = choose(at, "masking")
     shown = metrics(at)
-    assert "pMSE (non-private)" in shown and "Train masked → test real" in shown
+    assert "pMSE, main-effects logistic (non-private)" in shown
+    assert "Train masked → test real" in shown
     assert len(at.get("plotly_chart")) == 6  # + marginals and correlations
     tstr = float(shown["Train masked → test real"])
     assert 0.0 <= tstr <= 1.0 and not math.isnan(tstr)

@@ -30,7 +30,12 @@ from dpcore.masking.marginals import (
     labelled,
     pair_distances,
 )
-from dpcore.masking.utility import correlation_differences, propensity_mse
+from dpcore.masking.utility import (
+    correlation_differences,
+    correlation_gaps,
+    correlations,
+    propensity_mse,
+)
 from dpcore.studies import masking as study
 from dpcore.validation import DataError
 
@@ -136,6 +141,14 @@ def test_correlation_difference_and_pmse_are_perfect_for_identical_tables():
     # Same mean, three times the spread: the squares see it.
     wide = rng.normal(size=(300, 3)) * 3.0
     assert float(propensity_mse(rng.normal(size=(300, 3)), wide)) > 0.05
+
+
+def test_correlation_gaps_from_the_reference_equal_the_differences_bit_for_bit():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(50, 3))
+    masked = rng.normal(size=(2, 4, 30, 3))  # leading axes: ε, repetitions
+    assert np.array_equal(correlation_gaps(correlations(X), masked),
+                          correlation_differences(X, masked))
 
 
 def test_summarise_gives_the_middle_95_percent():

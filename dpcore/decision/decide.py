@@ -210,10 +210,9 @@ def tradeoff_table(scope: AuditScope, claim: pd.DataFrame) -> pd.DataFrame:
     >>> bool((table["plan_tpr"] >= table["claim_tpr"]).all())
     True
     """
-    steps = [float(e) for e in scope.table()["epsilon"] if e > 0]
     fpr = claim["fpr"].to_numpy(dtype=float)
     return pd.DataFrame({"fpr": fpr, "claim_tpr": claim["tpr"].to_numpy(dtype=float),
-                         "plan_tpr": tradeoff(steps, fpr, mechanism="pure")})
+                         "plan_tpr": tradeoff(scope.steps, fpr, mechanism="pure")})
 
 
 def risk_table(prior: float, epsilon: float, scope: AuditScope) -> pd.DataFrame:
@@ -224,7 +223,7 @@ def risk_table(prior: float, epsilon: float, scope: AuditScope) -> pd.DataFrame:
     attacker_table`) and the steps' ε by privacy loss distribution at ``epsilon_delta``
     (``epsilon_optimistic``, ``epsilon_point``, ``epsilon_pessimistic``:
     :func:`dpcore.planning.attacker.interval_table`)."""
-    steps = [float(e) for e in scope.table()["epsilon"] if e > 0]
+    steps = scope.steps
     attacker = attacker_table(steps, mechanism="pure")
     interval = interval_table(steps, mechanism="pure").iloc[0]
     return pd.DataFrame([{

@@ -98,8 +98,9 @@ def _synthetic(decision: Decision) -> str:
         return ""
     s = decision.synthetic["synthetic_summary"].iloc[0]
     items = [
-        ("pMSE (propensity score)", s["pmse_nonprivate"],
-         f"A classifier trying to tell masked from real records; 0 means it cannot. It is "
+        ("pMSE (main-effects logistic propensity score)", s["pmse_nonprivate"],
+         f"A logistic regression on the features (main effects) trying to tell masked from "
+         f"real records; 0 means it cannot. It is "
          f"{s['pmse_ratio_nonprivate']:.3g} times what two samples of one law would give."),
         ("largest correlation difference", s["max_correlation_difference_nonprivate"],
          "The largest entry of the masked minus the real correlation matrix."),

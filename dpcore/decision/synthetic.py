@@ -8,8 +8,10 @@ What users of synthetic data keep writing by hand, computed in one call by
   real values (0: the same distribution, 1: disjoint), and the difference of their means in
   units of the real standard deviation;
 * the difference of the correlation matrices (masked minus real), and its largest entry;
-* the propensity mean squared error (pMSE, Woo et al. 2009; Snoke et al. 2018): a logistic
-  regression tries to tell masked from real records; pMSE is the mean of ``(p_i - c)^2`` with
+* the propensity mean squared error (pMSE, Woo et al. 2009; Snoke et al. 2018): a main-effects
+  logistic regression (the features, no squares; not the masking report card's
+  :func:`dpcore.masking.utility.propensity_mse`, which adds the squares) tries to tell masked
+  from real records; pMSE is the mean of ``(p_i - c)^2`` with
   ``c`` the masked share, 0 when it cannot, ``c (1 - c)`` at most; reported with its ratio to
   the value expected when the two sets come from one law (``(k - 1)(1 - c)^2 c / N`` for ``k``
   parameters, Snoke et al. Eq. 3);

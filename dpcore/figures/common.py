@@ -48,6 +48,19 @@ COLORS = {
 SEQUENCE = ("#637939", "#843c39", "#7b4173", "#5254a3", "#8c6d31", "#b5cf6b")
 
 
+def rgba(color: str, alpha: float) -> str:
+    """The CSS ``rgba(...)`` of a ``#rrggbb`` colour at opacity ``alpha`` (a band's or a
+    region's pale fill).
+
+    Examples
+    --------
+    >>> rgba("#1f77b4", 0.18)
+    'rgba(31,119,180,0.18)'
+    """
+    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
 def fmt(value: float) -> str:
     """A number as a person writes it (0.1, 10, 1e-05)."""
     return f"{value:g}"

@@ -23,6 +23,7 @@ from dpcore.figures.common import (
     layout,
     layout_spec,
     reference_line,
+    rgba,
     spec_figure,
     titled,
 )
@@ -48,11 +49,6 @@ METHOD_ROLES = {"masked generation": "dp", "input perturbation": "input",
                 "output perturbation": "output", "non-private": "nonprivate"}
 
 
-def _rgba(color: str, alpha: float) -> str:
-    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
-    return f"rgba({r},{g},{b},{alpha})"
-
-
 @dataclass(frozen=True)
 class Panel:
     """One scatter panel: a title, 2-D points with labels, optional decision regions and
@@ -71,7 +67,7 @@ def _region_trace(regions, n_classes: int) -> dict:
     xs, ys, labels = regions
     scale = []
     for c in range(n_classes):
-        color = _rgba(CLASS_COLORS[c % len(CLASS_COLORS)], 0.16)
+        color = rgba(CLASS_COLORS[c % len(CLASS_COLORS)], 0.16)
         scale += [[c / n_classes, color], [(c + 1) / n_classes, color]]
     return {"type": "heatmap", "x": xs, "y": ys, "z": labels, "zmin": -0.5,
             "zmax": n_classes - 0.5, "colorscale": scale, "showscale": False,

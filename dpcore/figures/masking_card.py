@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore.figures.common import COLORS, layout, legend_at_foot
+from dpcore.figures.common import COLORS, layout, legend_at_foot, rgba
 from dpcore.masking.card import CARD_METHODS, METRICS, REFERENCE
 
 __all__ = ["CARD_ROLES", "card_figure"]
@@ -24,11 +24,6 @@ CARD_ROLES = {"masked generation": "dp", "input perturbation": "input",
 _COLUMNS = 3
 
 
-def _fill(color: str) -> str:
-    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
-    return f"rgba({r},{g},{b},0.18)"
-
-
 def _curve(fig: go.Figure, x, rows: pd.DataFrame, name: str, *, row: int, col: int,
            first: bool, dash: str | None = None) -> None:
     """The mean of ``rows`` over ``x`` with its band (``low`` to ``high``)."""
@@ -36,7 +31,7 @@ def _curve(fig: go.Figure, x, rows: pd.DataFrame, name: str, *, row: int, col: i
     x = np.asarray(x, dtype=float)
     low, high = rows["low"].to_numpy(float), rows["high"].to_numpy(float)
     fig.add_trace(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[high, low[::-1]], mode="lines",
-                             fill="toself", fillcolor=_fill(color), line={"width": 0},
+                             fill="toself", fillcolor=rgba(color, 0.18), line={"width": 0},
                              hoverinfo="skip", showlegend=False, legendgroup=name),
                   row=row, col=col)
     fig.add_trace(go.Scatter(x=x, y=rows["mean"].to_numpy(float), name=name, legendgroup=name,

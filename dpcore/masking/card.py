@@ -50,7 +50,7 @@ from dpcore.masking.marginals import (
     labelled,
 )
 from dpcore.masking.model import fit_logistic_model, predict_labels
-from dpcore.masking.utility import correlation_differences, propensity_mse
+from dpcore.masking.utility import correlation_gaps, correlations, propensity_mse
 from dpcore.random import stream
 from dpcore.validation import DataError
 
@@ -69,7 +69,7 @@ REFERENCE = "private sample"
 METRICS = {
     "k_marginal": ("2-way k-marginal score (0-1000)", "higher"),
     "correlation_difference": ("mean |correlation difference|", "lower"),
-    "pmse": ("propensity pMSE (0-0.25)", "lower"),
+    "pmse": ("pMSE, logistic on x and x² (0-0.25)", "lower"),
     "tstr_accuracy": ("train on masked, test on real: accuracy", "higher"),
     "exact_match_share": ("share of records matching a private one", "lower"),
 }
@@ -108,6 +108,7 @@ class _Scorer:
         self.binning = labelled(task_binning(task), task.n_classes)
         self.cells = self.codes(task.X_private, task.y_private)
         self.sizes = self.binning.sizes
+        self.correlations = correlations(task.X_private)
         self.pairs = task.X_private[pairs]  # (R, N, d): the propensity model's private side
         self.X_valid = task.design(task.X_valid)
 
@@ -120,7 +121,7 @@ class _Scorer:
         """The five numbers of tables ``(X, y)`` (shape (..., R, N, d)), TSTR given."""
         cells = self.codes(X, y)
         return {"k_marginal": k_marginal_scores(self.cells, cells, self.sizes),
-                "correlation_difference": correlation_differences(self.task.X_private, X),
+                "correlation_difference": correlation_gaps(self.correlations, X),
                 "pmse": propensity_mse(self.pairs, X),
                 "tstr_accuracy": accuracy,
                 "exact_match_share": exact_match_shares(self.cells, cells)}
@@ -189,8 +190,8 @@ def report_card(task: MaskingTask, *, n: int, lam: float,
     samples = draw("sample")
     scorer = _Scorer(task, lam, draw("propensity"))
     report(0.02, "the private sample")
-    scores = {REFERENCE: [scorer.score(private[samples], labels[samples],
-                                       scorer.accuracy(private[samples], labels[samples]))]}
+    scores = {REFERENCE: scorer.score(private[samples], labels[samples],
+                                      scorer.accuracy(private[samples], labels[samples]))}
 
     def step(j: int, total: int) -> None:
         if j % 10 == 0:
@@ -205,7 +206,7 @@ def report_card(task: MaskingTask, *, n: int, lam: float,
     tstr = np.array([np.mean(g.predict(task.X_valid) == task.y_valid)
                      for g in gens]).reshape(len(eps), R)
     report(0.72, "scoring masked generation")
-    scores["masked generation"] = [scorer.score(masked, masked_y, tstr)]
+    scores["masked generation"] = scorer.score(masked, masked_y, tstr)
     perturbed = []
     for i, e in enumerate(eps):
         report(0.8 + 0.2 * i / len(eps), f"input perturbation at ε = {e:g}")
@@ -215,11 +216,11 @@ def report_card(task: MaskingTask, *, n: int, lam: float,
             for r in range(R)]))
     perturbed = np.stack(perturbed)
     perturbed_y = np.broadcast_to(labels[samples], perturbed.shape[:-1])
-    scores["input perturbation"] = [scorer.score(perturbed, perturbed_y,
-                                                 scorer.accuracy(perturbed, perturbed_y))]
+    scores["input perturbation"] = scorer.score(perturbed, perturbed_y,
+                                                scorer.accuracy(perturbed, perturbed_y))
     report(1.0, "done")
     rows = []
-    for method, (values,) in scores.items():
+    for method, values in scores.items():
         for metric, table in values.items():
             at = [(np.nan, table)] if method == REFERENCE else zip(eps, table, strict=True)
             for e, reps in at:

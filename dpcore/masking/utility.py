@@ -29,7 +29,8 @@ import numpy as np
 
 from dpcore.masking.model import fit_logistic_model, predict_proba
 
-__all__ = ["PROPENSITY_LAMBDA", "correlation_differences", "correlations", "propensity_mse"]
+__all__ = ["PROPENSITY_LAMBDA", "correlation_differences", "correlation_gaps", "correlations",
+           "propensity_mse"]
 
 #: Penalty of the propensity model's averaged loss on standardised features: small enough to
 #: leave the fit of real differences alone, large enough for a unique fit when the sets separate.
@@ -56,7 +57,19 @@ def correlation_differences(original, masked) -> np.ndarray:
     >>> [round(float(correlation_differences(X, Y)), 12) for Y in (X, X * [1, -1])]
     [0.0, 2.0]
     """
-    reference = correlations(original)
+    return correlation_gaps(correlations(original), masked)
+
+
+def correlation_gaps(reference: np.ndarray, masked) -> np.ndarray:
+    """:func:`correlation_differences` given the original table's correlations ``reference``
+    (shape (d, d), from :func:`correlations`), for callers that score many tables against one.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]])
+    >>> round(float(correlation_gaps(correlations(X), X * [1, -1])), 12)
+    2.0
+    """
     first, second = np.triu_indices(reference.shape[-1], k=1)
     if first.size == 0:
         return np.zeros(np.shape(masked)[:-2])

@@ -78,6 +78,18 @@ class AuditScope:
         """Whether the audited step spends all of the release's ε."""
         return not self.unaudited
 
+    @property
+    def steps(self) -> list[float]:
+        """The ε of each step that spends ε (ε > 0), the audited step first: what a plan
+        composes.
+
+        Examples
+        --------
+        >>> AuditScope("laplace", 1.0, "the count", 3.0, (("the sum", 2.0), ("a cut", 0.0))).steps
+        [1.0, 2.0]
+        """
+        return [float(e) for e in (self.epsilon, *(eps for _, eps in self.unaudited)) if e > 0]
+
     def sentence(self) -> str:
         """Which step the audit covers at what ε, and what is not audited, in words."""
         if self.whole:

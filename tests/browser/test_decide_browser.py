@@ -79,7 +79,8 @@ def test_decision_view_and_its_report_offline(page: Page, app_url: str, tmp_path
         except AssertionError:
             continue
     option.click()
-    expect(metric_value(page, "pMSE (non-private)")).to_be_visible(timeout=STUDY_TIMEOUT)
+    expect(metric_value(page, "pMSE, main-effects logistic (non-private)")).to_be_visible(
+        timeout=STUDY_TIMEOUT)
     wait_idle(page, timeout=STUDY_TIMEOUT)
     expect(charts).to_have_count(6)
     screenshot(page, "decide-masking")
