@@ -261,11 +261,6 @@ class Laplace(Mechanism):
         """The ``t`` with ``P(|noise| <= t) = level`` per coordinate: ``scale ln(1/(1-level))``."""
         return -self.scale * math.log1p(-check_level(level))
 
-    def release_scale(self, size: int = 1) -> float:
-        """The scale :meth:`release` draws a vector of ``size`` elements at: ``scale`` widened
-        by OpenDP's rounding term (:func:`dpcore.release_noise.laplace_scale`)."""
-        return release_noise.laplace_scale(self.sensitivity, self.epsilon, size)
-
     def release(self, value: Any) -> float | np.ndarray:
         """Publish ``value`` with Laplace noise, safe on floating point (OpenDP, OS entropy).
 

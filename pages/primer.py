@@ -31,7 +31,7 @@ from dpcore.primer import (
     default_count,
     default_threshold,
     describe_relation,
-    linear_interval,
+    laplace_release_interval,
     noise_half_width,
     numeric_columns,
     query_from_controls,
@@ -509,7 +509,9 @@ def show_release(published: Release) -> None:
     st.success(f"Published at {published.settings} ({published.time:%H:%M:%S} "
                "UTC): the only output of this page that leaves the data owner.",
                icon=":material/check_circle:")
-    low, high = linear_interval(released["answer"].to_numpy(), released[["scale"]].to_numpy())
+    low, high = laplace_release_interval(released["answer"],
+                                         sensitivity=float(released["sensitivity"].iloc[0]),
+                                         epsilon=float(released["epsilon"].iloc[0]))
     released = released.assign(low_95=low, high_95=high)
     shown = released[["part", "answer", "low_95", "high_95", "epsilon", "sensitivity",
                       "scale"]].assign(**{k: released[k].map(rounded)

@@ -79,6 +79,7 @@ from dpcore.primer.controls import (
 from dpcore.primer.derived import STATISTICS, derived, mean_interval
 from dpcore.primer.intervals import (
     difference_interval,
+    laplace_release_interval,
     linear_interval,
     noise_half_width,
     ratio_interval,
@@ -160,4 +161,5 @@ __all__ = [
     "ratio_interval",
     "difference_interval",
     "sampling_half_width",
+    "laplace_release_interval",
 ]

@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+import dpcore.release_noise as release_noise
 from dpcore.mechanisms import Gaussian, Laplace
 from dpcore.primer.intervals import (
     LAWS,
@@ -210,7 +211,7 @@ def _scale(mech: Laplace | Gaussian, release: bool) -> float:
         return mech.scale
     if isinstance(mech, Gaussian):
         return mech.release_sigma(1)
-    return mech.release_scale(1)
+    return release_noise.laplace_scale(mech.sensitivity, mech.epsilon, 1)
 
 
 def derived(statistic: str, values: Any, *, epsilon: float, bounds: tuple[float, float],

@@ -67,6 +67,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+import dpcore.release_noise as release_noise
 from dpcore.validation import check_choice, check_level
 
 __all__ = [
@@ -76,6 +77,7 @@ __all__ = [
     "ratio_interval",
     "difference_interval",
     "sampling_half_width",
+    "laplace_release_interval",
 ]
 
 #: The noise laws the intervals know, by key.
@@ -463,3 +465,19 @@ def sampling_half_width(n_records: float, bounds: tuple[float, float],
     level = check_level(level)
     width = float(bounds[1]) - float(bounds[0])
     return float(special.ndtri((1.0 + level) / 2.0)) * width / 2.0 / math.sqrt(n_records)
+
+
+def laplace_release_interval(answers: Any, *, sensitivity: float, epsilon: float,
+                             level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """The interval of each answer of one Laplace release of a vector (the primer's Publish):
+    ``answer +- b ln(1 / (1 - level))`` at the scale ``b`` the release added
+    (:func:`dpcore.release_noise.laplace_scale` for the vector's length: OpenDP's rounding
+    term included), exact for each answer.
+
+    >>> low, high = laplace_release_interval([10.0], sensitivity=1.0, epsilon=1.0)
+    >>> round(float(high[0] - 10.0), 4)
+    2.9957
+    """
+    arr = np.atleast_1d(np.asarray(answers, dtype=float))
+    scale = release_noise.laplace_scale(float(sensitivity), float(epsilon), max(arr.size, 1))
+    return linear_interval(arr, [scale], level)

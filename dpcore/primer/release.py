@@ -146,6 +146,5 @@ def release_answers(query: PrimerQuery, private: pd.DataFrame, epsilon: float, *
     exact = np.array(list(answers.values()), dtype=float)
     noisy = mech.draw(exact, rng=rng)
     return pd.DataFrame({"part": list(answers), "answer": noisy, "epsilon": epsilon,
-                         "sensitivity": sens,
-                         "scale": mech.scale if rng is not None else mech.release_scale(exact.size),
+                         "sensitivity": sens, "scale": mech.scale,
                          "relation": RELATIONS[relation]})
